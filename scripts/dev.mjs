@@ -1,0 +1,33 @@
+// `npm run dev`: local API on http://localhost:8787 with seeded data and no network.
+// 1. .dev.vars (dev secrets) from .dev.vars.example when missing;
+// 2. local D1 migrations (schema + seed catalog);
+// 3. wrangler dev, with any extra arguments passed through (`npm run dev -- --port 8788`).
+import { spawnSync } from "node:child_process";
+import { copyFileSync, existsSync } from "node:fs";
+
+const env = {
+  ...process.env,
+  // Miniflare otherwise downloads cf.json for request.cf; wrangler otherwise sends telemetry.
+  CLOUDFLARE_CF_FETCH_ENABLED: "false",
+  WRANGLER_SEND_METRICS: "false",
+};
+
+if (!existsSync(".dev.vars")) {
+  copyFileSync(".dev.vars.example", ".dev.vars");
+  console.log("Created .dev.vars from .dev.vars.example (dev ADMIN_TOKEN).");
+}
+
+const run = (args) => {
+  const r = spawnSync("wrangler", args, { stdio: "inherit", env, shell: false });
+  if (r.error) throw r.error;
+  return r.status ?? 1;
+};
+
+const extra = process.argv.slice(2);
+const persist = extra.find((a) => a.startsWith("--persist-to"));
+const migrateArgs = ["d1", "migrations", "apply", "DB", "--local"];
+if (persist)
+  migrateArgs.push(...(persist.includes("=") ? [persist] : [persist, extra[extra.indexOf(persist) + 1]]));
+if (run(migrateArgs) !== 0) process.exit(1);
+
+process.exit(run(["dev", ...extra]));

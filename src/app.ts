@@ -1,0 +1,37 @@
+import { bodyLimit } from "hono/body-limit";
+import { getConfig } from "./config";
+import { ApiError } from "./http/errors";
+import { notFoundHandler, onError } from "./http/middleware/errors";
+import { requestId } from "./http/middleware/request-id";
+import { createRouter } from "./http/router";
+import { currenciesRouter } from "./http/routes/currencies";
+import { mountDocs } from "./http/routes/docs";
+import { iconsRouter } from "./http/routes/icons";
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+export function createApp() {
+  const app = createRouter();
+  app.use("*", requestId);
+  app.use("*", async (c, next) => {
+    c.set("config", getConfig(c.env));
+    await next();
+  });
+  app.use(
+    "*",
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new ApiError(413, "payload_too_large", `Request body exceeds ${MAX_BODY_BYTES} bytes.`);
+      },
+    }),
+  );
+
+  app.route("/api/v1", currenciesRouter);
+  app.route("/api/v1", iconsRouter);
+  mountDocs(app);
+
+  app.onError(onError);
+  app.notFound(notFoundHandler(app));
+  return app;
+}

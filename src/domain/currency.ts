@@ -1,0 +1,62 @@
+import type { IconSet } from "./icons";
+import { iconUrl } from "./icons";
+
+/** Catalog fields the public view needs (the D1 row shape satisfies it). */
+export interface CatalogEntry {
+  id: string;
+  coin: string;
+  network: string;
+  name: string;
+  is_active: number;
+  is_deposit_enabled: number;
+  is_withdraw_enabled: number;
+  min_amount: string;
+  max_amount: string;
+  min_confirmations: number;
+  decimals: number;
+  is_memo: number;
+  explorer_tx_url: string | null;
+  explorer_address_url: string | null;
+}
+
+export interface PublicCurrency {
+  id: string;
+  coin: string;
+  network: string;
+  name: string;
+  is_active: boolean;
+  is_deposit_enabled: boolean;
+  is_withdraw_enabled: boolean;
+  min_amount: number;
+  max_amount: number;
+  min_confirmations: number;
+  decimals: number;
+  is_memo: boolean;
+  explorer_tx_url: string | null;
+  explorer_address_url: string | null;
+  icon_url: string | null;
+}
+
+/** The contract's Currency (§2.1) for every active row, in catalog order. */
+export function publicCurrencies(rows: readonly CatalogEntry[], icons: IconSet): PublicCurrency[] {
+  return rows
+    .filter((r) => r.is_active === 1)
+    .map((r) => ({
+      id: r.id,
+      coin: r.coin,
+      network: r.network,
+      name: r.name,
+      is_active: true,
+      is_deposit_enabled: r.is_deposit_enabled === 1,
+      is_withdraw_enabled: r.is_withdraw_enabled === 1,
+      // Catalog limits are stored at the coin's precision; this is the response boundary.
+      min_amount: Number(r.min_amount),
+      max_amount: Number(r.max_amount),
+      min_confirmations: r.min_confirmations,
+      decimals: r.decimals,
+      is_memo: r.is_memo === 1,
+      explorer_tx_url: r.explorer_tx_url,
+      explorer_address_url: r.explorer_address_url,
+      icon_url: iconUrl(r.coin, icons),
+    }));
+}

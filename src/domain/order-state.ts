@@ -1,0 +1,352 @@
+/**
+ * The order state machine (DESIGN.md §4), as pure functions.
+ *
+ * The OrderObject Durable Object calls `decide()` with the order's current state, an event and the
+ * current time, and on `ok: true` persists the patch together with an event-log row in one storage
+ * transaction. Keeping the machine pure means every rule below is unit-testable without workerd
+ * storage, and the object can never half-apply a transition: it either gets a complete patch or a
+ * rejection it can log and drop (alarm re-runs and duplicate chain notifications produce the
+ * latter routinely, so a rejection is normal, not an exception).
+ *
+ * Decisions that DESIGN.md leaves open, fixed here:
+ * - A dropped deposit after expires_at moves the order to `expired` with status_reason
+ *   `deposit_dropped`, so a partner can tell "never paid" (reason null) from "paid, then the payment
+ *   vanished". The deposit fields are cleared either way: the contract says deposit_txid is null
+ *   until a deposit is detected, and a dropped tx no longer counts as detected. The event log keeps
+ *   the old txid.
+ * - `deposit_seen` in waiting_deposit is accepted even at or after expires_at: the table expires an
+ *   order only when "no deposit seen", and a tx broadcast in time may be detected a poll late. The
+ *   object's alarm is what turns waiting_deposit into expired; whichever event it applies first wins.
+ * - `watch_ended` is accepted only when now >= lateWatchEndsAt, and it is the one event an expired
+ *   order still accepts after that point (as a no-op) so a re-run alarm does not look like an error
+ *   and the object can log "watch over" and stop scheduling alarms.
+ * - Time guards (`expire`, `late_deposit`, `watch_ended`) fail closed: a non-finite `now` rejects.
+ * - Event payloads are checked (non-empty txid, non-negative integer confirmations, positive decimal
+ *   amount strings) because a malformed value persisted here would reach the partner API verbatim.
+ * - `deposit_confirmed` with `acceptable: false` must carry an amount reason (see
+ *   DEPOSIT_REJECT_REASONS); any other reason would tell the partner something untrue.
+ * - Status reasons are set on moves into refunding/failed and on a dropped-deposit expiry, cleared on
+ *   a return to waiting_deposit and on a plain expiry, and otherwise left alone, so `refunded` keeps
+ *   the reason the refund started for.
+ */
+
+export const ORDER_STATUSES = [
+  "waiting_deposit",
+  "confirming",
+  "exchanging",
+  "sending",
+  "completed",
+  "expired",
+  "refunding",
+  "refunded",
+  "failed",
+] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+/**
+ * Machine-readable `status_reason` values, so partners can branch without parsing sentences.
+ * - amount_below_min / amount_above_max: a float order's deposit fell outside the pair limits.
+ * - fixed_amount_mismatch: a fixed order's deposit was outside FIXED_AMOUNT_TOLERANCE_BPS.
+ * - late_deposit: funds arrived after the order expired, within the late-deposit watch.
+ * - exchange_failed / payout_failed / refund_failed: that step failed permanently after retries.
+ * - deposit_dropped: the deposit was dropped, replaced or reorged out and the order then expired.
+ */
+export const STATUS_REASONS = [
+  "amount_below_min",
+  "amount_above_max",
+  "fixed_amount_mismatch",
+  "late_deposit",
+  "exchange_failed",
+  "payout_failed",
+  "refund_failed",
+  "deposit_dropped",
+] as const;
+export type StatusReason = (typeof STATUS_REASONS)[number];
+
+/** The reasons that can make a confirmed deposit unacceptable (DESIGN.md §4, "Acceptable amount"). */
+export const DEPOSIT_REJECT_REASONS: readonly StatusReason[] = Object.freeze([
+  "amount_below_min",
+  "amount_above_max",
+  "fixed_amount_mismatch",
+]);
+
+export type OrderEvent =
+  | { type: "expire" }
+  | { type: "deposit_seen"; txid: string; amount: string; confirmations: number }
+  | { type: "deposit_dropped" }
+  | { type: "confirmations"; confirmations: number }
+  | { type: "deposit_confirmed"; acceptable: true }
+  | { type: "deposit_confirmed"; acceptable: false; reason: StatusReason }
+  | { type: "exchange_done"; amountToActual: string }
+  | { type: "exchange_failed" }
+  | { type: "payout_sent"; txid: string }
+  | { type: "payout_failed" }
+  | { type: "refund_sent"; txid: string }
+  | { type: "refund_failed" }
+  | { type: "late_deposit"; txid: string; amount: string }
+  | { type: "watch_ended" };
+
+export type OrderEventType = OrderEvent["type"];
+
+/** The fields the machine reads; times are epoch milliseconds. */
+export interface OrderStateView {
+  status: OrderStatus;
+  expiresAt: number;
+  hasRefundAddress: boolean;
+  lateWatchEndsAt: number;
+}
+
+/** The fields a transition sets; absent fields keep their stored value, null clears. */
+export interface OrderPatch {
+  status: OrderStatus;
+  statusReason?: StatusReason | null;
+  depositTxid?: string | null;
+  depositConfirmations?: number | null;
+  amountFromReceived?: string | null;
+  amountToActual?: string;
+  payoutTxid?: string;
+  refundTxid?: string;
+}
+
+export type Decision = { ok: true; patch: OrderPatch; logReason: string } | { ok: false; error: string };
+
+/**
+ * The transition graph. Self-edges are listed because decide() produces them (confirmation progress,
+ * the late-deposit watch ending) and the object still logs them.
+ */
+export const ALLOWED: Readonly<Record<OrderStatus, readonly OrderStatus[]>> = Object.freeze({
+  waiting_deposit: Object.freeze(["confirming", "expired"] as const),
+  confirming: Object.freeze([
+    "confirming",
+    "waiting_deposit",
+    "expired",
+    "exchanging",
+    "refunding",
+    "failed",
+  ] as const),
+  exchanging: Object.freeze(["sending", "refunding", "failed"] as const),
+  sending: Object.freeze(["completed", "failed"] as const),
+  completed: Object.freeze([] as const),
+  expired: Object.freeze(["expired", "refunding", "failed"] as const),
+  refunding: Object.freeze(["refunded", "failed"] as const),
+  refunded: Object.freeze([] as const),
+  failed: Object.freeze([] as const),
+});
+
+/**
+ * completed/refunded/failed are always terminal. expired is terminal only once the late-deposit
+ * watch is over; without both times the caller cannot know that, so expired counts as live (the
+ * safe answer: treating it as terminal too early would drop a late deposit's refund).
+ */
+export function isTerminal(status: OrderStatus, now?: number, lateWatchEndsAt?: number): boolean {
+  if (status === "completed" || status === "refunded" || status === "failed") return true;
+  if (status === "expired") {
+    return now !== undefined && lateWatchEndsAt !== undefined && now >= lateWatchEndsAt;
+  }
+  return false;
+}
+
+export function decide(order: OrderStateView, event: OrderEvent, now: number): Decision {
+  const { status } = order;
+  switch (event.type) {
+    case "expire": {
+      if (status !== "waiting_deposit") return notAllowed(event.type, status);
+      if (!atOrAfter(now, order.expiresAt)) return notAllowed(event.type, status, "before expires_at");
+      return ok(
+        { status: "expired", statusReason: null },
+        "No deposit arrived before expires_at; order expired.",
+      );
+    }
+
+    case "deposit_seen": {
+      if (status !== "waiting_deposit") return notAllowed(event.type, status);
+      const bad =
+        checkTxid(event.txid) ?? checkAmount(event.amount) ?? checkConfirmations(event.confirmations);
+      if (bad) return invalid(event.type, bad);
+      return ok(
+        {
+          status: "confirming",
+          depositTxid: event.txid,
+          depositConfirmations: event.confirmations,
+          amountFromReceived: event.amount,
+        },
+        `Deposit ${event.txid} of ${event.amount} seen with ${event.confirmations} confirmation(s).`,
+      );
+    }
+
+    case "deposit_dropped": {
+      if (status !== "confirming") return notAllowed(event.type, status);
+      const cleared = { depositTxid: null, depositConfirmations: null, amountFromReceived: null };
+      if (atOrAfter(now, order.expiresAt)) {
+        return ok(
+          { status: "expired", statusReason: "deposit_dropped", ...cleared },
+          "Deposit dropped, replaced or reorged out after expires_at; order expired.",
+        );
+      }
+      return ok(
+        { status: "waiting_deposit", statusReason: null, ...cleared },
+        "Deposit dropped, replaced or reorged out; waiting for a deposit again.",
+      );
+    }
+
+    case "confirmations": {
+      if (status !== "confirming") return notAllowed(event.type, status);
+      const bad = checkConfirmations(event.confirmations);
+      if (bad) return invalid(event.type, bad);
+      return ok(
+        { status: "confirming", depositConfirmations: event.confirmations },
+        `Deposit has ${event.confirmations} confirmation(s).`,
+      );
+    }
+
+    case "deposit_confirmed": {
+      if (status !== "confirming") return notAllowed(event.type, status);
+      if (event.acceptable) {
+        return ok({ status: "exchanging" }, "Deposit confirmed and amount acceptable; exchanging.");
+      }
+      if (!DEPOSIT_REJECT_REASONS.includes(event.reason)) {
+        return invalid(event.type, `reason ${event.reason} does not describe an unacceptable deposit`);
+      }
+      return refundOrFail(order, event.reason, `Deposit confirmed but not acceptable (${event.reason})`);
+    }
+
+    case "exchange_done": {
+      if (status !== "exchanging") return notAllowed(event.type, status);
+      const bad = checkAmount(event.amountToActual);
+      if (bad) return invalid(event.type, bad);
+      return ok(
+        { status: "sending", amountToActual: event.amountToActual },
+        `Exchange done for ${event.amountToActual}; sending payout.`,
+      );
+    }
+
+    case "exchange_failed": {
+      if (status !== "exchanging") return notAllowed(event.type, status);
+      return refundOrFail(order, "exchange_failed", "Exchange failed permanently");
+    }
+
+    case "payout_sent": {
+      if (status !== "sending") return notAllowed(event.type, status);
+      const bad = checkTxid(event.txid);
+      if (bad) return invalid(event.type, bad);
+      return ok(
+        { status: "completed", payoutTxid: event.txid },
+        `Payout ${event.txid} broadcast; order completed.`,
+      );
+    }
+
+    case "payout_failed": {
+      // No refund here: the deposit has already been exchanged, so support has to resolve it.
+      if (status !== "sending") return notAllowed(event.type, status);
+      return ok(
+        { status: "failed", statusReason: "payout_failed" },
+        "Payout failed permanently; order failed.",
+      );
+    }
+
+    case "refund_sent": {
+      if (status !== "refunding") return notAllowed(event.type, status);
+      const bad = checkTxid(event.txid);
+      if (bad) return invalid(event.type, bad);
+      return ok(
+        { status: "refunded", refundTxid: event.txid },
+        `Refund ${event.txid} broadcast; order refunded.`,
+      );
+    }
+
+    case "refund_failed": {
+      if (status !== "refunding") return notAllowed(event.type, status);
+      return ok(
+        { status: "failed", statusReason: "refund_failed" },
+        "Refund failed permanently; order failed.",
+      );
+    }
+
+    case "late_deposit": {
+      if (status !== "expired") return notAllowed(event.type, status);
+      if (!before(now, order.lateWatchEndsAt)) {
+        return notAllowed(event.type, status, "late-deposit watch has ended");
+      }
+      const bad = checkTxid(event.txid) ?? checkAmount(event.amount);
+      if (bad) return invalid(event.type, bad);
+      return refundOrFail(
+        order,
+        "late_deposit",
+        `Late deposit ${event.txid} of ${event.amount} to an expired order`,
+        { depositTxid: event.txid, amountFromReceived: event.amount },
+      );
+    }
+
+    case "watch_ended": {
+      if (status !== "expired") return notAllowed(event.type, status);
+      if (!atOrAfter(now, order.lateWatchEndsAt)) {
+        return notAllowed(event.type, status, "late-deposit watch still running");
+      }
+      return ok({ status: "expired" }, "Late-deposit watch ended; order is final.");
+    }
+
+    default:
+      return assertNever(event);
+  }
+}
+
+type ExtraFields = Omit<OrderPatch, "status" | "statusReason">;
+
+/** DESIGN.md §4 "refunding if refund_address, else failed", shared by every failure before payout. */
+function refundOrFail(
+  order: OrderStateView,
+  reason: StatusReason,
+  what: string,
+  extra: ExtraFields = {},
+): Decision {
+  if (order.hasRefundAddress) {
+    return ok({ ...extra, status: "refunding", statusReason: reason }, `${what}; refunding.`);
+  }
+  return ok(
+    { ...extra, status: "failed", statusReason: reason },
+    `${what}; no refund address, order failed.`,
+  );
+}
+
+function ok(patch: OrderPatch, logReason: string): Decision {
+  return { ok: true, patch, logReason };
+}
+
+function notAllowed(event: OrderEventType, status: OrderStatus, why?: string): Decision {
+  const base = `${event} not allowed in ${status}`;
+  return { ok: false, error: why ? `${base}: ${why}` : base };
+}
+
+function invalid(event: OrderEventType, why: string): Decision {
+  return { ok: false, error: `invalid ${event}: ${why}` };
+}
+
+// Written as positive comparisons so NaN/Infinity inputs fail the guard instead of passing it.
+function atOrAfter(now: number, at: number): boolean {
+  return Number.isFinite(now) && Number.isFinite(at) && now >= at;
+}
+
+function before(now: number, at: number): boolean {
+  return Number.isFinite(now) && Number.isFinite(at) && now < at;
+}
+
+function checkTxid(txid: string): string | undefined {
+  return txid.trim() === "" ? "txid is empty" : undefined;
+}
+
+function checkConfirmations(n: number): string | undefined {
+  return Number.isSafeInteger(n) && n >= 0 ? undefined : `confirmations ${n} is not a non-negative integer`;
+}
+
+// Amounts are stored as plain decimal strings (DESIGN.md §2); no sign, exponent or bare dot.
+const DECIMAL = /^(0|[1-9][0-9]*)(\.[0-9]+)?$/;
+
+function checkAmount(amount: string): string | undefined {
+  if (!DECIMAL.test(amount)) return `amount ${JSON.stringify(amount)} is not a decimal string`;
+  if (!/[1-9]/.test(amount)) return "amount must be positive";
+  return undefined;
+}
+
+function assertNever(x: never): never {
+  throw new Error(`unhandled order event ${JSON.stringify(x)}`);
+}

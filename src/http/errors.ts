@@ -1,0 +1,60 @@
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+
+// Stable machine-readable codes (DESIGN.md §6). Partners branch on these, never on `detail`.
+export const ERROR_CODES = [
+  "invalid_request",
+  "invalid_api_key",
+  "invalid_signature",
+  "partner_inactive",
+  "forbidden",
+  "not_found",
+  "method_not_allowed",
+  "payload_too_large",
+  "unsupported_media_type",
+  "order_not_found",
+  "pair_unavailable",
+  "amount_below_min",
+  "amount_above_max",
+  "invalid_address",
+  "invalid_tag",
+  "quote_not_found",
+  "quote_expired",
+  "quote_mismatch",
+  "idempotency_conflict",
+  "rate_limited",
+  "prices_stale",
+  "internal_error",
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+export interface ApiErrorOptions {
+  errors?: FieldError[];
+  headers?: Record<string, string>;
+}
+
+/** Every failure the API reports is one of these; `onError` renders it once, in one place. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: ContentfulStatusCode,
+    readonly code: ErrorCode,
+    readonly detail: string,
+    readonly options: ApiErrorOptions = {},
+  ) {
+    super(detail);
+    this.name = "ApiError";
+  }
+
+  body(): { detail: string; code: ErrorCode; errors?: FieldError[] } {
+    return this.options.errors
+      ? { detail: this.detail, code: this.code, errors: this.options.errors }
+      : { detail: this.detail, code: this.code };
+  }
+}
+
+export const badRequest = (detail: string, errors?: FieldError[]) =>
+  new ApiError(400, "invalid_request", detail, errors ? { errors } : {});

@@ -1,0 +1,80 @@
+import type { Context, ErrorHandler, Hono, NotFoundHandler } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { AppEnv } from "../app-env";
+import { ApiError } from "../errors";
+
+function render(c: Context<AppEnv>, err: ApiError): Response {
+  for (const [k, v] of Object.entries(err.options.headers ?? {})) c.header(k, v);
+  const id = c.get("requestId");
+  if (id) c.header("X-Request-Id", id);
+  c.header("Cache-Control", "no-store");
+  return c.json(err.body(), err.status);
+}
+
+/** Maps every thrown error to the `{detail, code}` body, once, for the whole app. */
+export const onError: ErrorHandler<AppEnv> = (err, c) => {
+  if (err instanceof ApiError) return render(c, err);
+  if (err instanceof HTTPException) {
+    // Hono's own validators throw these, e.g. "Malformed JSON in request body".
+    const status = err.status;
+    const code =
+      status === 413 ? "payload_too_large" : status === 415 ? "unsupported_media_type" : "invalid_request";
+    if (status < 500) return render(c, new ApiError(status, code, err.message || "Bad request"));
+  }
+  console.error(
+    JSON.stringify({
+      level: "error",
+      requestId: c.get("requestId"),
+      error: String(err),
+      stack: (err as Error).stack,
+    }),
+  );
+  return render(
+    c,
+    new ApiError(
+      500,
+      "internal_error",
+      "Internal server error; quote the X-Request-Id when contacting support.",
+    ),
+  );
+};
+
+function pathPattern(path: string): RegExp {
+  const source = path
+    .split("/")
+    .map((seg) =>
+      seg.startsWith(":") ? "[^/]+" : seg === "*" ? ".*" : seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"),
+    )
+    .join("/");
+  return new RegExp(`^${source}/?$`);
+}
+
+/**
+ * Hono answers an unmatched method with 404; the contract of a REST API is 405 with `Allow`, so
+ * the not-found handler checks whether another method would have matched the path.
+ */
+export function notFoundHandler(app: Hono<AppEnv>): NotFoundHandler<AppEnv> {
+  let table: { method: string; pattern: RegExp }[] | undefined;
+  return (c) => {
+    table ??= app.routes
+      .filter((r) => r.method !== "ALL")
+      .map((r) => ({ method: r.method.toUpperCase(), pattern: pathPattern(r.path) }));
+    const path = new URL(c.req.url).pathname;
+    const allowed = [...new Set(table.filter((r) => r.pattern.test(path)).map((r) => r.method))];
+    if (allowed.length > 0) {
+      if (allowed.includes("GET") && !allowed.includes("HEAD")) allowed.push("HEAD");
+      return render(
+        c,
+        new ApiError(
+          405,
+          "method_not_allowed",
+          `Method ${c.req.method} is not allowed on ${path}; use ${allowed.join(", ")}.`,
+          {
+            headers: { Allow: allowed.join(", ") },
+          },
+        ),
+      );
+    }
+    return render(c, new ApiError(404, "not_found", `No route for ${c.req.method} ${path}.`));
+  };
+}

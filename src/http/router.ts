@@ -1,0 +1,34 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "./app-env";
+import { badRequest, type FieldError } from "./errors";
+
+interface ZodIssueLike {
+  path: PropertyKey[];
+  message: string;
+}
+
+export function fieldErrors(issues: readonly ZodIssueLike[]): FieldError[] {
+  return issues.map((i) => ({ field: i.path.map(String).join(".") || "(root)", message: i.message }));
+}
+
+export function describeFieldErrors(target: string, errors: FieldError[]): string {
+  const first = errors[0];
+  const head = first ? `${first.field}: ${first.message}` : "invalid value";
+  const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : "";
+  return `Invalid ${target}: ${head}${more}`;
+}
+
+/**
+ * Every router is created here so schema failures (missing field, wrong type, unknown enum) all
+ * become the same 400 `invalid_request` with per-field `errors`.
+ */
+export function createRouter(): OpenAPIHono<AppEnv> {
+  return new OpenAPIHono<AppEnv>({
+    defaultHook: (result) => {
+      if (!result.success) {
+        const errors = fieldErrors(result.error.issues);
+        throw badRequest(describeFieldErrors(result.target, errors), errors);
+      }
+    },
+  });
+}

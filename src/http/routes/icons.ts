@@ -1,0 +1,36 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { ICONS } from "../../generated/icons";
+import { ApiError } from "../errors";
+import { createRouter } from "../router";
+import { errorResponses } from "../schemas";
+
+const route = createRoute({
+  method: "get",
+  path: "/icons/{file}",
+  tags: ["Public"],
+  summary: "Coin icon (SVG)",
+  description:
+    "Serves the icon named by a currency's `icon_url`. The `v` query parameter is a content hash, so responses are cacheable forever.",
+  request: {
+    params: z.object({ file: z.string().openapi({ example: "btc.svg" }) }),
+    query: z.object({ v: z.string().optional() }),
+  },
+  responses: {
+    200: { description: "The SVG image.", content: { "image/svg+xml": { schema: z.string() } } },
+    ...errorResponses(404),
+  },
+});
+
+export const iconsRouter = createRouter().openapi(route, (c) => {
+  const { file } = c.req.valid("param");
+  const icon = Object.hasOwn(ICONS, file) ? ICONS[file] : undefined;
+  if (!icon) throw new ApiError(404, "not_found", `No icon named ${file}.`);
+  return c.body(icon.svg, 200, {
+    "Content-Type": "image/svg+xml",
+    "Cache-Control": "public, max-age=31536000, immutable",
+    ETag: `"${icon.hash}"`,
+    // SVG can carry script; served as a standalone document it gets no power to run any.
+    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'",
+    "X-Content-Type-Options": "nosniff",
+  });
+});
