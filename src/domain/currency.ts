@@ -1,5 +1,6 @@
 import type { IconSet } from "./icons";
 import { iconUrl } from "./icons";
+import { parseDecimal, toJsonNumber } from "./money";
 
 /** Catalog fields the public view needs (the D1 row shape satisfies it). */
 export interface CatalogEntry {
@@ -49,9 +50,8 @@ export function publicCurrencies(rows: readonly CatalogEntry[], icons: IconSet):
       is_active: true,
       is_deposit_enabled: r.is_deposit_enabled === 1,
       is_withdraw_enabled: r.is_withdraw_enabled === 1,
-      // Catalog limits are stored at the coin's precision; this is the response boundary.
-      min_amount: Number(r.min_amount),
-      max_amount: Number(r.max_amount),
+      min_amount: toJsonNumber(parseDecimal(r.min_amount)),
+      max_amount: toJsonNumber(parseDecimal(r.max_amount)),
       min_confirmations: r.min_confirmations,
       decimals: r.decimals,
       is_memo: r.is_memo === 1,
