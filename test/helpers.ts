@@ -2,10 +2,35 @@ import { exports } from "cloudflare:workers";
 import { expect } from "vitest";
 
 export const BASE = "http://localhost";
+export const ADMIN_TOKEN = "test-admin-token";
 
-/** Calls the Worker's real fetch handler (router, middleware, bindings) as a partner would. */
-export function call(path: string, init?: RequestInit): Promise<Response> {
-  return exports.default.fetch(new Request(`${BASE}${path}`, init));
+let ipCounter = 0;
+/** A fresh client address, so tests that are not about rate limits never share an IP bucket. */
+export function freshIp(): string {
+  ipCounter++;
+  return `198.18.${(ipCounter >> 8) & 255}.${ipCounter & 255}`;
+}
+
+/**
+ * Calls the Worker's real fetch handler (router, middleware, bindings) as a partner would. Unless
+ * the test sets CF-Connecting-IP itself, each call comes from a fresh client address.
+ */
+export function call(path: string, init: RequestInit = {}): Promise<Response> {
+  const headers = new Headers(init.headers);
+  if (!headers.has("cf-connecting-ip")) headers.set("cf-connecting-ip", freshIp());
+  return exports.default.fetch(new Request(`${BASE}${path}`, { ...init, headers }));
+}
+
+export function admin(path: string, init: RequestInit & { json?: unknown } = {}): Promise<Response> {
+  const { json: body, ...rest } = init;
+  const headers = new Headers(rest.headers);
+  headers.set("authorization", `Bearer ${ADMIN_TOKEN}`);
+  if (body !== undefined) headers.set("content-type", "application/json");
+  return call(`/admin/v1${path}`, {
+    ...rest,
+    headers,
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
 }
 
 export async function json<T = unknown>(res: Response): Promise<T> {
@@ -22,9 +47,28 @@ export interface ErrorBody {
 /** Asserts the uniform error shape and returns it. */
 export async function expectError(res: Response, status: number, code: string): Promise<ErrorBody> {
   const body = await json<ErrorBody>(res);
-  expect({ status: res.status, code: body.code }).toEqual({ status, code });
+  expect({ status: res.status, code: body.code, detail: body.detail }).toMatchObject({ status, code });
   expect(typeof body.detail).toBe("string");
   expect(body.detail.length).toBeGreaterThan(0);
   expect(res.headers.get("x-request-id")).toBeTruthy();
   return body;
+}
+
+export interface TestPartner {
+  id: string;
+  key: string;
+  keyId: string;
+}
+
+/** Creates a partner and an API key through the operator API. */
+export async function createPartner(
+  fields: { name?: string; markup_bps?: number; rate_limit_per_minute?: number } = {},
+): Promise<TestPartner> {
+  const res = await admin("/partners", { method: "POST", json: { name: "acme", ...fields } });
+  expect(res.status).toBe(201);
+  const partner = await json<{ id: string }>(res);
+  const keyRes = await admin(`/partners/${partner.id}/keys`, { method: "POST" });
+  expect(keyRes.status).toBe(201);
+  const key = await json<{ key: string; key_id: string }>(keyRes);
+  return { id: partner.id, key: key.key, keyId: key.key_id };
 }

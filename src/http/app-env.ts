@@ -1,10 +1,25 @@
 import type { Config } from "../config";
 
+/** The partner a request authenticated as (from its API key). */
+export interface Partner {
+  id: string;
+  name: string;
+  markupBps: number;
+  rateLimitPerMinute: number;
+}
+
 /** Hono environment shared by every router: the Worker bindings plus per-request variables. */
 export interface AppEnv {
   Bindings: Env;
   Variables: {
     requestId: string;
     config: Config;
+    /** Set by partner authentication; absent on anonymous public requests. */
+    partner?: Partner;
   };
+}
+
+/** Routers behind required partner authentication see the partner as always present. */
+export interface PartnerEnv extends AppEnv {
+  Variables: AppEnv["Variables"] & { partner: Partner };
 }

@@ -1,4 +1,5 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
+import type { Env as HonoEnv } from "hono";
 import type { AppEnv } from "./app-env";
 import { badRequest, type FieldError } from "./errors";
 
@@ -22,8 +23,8 @@ export function describeFieldErrors(target: string, errors: FieldError[]): strin
  * Every router is created here so schema failures (missing field, wrong type, unknown enum) all
  * become the same 400 `invalid_request` with per-field `errors`.
  */
-export function createRouter(): OpenAPIHono<AppEnv> {
-  return new OpenAPIHono<AppEnv>({
+export function createRouter<E extends HonoEnv = AppEnv>(): OpenAPIHono<E> {
+  return new OpenAPIHono<E>({
     defaultHook: (result) => {
       if (!result.success) {
         const errors = fieldErrors(result.error.issues);

@@ -1,0 +1,89 @@
+import type { Context, MiddlewareHandler } from "hono";
+import { createMiddleware } from "hono/factory";
+import { parseApiKey, secretMatches, signatureValid } from "../../domain/credentials";
+import { findKey, touchKey } from "../../storage/partners";
+import type { AppEnv, Partner } from "../app-env";
+import { ApiError } from "../errors";
+import { enforceRateLimit, ipBucket, partnerBucket } from "./rate-limit";
+
+const WWW_AUTHENTICATE = { "WWW-Authenticate": 'Bearer realm="partner-api"' };
+
+const unauthorized = (detail: string, code: "invalid_api_key" | "invalid_signature" = "invalid_api_key") =>
+  new ApiError(401, code, detail, { headers: WWW_AUTHENTICATE });
+
+/** The key the request carries, from `Authorization: Bearer` or `X-API-Key`; null when neither. */
+function presentedKey(c: Context): string | null {
+  const auth = c.req.header("authorization");
+  const header = c.req.header("x-api-key");
+  let bearer: string | undefined;
+  if (auth !== undefined) {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
+    if (!m?.[1]) throw unauthorized("Authorization header must be `Bearer <key_id>.<secret>`.");
+    bearer = m[1];
+  }
+  if (bearer !== undefined && header !== undefined && bearer !== header.trim()) {
+    throw unauthorized("Authorization and X-API-Key carry different keys; send one key.");
+  }
+  return bearer ?? header?.trim() ?? null;
+}
+
+async function authenticate(c: Context<AppEnv>, raw: string): Promise<{ partner: Partner; keyId: string }> {
+  const parsed = parseApiKey(raw);
+  if (!parsed.ok) throw unauthorized(`Invalid API key: ${parsed.reason}.`);
+  const found = await findKey(c.env.DB, parsed.keyId);
+  if (!found || !(await secretMatches(parsed.secret, found.key.secret_hash)))
+    throw unauthorized("Unknown API key.");
+  if (found.key.revoked_at) throw unauthorized("API key has been revoked.");
+  const signature = c.req.header("x-signature");
+  if (signature !== undefined) {
+    const body = new Uint8Array(await c.req.arrayBuffer());
+    if (!(await signatureValid(parsed.secret, body, signature.trim()))) {
+      throw unauthorized(
+        "Invalid signature: X-Signature must be the lower-case hex HMAC-SHA256 of the raw body.",
+        "invalid_signature",
+      );
+    }
+  }
+  if (found.partner.is_active !== 1)
+    throw new ApiError(403, "partner_inactive", "Partner account is not active.");
+  const p = found.partner;
+  return {
+    keyId: parsed.keyId,
+    partner: { id: p.id, name: p.name, markupBps: p.markup_bps, rateLimitPerMinute: p.rate_limit_per_minute },
+  };
+}
+
+/**
+ * Partner authentication plus rate limiting. Authenticated requests count against the partner's
+ * own limit; anonymous and failed ones against the client IP (so key guessing is throttled too).
+ * `optional`: a request without any key passes anonymously (public pricing).
+ */
+export function partnerAuth(mode: "required" | "optional"): MiddlewareHandler<AppEnv> {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    const config = c.get("config");
+    let result: { partner: Partner; keyId: string } | null = null;
+    try {
+      const raw = presentedKey(c);
+      if (raw === null && mode === "required")
+        throw unauthorized("Missing API key: send `Authorization: Bearer <key>`.");
+      if (raw !== null) result = await authenticate(c, raw);
+    } catch (err) {
+      await enforceRateLimit(c, ipBucket(c), config.PUBLIC_RATE_LIMIT_PER_MINUTE);
+      throw err;
+    }
+    if (!result) {
+      await enforceRateLimit(c, ipBucket(c), config.PUBLIC_RATE_LIMIT_PER_MINUTE);
+    } else {
+      await enforceRateLimit(c, partnerBucket(result.partner.id), result.partner.rateLimitPerMinute);
+      c.set("partner", result.partner);
+      c.executionCtx.waitUntil(touchKey(c.env.DB, result.keyId));
+    }
+    await next();
+  });
+}
+
+/** Public routes: per-IP limit only. */
+export const publicRateLimit = createMiddleware<AppEnv>(async (c, next) => {
+  await enforceRateLimit(c, ipBucket(c), c.get("config").PUBLIC_RATE_LIMIT_PER_MINUTE);
+  await next();
+});

@@ -1,0 +1,35 @@
+import type { Context } from "hono";
+import type { RateLimitDecision } from "../../domain/rate-limit";
+import type { AppEnv } from "../app-env";
+import { ApiError } from "../errors";
+
+function headers(d: RateLimitDecision): Record<string, string> {
+  return {
+    "RateLimit-Limit": String(d.limit),
+    "RateLimit-Remaining": String(d.remaining),
+    "RateLimit-Reset": String(d.resetSeconds),
+  };
+}
+
+/** Counts one request against `bucket`; throws 429 once the per-minute limit is spent. */
+export async function enforceRateLimit(c: Context<AppEnv>, bucket: string, limit: number): Promise<void> {
+  const decision = await c.env.RATE_LIMITER.getByName(bucket).hit(limit);
+  const h = headers(decision);
+  if (!decision.allowed) {
+    throw new ApiError(
+      429,
+      "rate_limited",
+      `Rate limit of ${limit} requests per minute exceeded; retry in ${decision.resetSeconds} s.`,
+      { headers: { ...h, "Retry-After": String(decision.resetSeconds) } },
+    );
+  }
+  for (const [k, v] of Object.entries(h)) c.header(k, v);
+}
+
+/** The client's address as Cloudflare reports it; local tools that send none share one bucket. */
+export function clientIp(c: Context): string {
+  return c.req.header("cf-connecting-ip") ?? "unknown";
+}
+
+export const ipBucket = (c: Context) => `ip:${clientIp(c)}`;
+export const partnerBucket = (partnerId: string) => `partner:${partnerId}`;

@@ -1,0 +1,156 @@
+import { TtlCache } from "./ttl-cache";
+
+export interface PartnerRow {
+  id: string;
+  name: string;
+  is_active: number;
+  markup_bps: number;
+  rate_limit_per_minute: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ApiKeyRow {
+  key_id: string;
+  partner_id: string;
+  secret_hash: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface KeyWithPartner {
+  key: ApiKeyRow;
+  partner: PartnerRow;
+}
+
+const PARTNER_COLUMNS = "id, name, is_active, markup_bps, rate_limit_per_minute, created_at, updated_at";
+
+// Key lookups are cached for at most 30 s: a revocation or deactivation made through another
+// isolate takes effect within that time (this isolate's own admin writes clear it at once).
+export const KEY_CACHE_TTL_MS = 30_000;
+const keyCache = new TtlCache<KeyWithPartner | null>(KEY_CACHE_TTL_MS, 10_000);
+
+export function invalidateKeyCache(): void {
+  keyCache.clear();
+}
+
+export function findKey(db: D1Database, keyId: string): Promise<KeyWithPartner | null> {
+  return keyCache.get(keyId, async () => {
+    const row = await db
+      .prepare(
+        `SELECT k.key_id, k.partner_id, k.secret_hash, k.created_at, k.last_used_at, k.revoked_at,
+                p.id, p.name, p.is_active, p.markup_bps, p.rate_limit_per_minute, p.created_at AS p_created_at,
+                p.updated_at AS p_updated_at
+           FROM api_keys k JOIN partners p ON p.id = k.partner_id WHERE k.key_id = ?`,
+      )
+      .bind(keyId)
+      .first<ApiKeyRow & PartnerRow & { p_created_at: string; p_updated_at: string }>();
+    if (!row) return null;
+    return {
+      key: {
+        key_id: row.key_id,
+        partner_id: row.partner_id,
+        secret_hash: row.secret_hash,
+        created_at: row.created_at,
+        last_used_at: row.last_used_at,
+        revoked_at: row.revoked_at,
+      },
+      partner: {
+        id: row.id,
+        name: row.name,
+        is_active: row.is_active,
+        markup_bps: row.markup_bps,
+        rate_limit_per_minute: row.rate_limit_per_minute,
+        created_at: row.p_created_at,
+        updated_at: row.p_updated_at,
+      },
+    };
+  });
+}
+
+// last_used_at is informational; writing it on every request would put a D1 write on the hot path.
+const LAST_USED_RESOLUTION_MS = 60_000;
+const lastTouched = new Map<string, number>();
+
+export async function touchKey(db: D1Database, keyId: string, now = Date.now()): Promise<void> {
+  const prev = lastTouched.get(keyId) ?? 0;
+  if (now - prev < LAST_USED_RESOLUTION_MS) return;
+  lastTouched.set(keyId, now);
+  await db
+    .prepare("UPDATE api_keys SET last_used_at = ? WHERE key_id = ?")
+    .bind(new Date(now).toISOString(), keyId)
+    .run();
+}
+
+export async function insertPartner(db: D1Database, p: PartnerRow): Promise<void> {
+  await db
+    .prepare(`INSERT INTO partners (${PARTNER_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+    .bind(p.id, p.name, p.is_active, p.markup_bps, p.rate_limit_per_minute, p.created_at, p.updated_at)
+    .run();
+}
+
+export async function getPartner(db: D1Database, id: string): Promise<PartnerRow | null> {
+  return db.prepare(`SELECT ${PARTNER_COLUMNS} FROM partners WHERE id = ?`).bind(id).first<PartnerRow>();
+}
+
+export async function listPartners(db: D1Database): Promise<PartnerRow[]> {
+  const { results } = await db
+    .prepare(`SELECT ${PARTNER_COLUMNS} FROM partners ORDER BY created_at, id`)
+    .all<PartnerRow>();
+  return results;
+}
+
+export type PartnerChanges = Partial<
+  Pick<PartnerRow, "name" | "is_active" | "markup_bps" | "rate_limit_per_minute">
+>;
+
+export async function updatePartner(
+  db: D1Database,
+  id: string,
+  changes: PartnerChanges,
+  now: string,
+): Promise<PartnerRow | null> {
+  const entries = Object.entries(changes).filter(([, v]) => v !== undefined);
+  const sets = [...entries.map(([k]) => `${k} = ?`), "updated_at = ?"].join(", ");
+  const row = await db
+    .prepare(`UPDATE partners SET ${sets} WHERE id = ? RETURNING ${PARTNER_COLUMNS}`)
+    .bind(...entries.map(([, v]) => v), now, id)
+    .first<PartnerRow>();
+  invalidateKeyCache();
+  return row;
+}
+
+export async function insertKey(db: D1Database, k: ApiKeyRow): Promise<void> {
+  await db
+    .prepare("INSERT INTO api_keys (key_id, partner_id, secret_hash, created_at) VALUES (?, ?, ?, ?)")
+    .bind(k.key_id, k.partner_id, k.secret_hash, k.created_at)
+    .run();
+}
+
+export async function listKeys(db: D1Database, partnerId: string): Promise<ApiKeyRow[]> {
+  const { results } = await db
+    .prepare(
+      "SELECT key_id, partner_id, secret_hash, created_at, last_used_at, revoked_at FROM api_keys WHERE partner_id = ? ORDER BY created_at, key_id",
+    )
+    .bind(partnerId)
+    .all<ApiKeyRow>();
+  return results;
+}
+
+/** Revokes a key; true when the key exists for that partner (revoking twice is harmless). */
+export async function revokeKey(
+  db: D1Database,
+  partnerId: string,
+  keyId: string,
+  now: string,
+): Promise<boolean> {
+  const row = await db
+    .prepare(
+      "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE partner_id = ? AND key_id = ? RETURNING key_id",
+    )
+    .bind(now, partnerId, keyId)
+    .first();
+  invalidateKeyCache();
+  return row !== null;
+}

@@ -1,0 +1,89 @@
+import { describe, expect, it } from "vitest";
+import { slidingWindowHit } from "../../src/domain/rate-limit";
+import { call, createPartner, expectError } from "../helpers";
+
+const ORDER = "/api/v1/partner/orders/00000000-0000-4000-8000-000000000000";
+
+describe("rate limiting", () => {
+  it("the 61st public request within a minute from one IP gets 429 with headers; another IP does not", async () => {
+    const ip = "203.0.113.7";
+    for (let i = 1; i <= 60; i++) {
+      const res = await call("/api/v1/currencies", { headers: { "CF-Connecting-IP": ip } });
+      expect(res.status, `request ${i}`).toBe(200);
+      expect(res.headers.get("ratelimit-limit")).toBe("60");
+      expect(res.headers.get("ratelimit-remaining")).toBe(String(60 - i));
+      await res.arrayBuffer();
+    }
+    const limited = await call("/api/v1/currencies", { headers: { "CF-Connecting-IP": ip } });
+    const body = await expectError(limited, 429, "rate_limited");
+    expect(body.detail).toMatch(/60 requests per minute/);
+    const retry = Number(limited.headers.get("retry-after"));
+    expect(retry).toBeGreaterThanOrEqual(1);
+    expect(retry).toBeLessThanOrEqual(60);
+    expect(limited.headers.get("ratelimit-limit")).toBe("60");
+    expect(limited.headers.get("ratelimit-remaining")).toBe("0");
+    expect(Number(limited.headers.get("ratelimit-reset"))).toBe(retry);
+
+    const other = await call("/api/v1/currencies", { headers: { "CF-Connecting-IP": "203.0.113.8" } });
+    expect(other.status).toBe(200);
+  });
+
+  it("unauthenticated requests to order endpoints count against the IP", async () => {
+    const ip = "203.0.113.9";
+    for (let i = 0; i < 60; i++) {
+      const r = await call(ORDER, { headers: { "CF-Connecting-IP": ip } });
+      expect(r.status).toBe(401);
+    }
+    await expectError(await call(ORDER, { headers: { "CF-Connecting-IP": ip } }), 429, "rate_limited");
+  });
+
+  it("per partner: its own limit, independent of other partners and of the IP", async () => {
+    const a = await createPartner({ name: "a", rate_limit_per_minute: 5 });
+    const b = await createPartner({ name: "b", rate_limit_per_minute: 5 });
+    const ip = "203.0.113.10";
+    for (let i = 0; i < 5; i++) {
+      const r = await call(ORDER, { headers: { "X-API-Key": a.key, "CF-Connecting-IP": ip } });
+      expect(r.status).toBe(404);
+      expect(r.headers.get("ratelimit-limit")).toBe("5");
+    }
+    const limited = await call(ORDER, { headers: { "X-API-Key": a.key, "CF-Connecting-IP": ip } });
+    await expectError(limited, 429, "rate_limited");
+    expect(limited.headers.get("retry-after")).toBeTruthy();
+    // Partner b, from the same IP, is unaffected.
+    expect((await call(ORDER, { headers: { "X-API-Key": b.key, "CF-Connecting-IP": ip } })).status).toBe(404);
+    // The IP's public budget is untouched by partner traffic.
+    const pub = await call("/api/v1/currencies", { headers: { "CF-Connecting-IP": ip } });
+    expect(pub.headers.get("ratelimit-remaining")).toBe("59");
+  });
+
+  it("a partner gets the default 600/minute unless configured", async () => {
+    const p = await createPartner();
+    const r = await call(ORDER, { headers: { "X-API-Key": p.key } });
+    expect(r.headers.get("ratelimit-limit")).toBe("600");
+  });
+});
+
+describe("sliding window (unit)", () => {
+  it("allows exactly `limit` per window and frees slots as they age out", () => {
+    const hits: number[] = [];
+    for (let i = 0; i < 3; i++) expect(slidingWindowHit(hits, 3, 1000 + i * 10).allowed).toBe(true);
+    const denied = slidingWindowHit(hits, 3, 30_000);
+    expect(denied).toEqual({ allowed: false, limit: 3, remaining: 0, resetSeconds: 31 });
+    // The first hit (t=1000) leaves the window at t=61000.
+    expect(slidingWindowHit(hits, 3, 60_999).allowed).toBe(false);
+    expect(slidingWindowHit(hits, 3, 61_000)).toMatchObject({ allowed: true, remaining: 0 });
+    expect(hits).toEqual([1010, 1020, 61_000]);
+  });
+
+  it("a boundary burst cannot double the rate (unlike fixed windows)", () => {
+    const hits: number[] = [];
+    let allowed = 0;
+    for (let t = 59_000; t < 61_000; t += 10) if (slidingWindowHit(hits, 60, t).allowed) allowed++;
+    expect(allowed).toBe(60);
+  });
+
+  it("a lowered limit takes effect immediately", () => {
+    const hits = [1, 2, 3, 4, 5];
+    expect(slidingWindowHit(hits, 2, 100).allowed).toBe(false);
+  });
+});
