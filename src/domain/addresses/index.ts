@@ -1,0 +1,88 @@
+import { BITCOIN, DOGECOIN, LITECOIN, validateUtxoAddress } from "./bitcoin";
+import { blankReason } from "./encoding";
+import { validateEvmAddress } from "./evm";
+import { validateSolanaAddress } from "./solana";
+import { validateMemoText, validateStellarAddress } from "./stellar";
+import { validateComment, validateTonAddress } from "./ton";
+import { validateTronAddress } from "./tron";
+import type { AddressCheck, AddressFamily, TagCheck } from "./types";
+import { validateDestinationTag, validateXrpAddress } from "./xrp";
+
+export { deriveDepositAddress } from "./derive";
+export type { AddressCheck, AddressFamily, TagCheck } from "./types";
+
+/** Catalog network code → address rules. Codes are matched exactly (the catalog stores them upper case). */
+export function addressFamily(network: string): AddressFamily | undefined {
+  switch (network) {
+    case "BTC":
+      return "btc";
+    case "LTC":
+      return "ltc";
+    case "DOGE":
+      return "doge";
+    case "ETH":
+    case "BSC":
+      return "evm";
+    case "TRX":
+      return "tron";
+    case "SOL":
+      return "sol";
+    case "XRP":
+      return "xrp";
+    case "XLM":
+      return "xlm";
+    case "TON":
+      return "ton";
+    default:
+      return undefined;
+  }
+}
+
+function validateForFamily(family: AddressFamily, address: string): AddressCheck {
+  switch (family) {
+    case "btc":
+      return validateUtxoAddress(BITCOIN, address);
+    case "ltc":
+      return validateUtxoAddress(LITECOIN, address);
+    case "doge":
+      return validateUtxoAddress(DOGECOIN, address);
+    case "evm":
+      return validateEvmAddress(address);
+    case "tron":
+      return validateTronAddress(address);
+    case "sol":
+      return validateSolanaAddress(address);
+    case "xrp":
+      return validateXrpAddress(address);
+    case "xlm":
+      return validateStellarAddress(address);
+    case "ton":
+      return validateTonAddress(address);
+  }
+}
+
+/** Mainnet-only format and checksum validation; says nothing about whether the account exists. */
+export function validateAddress(network: string, address: string): AddressCheck {
+  const family = addressFamily(network);
+  if (family === undefined) return { ok: false, reason: `unsupported network ${network}` };
+  // Request bodies are parsed upstream, but a non-string must not reach the decoders and throw.
+  if (typeof address !== "string") return { ok: false, reason: "address must be a string" };
+  const blank = blankReason(address);
+  if (blank !== null) return { ok: false, reason: blank };
+  return validateForFamily(family, address);
+}
+
+/** Format rules for the deposit tag/memo of memo networks; other networks take no tag at all. */
+export function validateTag(network: string, tag: string): TagCheck {
+  if (typeof tag !== "string") return { ok: false, reason: "tag must be a string" };
+  switch (addressFamily(network)) {
+    case "xrp":
+      return validateDestinationTag(tag);
+    case "xlm":
+      return validateMemoText(tag);
+    case "ton":
+      return validateComment(tag);
+    default:
+      return { ok: false, reason: "network does not use tags" };
+  }
+}
