@@ -1,0 +1,9 @@
+// The CLI's command table: command name ("group sub") → CommandSpec (see core.d.mts).
+// To add commands (e.g. `sim deposit`, `prices set`), write a module exporting such a map and
+// spread it in here; the dispatcher in core.mjs picks them up, help included.
+import { partnerCommands } from "./partners.mjs";
+
+/** @type {Record<string, import("./core.d.mts").CommandSpec>} */
+export const commands = {
+  ...partnerCommands,
+};
