@@ -9,6 +9,8 @@ export default defineConfig(async () => ({
       miniflare: {
         bindings: {
           ADMIN_TOKEN: "test-admin-token",
+          // Deterministic prices: tests set them with PUT /admin/v1/prices (see test/helpers.ts).
+          PRICE_SOURCE: "static",
           TEST_MIGRATIONS: await readD1Migrations("./migrations"),
         },
       },

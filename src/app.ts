@@ -7,10 +7,12 @@ import { notFoundHandler, onError } from "./http/middleware/errors";
 import { requestId } from "./http/middleware/request-id";
 import { createRouter } from "./http/router";
 import { adminPartnersRouter } from "./http/routes/admin/partners";
+import { adminPricesRouter } from "./http/routes/admin/prices";
 import { currenciesRouter } from "./http/routes/currencies";
 import { mountDocs } from "./http/routes/docs";
 import { iconsRouter } from "./http/routes/icons";
 import { ordersRouter } from "./http/routes/orders";
+import { ratesRouter } from "./http/routes/rates";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -34,13 +36,16 @@ export function createApp() {
   // Public API routes count against the client IP; icons and the OpenAPI document are static,
   // immutable-cached assets and are not limited.
   app.use("/api/v1/currencies", publicRateLimit);
+  app.use("/api/v1/partner/rates", partnerAuth("optional"));
   app.use("/api/v1/partner/orders", partnerAuth("required"));
   app.use("/api/v1/partner/orders/*", partnerAuth("required"));
   app.use("/admin/v1/*", adminAuth);
 
   app.route("/api/v1", currenciesRouter);
+  app.route("/api/v1", ratesRouter);
   app.route("/api/v1", ordersRouter);
   app.route("/admin/v1", adminPartnersRouter);
+  app.route("/admin/v1", adminPricesRouter);
   app.route("/api/v1", iconsRouter);
   mountDocs(app);
 

@@ -1,4 +1,6 @@
 import { createApp } from "./app";
+import { getConfig } from "./config";
+import { refreshPrices } from "./services/prices";
 
 export { OrderObject } from "./objects/order-object";
 export { RateLimiter } from "./objects/rate-limiter";
@@ -7,7 +9,8 @@ const app = createApp();
 
 export default {
   fetch: app.fetch,
-  async scheduled(_controller, _env, _ctx) {
-    // Price refresh and the lost-alarm sweep are wired in by the rates and orders modules.
+  async scheduled(controller, env, ctx) {
+    const config = getConfig(env);
+    ctx.waitUntil(refreshPrices(env, config, controller.scheduledTime));
   },
 } satisfies ExportedHandler<Env>;

@@ -72,3 +72,27 @@ export async function createPartner(
   const key = await json<{ key: string; key_id: string }>(keyRes);
   return { id: partner.id, key: key.key, keyId: key.key_id };
 }
+
+/** Round figures so quotes can be checked by hand. */
+export const TEST_PRICES: Record<string, string> = {
+  BTC: "60000",
+  ETH: "3000",
+  USDT: "1",
+  USDC: "1",
+  LTC: "80",
+  DOGE: "0.1",
+  BNB: "600",
+  TRX: "0.12",
+  SOL: "150",
+  XRP: "0.5",
+  XLM: "0.1",
+  TON: "5",
+  DASH: "30",
+  BCH: "400",
+};
+
+/** Sets market prices through the operator API (tests run with PRICE_SOURCE=static). */
+export async function setPrices(prices: Record<string, string> = TEST_PRICES): Promise<void> {
+  const res = await admin("/prices", { method: "PUT", json: { prices } });
+  expect(res.status).toBe(200);
+}

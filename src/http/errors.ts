@@ -13,6 +13,8 @@ export const ERROR_CODES = [
   "unsupported_media_type",
   "order_not_found",
   "pair_unavailable",
+  "network_required",
+  "invalid_amount",
   "amount_below_min",
   "amount_above_max",
   "invalid_address",
@@ -23,6 +25,7 @@ export const ERROR_CODES = [
   "idempotency_conflict",
   "rate_limited",
   "prices_stale",
+  "price_source_mismatch",
   "internal_error",
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

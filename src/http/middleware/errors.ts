@@ -1,7 +1,31 @@
 import type { Context, ErrorHandler, Hono, NotFoundHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { DomainError, type DomainErrorCode } from "../../domain/errors";
+import { PairUnavailableError } from "../../domain/pricing";
 import type { AppEnv } from "../app-env";
 import { ApiError } from "../errors";
+
+const DOMAIN_STATUS: Record<DomainErrorCode, ContentfulStatusCode> = {
+  pair_unavailable: 400,
+  network_required: 400,
+  invalid_amount: 400,
+  amount_below_min: 422,
+  amount_above_max: 422,
+  invalid_address: 422,
+  invalid_tag: 422,
+  quote_not_found: 422,
+  quote_expired: 422,
+  quote_mismatch: 422,
+  idempotency_conflict: 422,
+  order_not_found: 404,
+  prices_stale: 503,
+};
+
+function fromDomain(err: DomainError): ApiError {
+  const headers: Record<string, string> = err.retryAfter ? { "Retry-After": String(err.retryAfter) } : {};
+  return new ApiError(DOMAIN_STATUS[err.code], err.code, err.message, { headers });
+}
 
 function render(c: Context<AppEnv>, err: ApiError): Response {
   for (const [k, v] of Object.entries(err.options.headers ?? {})) c.header(k, v);
@@ -14,6 +38,9 @@ function render(c: Context<AppEnv>, err: ApiError): Response {
 /** Maps every thrown error to the `{detail, code}` body, once, for the whole app. */
 export const onError: ErrorHandler<AppEnv> = (err, c) => {
   if (err instanceof ApiError) return render(c, err);
+  if (err instanceof DomainError) return render(c, fromDomain(err));
+  if (err instanceof PairUnavailableError)
+    return render(c, new ApiError(400, "pair_unavailable", `Pair unavailable: ${err.reason}.`));
   if (err instanceof HTTPException) {
     // Hono's own validators throw these, e.g. "Malformed JSON in request body".
     const status = err.status;

@@ -1,0 +1,32 @@
+/**
+ * Business-rule failures raised by domain code. They carry the stable code partners branch on;
+ * the HTTP layer maps each code to a status in one place (src/http/middleware/errors.ts).
+ */
+export const DOMAIN_ERROR_CODES = [
+  "pair_unavailable",
+  "network_required",
+  "amount_below_min",
+  "amount_above_max",
+  "invalid_amount",
+  "invalid_address",
+  "invalid_tag",
+  "quote_not_found",
+  "quote_expired",
+  "quote_mismatch",
+  "idempotency_conflict",
+  "order_not_found",
+  "prices_stale",
+] as const;
+export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
+
+export class DomainError extends Error {
+  constructor(
+    readonly code: DomainErrorCode,
+    message: string,
+    /** Seconds after which retrying may succeed (prices_stale). */
+    readonly retryAfter?: number,
+  ) {
+    super(message);
+    this.name = "DomainError";
+  }
+}

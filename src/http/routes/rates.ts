@@ -1,0 +1,158 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { parseDecimal, toDecimalString, toJsonNumber } from "../../domain/money";
+import { priceQuote } from "../../services/quoting";
+import { insertQuote } from "../../storage/quotes";
+import { badRequest } from "../errors";
+import { createRouter } from "../router";
+import { errorResponses } from "../schemas";
+
+const DECIMAL = /^(?:0|[1-9]\d{0,29})(?:\.\d{1,30})?$/;
+const decimalParam = (description: string) =>
+  z
+    .string()
+    .regex(DECIMAL, "must be a positive decimal number such as 0.5")
+    .optional()
+    .openapi({ description });
+const ticker = z.string().trim().min(1).max(20);
+
+const RatesQuery = z.object({
+  coin_from: ticker.openapi({ example: "BTC", description: "Source coin ticker." }),
+  coin_to: ticker.openapi({ example: "ETH", description: "Destination coin ticker." }),
+  network_from: ticker
+    .optional()
+    .openapi({ example: "BTC", description: "Source network; required when the coin is on several." }),
+  network_to: ticker
+    .optional()
+    .openapi({ example: "ETH", description: "Destination network; required when the coin is on several." }),
+  amount: decimalParam("Amount to exchange, in coin_from units. Default: the pair's min_amount."),
+  amount_to: decimalParam(
+    "Beyond the contract: amount to receive, in coin_to units, for a reverse quote (how much must be sent). Exclusive with `amount`.",
+  ),
+  rate_type: z
+    .enum(["float", "fixed"])
+    .default("float")
+    .openapi({ description: "`float` (default) or `fixed`." }),
+});
+
+export const RateQuoteSchema = z
+  .object({
+    coin_from: z.string(),
+    coin_to: z.string(),
+    network_from: z.string().openapi({ description: "Beyond the contract: the resolved source network." }),
+    network_to: z.string().openapi({ description: "Beyond the contract: the resolved destination network." }),
+    rate_type: z.enum(["float", "fixed"]),
+    rate: z
+      .number()
+      .openapi({
+        description:
+          "Effective rate: amount_to / amount_from after spread, markup and payout fee (≤ 12 significant digits).",
+      }),
+    amount_from: z
+      .number()
+      .openapi({ description: "Beyond the contract: the amount quoted, in coin_from units." }),
+    amount_to: z
+      .number()
+      .openapi({
+        description: "Beyond the contract: what the recipient gets, in coin_to units, after the payout fee.",
+      }),
+    min_amount: z.number().openapi({ description: "Minimum amount_from for this pair (rounded up)." }),
+    max_amount: z.number().openapi({ description: "Maximum amount_from for this pair (rounded down)." }),
+    expires_in: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({
+        description:
+          "Seconds the quote stays valid: null for float quotes; for fixed quotes the seconds left.",
+      }),
+    quote_id: z
+      .uuid()
+      .optional()
+      .openapi({
+        description:
+          "Fixed quotes only: pass as `quote_id` to POST /partner/orders to lock exactly this quote.",
+      }),
+  })
+  .openapi("RateQuote");
+
+// Empty requirement first: the key is optional.
+const OPTIONAL_PARTNER_SECURITY: Record<string, string[]>[] = [
+  {},
+  { PartnerApiKey: [] },
+  { PartnerBearer: [] },
+];
+
+const route = createRoute({
+  method: "get",
+  path: "/partner/rates",
+  tags: ["Public"],
+  summary: "Quote a rate and the pair's limits",
+  description:
+    "Public. With `X-API-Key` (or `Authorization: Bearer`), the quote reflects the partner's pricing. `min_amount`/`max_amount` are the pair's limits; validate user input against them before creating an order.",
+  security: OPTIONAL_PARTNER_SECURITY,
+  request: { query: RatesQuery },
+  responses: {
+    200: { description: "The quote.", content: { "application/json": { schema: RateQuoteSchema } } },
+    ...errorResponses(400, 401, 403, 422, 503),
+  },
+});
+
+export const ratesRouter = createRouter().openapi(route, async (c) => {
+  const q = c.req.valid("query");
+  if (q.amount !== undefined && q.amount_to !== undefined)
+    throw badRequest("Pass either amount or amount_to, not both.");
+  const config = c.get("config");
+  const partner = c.get("partner");
+  const now = Date.now();
+  const { pair, quote } = await priceQuote(
+    c.env,
+    config,
+    {
+      coinFrom: q.coin_from,
+      networkFrom: q.network_from,
+      coinTo: q.coin_to,
+      networkTo: q.network_to,
+      amountFrom: q.amount === undefined ? undefined : parseDecimal(q.amount),
+      amountTo: q.amount_to === undefined ? undefined : parseDecimal(q.amount_to),
+      rateType: q.rate_type,
+    },
+    partner?.markupBps ?? 0,
+    now,
+  );
+  let quoteId: string | undefined;
+  if (q.rate_type === "fixed") {
+    quoteId = crypto.randomUUID();
+    await insertQuote(c.env.DB, {
+      id: quoteId,
+      partner_id: partner?.id ?? null,
+      coin_from: pair.from.coin,
+      network_from: pair.from.network,
+      coin_to: pair.to.coin,
+      network_to: pair.to.network,
+      amount_from: toDecimalString(quote.amountFrom),
+      amount_to: toDecimalString(quote.amountTo),
+      rate: toDecimalString(quote.rate),
+      rate_type: "fixed",
+      created_at: new Date(now).toISOString(),
+      expires_at: new Date(now + config.FIXED_QUOTE_TTL_SECONDS * 1000).toISOString(),
+    });
+  }
+  c.header("Cache-Control", "no-store");
+  return c.json(
+    {
+      coin_from: pair.from.coin,
+      coin_to: pair.to.coin,
+      network_from: pair.from.network,
+      network_to: pair.to.network,
+      rate_type: q.rate_type,
+      rate: toJsonNumber(quote.rate),
+      amount_from: toJsonNumber(quote.amountFrom),
+      amount_to: toJsonNumber(quote.amountTo),
+      min_amount: toJsonNumber(quote.min),
+      max_amount: toJsonNumber(quote.max),
+      expires_in: quoteId ? config.FIXED_QUOTE_TTL_SECONDS : null,
+      ...(quoteId ? { quote_id: quoteId } : {}),
+    },
+    200,
+  );
+});

@@ -1,0 +1,64 @@
+import { createPriceSource, type PriceSource } from "../adapters/prices";
+import type { Config } from "../config";
+import { DomainError } from "../domain/errors";
+import { loadCatalog } from "../storage/catalog";
+import { loadPrices, type PriceRow, upsertPrices } from "../storage/prices";
+
+/** How old a simulated price may get before a read refreshes it (dev has no cron). */
+const SIMULATED_REFRESH_MS = 60_000;
+/** Retry-After for a stale price: the next cron refresh is at most a minute away. */
+const STALE_RETRY_AFTER_S = 60;
+
+/** Fetches prices for every catalog coin from the configured source and stores them. */
+export async function refreshPrices(
+  env: Env,
+  config: Config,
+  now: number,
+  source: PriceSource | null = createPriceSource(config),
+): Promise<number> {
+  if (!source) return 0;
+  const coins = [...new Set((await loadCatalog(env.DB)).map((r) => r.coin))];
+  const quotes = await source.fetchPrices(coins, now);
+  await upsertPrices(env.DB, quotes, source.name, now);
+  return quotes.length;
+}
+
+let simulatedRefresh: Promise<number> | null = null;
+
+/**
+ * Stored prices. The simulated source is pure and local, so a read that finds it older than a
+ * minute refreshes it on the spot: `wrangler dev` never fires the cron by itself.
+ */
+export async function currentPrices(env: Env, config: Config, now: number): Promise<Map<string, PriceRow>> {
+  const prices = await loadPrices(env.DB);
+  if (config.PRICE_SOURCE !== "simulated") return prices;
+  const oldest = Math.min(
+    ...[...prices.values()].map((p) => Date.parse(p.updated_at)),
+    prices.size ? now : 0,
+  );
+  if (now - oldest < SIMULATED_REFRESH_MS) return prices;
+  simulatedRefresh ??= refreshPrices(env, config, now).finally(() => {
+    simulatedRefresh = null;
+  });
+  await simulatedRefresh;
+  return loadPrices(env.DB);
+}
+
+/** A coin's USD price, refusing one older than PRICE_MAX_AGE_SECONDS. */
+export function freshUsdPrice(
+  prices: ReadonlyMap<string, PriceRow>,
+  coin: string,
+  now: number,
+  config: Config,
+): string {
+  const row = prices.get(coin);
+  const age = row ? now - Date.parse(row.updated_at) : Number.POSITIVE_INFINITY;
+  if (!row || !(age <= config.PRICE_MAX_AGE_SECONDS * 1000)) {
+    throw new DomainError(
+      "prices_stale",
+      `No fresh market price for ${coin}; quoting is paused until prices update.`,
+      STALE_RETRY_AFTER_S,
+    );
+  }
+  return row.usd;
+}

@@ -1,0 +1,85 @@
+import type { Config } from "../config";
+import { checkAmountPrecision, checkWithinLimits } from "../domain/limits";
+import type { Decimal } from "../domain/money";
+import { type PairRequest, type ResolvedPair, resolvePair } from "../domain/pairs";
+import {
+  type PairLimits,
+  PairUnavailableError,
+  type PricedSide,
+  type PricingInput,
+  pairLimits,
+  type Quote,
+  quoteForward,
+  quoteReverse,
+} from "../domain/pricing";
+import type { CurrencyRow } from "../storage/catalog";
+import { loadCatalog } from "../storage/catalog";
+import { currentPrices, freshUsdPrice } from "./prices";
+
+export type RateType = "float" | "fixed";
+
+export interface QuoteParams extends PairRequest {
+  /** Amount to send; exactly one of amountFrom / amountTo, or neither (the pair's minimum). */
+  amountFrom?: Decimal | undefined;
+  /** Amount to receive (reverse quote). */
+  amountTo?: Decimal | undefined;
+  rateType: RateType;
+}
+
+export interface PricedQuote {
+  pair: ResolvedPair;
+  rateType: RateType;
+  input: PricingInput;
+  quote: Quote;
+}
+
+function pricedSide(row: CurrencyRow, usdPrice: string): PricedSide {
+  return {
+    coin: row.coin,
+    network: row.network,
+    decimals: row.decimals,
+    minAmount: row.min_amount,
+    maxAmount: row.max_amount,
+    withdrawFee: row.withdraw_fee,
+    usdPrice,
+  };
+}
+
+function requireLimits(limits: PairLimits): Extract<PairLimits, { ok: true }> {
+  if (!limits.ok) throw new PairUnavailableError(limits.reason);
+  return limits;
+}
+
+/**
+ * The quote for a request: pair resolved against the catalog, fresh prices, the service spread of
+ * the rate type plus the partner's markup, and the amount checked against the pair's limits.
+ * Shared by GET /partner/rates and order creation, so both apply exactly the same rules.
+ */
+export async function priceQuote(
+  env: Env,
+  config: Config,
+  params: QuoteParams,
+  markupBps: number,
+  now: number,
+): Promise<PricedQuote> {
+  const pair = resolvePair(await loadCatalog(env.DB), params);
+  const prices = await currentPrices(env, config, now);
+  const input: PricingInput = {
+    from: pricedSide(pair.from, freshUsdPrice(prices, pair.from.coin, now, config)),
+    to: pricedSide(pair.to, freshUsdPrice(prices, pair.to.coin, now, config)),
+    spreadBps: params.rateType === "fixed" ? config.SPREAD_FIXED_BPS : config.SPREAD_FLOAT_BPS,
+    markupBps,
+  };
+  let quote: Quote;
+  if (params.amountTo !== undefined) {
+    checkAmountPrecision(params.amountTo, pair.to.decimals, pair.to.coin, "amount_to");
+    quote = quoteReverse(input, params.amountTo);
+  } else if (params.amountFrom !== undefined) {
+    checkAmountPrecision(params.amountFrom, pair.from.decimals, pair.from.coin, "amount");
+    quote = quoteForward(input, params.amountFrom);
+  } else {
+    quote = quoteForward(input, requireLimits(pairLimits(input)).min);
+  }
+  checkWithinLimits(quote.amountFrom, quote.min, quote.max, pair.from.coin);
+  return { pair, rateType: params.rateType, input, quote };
+}

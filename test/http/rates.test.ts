@@ -1,0 +1,273 @@
+import { env } from "cloudflare:workers";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { getConfig } from "../../src/config";
+import { refreshPrices } from "../../src/services/prices";
+import { admin, call, createPartner, expectError, json, setPrices, type TestPartner } from "../helpers";
+
+interface RateQuote {
+  coin_from: string;
+  coin_to: string;
+  network_from: string;
+  network_to: string;
+  rate_type: string;
+  rate: number;
+  amount_from: number;
+  amount_to: number;
+  min_amount: number;
+  max_amount: number;
+  expires_in: number | null;
+  quote_id?: string;
+}
+
+const rates = (query: string, headers: Record<string, string> = {}) =>
+  call(`/api/v1/partner/rates?${query}`, { headers });
+
+beforeAll(async () => {
+  await setPrices();
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("GET /api/v1/partner/rates: quotes", () => {
+  // BTC 60000 USD, ETH 3000 USD → mid 20. Float spread 50 bps → 19.9 before fee.
+  // ETH payout fee 0.0015. Pair min = max(0.0005 BTC, (0.005+0.0015)/19.9) = 0.0005;
+  // max = min(10 BTC, (200+0.0015)/19.9 = 10.05…) = 10.
+  it("float quote for an amount: every contract field, hand-checked", async () => {
+    const res = await rates("coin_from=BTC&coin_to=ETH&amount=0.1");
+    expect(res.status).toBe(200);
+    const q = await json<RateQuote>(res);
+    // 0.1 × 19.9 − 0.0015 = 1.9885; rate = 1.9885 / 0.1 = 19.885
+    expect(q).toEqual({
+      coin_from: "BTC",
+      coin_to: "ETH",
+      network_from: "BTC",
+      network_to: "ETH",
+      rate_type: "float",
+      rate: 19.885,
+      amount_from: 0.1,
+      amount_to: 1.9885,
+      min_amount: 0.0005,
+      max_amount: 10,
+      expires_in: null,
+    });
+    expect(res.headers.get("cache-control")).toBe("no-store");
+  });
+
+  it("without amount uses the pair's min_amount", async () => {
+    const q = await json<RateQuote>(await rates("coin_from=btc&coin_to=eth"));
+    // 0.0005 × 19.9 − 0.0015 = 0.00845; rate = 16.9
+    expect(q).toMatchObject({ amount_from: 0.0005, amount_to: 0.00845, rate: 16.9, coin_from: "BTC" });
+  });
+
+  it("fixed quote: larger spread, expires_in seconds, a stored quote_id", async () => {
+    const q = await json<RateQuote>(await rates("coin_from=BTC&coin_to=ETH&amount=0.1&rate_type=fixed"));
+    // Fixed spread 100 bps → 19.8; 0.1 × 19.8 − 0.0015 = 1.9785
+    expect(q).toMatchObject({ rate_type: "fixed", rate: 19.785, amount_to: 1.9785, expires_in: 60 });
+    expect(q.quote_id).toMatch(/^[0-9a-f-]{36}$/);
+    const row = await env.DB.prepare("SELECT * FROM quotes WHERE id = ?")
+      .bind(q.quote_id)
+      .first<Record<string, string | null>>();
+    expect(row).toMatchObject({
+      partner_id: null,
+      coin_from: "BTC",
+      network_from: "BTC",
+      coin_to: "ETH",
+      network_to: "ETH",
+      amount_from: "0.1",
+      amount_to: "1.9785",
+      rate: "19.785",
+      rate_type: "fixed",
+    });
+    expect(Date.parse(row?.expires_at ?? "") - Date.parse(row?.created_at ?? "")).toBe(60_000);
+  });
+
+  it("reverse quote with amount_to gives the smallest amount that delivers it", async () => {
+    const q = await json<RateQuote>(await rates("coin_from=BTC&coin_to=ETH&amount_to=1.9885"));
+    expect(q).toMatchObject({ amount_from: 0.1, amount_to: 1.9885, rate: 19.885 });
+    // 1 ETH needs (1 + 0.0015) / 19.9 = 0.05032663… → 0.05032664 BTC (rounded up to 8 places)
+    const r = await json<RateQuote>(await rates("coin_from=BTC&coin_to=ETH&amount_to=1"));
+    expect(r.amount_from).toBe(0.05032664);
+    expect(r.amount_to).toBeGreaterThanOrEqual(1);
+  });
+
+  it("partner pricing differs from public pricing by exactly the markup", async () => {
+    const p = await createPartner({ markup_bps: 30 });
+    const pub = await json<RateQuote>(await rates("coin_from=BTC&coin_to=ETH&amount=0.1"));
+    const priv = await json<RateQuote>(
+      await rates("coin_from=BTC&coin_to=ETH&amount=0.1", { "X-API-Key": p.key }),
+    );
+    // 20 × (1 − 0.0080) = 19.84 → 0.1 × 19.84 − 0.0015 = 1.9825
+    expect(priv).toMatchObject({ amount_to: 1.9825, rate: 19.825 });
+    // The difference is amount × mid × markup = 0.1 × 20 × 0.003 = 0.006 ETH.
+    expect(Math.round((pub.amount_to - priv.amount_to) * 1e8) / 1e8).toBe(0.006);
+    const bearer = await json<RateQuote>(
+      await rates("coin_from=BTC&coin_to=ETH&amount=0.1", { Authorization: `Bearer ${p.key}` }),
+    );
+    expect(bearer.amount_to).toBe(1.9825);
+  });
+
+  it("a stablecoin pair on chosen networks, rounded to 6 decimals", async () => {
+    // USDT/TRX → USDC/ETH: mid 1, 0.995 × 100 − 5 = 94.5
+    const q = await json<RateQuote>(
+      await rates("coin_from=USDT&network_from=TRX&coin_to=USDC&network_to=ETH&amount=100"),
+    );
+    expect(q).toMatchObject({ network_from: "TRX", network_to: "ETH", amount_to: 94.5, rate: 0.945 });
+  });
+});
+
+describe("GET /api/v1/partner/rates: errors", () => {
+  let partner: TestPartner;
+  beforeAll(async () => {
+    partner = await createPartner();
+  });
+
+  it("coin on several networks without a network → 400 listing them", async () => {
+    const e = await expectError(await rates("coin_from=USDT&coin_to=BTC"), 400, "network_required");
+    expect(e.detail).toMatch(/ETH, TRX, BSC/);
+    expect(e.detail).toMatch(/network_from/);
+    const e2 = await expectError(await rates("coin_from=BTC&coin_to=USDC"), 400, "network_required");
+    expect(e2.detail).toMatch(/network_to/);
+  });
+
+  it("unavailable pairs → 400 pair_unavailable with the reason", async () => {
+    const cases: [string, RegExp][] = [
+      ["coin_from=NOPE&coin_to=BTC", /unknown coin NOPE/],
+      ["coin_from=BCH&coin_to=BTC", /BCH is not active/],
+      ["coin_from=BTC&coin_to=BCH&network_to=BCH", /BCH on BCH is not active/],
+      ["coin_from=DASH&coin_to=BTC", /deposits of DASH on DASH are disabled/],
+      ["coin_from=BTC&coin_to=BTC", /on both sides/],
+      ["coin_from=USDT&network_from=SOL&coin_to=BTC", /not available on network SOL; it is on ETH, TRX, BSC/],
+    ];
+    for (const [query, reason] of cases) {
+      const e = await expectError(await rates(query), 400, "pair_unavailable");
+      expect(e.detail).toMatch(reason);
+    }
+    // DASH is still a valid destination: only deposits are disabled.
+    expect((await rates("coin_from=BTC&coin_to=DASH&amount=0.01")).status).toBe(200);
+  });
+
+  it("schema problems → 400 invalid_request naming the field", async () => {
+    const cases: [string, string][] = [
+      ["coin_to=BTC", "coin_from"],
+      ["coin_from=BTC", "coin_to"],
+      ["coin_from=BTC&coin_to=ETH&rate_type=weird", "rate_type"],
+      ["coin_from=BTC&coin_to=ETH&amount=abc", "amount"],
+      ["coin_from=BTC&coin_to=ETH&amount=-1", "amount"],
+      ["coin_from=BTC&coin_to=ETH&amount=1e5", "amount"],
+      ["coin_from=BTC&coin_to=ETH&amount=0x10", "amount"],
+      ["coin_from=BTC&coin_to=ETH&amount=", "amount"],
+    ];
+    for (const [query, field] of cases) {
+      const e = await expectError(await rates(query), 400, "invalid_request");
+      expect(e.errors?.map((x) => x.field)).toContain(field);
+      expect(e.detail).toContain(field);
+    }
+    await expectError(await rates("coin_from=BTC&coin_to=ETH&amount=1&amount_to=1"), 400, "invalid_request");
+  });
+
+  it("zero and over-precise amounts → 400 invalid_amount", async () => {
+    const zero = await expectError(await rates("coin_from=BTC&coin_to=ETH&amount=0"), 400, "invalid_amount");
+    expect(zero.detail).toMatch(/greater than 0/);
+    const precise = await expectError(
+      await rates("coin_from=BTC&coin_to=ETH&amount=0.123456789"),
+      400,
+      "invalid_amount",
+    );
+    expect(precise.detail).toMatch(/8 decimal places/);
+  });
+
+  it("amount outside [min, max] → 422 naming both limits", async () => {
+    const low = await expectError(
+      await rates("coin_from=BTC&coin_to=ETH&amount=0.0001"),
+      422,
+      "amount_below_min",
+    );
+    expect(low.detail).toContain("min 0.0005 BTC");
+    expect(low.detail).toContain("max 10 BTC");
+    const high = await expectError(
+      await rates("coin_from=BTC&coin_to=ETH&amount=11"),
+      422,
+      "amount_above_max",
+    );
+    expect(high.detail).toContain("min 0.0005 BTC, max 10 BTC");
+    await expectError(await rates("coin_from=BTC&coin_to=ETH&amount_to=0.001"), 422, "amount_below_min");
+  });
+
+  it("a bad key on rates → 401, an inactive partner → 403", async () => {
+    await expectError(
+      await rates("coin_from=BTC&coin_to=ETH", { "X-API-Key": "plaintext" }),
+      401,
+      "invalid_api_key",
+    );
+    await admin(`/partners/${partner.id}`, { method: "PATCH", json: { is_active: false } });
+    await expectError(
+      await rates("coin_from=BTC&coin_to=ETH", { "X-API-Key": partner.key }),
+      403,
+      "partner_inactive",
+    );
+  });
+
+  it("stale prices → 503 prices_stale with Retry-After", async () => {
+    vi.useFakeTimers({ now: Date.now() + 301_000, toFake: ["Date"] });
+    const res = await rates("coin_from=BTC&coin_to=ETH");
+    const e = await expectError(res, 503, "prices_stale");
+    expect(e.detail).toMatch(/BTC/);
+    expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+  });
+});
+
+describe("prices", () => {
+  it("the operator sets static prices; bad values → 400 and nothing changes", async () => {
+    await expectError(
+      await admin("/prices", { method: "PUT", json: { prices: { BTC: "-5" } } }),
+      400,
+      "invalid_request",
+    );
+    await expectError(
+      await admin("/prices", { method: "PUT", json: { prices: { BTC: 5 } } }),
+      400,
+      "invalid_request",
+    );
+    await expectError(
+      await admin("/prices", { method: "PUT", json: { prices: { btc: "5" } } }),
+      400,
+      "invalid_request",
+    );
+    const list = await json<{ data: { coin: string; usd: string; source: string }[] }>(
+      await admin("/prices"),
+    );
+    expect(list.data.find((p) => p.coin === "BTC")).toMatchObject({ usd: "60000", source: "static" });
+  });
+
+  it("refreshPrices (the cron job) stores every catalog coin from the simulated source", async () => {
+    const config = { ...getConfig(env), PRICE_SOURCE: "simulated" as const };
+    const n = await refreshPrices(env, config, Date.now());
+    expect(n).toBe(14);
+    const { results } = await env.DB.prepare("SELECT coin, usd, source FROM prices ORDER BY coin").all<{
+      coin: string;
+      usd: string;
+      source: string;
+    }>();
+    expect(results.map((r) => r.coin)).toEqual([
+      "BCH",
+      "BNB",
+      "BTC",
+      "DASH",
+      "DOGE",
+      "ETH",
+      "LTC",
+      "SOL",
+      "TON",
+      "TRX",
+      "USDC",
+      "USDT",
+      "XLM",
+      "XRP",
+    ]);
+    expect(results.find((r) => r.coin === "USDT")?.usd).toBe("1");
+    expect(results.every((r) => Number(r.usd) > 0)).toBe(true);
+    await setPrices();
+  });
+});
