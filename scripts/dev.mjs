@@ -12,6 +12,7 @@ const env = {
   WRANGLER_SEND_METRICS: "false",
 };
 
+const firstStart = !existsSync(".wrangler/state");
 if (!existsSync(".dev.vars")) {
   copyFileSync(".dev.vars.example", ".dev.vars");
   console.log("Created .dev.vars from .dev.vars.example (dev ADMIN_TOKEN).");
@@ -29,5 +30,16 @@ const migrateArgs = ["d1", "migrations", "apply", "DB", "--local"];
 if (persist)
   migrateArgs.push(...(persist.includes("=") ? [persist] : [persist, extra[extra.indexOf(persist) + 1]]));
 if (run(migrateArgs) !== 0) process.exit(1);
+
+if (firstStart) {
+  const port = extra.includes("--port") ? extra[extra.indexOf("--port") + 1] : "8787";
+  console.log(`
+First start: the API will be on http://localhost:${port} with the seeded catalog.
+Create a partner and an API key with the operator CLI (it reads ADMIN_TOKEN from .dev.vars):
+  npm run cli -- partner create --name demo
+  npm run cli -- key create <partner_id>        # prints the key once
+Then: curl -H "Authorization: Bearer <key>" http://localhost:${port}/api/v1/partner/orders/<id>
+`);
+}
 
 process.exit(run(["dev", ...extra]));

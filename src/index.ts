@@ -4,6 +4,7 @@ import { refreshPrices } from "./services/prices";
 
 export { OrderObject } from "./objects/order-object";
 export { RateLimiter } from "./objects/rate-limiter";
+export { SimChain } from "./objects/sim-chain";
 
 const app = createApp();
 

@@ -1,0 +1,45 @@
+/**
+ * Chain readers: how the order lifecycle sees deposits. One implementation per chain family
+ * (simulated SimChain, Esplora, EVM JSON-RPC, TronGrid), chosen per network by config.
+ */
+
+/** The asset being watched: a native coin (contract null) or a token on its chain. */
+export interface AssetRef {
+  coin: string;
+  network: string;
+  /** Token contract / mint address; null for the network's native coin. */
+  contract: string | null;
+  decimals: number;
+}
+
+export interface IncomingTransfer {
+  txid: string;
+  /** Output index (UTXO), log index (EVM) or 0: tells apart several credits in one transaction. */
+  index: number;
+  to: string;
+  /** Memo / destination tag, on memo networks; null elsewhere. */
+  tag: string | null;
+  /** Amount in coin units, decimal string (never a float). */
+  amount: string;
+  /** Block height, or null while unconfirmed (mempool). */
+  blockHeight: number | null;
+  /** Hash of the including block, or null while unconfirmed. */
+  blockHash: string | null;
+}
+
+export interface ChainReader {
+  /** Height of the best chain's tip. */
+  tipHeight(): Promise<number>;
+  /**
+   * Current incoming transfers of `asset` to `address` (and `tag`, on memo networks), unconfirmed
+   * ones included. Transfers that were dropped, replaced or reorged out are absent.
+   */
+  incomingTransfers(asset: AssetRef, address: string, tag: string | null): Promise<IncomingTransfer[]>;
+  /** Whether a transfer's block is still in the best chain (false once reorged out). */
+  isInBestChain(transfer: IncomingTransfer): Promise<boolean>;
+}
+
+/** Confirmations of a transfer at a tip: 0 in the mempool, 1 in the tip block. */
+export function confirmations(transfer: Pick<IncomingTransfer, "blockHeight">, tip: number): number {
+  return transfer.blockHeight === null ? 0 : Math.max(0, tip - transfer.blockHeight + 1);
+}
