@@ -6,6 +6,7 @@ import { partnerAuth, publicRateLimit } from "./http/middleware/auth";
 import { notFoundHandler, onError } from "./http/middleware/errors";
 import { requestId } from "./http/middleware/request-id";
 import { createRouter } from "./http/router";
+import { adminOrdersRouter } from "./http/routes/admin/orders";
 import { adminPartnersRouter } from "./http/routes/admin/partners";
 import { adminPricesRouter } from "./http/routes/admin/prices";
 import { currenciesRouter } from "./http/routes/currencies";
@@ -46,6 +47,7 @@ export function createApp() {
   app.route("/api/v1", ordersRouter);
   app.route("/admin/v1", adminPartnersRouter);
   app.route("/admin/v1", adminPricesRouter);
+  app.route("/admin/v1", adminOrdersRouter);
   app.route("/api/v1", iconsRouter);
   mountDocs(app);
 

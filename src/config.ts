@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { DepositConfig } from "./domain/deposit";
 
 // Env vars arrive as strings (wrangler [vars], .dev.vars, secrets). They are parsed once per env
 // object into a typed config carrying the defaults of DESIGN.md, so a missing var is never a crash.
@@ -40,7 +41,20 @@ export const configSchema = z.object({
   ALLOW_HTTP_WEBHOOKS: flag(false),
 });
 
-export type Config = z.infer<typeof configSchema>;
+export type Config = z.infer<typeof configSchema> & { deposit: DepositConfig };
+
+/** DEPOSIT_XPUB_<FAMILY> and DEPOSIT_ADDRESS_<NETWORK> vars, keyed by their suffix. */
+function depositConfig(env: object): DepositConfig {
+  const xpubs: Record<string, string> = {};
+  const addresses: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (typeof value !== "string" || value.trim() === "") continue;
+    if (key.startsWith("DEPOSIT_XPUB_")) xpubs[key.slice("DEPOSIT_XPUB_".length)] = value.trim();
+    else if (key.startsWith("DEPOSIT_ADDRESS_"))
+      addresses[key.slice("DEPOSIT_ADDRESS_".length)] = value.trim();
+  }
+  return { xpubs, addresses };
+}
 
 const cache = new WeakMap<object, Config>();
 
@@ -54,7 +68,7 @@ export function getConfig(env: Env): Config {
       const fields = parsed.error.issues.map((i) => i.path.join(".")).join(", ");
       throw new ConfigError(`invalid configuration: ${fields}`);
     }
-    config = parsed.data;
+    config = { ...parsed.data, deposit: depositConfig(env) };
     cache.set(env, config);
   }
   return config;

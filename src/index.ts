@@ -1,6 +1,7 @@
 import { createApp } from "./app";
 import { getConfig } from "./config";
 import { refreshPrices } from "./services/prices";
+import { sweepLostAlarms } from "./services/sweep";
 
 export { OrderObject } from "./objects/order-object";
 export { RateLimiter } from "./objects/rate-limiter";
@@ -13,5 +14,6 @@ export default {
   async scheduled(controller, env, ctx) {
     const config = getConfig(env);
     ctx.waitUntil(refreshPrices(env, config, controller.scheduledTime));
+    ctx.waitUntil(sweepLostAlarms(env, controller.scheduledTime));
   },
 } satisfies ExportedHandler<Env>;

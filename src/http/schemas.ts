@@ -37,3 +37,8 @@ export function errorResponses<S extends ErrorStatus>(...statuses: S[]) {
   }
   return out;
 }
+
+/** A plain positive-or-zero decimal in a string: no sign, exponent, hex or spaces. */
+export const DECIMAL_STRING = /^(?:0|[1-9]\d{0,29})(?:\.\d{1,30})?$/;
+
+export const ticker = z.string().trim().min(1).max(20);

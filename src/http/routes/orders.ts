@@ -1,24 +1,193 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { tryParseDecimal } from "../../domain/money";
+import { ORDER_STATUSES, STATUS_REASONS } from "../../domain/order-state";
+import { createOrder, readOrder } from "../../services/orders";
 import type { PartnerEnv } from "../app-env";
-import { ApiError } from "../errors";
 import { createRouter } from "../router";
-import { errorResponses } from "../schemas";
+import { DECIMAL_STRING, errorResponses, ticker } from "../schemas";
 
 const security: Record<string, string[]>[] = [{ PartnerBearer: [] }, { PartnerApiKey: [] }];
+const tags = ["Orders"];
 
-// Placeholder until the orders module lands: authentication and rate limiting are real, the
-// order store is not there yet, so every id is unknown.
-export const ordersRouter = createRouter<PartnerEnv>().openapi(
-  createRoute({
-    method: "get",
-    path: "/partner/orders/{order_id}",
-    tags: ["Orders"],
-    security,
-    summary: "Get an order by UUID or short_id",
-    request: { params: z.object({ order_id: z.string().min(1).max(64) }) },
-    responses: { 200: { description: "The order." }, ...errorResponses(401, 403, 404) },
-  }),
-  () => {
-    throw new ApiError(404, "order_not_found", "Order not found.");
-  },
-);
+/** Optional string fields also accept null (many clients send null for "not set"). */
+const optionalText = (max: number, description: string) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .nullish()
+    .transform((v) => v ?? undefined)
+    .openapi({ description });
+
+const amountFrom = z
+  .union([z.number().positive(), z.string().regex(DECIMAL_STRING, 'must be a decimal string such as "0.5"')])
+  .refine((v) => {
+    const d = tryParseDecimal(String(v));
+    return d?.gt(0) === true;
+  }, "must be a positive amount")
+  .openapi({
+    description:
+      "Amount to send, in coin_from units; must be > 0. A JSON number, or a decimal string for exactness.",
+    example: 0.1,
+  });
+
+const CreateOrderBody = z
+  .strictObject({
+    coin_from: ticker.openapi({ example: "BTC" }),
+    network_from: ticker.openapi({ example: "BTC" }),
+    coin_to: ticker.openapi({ example: "USDT" }),
+    network_to: ticker.openapi({ example: "TRX" }),
+    amount_from: amountFrom,
+    rate_type: z.enum(["float", "fixed"]),
+    recipient_address: z.string().min(1).max(128).openapi({ example: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t" }),
+    recipient_address_tag: optionalText(
+      128,
+      "Memo / destination tag, only for networks that use them (is_memo).",
+    ),
+    refund_address: optionalText(
+      128,
+      "Where to refund if the exchange cannot complete; validated for network_from.",
+    ),
+    refund_address_tag: optionalText(
+      128,
+      "Beyond the contract: memo for the refund address on memo networks.",
+    ),
+    quote_id: z
+      .uuid()
+      .nullish()
+      .transform((v) => v ?? undefined)
+      .openapi({
+        description:
+          "Beyond the contract: a fixed quote from GET /partner/rates to lock exactly (rate_type fixed).",
+      }),
+  })
+  .openapi("CreateOrder");
+
+export const OrderSchema = z
+  .object({
+    id: z.uuid(),
+    short_id: z.string().openapi({
+      example: "7K3M9QX2TB",
+      description: "10 chars Crockford base32; accepted wherever id is, any case.",
+    }),
+    status: z.enum(ORDER_STATUSES),
+    status_reason: z.enum(STATUS_REASONS).nullable().openapi({
+      description:
+        "Beyond the contract: why an order was refunded, failed or expired after a dropped deposit.",
+    }),
+    created_at: z.string().openapi({ example: "2026-11-21T12:00:00.000Z" }),
+    updated_at: z.string().openapi({ description: "Beyond the contract: last change." }),
+    expires_at: z.string().openapi({ description: "Deposit deadline." }),
+    coin_from: z.string(),
+    network_from: z.string(),
+    coin_to: z.string(),
+    network_to: z.string(),
+    amount_from_expected: z.number(),
+    amount_to_expected: z.number().openapi({
+      description:
+        "Float orders: an estimate at the current rate. Fixed: guaranteed for the expected deposit.",
+    }),
+    amount_from_received: z
+      .number()
+      .nullable()
+      .openapi({ description: "Beyond the contract: amount of the detected deposit." }),
+    amount_to_actual: z
+      .number()
+      .nullable()
+      .openapi({ description: "Beyond the contract: amount paid out, fixed at exchange time." }),
+    rate_type: z.enum(["float", "fixed"]),
+    rate_quoted: z.number(),
+    deposit_address: z.string(),
+    deposit_address_tag: z.string().nullable(),
+    recipient_address: z.string(),
+    recipient_address_tag: z
+      .string()
+      .nullable()
+      .openapi({ description: "Beyond the contract: the recipient memo, if any." }),
+    refund_address: z.string().nullable().openapi({ description: "Beyond the contract." }),
+    refund_address_tag: z.string().nullable().openapi({ description: "Beyond the contract." }),
+    deposit_txid: z.string().nullable(),
+    deposit_confirmations: z.number().int().nullable(),
+    deposit_confirmations_required: z.number().int(),
+    payout_txid: z.string().nullable(),
+    refund_txid: z
+      .string()
+      .nullable()
+      .openapi({ description: "Beyond the contract: the refund transaction." }),
+  })
+  .openapi("Order");
+
+const IdempotencyHeaders = z.object({
+  "idempotency-key": z
+    .string()
+    .min(1)
+    .max(255)
+    .regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces")
+    .optional()
+    .openapi({
+      description:
+        "Same partner + key within 24 h returns the first order (201, same body); a different body → 422.",
+    }),
+});
+
+export const ordersRouter = createRouter<PartnerEnv>()
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/partner/orders",
+      tags,
+      security,
+      summary: "Create an exchange order",
+      description:
+        "Returns the deposit address (and tag on memo networks). The order expires if no deposit arrives within 30 minutes.",
+      request: {
+        headers: IdempotencyHeaders,
+        body: { content: { "application/json": { schema: CreateOrderBody } }, required: true },
+      },
+      responses: {
+        201: {
+          description: "Created (or replayed for a repeated Idempotency-Key).",
+          content: { "application/json": { schema: OrderSchema } },
+        },
+        ...errorResponses(400, 401, 403, 422, 503),
+      },
+    }),
+    async (c) => {
+      const { order } = await createOrder(
+        c.env,
+        c.get("config"),
+        c.get("partner"),
+        c.req.valid("json"),
+        c.req.valid("header")["idempotency-key"],
+        Date.now(),
+      );
+      c.header("Cache-Control", "no-store");
+      return c.json(order, 201);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/partner/orders/{order_id}",
+      tags,
+      security,
+      summary: "Get an order by UUID or short_id",
+      request: {
+        params: z.object({
+          order_id: z.string().min(1).max(64).openapi({ description: "Order UUID or short_id (any case)." }),
+        }),
+      },
+      responses: {
+        200: {
+          description: "The order with its current status.",
+          content: { "application/json": { schema: OrderSchema } },
+        },
+        ...errorResponses(401, 403, 404),
+      },
+    }),
+    async (c) => {
+      const order = await readOrder(c.env, c.get("partner"), c.req.valid("param").order_id);
+      c.header("Cache-Control", "no-store");
+      return c.json(order, 200);
+    },
+  );

@@ -4,16 +4,14 @@ import { priceQuote } from "../../services/quoting";
 import { insertQuote } from "../../storage/quotes";
 import { badRequest } from "../errors";
 import { createRouter } from "../router";
-import { errorResponses } from "../schemas";
+import { DECIMAL_STRING, errorResponses, ticker } from "../schemas";
 
-const DECIMAL = /^(?:0|[1-9]\d{0,29})(?:\.\d{1,30})?$/;
 const decimalParam = (description: string) =>
   z
     .string()
-    .regex(DECIMAL, "must be a positive decimal number such as 0.5")
+    .regex(DECIMAL_STRING, "must be a positive decimal number such as 0.5")
     .optional()
     .openapi({ description });
-const ticker = z.string().trim().min(1).max(20);
 
 const RatesQuery = z.object({
   coin_from: ticker.openapi({ example: "BTC", description: "Source coin ticker." }),
@@ -41,37 +39,25 @@ export const RateQuoteSchema = z
     network_from: z.string().openapi({ description: "Beyond the contract: the resolved source network." }),
     network_to: z.string().openapi({ description: "Beyond the contract: the resolved destination network." }),
     rate_type: z.enum(["float", "fixed"]),
-    rate: z
-      .number()
-      .openapi({
-        description:
-          "Effective rate: amount_to / amount_from after spread, markup and payout fee (≤ 12 significant digits).",
-      }),
+    rate: z.number().openapi({
+      description:
+        "Effective rate: amount_to / amount_from after spread, markup and payout fee (≤ 12 significant digits).",
+    }),
     amount_from: z
       .number()
       .openapi({ description: "Beyond the contract: the amount quoted, in coin_from units." }),
-    amount_to: z
-      .number()
-      .openapi({
-        description: "Beyond the contract: what the recipient gets, in coin_to units, after the payout fee.",
-      }),
+    amount_to: z.number().openapi({
+      description: "Beyond the contract: what the recipient gets, in coin_to units, after the payout fee.",
+    }),
     min_amount: z.number().openapi({ description: "Minimum amount_from for this pair (rounded up)." }),
     max_amount: z.number().openapi({ description: "Maximum amount_from for this pair (rounded down)." }),
-    expires_in: z
-      .number()
-      .int()
-      .nullable()
-      .openapi({
-        description:
-          "Seconds the quote stays valid: null for float quotes; for fixed quotes the seconds left.",
-      }),
-    quote_id: z
-      .uuid()
-      .optional()
-      .openapi({
-        description:
-          "Fixed quotes only: pass as `quote_id` to POST /partner/orders to lock exactly this quote.",
-      }),
+    expires_in: z.number().int().nullable().openapi({
+      description: "Seconds the quote stays valid: null for float quotes; for fixed quotes the seconds left.",
+    }),
+    quote_id: z.uuid().optional().openapi({
+      description:
+        "Fixed quotes only: pass as `quote_id` to POST /partner/orders to lock exactly this quote.",
+    }),
   })
   .openapi("RateQuote");
 

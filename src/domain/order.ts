@@ -1,0 +1,135 @@
+import { parseDecimal, toJsonNumber } from "./money";
+import type { OrderStatus, StatusReason } from "./order-state";
+
+export type RateType = "float" | "fixed";
+
+/** Everything an OrderObject stores about its order (camelCase; the API view is snake_case). */
+export interface OrderRecord {
+  id: string;
+  shortId: string;
+  partnerId: string;
+  status: OrderStatus;
+  statusReason: StatusReason | null;
+  createdAt: string;
+  updatedAt: string;
+  expiresAt: string;
+  /** End of the late-deposit watch of an expired order. */
+  lateWatchEndsAt: string;
+  coinFrom: string;
+  networkFrom: string;
+  contractFrom: string | null;
+  decimalsFrom: number;
+  coinTo: string;
+  networkTo: string;
+  contractTo: string | null;
+  decimalsTo: number;
+  amountFromExpected: string;
+  amountToExpected: string;
+  rateType: RateType;
+  rateQuoted: string;
+  quoteId: string | null;
+  spreadBps: number;
+  markupBps: number;
+  depositAddress: string;
+  depositAddressTag: string | null;
+  recipientAddress: string;
+  recipientAddressTag: string | null;
+  refundAddress: string | null;
+  refundAddressTag: string | null;
+  depositTxid: string | null;
+  depositConfirmations: number | null;
+  depositConfirmationsRequired: number;
+  amountFromReceived: string | null;
+  amountToActual: string | null;
+  payoutTxid: string | null;
+  refundTxid: string | null;
+  idempotencyKey: string | null;
+  /** SHA-256 of the canonical request, to tell a replay from a conflicting reuse of the key. */
+  requestHash: string;
+}
+
+/** What the Worker decides before the object allocates the deposit address and short id. */
+export type OrderDraft = Omit<OrderRecord, "shortId" | "depositAddress" | "depositAddressTag">;
+
+/** The Order of the contract (§2.3) plus the documented extras. */
+export interface OrderView {
+  id: string;
+  short_id: string;
+  status: OrderStatus;
+  status_reason: StatusReason | null;
+  created_at: string;
+  updated_at: string;
+  expires_at: string;
+  coin_from: string;
+  network_from: string;
+  coin_to: string;
+  network_to: string;
+  amount_from_expected: number;
+  amount_to_expected: number;
+  amount_from_received: number | null;
+  amount_to_actual: number | null;
+  rate_type: RateType;
+  rate_quoted: number;
+  deposit_address: string;
+  deposit_address_tag: string | null;
+  recipient_address: string;
+  recipient_address_tag: string | null;
+  refund_address: string | null;
+  refund_address_tag: string | null;
+  deposit_txid: string | null;
+  deposit_confirmations: number | null;
+  deposit_confirmations_required: number;
+  payout_txid: string | null;
+  refund_txid: string | null;
+}
+
+const num = (s: string) => toJsonNumber(parseDecimal(s));
+const numOrNull = (s: string | null) => (s === null ? null : num(s));
+
+export function orderView(r: OrderRecord): OrderView {
+  return {
+    id: r.id,
+    short_id: r.shortId,
+    status: r.status,
+    status_reason: r.statusReason,
+    created_at: r.createdAt,
+    updated_at: r.updatedAt,
+    expires_at: r.expiresAt,
+    coin_from: r.coinFrom,
+    network_from: r.networkFrom,
+    coin_to: r.coinTo,
+    network_to: r.networkTo,
+    amount_from_expected: num(r.amountFromExpected),
+    amount_to_expected: num(r.amountToExpected),
+    amount_from_received: numOrNull(r.amountFromReceived),
+    amount_to_actual: numOrNull(r.amountToActual),
+    rate_type: r.rateType,
+    rate_quoted: num(r.rateQuoted),
+    deposit_address: r.depositAddress,
+    deposit_address_tag: r.depositAddressTag,
+    recipient_address: r.recipientAddress,
+    recipient_address_tag: r.recipientAddressTag,
+    refund_address: r.refundAddress,
+    refund_address_tag: r.refundAddressTag,
+    deposit_txid: r.depositTxid,
+    deposit_confirmations: r.depositConfirmations,
+    deposit_confirmations_required: r.depositConfirmationsRequired,
+    payout_txid: r.payoutTxid,
+    refund_txid: r.refundTxid,
+  };
+}
+
+/**
+ * The order id for a request carrying an Idempotency-Key: a UUID (RFC 9562 version 8) derived from
+ * the partner and the key, so concurrent duplicates reach the same OrderObject and create one order.
+ */
+export async function idempotentOrderId(partnerId: string, key: string): Promise<string> {
+  const digest = new Uint8Array(
+    await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`${partnerId}\n${key}`)),
+  );
+  const b = digest.slice(0, 16);
+  b[6] = ((b[6] ?? 0) & 0x0f) | 0x80;
+  b[8] = ((b[8] ?? 0) & 0x3f) | 0x80;
+  const hex = [...b].map((x) => x.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}

@@ -1,0 +1,137 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { validateAddress } from "../../../domain/addresses";
+import { ORDER_STATUSES } from "../../../domain/order-state";
+import { normalizeShortId } from "../../../domain/short-id";
+import { loadCatalog } from "../../../storage/catalog";
+import { addPoolAddresses, poolCounts } from "../../../storage/orders";
+import { ApiError, badRequest } from "../../errors";
+import { createRouter } from "../../router";
+import { errorResponses } from "../../schemas";
+import { OrderSchema } from "../orders";
+
+const security = [{ AdminBearer: [] }];
+
+const EventSchema = z
+  .object({
+    seq: z.number().int(),
+    at: z.string(),
+    from_status: z.enum(ORDER_STATUSES).nullable(),
+    to_status: z.enum(ORDER_STATUSES),
+    reason: z.string(),
+    data: z.record(z.string(), z.unknown()).nullable(),
+  })
+  .openapi("OrderEvent");
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const adminOrdersRouter = createRouter()
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/orders/{id}",
+      tags: ["Admin: orders"],
+      security,
+      summary: "An order with its full event log (support view)",
+      request: {
+        params: z.object({
+          id: z.string().min(1).max(64).openapi({ description: "Order UUID or short_id." }),
+        }),
+      },
+      responses: {
+        200: {
+          description: "The order, its partner and its event log.",
+          content: {
+            "application/json": {
+              schema: OrderSchema.extend({ partner_id: z.string(), events: z.array(EventSchema) }),
+            },
+          },
+        },
+        ...errorResponses(401, 404),
+      },
+    }),
+    async (c) => {
+      const raw = c.req.valid("param").id;
+      let id: string | null = UUID_RE.test(raw) ? raw.toLowerCase() : null;
+      const shortId = id ? null : normalizeShortId(raw);
+      if (shortId) {
+        const row = await c.env.DB.prepare("SELECT id FROM orders WHERE short_id = ?")
+          .bind(shortId)
+          .first<{ id: string }>();
+        id = row?.id ?? null;
+      }
+      const found = id ? await c.env.ORDERS.getByName(id).inspect() : null;
+      if (!found) throw new ApiError(404, "order_not_found", "Order not found.");
+      return c.json({ ...found.order, partner_id: found.partner_id, events: found.events }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/address-pool/{network}",
+      tags: ["Admin: deposit addresses"],
+      security,
+      summary: "Load deposit addresses into a network's pool (networks without public derivation, e.g. SOL)",
+      request: {
+        params: z.object({ network: z.string().min(1).max(20) }),
+        body: {
+          content: {
+            "application/json": {
+              schema: z.strictObject({ addresses: z.array(z.string().min(1).max(128)).min(1).max(1000) }),
+            },
+          },
+          required: true,
+        },
+      },
+      responses: {
+        201: {
+          description: "Addresses added (duplicates ignored).",
+          content: {
+            "application/json": { schema: z.object({ network: z.string(), added: z.number().int() }) },
+          },
+        },
+        ...errorResponses(400, 401, 404),
+      },
+    }),
+    async (c) => {
+      const network = c.req.valid("param").network.toUpperCase();
+      const catalog = await loadCatalog(c.env.DB);
+      if (!catalog.some((r) => r.network === network))
+        throw new ApiError(404, "not_found", `Unknown network ${network}.`);
+      const checked = c.req
+        .valid("json")
+        .addresses.map((a, i) => ({ i, check: validateAddress(network, a) }));
+      const bad = checked.filter((x) => !x.check.ok);
+      if (bad.length > 0) {
+        throw badRequest(
+          `${bad.length} address(es) are not valid ${network} addresses; nothing was added.`,
+          bad.map((x) => ({ field: `addresses.${x.i}`, message: x.check.ok ? "" : x.check.reason })),
+        );
+      }
+      const addresses = checked.flatMap((x) => (x.check.ok ? [x.check.address] : []));
+      const added = await addPoolAddresses(c.env.DB, network, addresses, new Date().toISOString());
+      return c.json({ network, added }, 201);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/address-pool",
+      tags: ["Admin: deposit addresses"],
+      security,
+      summary: "Pool sizes per network",
+      responses: {
+        200: {
+          description: "Available and assigned addresses.",
+          content: {
+            "application/json": {
+              schema: z.object({
+                data: z.array(z.object({ network: z.string(), available: z.number(), assigned: z.number() })),
+              }),
+            },
+          },
+        },
+        ...errorResponses(401),
+      },
+    }),
+    async (c) => c.json({ data: await poolCounts(c.env.DB) }, 200),
+  );

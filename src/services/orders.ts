@@ -1,0 +1,195 @@
+import type { Config } from "../config";
+import { sha256Hex } from "../domain/credentials";
+import { depositScheme } from "../domain/deposit";
+import { checkDestination } from "../domain/destination";
+import { DomainError } from "../domain/errors";
+import { type Decimal, parseDecimal, toDecimalString } from "../domain/money";
+import { idempotentOrderId, type OrderDraft, type OrderView, type RateType } from "../domain/order";
+import { normalizeShortId } from "../domain/short-id";
+import type { Partner } from "../http/app-env";
+import { findOrderIdByShortId } from "../storage/orders";
+import { getQuote } from "../storage/quotes";
+import { priceQuote } from "./quoting";
+
+export interface CreateOrderBody {
+  coin_from: string;
+  network_from: string;
+  coin_to: string;
+  network_to: string;
+  amount_from: number | string;
+  rate_type: RateType;
+  recipient_address: string;
+  recipient_address_tag?: string | undefined;
+  refund_address?: string | undefined;
+  refund_address_tag?: string | undefined;
+  quote_id?: string | undefined;
+}
+
+export type CreateOrderOutcome = { created: boolean; order: OrderView };
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value && typeof value === "object") {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined);
+    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** A fixed quote from GET /partner/rates, locked by quote_id: same partner, pair, amount, unexpired. */
+async function lockedQuote(env: Env, partner: Partner, body: CreateOrderBody, amount: Decimal, now: number) {
+  if (!body.quote_id) return null;
+  if (body.rate_type !== "fixed")
+    throw new DomainError("quote_mismatch", "quote_id can only be used with rate_type fixed.");
+  const q = await getQuote(env.DB, body.quote_id);
+  if (!q || q.partner_id !== partner.id) {
+    throw new DomainError(
+      "quote_not_found",
+      "No such quote for this partner; request a fixed quote with your API key.",
+    );
+  }
+  if (now > Date.parse(q.expires_at))
+    throw new DomainError("quote_expired", `Quote ${q.id} expired at ${q.expires_at}.`);
+  const same =
+    q.coin_from === body.coin_from.toUpperCase() &&
+    q.network_from === body.network_from.toUpperCase() &&
+    q.coin_to === body.coin_to.toUpperCase() &&
+    q.network_to === body.network_to.toUpperCase() &&
+    parseDecimal(q.amount_from).eq(amount);
+  if (!same) {
+    throw new DomainError(
+      "quote_mismatch",
+      `Quote ${q.id} is for ${q.amount_from} ${q.coin_from}/${q.network_from} → ${q.coin_to}/${q.network_to}; the order must match it.`,
+    );
+  }
+  return q;
+}
+
+/**
+ * POST /partner/orders: every rule is checked before anything is allocated, so a rejected request
+ * changes nothing. The OrderObject then allocates the deposit address and short id exactly once.
+ */
+export async function createOrder(
+  env: Env,
+  config: Config,
+  partner: Partner,
+  body: CreateOrderBody,
+  idempotencyKey: string | undefined,
+  now: number,
+): Promise<CreateOrderOutcome> {
+  const amount = parseDecimal(String(body.amount_from));
+  const priced = await priceQuote(
+    env,
+    config,
+    {
+      coinFrom: body.coin_from,
+      networkFrom: body.network_from,
+      coinTo: body.coin_to,
+      networkTo: body.network_to,
+      amountFrom: amount,
+      rateType: body.rate_type,
+    },
+    partner.markupBps,
+    now,
+  );
+  const { from, to } = priced.pair;
+  const recipient = checkDestination(
+    to.network,
+    to.is_memo === 1,
+    body.recipient_address,
+    body.recipient_address_tag,
+    "recipient_address",
+  );
+  const refund =
+    body.refund_address === undefined
+      ? null
+      : checkDestination(
+          from.network,
+          from.is_memo === 1,
+          body.refund_address,
+          body.refund_address_tag,
+          "refund_address",
+        );
+  if (body.refund_address === undefined && body.refund_address_tag !== undefined) {
+    throw new DomainError("invalid_tag", "refund_address_tag needs a refund_address.");
+  }
+  const quote = await lockedQuote(env, partner, body, amount, now);
+  const scheme = depositScheme(from.network, from.is_memo === 1, config.deposit);
+  if (scheme.kind === "none")
+    throw new DomainError("pair_unavailable", `Pair unavailable: ${scheme.reason}.`);
+
+  const id = idempotencyKey ? await idempotentOrderId(partner.id, idempotencyKey) : crypto.randomUUID();
+  const at = new Date(now).toISOString();
+  const expiresAt = now + config.ORDER_EXPIRY_SECONDS * 1000;
+  const draft: OrderDraft = {
+    id,
+    partnerId: partner.id,
+    status: "waiting_deposit",
+    statusReason: null,
+    createdAt: at,
+    updatedAt: at,
+    expiresAt: new Date(expiresAt).toISOString(),
+    lateWatchEndsAt: new Date(expiresAt + config.LATE_DEPOSIT_WATCH_HOURS * 3_600_000).toISOString(),
+    coinFrom: from.coin,
+    networkFrom: from.network,
+    contractFrom: from.contract_address,
+    decimalsFrom: from.decimals,
+    coinTo: to.coin,
+    networkTo: to.network,
+    contractTo: to.contract_address,
+    decimalsTo: to.decimals,
+    amountFromExpected: toDecimalString(amount),
+    amountToExpected: quote ? quote.amount_to : toDecimalString(priced.quote.amountTo),
+    rateType: body.rate_type,
+    rateQuoted: quote ? quote.rate : toDecimalString(priced.quote.rate),
+    quoteId: quote?.id ?? null,
+    spreadBps: priced.input.spreadBps,
+    markupBps: priced.input.markupBps,
+    recipientAddress: recipient.address,
+    recipientAddressTag: recipient.tag,
+    refundAddress: refund?.address ?? null,
+    refundAddressTag: refund?.tag ?? null,
+    depositTxid: null,
+    depositConfirmations: null,
+    depositConfirmationsRequired: from.min_confirmations,
+    amountFromReceived: null,
+    amountToActual: null,
+    payoutTxid: null,
+    refundTxid: null,
+    idempotencyKey: idempotencyKey ?? null,
+    requestHash: await sha256Hex(canonicalJson(body)),
+  };
+  const result = await env.ORDERS.getByName(id).create(draft, scheme);
+  switch (result.kind) {
+    case "created":
+      return { created: true, order: result.order };
+    case "replayed":
+      return { created: false, order: result.order };
+    case "conflict":
+      throw new DomainError(
+        "idempotency_conflict",
+        "This Idempotency-Key was already used with a different request body.",
+      );
+    case "unavailable":
+      throw new DomainError("pair_unavailable", `Pair unavailable: ${result.reason}.`);
+  }
+}
+
+const notFound = () => new DomainError("order_not_found", "Order not found.");
+
+/** GET by UUID goes straight to the order's object (no D1); a short_id goes through the index. */
+export async function readOrder(env: Env, partner: Partner, orderId: string): Promise<OrderView> {
+  let id: string | null = null;
+  if (UUID_RE.test(orderId)) id = orderId.toLowerCase();
+  else {
+    const shortId = normalizeShortId(orderId);
+    if (shortId) id = await findOrderIdByShortId(env.DB, shortId, partner.id);
+  }
+  if (!id) throw notFound();
+  const order = await env.ORDERS.getByName(id).get(partner.id);
+  if (!order) throw notFound();
+  return order;
+}

@@ -1,0 +1,130 @@
+export interface OrderIndexRow {
+  id: string;
+  short_id: string;
+  partner_id: string;
+  status: string;
+  coin_from: string;
+  network_from: string;
+  coin_to: string;
+  network_to: string;
+  deposit_address: string;
+  deposit_address_tag: string | null;
+  created_at: string;
+  updated_at: string;
+  expires_at: string;
+}
+
+const COLUMNS =
+  "id, short_id, partner_id, status, coin_from, network_from, coin_to, network_to, deposit_address, deposit_address_tag, created_at, updated_at, expires_at";
+
+export async function insertOrderIndex(db: D1Database, r: OrderIndexRow): Promise<void> {
+  await db
+    .prepare(`INSERT INTO orders (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+    .bind(
+      r.id,
+      r.short_id,
+      r.partner_id,
+      r.status,
+      r.coin_from,
+      r.network_from,
+      r.coin_to,
+      r.network_to,
+      r.deposit_address,
+      r.deposit_address_tag,
+      r.created_at,
+      r.updated_at,
+      r.expires_at,
+    )
+    .run();
+}
+
+export async function updateOrderIndexStatus(
+  db: D1Database,
+  id: string,
+  status: string,
+  updatedAt: string,
+): Promise<void> {
+  await db
+    .prepare("UPDATE orders SET status = ?, updated_at = ? WHERE id = ?")
+    .bind(status, updatedAt, id)
+    .run();
+}
+
+export async function findOrderIdByShortId(
+  db: D1Database,
+  shortId: string,
+  partnerId: string,
+): Promise<string | null> {
+  const row = await db
+    .prepare("SELECT id FROM orders WHERE short_id = ? AND partner_id = ?")
+    .bind(shortId, partnerId)
+    .first<{ id: string }>();
+  return row?.id ?? null;
+}
+
+/** Orders still waiting for a deposit whose deadline passed before `before` (lost-alarm sweep). */
+export async function overdueWaitingOrders(db: D1Database, before: string, limit: number): Promise<string[]> {
+  const { results } = await db
+    .prepare(
+      "SELECT id FROM orders WHERE status = 'waiting_deposit' AND expires_at < ? ORDER BY expires_at LIMIT ?",
+    )
+    .bind(before, limit)
+    .all<{ id: string }>();
+  return results.map((r) => r.id);
+}
+
+/** Next value of a named counter, atomically (D1 runs one statement at a time). */
+export async function nextCounterValue(db: D1Database, name: string): Promise<number> {
+  const row = await db
+    .prepare(
+      `INSERT INTO address_counters (name, next_value) VALUES (?, 1)
+       ON CONFLICT (name) DO UPDATE SET next_value = next_value + 1
+       RETURNING next_value - 1 AS value`,
+    )
+    .bind(name)
+    .first<{ value: number }>();
+  if (!row) throw new Error(`counter ${name} returned no row`);
+  return row.value;
+}
+
+/** Takes one free pool address for an order, atomically; null when the pool is empty. */
+export async function claimPoolAddress(
+  db: D1Database,
+  network: string,
+  orderId: string,
+  now: string,
+): Promise<string | null> {
+  const row = await db
+    .prepare(
+      `UPDATE address_pool SET order_id = ?, assigned_at = ?
+        WHERE rowid = (SELECT rowid FROM address_pool WHERE network = ? AND order_id IS NULL ORDER BY added_at, address LIMIT 1)
+        RETURNING address`,
+    )
+    .bind(orderId, now, network)
+    .first<{ address: string }>();
+  return row?.address ?? null;
+}
+
+export async function addPoolAddresses(
+  db: D1Database,
+  network: string,
+  addresses: readonly string[],
+  now: string,
+): Promise<number> {
+  if (addresses.length === 0) return 0;
+  const stmt = db.prepare("INSERT OR IGNORE INTO address_pool (network, address, added_at) VALUES (?, ?, ?)");
+  const results = await db.batch(addresses.map((a) => stmt.bind(network, a, now)));
+  return results.reduce((n, r) => n + (r.meta.changes ?? 0), 0);
+}
+
+export async function poolCounts(
+  db: D1Database,
+): Promise<{ network: string; available: number; assigned: number }[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT network, SUM(order_id IS NULL) AS available, SUM(order_id IS NOT NULL) AS assigned
+         FROM address_pool GROUP BY network ORDER BY network`,
+    )
+    .all<{ network: string; available: number; assigned: number }>();
+  return results;
+}

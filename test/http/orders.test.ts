@@ -1,0 +1,461 @@
+import { runDurableObjectAlarm } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { deriveDepositAddress, validateAddress } from "../../src/domain/addresses";
+import { sweepLostAlarms } from "../../src/services/sweep";
+import { admin, call, createPartner, expectError, json, setPrices, type TestPartner } from "../helpers";
+
+interface Order {
+  [k: string]: unknown;
+  id: string;
+  short_id: string;
+  status: string;
+  deposit_address: string;
+  deposit_address_tag: string | null;
+  created_at: string;
+  expires_at: string;
+}
+
+// Real published addresses (see test/domain/addresses.test.ts).
+const TRON_ADDR = "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t";
+const BTC_ADDR = "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4";
+const XRP_ADDR = "rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh";
+const ETH_ADDR = "0x9858EfFD232B4033E47d90003D41EC34EcaEda94";
+
+const BASE_ORDER = {
+  coin_from: "BTC",
+  network_from: "BTC",
+  coin_to: "USDT",
+  network_to: "TRX",
+  amount_from: 0.01,
+  rate_type: "float",
+  recipient_address: TRON_ADDR,
+};
+
+let partner: TestPartner;
+let other: TestPartner;
+
+function post(body: unknown, p: TestPartner = partner, headers: Record<string, string> = {}) {
+  return call("/api/v1/partner/orders", {
+    method: "POST",
+    body: typeof body === "string" ? body : JSON.stringify(body),
+    headers: { Authorization: `Bearer ${p.key}`, "content-type": "application/json", ...headers },
+  });
+}
+const get = (id: string, p: TestPartner = partner) =>
+  call(`/api/v1/partner/orders/${id}`, { headers: { "X-API-Key": p.key } });
+
+async function state() {
+  const orders = await env.DB.prepare("SELECT COUNT(*) AS n FROM orders").first<{ n: number }>();
+  const counters = await env.DB.prepare("SELECT name, next_value FROM address_counters ORDER BY name").all();
+  const pool = await env.DB.prepare("SELECT address, order_id FROM address_pool ORDER BY address").all();
+  return { orders: orders?.n, counters: counters.results, pool: pool.results };
+}
+
+beforeAll(async () => {
+  await setPrices();
+  partner = await createPartner({ name: "orders-a", rate_limit_per_minute: 5000 });
+  other = await createPartner({ name: "orders-b", rate_limit_per_minute: 5000 });
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("POST /api/v1/partner/orders", () => {
+  it("creates a float order: 201, every contract field, a fresh derived deposit address", async () => {
+    const res = await post(BASE_ORDER);
+    expect(res.status).toBe(201);
+    const o = await json<Order>(res);
+    // BTC 60000 / USDT 1, float spread 50 bps: 0.01 × 59700 − 1 USDT fee = 596; rate 59600
+    expect(o).toMatchObject({
+      status: "waiting_deposit",
+      coin_from: "BTC",
+      network_from: "BTC",
+      coin_to: "USDT",
+      network_to: "TRX",
+      amount_from_expected: 0.01,
+      amount_to_expected: 596,
+      rate_type: "float",
+      rate_quoted: 59600,
+      deposit_address_tag: null,
+      recipient_address: TRON_ADDR,
+      deposit_txid: null,
+      deposit_confirmations: null,
+      deposit_confirmations_required: 2,
+      payout_txid: null,
+      refund_address: null,
+      refund_txid: null,
+      amount_from_received: null,
+      amount_to_actual: null,
+      status_reason: null,
+    });
+    expect(o.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(o.short_id).toMatch(/^[0-9A-HJKMNP-TV-Z]{10}$/);
+    expect(Date.parse(o.expires_at) - Date.parse(o.created_at)).toBe(1800 * 1000);
+    expect(o.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(validateAddress("BTC", o.deposit_address)).toMatchObject({ ok: true });
+    // The address is the xpub's child at the index the counter handed out.
+    const counter = await env.DB.prepare(
+      "SELECT next_value FROM address_counters WHERE name LIKE 'xpub:%' AND name = ?",
+    )
+      .bind(`xpub:${env.DEPOSIT_XPUB_BTC}`)
+      .first<{ next_value: number }>();
+    expect(o.deposit_address).toBe(
+      deriveDepositAddress("btc", env.DEPOSIT_XPUB_BTC, (counter?.next_value ?? 0) - 1),
+    );
+    const row = await env.DB.prepare("SELECT * FROM orders WHERE id = ?").bind(o.id).first();
+    expect(row).toMatchObject({
+      short_id: o.short_id,
+      partner_id: partner.id,
+      status: "waiting_deposit",
+      deposit_address: o.deposit_address,
+    });
+  });
+
+  it("accepts the key as X-API-Key too, and amounts as decimal strings", async () => {
+    const res = await call("/api/v1/partner/orders", {
+      method: "POST",
+      body: JSON.stringify({ ...BASE_ORDER, amount_from: "0.02" }),
+      headers: { "X-API-Key": partner.key, "content-type": "application/json" },
+    });
+    expect(res.status).toBe(201);
+    expect((await json<Order>(res)).amount_from_expected).toBe(0.02);
+  });
+
+  it("fixed order without quote_id takes the current fixed rate", async () => {
+    const o = await json<Order>(await post({ ...BASE_ORDER, rate_type: "fixed" }));
+    // fixed spread 100 bps: 0.01 × 59400 − 1 = 593
+    expect(o).toMatchObject({ rate_type: "fixed", amount_to_expected: 593, rate_quoted: 59300 });
+  });
+
+  it("memo networks: the configured address and a unique tag per order", async () => {
+    const a = await json<Order>(
+      await post({ ...BASE_ORDER, coin_from: "XRP", network_from: "XRP", amount_from: 100 }),
+    );
+    const b = await json<Order>(
+      await post({ ...BASE_ORDER, coin_from: "XRP", network_from: "XRP", amount_from: 100 }),
+    );
+    expect(a.deposit_address).toBe(env.DEPOSIT_ADDRESS_XRP);
+    expect(b.deposit_address).toBe(env.DEPOSIT_ADDRESS_XRP);
+    expect(a.deposit_address_tag).toMatch(/^\d{6,}$/);
+    expect(b.deposit_address_tag).not.toBe(a.deposit_address_tag);
+  });
+
+  it("recipient tags on memo destinations; X-addresses decoded; EVM stored checksummed", async () => {
+    const xrp = await json<Order>(
+      await post({
+        ...BASE_ORDER,
+        coin_to: "XRP",
+        network_to: "XRP",
+        recipient_address: XRP_ADDR,
+        recipient_address_tag: "12345",
+      }),
+    );
+    expect(xrp).toMatchObject({ recipient_address: XRP_ADDR, recipient_address_tag: "12345" });
+    const x = await json<Order>(
+      await post({
+        ...BASE_ORDER,
+        coin_to: "XRP",
+        network_to: "XRP",
+        recipient_address: "XVLhHMPHU98es4dbozjVtdWzVrDjtV18pX8yuPT7y4xaEHi",
+      }),
+    );
+    expect(x.recipient_address).toMatch(/^r/);
+    expect(x.recipient_address_tag).toBe("4294967295");
+    const eth = await json<Order>(
+      await post({
+        ...BASE_ORDER,
+        coin_to: "ETH",
+        network_to: "ETH",
+        recipient_address: ETH_ADDR.toLowerCase(),
+      }),
+    );
+    expect(eth.recipient_address).toBe(ETH_ADDR);
+  });
+
+  it("refund_address is validated for network_from and kept", async () => {
+    const o = await json<Order>(await post({ ...BASE_ORDER, refund_address: BTC_ADDR }));
+    expect(o.refund_address).toBe(BTC_ADDR);
+    const e = await expectError(
+      await post({ ...BASE_ORDER, refund_address: TRON_ADDR }),
+      422,
+      "invalid_address",
+    );
+    expect(e.detail).toMatch(/refund_address is not a valid BTC address/);
+  });
+});
+
+describe("POST /api/v1/partner/orders: every validation branch changes nothing", () => {
+  it("schema errors → 400 invalid_request naming the field", async () => {
+    const before = await state();
+    for (const field of Object.keys(BASE_ORDER)) {
+      const body: Record<string, unknown> = { ...BASE_ORDER };
+      delete body[field];
+      const e = await expectError(await post(body), 400, "invalid_request");
+      expect(e.errors?.map((x) => x.field)).toContain(field);
+    }
+    const bad: [Record<string, unknown>, string][] = [
+      [{ amount_from: 0 }, "amount_from"],
+      [{ amount_from: -1 }, "amount_from"],
+      [{ amount_from: "abc" }, "amount_from"],
+      [{ amount_from: "1e5" }, "amount_from"],
+      [{ amount_from: true }, "amount_from"],
+      [{ amount_from: 1e300 }, "amount_from"],
+      [{ rate_type: "sometimes" }, "rate_type"],
+      [{ recipient_address: 42 }, "recipient_address"],
+      [{ recipient_address: "" }, "recipient_address"],
+      [{ quote_id: "not-a-uuid" }, "quote_id"],
+      [{ surprise: 1 }, ""],
+    ];
+    for (const [patch, field] of bad) {
+      const e = await expectError(await post({ ...BASE_ORDER, ...patch }), 400, "invalid_request");
+      if (field) expect(e.errors?.map((x) => x.field)).toContain(field);
+    }
+    await expectError(await post("{ nope"), 400, "invalid_request");
+    await expectError(await post("[]"), 400, "invalid_request");
+    await expectError(
+      await post(BASE_ORDER, partner, { "Idempotency-Key": "x".repeat(256) }),
+      400,
+      "invalid_request",
+    );
+    expect(await state()).toEqual(before);
+  });
+
+  it("business rules → 400/422 with the reason", async () => {
+    const before = await state();
+    const cases: [Record<string, unknown>, number, string, RegExp][] = [
+      [{ coin_from: "NOPE" }, 400, "pair_unavailable", /unknown coin NOPE/],
+      [{ coin_from: "DASH", network_from: "DASH" }, 400, "pair_unavailable", /deposits of DASH/],
+      [{ coin_to: "USDT", network_to: "SOL" }, 400, "pair_unavailable", /not available on network SOL/],
+      // USDT's max of 500000 caps the pair: (500000 + 1) / 59700 = 8.37522613… BTC (rounded down).
+      [{ amount_from: 0.0001 }, 422, "amount_below_min", /min 0\.0005 BTC, max 8\.37522613 BTC/],
+      [{ amount_from: 9 }, 422, "amount_above_max", /min 0\.0005 BTC, max 8\.37522613 BTC/],
+      [{ amount_from: 0.123456789 }, 400, "invalid_amount", /8 decimal places/],
+      [
+        { recipient_address: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6T" },
+        422,
+        "invalid_address",
+        /not a valid TRX address/,
+      ],
+      [{ recipient_address: BTC_ADDR }, 422, "invalid_address", /recipient_address/],
+      [{ recipient_address_tag: "123" }, 422, "invalid_tag", /TRX does not use memos/],
+      [
+        { coin_to: "XRP", network_to: "XRP", recipient_address: XRP_ADDR, recipient_address_tag: "abc" },
+        422,
+        "invalid_tag",
+        /XRP tag/,
+      ],
+      [
+        {
+          coin_to: "XRP",
+          network_to: "XRP",
+          recipient_address: "XVLhHMPHU98es4dbozjVtdWzVrDjtV18pX8yuPT7y4xaEHi",
+          recipient_address_tag: "1",
+        },
+        422,
+        "invalid_tag",
+        /X-address/,
+      ],
+      [{ refund_address_tag: "1" }, 422, "invalid_tag", /needs a refund_address/],
+      [
+        { coin_from: "SOL", network_from: "SOL", amount_from: 1 },
+        400,
+        "pair_unavailable",
+        /no free deposit address for SOL/,
+      ],
+    ];
+    for (const [patch, status, code, detail] of cases) {
+      const e = await expectError(await post({ ...BASE_ORDER, ...patch }), status, code);
+      expect(e.detail).toMatch(detail);
+    }
+    expect(await state()).toEqual(before);
+  });
+
+  it("quote_id: locks the quote; unknown, foreign, expired and mismatching quotes → 422", async () => {
+    const quote = async (p: TestPartner, amount = "0.01") => {
+      const r = await call(
+        `/api/v1/partner/rates?coin_from=BTC&coin_to=USDT&network_to=TRX&amount=${amount}&rate_type=fixed`,
+        {
+          headers: { "X-API-Key": p.key },
+        },
+      );
+      return json<{ quote_id: string; rate: number; amount_to: number }>(r);
+    };
+    const q = await quote(partner);
+    const before = await state();
+    await expectError(await post({ ...BASE_ORDER, quote_id: q.quote_id }), 422, "quote_mismatch"); // float + quote
+    await expectError(
+      await post({ ...BASE_ORDER, rate_type: "fixed", quote_id: crypto.randomUUID() }),
+      422,
+      "quote_not_found",
+    );
+    const foreign = await quote(other);
+    await expectError(
+      await post({ ...BASE_ORDER, rate_type: "fixed", quote_id: foreign.quote_id }),
+      422,
+      "quote_not_found",
+    );
+    await expectError(
+      await post({ ...BASE_ORDER, rate_type: "fixed", amount_from: 0.02, quote_id: q.quote_id }),
+      422,
+      "quote_mismatch",
+    );
+    await expectError(
+      await post({
+        ...BASE_ORDER,
+        rate_type: "fixed",
+        coin_to: "USDT",
+        network_to: "ETH",
+        recipient_address: ETH_ADDR,
+        quote_id: q.quote_id,
+      }),
+      422,
+      "quote_mismatch",
+    );
+    expect(await state()).toEqual(before);
+
+    // Prices move; the locked quote keeps its rate.
+    await setPrices({ BTC: "50000" });
+    const locked = await json<Order>(await post({ ...BASE_ORDER, rate_type: "fixed", quote_id: q.quote_id }));
+    expect(locked).toMatchObject({ rate_quoted: q.rate, amount_to_expected: q.amount_to });
+    expect(locked.rate_quoted).toBe(59300);
+    await setPrices();
+
+    const late = await quote(partner);
+    vi.useFakeTimers({ now: Date.now() + 61_000, toFake: ["Date"] });
+    const e = await expectError(
+      await post({ ...BASE_ORDER, rate_type: "fixed", quote_id: late.quote_id }),
+      422,
+      "quote_expired",
+    );
+    expect(e.detail).toMatch(/expired/);
+  });
+
+  it("SOL: an operator-loaded pool; each order takes one address, then the pair is unavailable again", async () => {
+    const addrs = ["11111111111111111111111111111111", "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"];
+    await expectError(
+      await admin("/address-pool/SOL", { method: "POST", json: { addresses: ["nope"] } }),
+      400,
+      "invalid_request",
+    );
+    const load = await admin("/address-pool/sol", { method: "POST", json: { addresses: addrs } });
+    expect(load.status).toBe(201);
+    expect(await json(load)).toEqual({ network: "SOL", added: 2 });
+    const body = { ...BASE_ORDER, coin_from: "SOL", network_from: "SOL", amount_from: 1 };
+    const a = await json<Order>(await post(body));
+    const b = await json<Order>(await post(body));
+    expect(new Set([a.deposit_address, b.deposit_address])).toEqual(new Set(addrs));
+    await expectError(await post(body), 400, "pair_unavailable");
+    expect(await json(await admin("/address-pool"))).toEqual({
+      data: [{ network: "SOL", available: 0, assigned: 2 }],
+    });
+  });
+});
+
+describe("Idempotency-Key", () => {
+  it("same key and body → 201 with the same body; different body → 422; other partner → separate order", async () => {
+    const key = `idem-${crypto.randomUUID()}`;
+    const first = await post(BASE_ORDER, partner, { "Idempotency-Key": key });
+    expect(first.status).toBe(201);
+    const a = await json<Order>(first);
+    const again = await post(BASE_ORDER, partner, { "Idempotency-Key": key });
+    expect(again.status).toBe(201);
+    expect(await json<Order>(again)).toEqual(a);
+    const before = await state();
+    await expectError(
+      await post({ ...BASE_ORDER, amount_from: 0.02 }, partner, { "Idempotency-Key": key }),
+      422,
+      "idempotency_conflict",
+    );
+    expect(await state()).toEqual(before);
+    const theirs = await json<Order>(await post(BASE_ORDER, other, { "Idempotency-Key": key }));
+    expect(theirs.id).not.toBe(a.id);
+  });
+
+  it("concurrent duplicates create one order", async () => {
+    const key = `race-${crypto.randomUUID()}`;
+    const before = (await state()).orders ?? 0;
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => post(BASE_ORDER, partner, { "Idempotency-Key": key })),
+    );
+    const bodies = await Promise.all(results.map((r) => json<Order>(r)));
+    expect(results.map((r) => r.status)).toEqual(Array(10).fill(201));
+    expect(new Set(bodies.map((b) => b.id)).size).toBe(1);
+    expect(new Set(bodies.map((b) => b.deposit_address)).size).toBe(1);
+    expect((await state()).orders).toBe(before + 1);
+  });
+});
+
+describe("concurrency", () => {
+  it("200 concurrent creations → 200 distinct deposit addresses/tags and short ids", async () => {
+    const bodies = Array.from({ length: 200 }, (_, i) =>
+      i % 2 === 0 ? BASE_ORDER : { ...BASE_ORDER, coin_from: "XRP", network_from: "XRP", amount_from: 100 },
+    );
+    const res = await Promise.all(bodies.map((b) => post(b)));
+    expect(res.every((r) => r.status === 201)).toBe(true);
+    const orders = await Promise.all(res.map((r) => json<Order>(r)));
+    expect(new Set(orders.map((o) => o.id)).size).toBe(200);
+    expect(new Set(orders.map((o) => o.short_id)).size).toBe(200);
+    expect(new Set(orders.map((o) => `${o.deposit_address}/${o.deposit_address_tag}`)).size).toBe(200);
+  });
+});
+
+describe("GET /api/v1/partner/orders/{order_id}", () => {
+  it("by UUID and by short_id in any case; another partner's order is 404 like an unknown one", async () => {
+    const o = await json<Order>(await post(BASE_ORDER));
+    expect(await json<Order>(await get(o.id))).toEqual(o);
+    expect(await json<Order>(await get(o.short_id.toLowerCase()))).toEqual(o);
+    const mixed = [...o.short_id].map((ch, i) => (i % 2 ? ch.toLowerCase() : ch)).join("");
+    expect((await get(mixed)).status).toBe(200);
+    const unknown = await expectError(await get(crypto.randomUUID()), 404, "order_not_found");
+    const foreignUuid = await expectError(await get(o.id, other), 404, "order_not_found");
+    const foreignShort = await expectError(await get(o.short_id, other), 404, "order_not_found");
+    expect(foreignUuid.detail).toBe(unknown.detail);
+    expect(foreignShort.detail).toBe(unknown.detail);
+    await expectError(await get("not-an-id"), 404, "order_not_found");
+  });
+
+  it("needs the key", async () => {
+    const o = await json<Order>(await post(BASE_ORDER));
+    await expectError(await call(`/api/v1/partner/orders/${o.id}`), 401, "invalid_api_key");
+  });
+});
+
+describe("expiry", () => {
+  it("the alarm expires an order still waiting at expires_at, not before; the index and the event log follow", async () => {
+    const o = await json<Order>(await post(BASE_ORDER));
+    const stub = env.ORDERS.getByName(o.id);
+    expect(await runDurableObjectAlarm(stub)).toBe(true); // early run: nothing is due yet
+    expect((await json<Order>(await get(o.id))).status).toBe("waiting_deposit");
+
+    vi.useFakeTimers({ now: Date.parse(o.expires_at), toFake: ["Date"] });
+    await runDurableObjectAlarm(stub);
+    const expired = await json<Order>(await get(o.id));
+    expect(expired.status).toBe("expired");
+    expect(expired.status_reason).toBeNull();
+    const row = await env.DB.prepare("SELECT status, updated_at FROM orders WHERE id = ?").bind(o.id).first();
+    expect(row).toEqual({ status: "expired", updated_at: expired.updated_at });
+    const view = await json<{ events: { from_status: string | null; to_status: string; reason: string }[] }>(
+      await admin(`/orders/${o.id}`),
+    );
+    expect(view.events.map((e) => [e.from_status, e.to_status])).toEqual([
+      [null, "waiting_deposit"],
+      ["waiting_deposit", "expired"],
+    ]);
+    // At-least-once alarms: a second run changes nothing.
+    await runDurableObjectAlarm(stub);
+    const again = await json<{ events: unknown[] }>(await admin(`/orders/${o.short_id.toLowerCase()}`));
+    expect(again.events).toHaveLength(2);
+  });
+
+  it("the cron sweep repairs an order whose alarm was lost", async () => {
+    const o = await json<Order>(await post(BASE_ORDER));
+    await env.ORDERS.getByName(o.id).tick(); // nothing due yet
+    expect((await json<Order>(await get(o.id))).status).toBe("waiting_deposit");
+    vi.useFakeTimers({ now: Date.parse(o.expires_at) + 120_000, toFake: ["Date"] });
+    const swept = await sweepLostAlarms(env, Date.now());
+    expect(swept).toBeGreaterThanOrEqual(1);
+    expect((await json<Order>(await get(o.id))).status).toBe("expired");
+  });
+});
