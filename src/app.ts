@@ -9,6 +9,7 @@ import { createRouter } from "./http/router";
 import { adminOrdersRouter } from "./http/routes/admin/orders";
 import { adminPartnersRouter } from "./http/routes/admin/partners";
 import { adminPricesRouter } from "./http/routes/admin/prices";
+import { adminSimRouter } from "./http/routes/admin/sim";
 import { currenciesRouter } from "./http/routes/currencies";
 import { mountDocs } from "./http/routes/docs";
 import { iconsRouter } from "./http/routes/icons";
@@ -48,6 +49,7 @@ export function createApp() {
   app.route("/admin/v1", adminPartnersRouter);
   app.route("/admin/v1", adminPricesRouter);
   app.route("/admin/v1", adminOrdersRouter);
+  app.route("/admin/v1", adminSimRouter);
   app.route("/api/v1", iconsRouter);
   mountDocs(app);
 

@@ -35,25 +35,32 @@ export const configSchema = z.object({
   DEFAULT_PARTNER_RATE_LIMIT_PER_MINUTE: int(600, 1),
   CHAIN_MODE: z.string().default("simulated"),
   CHAIN_POLL_SECONDS: int(15, 1),
-  EXCHANGE_MODE: z.enum(["simulated", "http"]).default("simulated"),
+  EXCHANGE_MODE: z.enum(["simulated"]).default("simulated"),
   PAYOUT_MODE: z.enum(["simulated", "http"]).default("simulated"),
   PAYOUT_MAX_ATTEMPTS: int(5, 1),
+  EXCHANGE_MAX_ATTEMPTS: int(5, 1),
+  PAYOUT_GATEWAY_URL: z.string().optional(),
+  PAYOUT_GATEWAY_SECRET: z.string().optional(),
   ALLOW_HTTP_WEBHOOKS: flag(false),
 });
 
-export type Config = z.infer<typeof configSchema> & { deposit: DepositConfig };
+export interface ChainEndpoints {
+  /** CHAIN_URL_<NETWORK>: provider base URL of a network's real chain reader. */
+  urls: Readonly<Record<string, string>>;
+  /** CHAIN_API_KEY_<NETWORK>: optional provider key (TronGrid). */
+  apiKeys: Readonly<Record<string, string>>;
+}
 
-/** DEPOSIT_XPUB_<FAMILY> and DEPOSIT_ADDRESS_<NETWORK> vars, keyed by their suffix. */
-function depositConfig(env: object): DepositConfig {
-  const xpubs: Record<string, string> = {};
-  const addresses: Record<string, string> = {};
+export type Config = z.infer<typeof configSchema> & { deposit: DepositConfig; chain: ChainEndpoints };
+
+/** Vars named `<prefix><SUFFIX>` (DEPOSIT_XPUB_BTC, CHAIN_URL_ETH, ...), keyed by suffix. */
+function byPrefix(env: object, prefix: string): Record<string, string> {
+  const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(env)) {
-    if (typeof value !== "string" || value.trim() === "") continue;
-    if (key.startsWith("DEPOSIT_XPUB_")) xpubs[key.slice("DEPOSIT_XPUB_".length)] = value.trim();
-    else if (key.startsWith("DEPOSIT_ADDRESS_"))
-      addresses[key.slice("DEPOSIT_ADDRESS_".length)] = value.trim();
+    if (key.startsWith(prefix) && typeof value === "string" && value.trim() !== "")
+      out[key.slice(prefix.length)] = value.trim();
   }
-  return { xpubs, addresses };
+  return out;
 }
 
 const cache = new WeakMap<object, Config>();
@@ -68,7 +75,11 @@ export function getConfig(env: Env): Config {
       const fields = parsed.error.issues.map((i) => i.path.join(".")).join(", ");
       throw new ConfigError(`invalid configuration: ${fields}`);
     }
-    config = { ...parsed.data, deposit: depositConfig(env) };
+    config = {
+      ...parsed.data,
+      deposit: { xpubs: byPrefix(env, "DEPOSIT_XPUB_"), addresses: byPrefix(env, "DEPOSIT_ADDRESS_") },
+      chain: { urls: byPrefix(env, "CHAIN_URL_"), apiKeys: byPrefix(env, "CHAIN_API_KEY_") },
+    };
     cache.set(env, config);
   }
   return config;

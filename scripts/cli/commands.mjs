@@ -2,8 +2,10 @@
 // To add commands (e.g. `sim deposit`, `prices set`), write a module exporting such a map and
 // spread it in here; the dispatcher in core.mjs picks them up, help included.
 import { partnerCommands } from "./partners.mjs";
+import { simCommands } from "./sim.mjs";
 
 /** @type {Record<string, import("./core.d.mts").CommandSpec>} */
 export const commands = {
   ...partnerCommands,
+  ...simCommands,
 };

@@ -37,6 +37,8 @@ export interface OrderRecord {
   refundAddress: string | null;
   refundAddressTag: string | null;
   depositTxid: string | null;
+  /** Output / log index of the deposit inside its transaction. */
+  depositIndex: number | null;
   depositConfirmations: number | null;
   depositConfirmationsRequired: number;
   amountFromReceived: string | null;

@@ -1,9 +1,18 @@
 import { DurableObject } from "cloudflare:workers";
+import { type ChainReader, confirmations, type IncomingTransfer } from "../adapters/chain/types";
+import type { PayoutGateway } from "../adapters/payout/types";
+import { chainReaderFor, exchangeVenueFor, payoutGatewayFor } from "../adapters/registry";
+import { type Config, getConfig } from "../config";
 import { deriveDepositAddress } from "../domain/addresses";
 import { type DepositScheme, FIRST_MEMO_TAG } from "../domain/deposit";
+import { parseDecimal, toDecimalString } from "../domain/money";
 import { type OrderDraft, type OrderRecord, type OrderView, orderView } from "../domain/order";
 import { decide, type OrderEvent, type OrderStatus } from "../domain/order-state";
+import { pairLimits } from "../domain/pricing";
+import { backoffMs, depositAcceptability, refundAmount } from "../domain/settlement";
 import { newShortId } from "../domain/short-id";
+import { pricingNow } from "../services/quoting";
+import { loadCatalog } from "../storage/catalog";
 import {
   claimPoolAddress,
   insertOrderIndex,
@@ -29,21 +38,56 @@ export interface OrderEventLogEntry {
   data: EventData | null;
 }
 
-const RECORD_KEY = "order";
-const PROJECTION_KEY = "projection_pending";
-/** The 201 body as first sent, so an Idempotency-Key replay returns exactly the same body. */
-const CREATED_VIEW_KEY = "created_view";
+/** A payout or refund: recorded before the gateway is called, so it is sent at most once. */
+interface SendIntent {
+  key: string;
+  attempts: number;
+  nextAt: number;
+}
+
+interface RetryState {
+  attempts: number;
+  nextAt: number;
+}
+
+interface PollState {
+  /** Polls in a row that changed nothing; the interval doubles with it, up to 8×. */
+  idle: number;
+  nextAt: number;
+}
+
+const K = {
+  record: "order",
+  /** The 201 body as first sent, so an Idempotency-Key replay returns exactly the same body. */
+  createdView: "created_view",
+  projection: "projection_pending",
+  poll: "poll",
+  exchange: "retry:exchange",
+  intent: (kind: "payout" | "refund") => `intent:${kind}`,
+  /** Deposits beyond the first, already logged for manual review. */
+  extras: "extra_deposits",
+  /** Set once an expired order's late-deposit watch is over: nothing is due any more. */
+  watchEnded: "watch_ended",
+} as const;
+
 /** Retry delay for a D1 index write that failed (the object stays the source of truth). */
 const PROJECTION_RETRY_MS = 10_000;
 const SHORT_ID_ATTEMPTS = 4;
+const RETRY_BASE_MS = 2_000;
+const RETRY_CAP_MS = 5 * 60_000;
+const MAX_POLL_BACKOFF = 3;
+/** An expired order's late-deposit watch polls at least this far apart. */
+const LATE_WATCH_MIN_POLL_MS = 60_000;
 
 /**
  * One Durable Object per order: the record, an append-only event log, and the state machine.
- * Every transition writes the new record and its log row in one storage transaction; a single
- * alarm is kept at the earliest due moment (expiry, retries), and the alarm handler is idempotent.
+ * Every transition writes the new record and its log row in one storage transaction. One alarm is
+ * kept at the earliest due moment (expiry, next chain poll, next retry); the handler is idempotent
+ * (alarms are at-least-once) and re-arms itself instead of throwing.
  */
 export class OrderObject extends DurableObject<Env> {
   #creating: Promise<CreateResult> | null = null;
+  #running: Promise<void> | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -57,9 +101,19 @@ export class OrderObject extends DurableObject<Env> {
     )`);
   }
 
-  #record(): OrderRecord | undefined {
-    return this.ctx.storage.kv.get<OrderRecord>(RECORD_KEY);
+  get #kv() {
+    return this.ctx.storage.kv;
   }
+
+  #record(): OrderRecord | undefined {
+    return this.#kv.get<OrderRecord>(K.record);
+  }
+
+  get #config(): Config {
+    return getConfig(this.env);
+  }
+
+  // ── creation ──────────────────────────────────────────────────────────────────────────────
 
   /**
    * Creates the order once. Concurrent calls for the same id (an Idempotency-Key retried in
@@ -84,10 +138,7 @@ export class OrderObject extends DurableObject<Env> {
   #replay(existing: OrderRecord, draft: OrderDraft): CreateResult {
     if (existing.partnerId !== draft.partnerId || existing.requestHash !== draft.requestHash)
       return { kind: "conflict" };
-    return {
-      kind: "replayed",
-      order: this.ctx.storage.kv.get<OrderView>(CREATED_VIEW_KEY) ?? orderView(existing),
-    };
+    return { kind: "replayed", order: this.#kv.get<OrderView>(K.createdView) ?? orderView(existing) };
   }
 
   async #doCreate(draft: OrderDraft, scheme: DepositScheme): Promise<CreateResult> {
@@ -121,16 +172,20 @@ export class OrderObject extends DurableObject<Env> {
     const created = record;
     const view = orderView(created);
     this.ctx.storage.transactionSync(() => {
-      this.ctx.storage.kv.put(RECORD_KEY, created);
-      this.ctx.storage.kv.put(CREATED_VIEW_KEY, view);
+      this.#kv.put(K.record, created);
+      this.#kv.put(K.createdView, view);
       this.#log(created.createdAt, null, created.status, "order created", {
         deposit_address: created.depositAddress,
         deposit_address_tag: created.depositAddressTag,
         amount_from_expected: created.amountFromExpected,
         rate_quoted: created.rateQuoted,
       });
+      this.#kv.put(K.poll, {
+        idle: 0,
+        nextAt: Date.parse(created.createdAt) + this.#pollMs(0),
+      } satisfies PollState);
     });
-    await this.#arm(created);
+    await this.#arm(created, Date.now());
     return { kind: "created", order: view };
   }
 
@@ -160,6 +215,8 @@ export class OrderObject extends DurableObject<Env> {
         return { unavailable: scheme.reason };
     }
   }
+
+  // ── reads ─────────────────────────────────────────────────────────────────────────────────
 
   /** The order as its partner sees it; null for another partner's order or no order at all. */
   get(partnerId: string): OrderView | null {
@@ -192,27 +249,369 @@ export class OrderObject extends DurableObject<Env> {
     return { order: orderView(r), partner_id: r.partnerId, events };
   }
 
+  // ── the lifecycle ─────────────────────────────────────────────────────────────────────────
+
   /** Runs whatever is due now; the cron sweep calls it for orders whose alarm may have been lost. */
   async tick(): Promise<void> {
-    await this.#runDue(Date.now());
+    await this.#runExclusive();
   }
 
   override async alarm(): Promise<void> {
-    await this.#runDue(Date.now());
+    await this.#runExclusive();
   }
 
-  async #runDue(now: number): Promise<void> {
-    let r = this.#record();
-    if (!r) return;
-    if (r.status === "waiting_deposit" && now >= Date.parse(r.expiresAt)) {
-      r = this.#apply(r, { type: "expire" }, now) ?? r;
+  /** Alarm runs and sweeps never overlap: a second caller waits for the run in progress. */
+  #runExclusive(): Promise<void> {
+    this.#running ??= this.#run().finally(() => {
+      this.#running = null;
+    });
+    return this.#running;
+  }
+
+  async #run(): Promise<void> {
+    const now = Date.now();
+    try {
+      await this.#step(now);
+    } catch (err) {
+      // Never let the alarm fail: log, and try again after a pause (an outside service was down,
+      // or a bug — the event log and the error say which).
+      console.error(
+        JSON.stringify({
+          level: "error",
+          order: this.#record()?.id,
+          msg: "lifecycle step failed",
+          error: String(err),
+        }),
+      );
+      this.#kv.put(K.poll, { idle: MAX_POLL_BACKOFF, nextAt: now + RETRY_BASE_MS * 8 } satisfies PollState);
     }
-    if (this.ctx.storage.kv.get<boolean>(PROJECTION_KEY)) await this.#project(r);
-    await this.#arm(r);
+    const r = this.#record();
+    if (!r) return;
+    if (this.#kv.get<boolean>(K.projection)) await this.#project(r);
+    await this.#arm(r, Date.now());
+  }
+
+  async #step(now: number): Promise<void> {
+    const r = this.#record();
+    if (!r) return;
+    switch (r.status) {
+      case "waiting_deposit":
+        return this.#watchForDeposit(r, now);
+      case "confirming":
+        return this.#followConfirmations(r, now);
+      case "exchanging":
+        return this.#exchange(r, now);
+      case "sending":
+        return this.#send(r, "payout", now);
+      case "refunding":
+        return this.#send(r, "refund", now);
+      case "expired":
+        return this.#watchLateDeposit(r, now);
+      default:
+        return;
+    }
+  }
+
+  #reader(r: OrderRecord): ChainReader {
+    return chainReaderFor(this.env, this.#config, r.networkFrom);
+  }
+
+  async #incoming(r: OrderRecord): Promise<IncomingTransfer[]> {
+    const asset = {
+      coin: r.coinFrom,
+      network: r.networkFrom,
+      contract: r.contractFrom,
+      decimals: r.decimalsFrom,
+    };
+    const transfers = await this.#reader(r).incomingTransfers(asset, r.depositAddress, r.depositAddressTag);
+    // Earliest first: confirmed by height, then the mempool; the first deposit drives the order.
+    return [...transfers].sort(
+      (a, b) =>
+        (a.blockHeight ?? Number.MAX_SAFE_INTEGER) - (b.blockHeight ?? Number.MAX_SAFE_INTEGER) ||
+        a.txid.localeCompare(b.txid) ||
+        a.index - b.index,
+    );
+  }
+
+  #pollDue(now: number): boolean {
+    return now >= (this.#kv.get<PollState>(K.poll)?.nextAt ?? 0);
+  }
+
+  #pollMs(idle: number): number {
+    return this.#config.CHAIN_POLL_SECONDS * 1000 * 2 ** Math.min(idle, MAX_POLL_BACKOFF);
+  }
+
+  /** Next poll: soon after a change, further apart while nothing happens. */
+  #schedulePoll(now: number, changed: boolean, minMs = 0): void {
+    const idle = changed ? 0 : (this.#kv.get<PollState>(K.poll)?.idle ?? 0) + 1;
+    this.#kv.put(K.poll, { idle, nextAt: now + Math.max(minMs, this.#pollMs(idle)) } satisfies PollState);
+  }
+
+  async #watchForDeposit(r: OrderRecord, now: number): Promise<void> {
+    if (this.#pollDue(now)) {
+      const [first] = await this.#incoming(r);
+      if (first) {
+        const tip = await this.#reader(r).tipHeight();
+        const next = this.#apply(
+          r,
+          {
+            type: "deposit_seen",
+            txid: first.txid,
+            amount: first.amount,
+            confirmations: confirmations(first, tip),
+          },
+          now,
+          { depositIndex: first.index },
+        );
+        this.#schedulePoll(now, true);
+        // A deposit that arrives already confirmed moves on in the same run.
+        if (next) await this.#followConfirmations(next, now, { transfers: [first], tip });
+        return;
+      }
+      this.#schedulePoll(now, false);
+    }
+    if (now >= Date.parse(r.expiresAt)) this.#apply(r, { type: "expire" }, now);
+  }
+
+  async #followConfirmations(
+    r: OrderRecord,
+    now: number,
+    seen?: { transfers: IncomingTransfer[]; tip: number },
+  ): Promise<void> {
+    if (!seen && !this.#pollDue(now)) return;
+    const reader = this.#reader(r);
+    const transfers = seen?.transfers ?? (await this.#incoming(r));
+    const ours = transfers.find((t) => t.txid === r.depositTxid && t.index === r.depositIndex);
+    if (!seen) this.#logExtraDeposits(r, transfers, now);
+    if (!ours) {
+      this.#apply(r, { type: "deposit_dropped" }, now, { depositIndex: null });
+      this.#schedulePoll(now, true);
+      return;
+    }
+    const tip = seen?.tip ?? (await reader.tipHeight());
+    const confs = confirmations(ours, tip);
+    if (confs < r.depositConfirmationsRequired) {
+      const changed = confs !== r.depositConfirmations;
+      if (changed) this.#apply(r, { type: "confirmations", confirmations: confs }, now);
+      this.#schedulePoll(now, changed);
+      return;
+    }
+    const received = parseDecimal(ours.amount);
+    let limits: { min: ReturnType<typeof parseDecimal>; max: ReturnType<typeof parseDecimal> } | null = null;
+    if (r.rateType === "float") {
+      const { input } = await pricingNow(
+        this.env,
+        this.#config,
+        { coinFrom: r.coinFrom, networkFrom: r.networkFrom, coinTo: r.coinTo, networkTo: r.networkTo },
+        r.spreadBps,
+        r.markupBps,
+        now,
+      );
+      const l = pairLimits(input);
+      limits = l.ok ? { min: l.min, max: l.max } : null;
+    }
+    const verdict = depositAcceptability(r, received, this.#config.FIXED_AMOUNT_TOLERANCE_BPS, limits);
+    const confirmed = this.#apply(
+      r,
+      verdict.acceptable
+        ? { type: "deposit_confirmed", acceptable: true }
+        : { type: "deposit_confirmed", acceptable: false, reason: verdict.reason },
+      now,
+      { depositConfirmations: confs },
+    );
+    if (confirmed) await this.#step(now);
+  }
+
+  /** Only the first deposit drives the order; any other is logged once for manual review. */
+  #logExtraDeposits(r: OrderRecord, transfers: IncomingTransfer[], now: number): void {
+    const logged = new Set(this.#kv.get<string[]>(K.extras) ?? []);
+    const fresh = transfers.filter(
+      (t) => !(t.txid === r.depositTxid && t.index === r.depositIndex) && !logged.has(`${t.txid}:${t.index}`),
+    );
+    if (fresh.length === 0) return;
+    const at = new Date(now).toISOString();
+    this.ctx.storage.transactionSync(() => {
+      for (const t of fresh) {
+        logged.add(`${t.txid}:${t.index}`);
+        this.#log(at, r.status, r.status, "extra deposit to this address: for manual review", {
+          txid: t.txid,
+          index: t.index,
+          amount: t.amount,
+        });
+      }
+      this.#kv.put(K.extras, [...logged]);
+    });
+  }
+
+  async #exchange(r: OrderRecord, now: number): Promise<void> {
+    const retry = this.#kv.get<RetryState>(K.exchange) ?? { attempts: 0, nextAt: 0 };
+    if (now < retry.nextAt) return;
+    const result = await exchangeVenueFor(this.env, this.#config).execute({
+      orderId: r.id,
+      coinFrom: r.coinFrom,
+      networkFrom: r.networkFrom,
+      coinTo: r.coinTo,
+      networkTo: r.networkTo,
+      amountFrom: r.amountFromReceived ?? r.amountFromExpected,
+      rateType: r.rateType,
+      rateQuoted: r.rateQuoted,
+      amountFromExpected: r.amountFromExpected,
+      amountToExpected: r.amountToExpected,
+      decimalsTo: r.decimalsTo,
+      spreadBps: r.spreadBps,
+      markupBps: r.markupBps,
+    });
+    if (result.status === "done" && parseDecimal(result.amountTo).gt(0)) {
+      const next = this.#apply(r, { type: "exchange_done", amountToActual: result.amountTo }, now);
+      this.#kv.delete(K.exchange);
+      if (next) await this.#send(next, "payout", now);
+      return;
+    }
+    const error = result.status === "failed" ? result.error : "exchange produced nothing to pay out";
+    const attempts = retry.attempts + 1;
+    const permanent =
+      result.status === "done" || !result.retryable || attempts >= this.#config.EXCHANGE_MAX_ATTEMPTS;
+    if (permanent) {
+      const next = this.#apply(r, { type: "exchange_failed" }, now, {}, { error, attempts });
+      this.#kv.delete(K.exchange);
+      if (next?.status === "refunding") await this.#send(next, "refund", now);
+      return;
+    }
+    this.#kv.put(K.exchange, {
+      attempts,
+      nextAt: now + backoffMs(attempts, RETRY_BASE_MS, RETRY_CAP_MS),
+    } satisfies RetryState);
+    this.#note(r, now, "exchange attempt failed", { error, attempts });
+  }
+
+  /**
+   * Sends the payout or refund at most once. The intent (with its idempotency key, derived from
+   * the order id) is stored before the gateway is called. Once any attempt has been made, every
+   * later step first asks the gateway whether that key was already paid — after a failure, a
+   * timeout or an eviction mid-call the outcome is unknown — and only sends again (with the same
+   * key, which the gateway deduplicates) when it was not. The order is never declared failed
+   * while that question is unanswered.
+   */
+  async #send(r: OrderRecord, kind: "payout" | "refund", now: number): Promise<void> {
+    const existing = this.#kv.get<SendIntent>(K.intent(kind));
+    if (existing && now < existing.nextAt) return;
+    const intent: SendIntent = existing ?? { key: `${r.id}:${kind}`, attempts: 0, nextAt: 0 };
+    const gateway: PayoutGateway = payoutGatewayFor(this.env, this.#config);
+    const isPayout = kind === "payout";
+    const network = isPayout ? r.networkTo : r.networkFrom;
+    const sent = (txid: string) =>
+      this.#apply(r, isPayout ? { type: "payout_sent", txid } : { type: "refund_sent", txid }, now);
+    const fail = (error: string, attempts: number) =>
+      this.#apply(
+        r,
+        isPayout ? { type: "payout_failed" } : { type: "refund_failed" },
+        now,
+        {},
+        { error, attempts },
+      );
+    const retryLater = (error: string, attempts: number) => {
+      this.#kv.put(K.intent(kind), {
+        ...intent,
+        attempts,
+        nextAt: now + backoffMs(Math.max(1, attempts), RETRY_BASE_MS, RETRY_CAP_MS),
+      });
+      this.#note(r, now, `${kind} attempt failed`, { error, attempts });
+    };
+
+    if (intent.attempts > 0) {
+      let found: { txid: string } | null;
+      try {
+        found = await gateway.lookup(intent.key, network);
+      } catch (err) {
+        retryLater(`lookup failed: ${String(err)}`, intent.attempts);
+        return;
+      }
+      if (found) {
+        sent(found.txid);
+        return;
+      }
+      if (intent.attempts >= this.#config.PAYOUT_MAX_ATTEMPTS) {
+        fail("no attempt went through", intent.attempts);
+        return;
+      }
+    }
+
+    const amount = isPayout ? r.amountToActual : await this.#refundAmount(r);
+    if (amount === null || !parseDecimal(amount).gt(0)) {
+      fail(`nothing to ${kind}: amount ${amount ?? "unknown"}`, intent.attempts);
+      return;
+    }
+    // Counted before the call: an eviction mid-call leaves an attempt whose outcome is unknown.
+    const attempts = intent.attempts + 1;
+    this.#kv.put(K.intent(kind), {
+      ...intent,
+      attempts,
+      nextAt: now + backoffMs(attempts, RETRY_BASE_MS, RETRY_CAP_MS),
+    });
+    let result: Awaited<ReturnType<PayoutGateway["send"]>>;
+    try {
+      result = await gateway.send({
+        idempotencyKey: intent.key,
+        orderId: r.id,
+        kind,
+        network,
+        coin: isPayout ? r.coinTo : r.coinFrom,
+        contract: isPayout ? r.contractTo : r.contractFrom,
+        to: isPayout ? r.recipientAddress : (r.refundAddress ?? ""),
+        tag: isPayout ? r.recipientAddressTag : r.refundAddressTag,
+        amount,
+      });
+    } catch (err) {
+      result = { status: "failed", retryable: true, error: String(err) };
+    }
+    if (result.status === "sent") {
+      sent(result.txid);
+      return;
+    }
+    // A definite rejection (e.g. an invalid address) cannot succeed on retry.
+    if (!result.retryable) {
+      fail(result.error, attempts);
+      return;
+    }
+    retryLater(result.error, attempts);
+  }
+
+  async #refundAmount(r: OrderRecord): Promise<string | null> {
+    if (r.amountFromReceived === null) return null;
+    const row = (await loadCatalog(this.env.DB)).find(
+      (c) => c.coin === r.coinFrom && c.network === r.networkFrom,
+    );
+    return toDecimalString(
+      refundAmount(parseDecimal(r.amountFromReceived), row?.withdraw_fee ?? "0", r.decimalsFrom),
+    );
+  }
+
+  async #watchLateDeposit(r: OrderRecord, now: number): Promise<void> {
+    if (now >= Date.parse(r.lateWatchEndsAt)) {
+      if (!this.#kv.get<boolean>(K.watchEnded) && this.#apply(r, { type: "watch_ended" }, now))
+        this.#kv.put(K.watchEnded, true);
+      return;
+    }
+    if (!this.#pollDue(now)) return;
+    const [first] = await this.#incoming(r);
+    if (!first) {
+      this.#schedulePoll(now, false, LATE_WATCH_MIN_POLL_MS);
+      return;
+    }
+    const next = this.#apply(r, { type: "late_deposit", txid: first.txid, amount: first.amount }, now, {
+      depositIndex: first.index,
+    });
+    if (next?.status === "refunding") await this.#send(next, "refund", now);
   }
 
   /** Applies one event through the state machine; the record and its log row commit together. */
-  #apply(r: OrderRecord, event: OrderEvent, now: number): OrderRecord | null {
+  #apply(
+    r: OrderRecord,
+    event: OrderEvent,
+    now: number,
+    extra: Partial<OrderRecord> = {},
+    logData: EventData | null = null,
+  ): OrderRecord | null {
     const decision = decide(
       {
         status: r.status,
@@ -223,21 +622,35 @@ export class OrderObject extends DurableObject<Env> {
       event,
       now,
     );
-    if (!decision.ok) return null;
+    if (!decision.ok) {
+      console.warn(
+        JSON.stringify({ level: "warn", order: r.id, msg: "event rejected", error: decision.error }),
+      );
+      return null;
+    }
     const at = new Date(now).toISOString();
-    const next: OrderRecord = { ...r, ...decision.patch, updatedAt: at };
+    const next: OrderRecord = { ...r, ...decision.patch, ...extra, updatedAt: at };
     this.ctx.storage.transactionSync(() => {
-      this.ctx.storage.kv.put(RECORD_KEY, next);
-      this.#log(at, r.status, next.status, decision.logReason, { event: event.type });
-      if (next.status !== r.status) this.ctx.storage.kv.put(PROJECTION_KEY, true);
+      this.#kv.put(K.record, next);
+      this.#log(at, r.status, next.status, decision.logReason, {
+        event: event.type,
+        ...eventData(event),
+        ...logData,
+      });
+      if (next.status !== r.status) this.#kv.put(K.projection, true);
     });
     return next;
+  }
+
+  /** A log row without a status change (retries, extra deposits, the end of a watch). */
+  #note(r: OrderRecord, now: number, reason: string, data: EventData | null): void {
+    this.#log(new Date(now).toISOString(), r.status, r.status, reason, data);
   }
 
   async #project(r: OrderRecord): Promise<void> {
     try {
       await updateOrderIndexStatus(this.env.DB, r.id, r.status, r.updatedAt);
-      this.ctx.storage.kv.delete(PROJECTION_KEY);
+      this.#kv.delete(K.projection);
     } catch (err) {
       console.error(
         JSON.stringify({
@@ -262,14 +675,45 @@ export class OrderObject extends DurableObject<Env> {
   }
 
   /** Keeps exactly one alarm at the earliest due moment, or none when nothing is due. */
-  async #arm(r: OrderRecord): Promise<void> {
+  async #arm(r: OrderRecord, now: number): Promise<void> {
     const due: number[] = [];
-    if (r.status === "waiting_deposit") due.push(Date.parse(r.expiresAt));
-    if (this.ctx.storage.kv.get<boolean>(PROJECTION_KEY)) due.push(Date.now() + PROJECTION_RETRY_MS);
+    const poll = this.#kv.get<PollState>(K.poll)?.nextAt ?? now;
+    switch (r.status) {
+      case "waiting_deposit":
+        due.push(poll, Date.parse(r.expiresAt));
+        break;
+      case "confirming":
+        due.push(poll);
+        break;
+      case "exchanging":
+        due.push(this.#kv.get<RetryState>(K.exchange)?.nextAt ?? now);
+        break;
+      case "sending":
+      case "refunding":
+        due.push(
+          this.#kv.get<SendIntent>(K.intent(r.status === "sending" ? "payout" : "refund"))?.nextAt ?? now,
+        );
+        break;
+      case "expired":
+        if (!this.#kv.get<boolean>(K.watchEnded))
+          due.push(Math.min(Math.max(poll, now), Date.parse(r.lateWatchEndsAt)));
+        break;
+      default:
+        break;
+    }
+    if (this.#kv.get<boolean>(K.projection)) due.push(now + PROJECTION_RETRY_MS);
     if (due.length === 0) {
       await this.ctx.storage.deleteAlarm();
       return;
     }
-    await this.ctx.storage.setAlarm(Math.min(...due));
+    await this.ctx.storage.setAlarm(Math.max(now, Math.min(...due)));
   }
+}
+
+/** The event's own fields, for the log (type is logged separately). */
+function eventData(event: OrderEvent): EventData {
+  const { type: _type, ...rest } = event;
+  return Object.fromEntries(
+    Object.entries(rest).map(([k, v]) => [k, v as string | number | boolean]),
+  ) as EventData;
 }

@@ -153,6 +153,7 @@ export async function createOrder(
     refundAddress: refund?.address ?? null,
     refundAddressTag: refund?.tag ?? null,
     depositTxid: null,
+    depositIndex: null,
     depositConfirmations: null,
     depositConfirmationsRequired: from.min_confirmations,
     amountFromReceived: null,

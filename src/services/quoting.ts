@@ -50,6 +50,26 @@ function requireLimits(limits: PairLimits): Extract<PairLimits, { ok: true }> {
   return limits;
 }
 
+/** The pair and its pricing inputs at this moment: fresh prices, the given spread and markup. */
+export async function pricingNow(
+  env: Env,
+  config: Config,
+  req: PairRequest,
+  spreadBps: number,
+  markupBps: number,
+  now: number,
+): Promise<{ pair: ResolvedPair; input: PricingInput }> {
+  const pair = resolvePair(await loadCatalog(env.DB), req);
+  const prices = await currentPrices(env, config, now);
+  const input: PricingInput = {
+    from: pricedSide(pair.from, freshUsdPrice(prices, pair.from.coin, now, config)),
+    to: pricedSide(pair.to, freshUsdPrice(prices, pair.to.coin, now, config)),
+    spreadBps,
+    markupBps,
+  };
+  return { pair, input };
+}
+
 /**
  * The quote for a request: pair resolved against the catalog, fresh prices, the service spread of
  * the rate type plus the partner's markup, and the amount checked against the pair's limits.
@@ -62,14 +82,8 @@ export async function priceQuote(
   markupBps: number,
   now: number,
 ): Promise<PricedQuote> {
-  const pair = resolvePair(await loadCatalog(env.DB), params);
-  const prices = await currentPrices(env, config, now);
-  const input: PricingInput = {
-    from: pricedSide(pair.from, freshUsdPrice(prices, pair.from.coin, now, config)),
-    to: pricedSide(pair.to, freshUsdPrice(prices, pair.to.coin, now, config)),
-    spreadBps: params.rateType === "fixed" ? config.SPREAD_FIXED_BPS : config.SPREAD_FLOAT_BPS,
-    markupBps,
-  };
+  const spreadBps = params.rateType === "fixed" ? config.SPREAD_FIXED_BPS : config.SPREAD_FLOAT_BPS;
+  const { pair, input } = await pricingNow(env, config, params, spreadBps, markupBps, now);
   let quote: Quote;
   if (params.amountTo !== undefined) {
     checkAmountPrecision(params.amountTo, pair.to.decimals, pair.to.coin, "amount_to");

@@ -1,0 +1,45 @@
+import type { Config } from "../../config";
+import { DomainError } from "../../domain/errors";
+import { parseDecimal, toDecimalString } from "../../domain/money";
+import { quoteForward } from "../../domain/pricing";
+import { fixedPayoutAmount } from "../../domain/settlement";
+import { pricingNow } from "../../services/quoting";
+import { simChain } from "../chain/simulated";
+import type { ExchangeResult, ExchangeVenue } from "./types";
+
+/**
+ * EXCHANGE_MODE `simulated`: fills at the current market price with the order's own spread and
+ * markup (float), or at the locked rate (fixed), as a real venue would settle the order. The source
+ * network's SimChain can inject venue failures (SimFaults.exchangeFailRate).
+ */
+export function createSimulatedExchange(env: Env, config: Config): ExchangeVenue {
+  return {
+    async execute(req): Promise<ExchangeResult> {
+      if (await simChain(env, req.networkFrom).exchangeFault()) {
+        return { status: "failed", retryable: true, error: "simulated venue failure" };
+      }
+      const received = parseDecimal(req.amountFrom);
+      if (req.rateType === "fixed") return { status: "done", amountTo: fixedPayoutAmount(req, received) };
+      try {
+        const { input } = await pricingNow(
+          env,
+          config,
+          {
+            coinFrom: req.coinFrom,
+            networkFrom: req.networkFrom,
+            coinTo: req.coinTo,
+            networkTo: req.networkTo,
+          },
+          req.spreadBps,
+          req.markupBps,
+          Date.now(),
+        );
+        return { status: "done", amountTo: toDecimalString(quoteForward(input, received).amountTo) };
+      } catch (err) {
+        // Stale prices clear up by themselves; a pair that became unavailable does not.
+        const retryable = err instanceof DomainError && err.code === "prices_stale";
+        return { status: "failed", retryable, error: err instanceof Error ? err.message : String(err) };
+      }
+    },
+  };
+}

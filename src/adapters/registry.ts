@@ -1,0 +1,48 @@
+import type { Config } from "../config";
+import { chainModeFor } from "../domain/chain-mode";
+import { createEsploraReader } from "./chain/esplora";
+import { createEvmReader } from "./chain/evm-rpc";
+import { createSimulatedReader } from "./chain/simulated";
+import { createTronGridReader } from "./chain/trongrid";
+import type { ChainReader } from "./chain/types";
+import { createSimulatedExchange } from "./exchange/simulated";
+import type { ExchangeVenue } from "./exchange/types";
+import { createHttpPayout } from "./payout/http";
+import { createSimulatedPayout } from "./payout/simulated";
+import type { PayoutGateway } from "./payout/types";
+
+/** Raised when configuration names an adapter that cannot be built (missing URL, unknown mode). */
+export class AdapterConfigError extends Error {}
+
+/** The chain reader for a network, chosen by CHAIN_MODE (docs/lifecycle.md). */
+export function chainReaderFor(env: Env, config: Config, network: string): ChainReader {
+  const mode = chainModeFor(config.CHAIN_MODE, network);
+  if (mode === "simulated") return createSimulatedReader(env, network);
+  const baseUrl = config.chain.urls[network];
+  if (!mode || !baseUrl)
+    throw new AdapterConfigError(`no chain reader for ${network}: set CHAIN_MODE and CHAIN_URL_${network}`);
+  switch (mode) {
+    case "esplora":
+      return createEsploraReader({ baseUrl });
+    case "evm":
+      return createEvmReader({ baseUrl });
+    case "trongrid": {
+      const apiKey = config.chain.apiKeys[network];
+      return createTronGridReader(apiKey ? { baseUrl, apiKey } : { baseUrl });
+    }
+  }
+}
+
+export function payoutGatewayFor(env: Env, config: Config): PayoutGateway {
+  if (config.PAYOUT_MODE === "simulated") return createSimulatedPayout(env);
+  if (!config.PAYOUT_GATEWAY_URL || !config.PAYOUT_GATEWAY_SECRET) {
+    throw new AdapterConfigError(
+      "PAYOUT_MODE=http needs PAYOUT_GATEWAY_URL and the PAYOUT_GATEWAY_SECRET secret",
+    );
+  }
+  return createHttpPayout({ baseUrl: config.PAYOUT_GATEWAY_URL, secret: config.PAYOUT_GATEWAY_SECRET });
+}
+
+export function exchangeVenueFor(env: Env, config: Config): ExchangeVenue {
+  return createSimulatedExchange(env, config);
+}

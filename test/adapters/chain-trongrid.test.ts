@@ -1,0 +1,356 @@
+import { delay, HttpResponse, http } from "msw";
+import { describe, expect, it } from "vitest";
+import { ChainReaderError } from "../../src/adapters/chain/http-util";
+import { createTronGridReader } from "../../src/adapters/chain/trongrid";
+import { type AssetRef, confirmations, type IncomingTransfer } from "../../src/adapters/chain/types";
+import blocks from "../fixtures/chain/trongrid-blocks.json";
+import nowBlock from "../fixtures/chain/trongrid-nowblock.json";
+import trc20List from "../fixtures/chain/trongrid-trc20-list.json";
+import trxList from "../fixtures/chain/trongrid-trx-list.json";
+import txInfo from "../fixtures/chain/trongrid-txinfo.json";
+import { createMockNetwork, type MockNetwork } from "../support/msw";
+
+const BASE = "https://api.trongrid.io";
+const ADDRESS = "TZ1RFjs5gov1Qse96dMz7uCuMvabw7X72i";
+const USDT_CONTRACT = "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t";
+const USDT: AssetRef = { coin: "USDT", network: "TRX", contract: USDT_CONTRACT, decimals: 6 };
+const TRX: AssetRef = { coin: "TRX", network: "TRX", contract: null, decimals: 6 };
+const API_KEY = "3c9e1f2a-8b7d-4e6f-9a0b-1c2d3e4f5a6b";
+
+const TRC20_URL = `${BASE}/v1/accounts/${ADDRESS}/transactions/trc20?only_to=true&contract_address=${USDT_CONTRACT}&limit=200`;
+const TRX_URL = `${BASE}/v1/accounts/${ADDRESS}/transactions?only_to=true&limit=200`;
+// MSW matches paths only (query strings are not part of a handler's URL).
+const TRC20_PATH = TRC20_URL.split("?")[0]!;
+const TRX_PATH = TRX_URL.split("?")[0]!;
+
+const B1 = 67_512_345;
+const B2 = 67_512_350;
+const BLOCK_ID = (n: number) => (blocks as Record<string, { blockID: string }>)[String(n)]!.blockID;
+
+const TX = {
+  single: "1e5f986326166d90b77907b366ca95a7682f27f24c8d354008f3689d80b883d0",
+  batch: "b64353f5a2b85ef0d6b316d7edf96d98c9b738f733104bf3c817308b332b2d1a",
+  unconfirmed: "9ceb22b2a77c1bbf98149a8db523870b89ce01d44d8da15dd61ae8e5a53b616e",
+  trx: "b107a017ac731ba09536c5f5c0393cf8c1cf346957c5fda99cbe85482c7c8d1d",
+  trxBig: "24ed8fbe7f398d6c57dcac3701f7df67b589f47e26ecf13b477beb4cfa491f4a",
+  trxPending: "d18a5d3f017c37e4b39505f1912490293b7a1a667d8e41afaae5a7f53a32da30",
+};
+
+type Info = Record<string, unknown>;
+/** The fields of a native list item the tests edit (the fixture's inferred type is a union). */
+interface NativeItem {
+  txID: string;
+  ret: Array<{ contractRet: string; fee: number }>;
+  raw_data: { contract: Array<{ parameter: { value: Record<string, unknown> } }> };
+}
+const pendingTrx = (): NativeItem => structuredClone(trxList.data[0]) as NativeItem;
+const infos = txInfo as Record<string, Info>;
+
+/** TronGrid answering from the fixtures; `info` overrides gettransactioninfobyid per txid. */
+function tronNetwork(overrides: { info?: Record<string, Info>; blocks?: Record<string, unknown> } = {}) {
+  return createMockNetwork(
+    http.get(`${BASE}/v1/accounts/:address/transactions/trc20`, () => HttpResponse.json(trc20List)),
+    http.get(`${BASE}/v1/accounts/:address/transactions`, () => HttpResponse.json(trxList)),
+    http.post(`${BASE}/wallet/getnowblock`, () => HttpResponse.json(nowBlock)),
+    http.post(`${BASE}/wallet/gettransactioninfobyid`, async ({ request }) => {
+      const { value } = (await request.json()) as { value: string };
+      return HttpResponse.json(overrides.info?.[value] ?? infos[value] ?? {});
+    }),
+    http.post(`${BASE}/wallet/getblockbynum`, async ({ request }) => {
+      const { num } = (await request.json()) as { num: number };
+      const all = { ...(blocks as Record<string, unknown>), ...overrides.blocks };
+      return HttpResponse.json(all[String(num)] ?? {});
+    }),
+  );
+}
+
+const calls = (net: MockNetwork) =>
+  net.requests.map((r) => (r.method === "GET" ? `GET ${r.url}` : `POST ${r.url} ${r.body}`));
+
+function reader(net: MockNetwork, extra: { apiKey?: string; timeoutMs?: number } = {}) {
+  return createTronGridReader({ baseUrl: BASE, fetch: net.fetch, ...extra });
+}
+
+describe("trongrid reader: tip", () => {
+  it("reads getnowblock's block number", async () => {
+    const net = tronNetwork();
+    expect(await reader(net).tipHeight()).toBe(67_512_400);
+    expect(calls(net)).toEqual([`POST ${BASE}/wallet/getnowblock {}`]);
+    expect(net.unhandled).toEqual([]);
+  });
+});
+
+describe("trongrid reader: TRC-20", () => {
+  it("credits genuine USDT transfers to the address, with blocks from tx info and block ids", async () => {
+    const net = tronNetwork();
+    const transfers = await reader(net, { apiKey: API_KEY }).incomingTransfers(USDT, ADDRESS, null);
+    expect(transfers).toEqual<IncomingTransfer[]>([
+      // Not yet in a block (empty tx info): unconfirmed.
+      {
+        txid: TX.unconfirmed,
+        index: 0,
+        to: ADDRESS,
+        tag: null,
+        amount: "3",
+        blockHeight: null,
+        blockHash: null,
+      },
+      // Two transfers to the address in one tx: distinct indexes (ranked by value).
+      {
+        txid: TX.batch,
+        index: 0,
+        to: ADDRESS,
+        tag: null,
+        amount: "0.5",
+        blockHeight: B1,
+        blockHash: BLOCK_ID(B1),
+      },
+      {
+        txid: TX.batch,
+        index: 1,
+        to: ADDRESS,
+        tag: null,
+        amount: "2",
+        blockHeight: B1,
+        blockHash: BLOCK_ID(B1),
+      },
+      {
+        txid: TX.single,
+        index: 0,
+        to: ADDRESS,
+        tag: null,
+        amount: "1.5",
+        blockHeight: B1,
+        blockHash: BLOCK_ID(B1),
+      },
+      // Never credited: the fake "USDT" (same symbol, other contract), the zero-value poisoning
+      // transfer, the Approval, and the transfer to another address.
+    ]);
+    expect(calls(net)).toEqual([
+      `GET ${TRC20_URL}`,
+      `POST ${BASE}/wallet/gettransactioninfobyid {"value":"${TX.unconfirmed}"}`,
+      `POST ${BASE}/wallet/gettransactioninfobyid {"value":"${TX.batch}"}`,
+      `POST ${BASE}/wallet/gettransactioninfobyid {"value":"${TX.single}"}`,
+      // One block lookup for the two txs in block B1.
+      `POST ${BASE}/wallet/getblockbynum {"num":${B1}}`,
+    ]);
+    for (const r of net.requests) expect(r.headers.get("TRON-PRO-API-KEY")).toBe(API_KEY);
+    expect(net.unhandled).toEqual([]);
+    expect(transfers.map((t) => confirmations(t, 67_512_400))).toEqual([0, 56, 56, 56]);
+  });
+
+  it("never credits the look-alike token, even when it is the only item", async () => {
+    const fakeOnly = {
+      ...trc20List,
+      data: trc20List.data.filter((d) => d.token_info.address !== USDT_CONTRACT),
+    };
+    expect(fakeOnly.data).toHaveLength(1);
+    expect(fakeOnly.data[0]!.token_info.symbol).toBe("USDT");
+    const net = createMockNetwork(http.get(TRC20_PATH, () => HttpResponse.json(fakeOnly)));
+    expect(await reader(net).incomingTransfers(USDT, ADDRESS, null)).toEqual([]);
+    expect(calls(net)).toEqual([`GET ${TRC20_URL}`]);
+    // And asking for the fake contract's transfers does not credit the real USDT ones.
+    const fake = "TGrg4w84ezCiMnXAzdxDuLrgN4PxKPDwzF";
+    const net2 = createMockNetwork(
+      http.get(`${BASE}/v1/accounts/:address/transactions/trc20`, () =>
+        HttpResponse.json({
+          ...trc20List,
+          data: trc20List.data.filter((d) => d.token_info.address === USDT_CONTRACT),
+        }),
+      ),
+    );
+    expect(await reader(net2).incomingTransfers({ ...USDT, contract: fake }, ADDRESS, null)).toEqual([]);
+  });
+
+  it("does not credit a failed or reverted transaction", async () => {
+    const net = tronNetwork({
+      info: {
+        [TX.single]: { ...infos[TX.single], result: "FAILED", resMessage: "5452414e534645525f4641494c4544" },
+        [TX.batch]: { ...infos[TX.batch], receipt: { result: "REVERT" } },
+      },
+    });
+    const transfers = await reader(net).incomingTransfers(USDT, ADDRESS, null);
+    expect(transfers.map((t) => t.txid)).toEqual([TX.unconfirmed]);
+    expect(calls(net)).not.toContain(`POST ${BASE}/wallet/getblockbynum {"num":${B1}}`);
+  });
+
+  it("counts a transfer as unconfirmed while the node has no block at its height yet", async () => {
+    const net = tronNetwork({ blocks: { [String(B1)]: {} } });
+    const transfers = await reader(net).incomingTransfers(USDT, ADDRESS, null);
+    expect(transfers.every((t) => t.blockHeight === null && t.blockHash === null)).toBe(true);
+  });
+
+  it("has no transfers for a tag, and refuses non-TRON addresses", async () => {
+    const net = tronNetwork();
+    expect(await reader(net).incomingTransfers(USDT, ADDRESS, "123")).toEqual([]);
+    // Hex form, bad checksum, EVM address.
+    for (const bad of [
+      "41fcb5f40df9be6bae66c1d77a6c15968866a9e6cb",
+      "TZ1RFjs5gov1Qse96dMz7uCuMvabw7X72j",
+      "0x9cbae97fb54f32820de834093691ff27a83d5531",
+    ]) {
+      await expect(reader(net).incomingTransfers(USDT, bad, null)).rejects.toBeInstanceOf(TypeError);
+    }
+    await expect(
+      reader(net).incomingTransfers(
+        { ...USDT, contract: "0xdAC17F958D2ee523a2206206994597C13D831ec7" },
+        ADDRESS,
+        null,
+      ),
+    ).rejects.toBeInstanceOf(TypeError);
+    expect(net.requests).toEqual([]);
+  });
+});
+
+describe("trongrid reader: TRX", () => {
+  it("credits successful TransferContracts to the address", async () => {
+    const net = tronNetwork();
+    const transfers = await reader(net).incomingTransfers(TRX, ADDRESS, null);
+    expect(transfers).toEqual<IncomingTransfer[]>([
+      {
+        txid: TX.trxPending,
+        index: 0,
+        to: ADDRESS,
+        tag: null,
+        amount: "4.2",
+        blockHeight: null,
+        blockHash: null,
+      },
+      {
+        txid: TX.trx,
+        index: 0,
+        to: ADDRESS,
+        tag: null,
+        amount: "1.5",
+        blockHeight: B2,
+        blockHash: BLOCK_ID(B2),
+      },
+      {
+        txid: TX.trxBig,
+        index: 0,
+        to: ADDRESS,
+        tag: null,
+        amount: "25000",
+        blockHeight: B1,
+        blockHash: BLOCK_ID(B1),
+      },
+      // Not credited: the internal transaction, the TRC-10 TransferAssetContract, the USDT
+      // TriggerSmartContract, and the TRX sent from the address to another one.
+    ]);
+    expect(calls(net)).toEqual([
+      `GET ${TRX_URL}`,
+      `POST ${BASE}/wallet/getblockbynum {"num":${B2}}`,
+      `POST ${BASE}/wallet/getblockbynum {"num":${B1}}`,
+    ]);
+    expect(net.requests[0]!.headers.has("TRON-PRO-API-KEY")).toBe(false);
+    expect(net.unhandled).toEqual([]);
+  });
+
+  it("accepts base58 to_address (visible=true form) and skips non-SUCCESS results", async () => {
+    const base58Form = pendingTrx();
+    base58Form.raw_data.contract[0]!.parameter.value.to_address = ADDRESS;
+    const failed = pendingTrx();
+    failed.txID = TX.trx;
+    failed.ret = [{ contractRet: "OUT_OF_ENERGY", fee: 0 }];
+    const net = createMockNetwork(
+      http.get(TRX_PATH, () => HttpResponse.json({ ...trxList, data: [base58Form, failed] })),
+    );
+    const transfers = await reader(net).incomingTransfers(TRX, ADDRESS, null);
+    expect(transfers.map((t) => [t.txid, t.amount])).toEqual([[TX.trxPending, "4.2"]]);
+  });
+});
+
+describe("trongrid reader: best chain", () => {
+  const transfer: IncomingTransfer = {
+    txid: TX.single,
+    index: 0,
+    to: ADDRESS,
+    tag: null,
+    amount: "1.5",
+    blockHeight: B1,
+    blockHash: BLOCK_ID(B1),
+  };
+
+  it("compares getblockbynum's blockID", async () => {
+    const net = tronNetwork();
+    expect(await reader(net).isInBestChain(transfer)).toBe(true);
+    expect(calls(net)).toEqual([`POST ${BASE}/wallet/getblockbynum {"num":${B1}}`]);
+  });
+
+  it("is false after a reorg (other blockID) or when the block is missing", async () => {
+    const net = tronNetwork();
+    expect(await reader(net).isInBestChain({ ...transfer, blockHash: BLOCK_ID(B2) })).toBe(false);
+    const empty = tronNetwork({ blocks: { [String(B1)]: {} } });
+    expect(await reader(empty).isInBestChain(transfer)).toBe(false);
+  });
+
+  it("is true for an unconfirmed transfer, without a request", async () => {
+    const net = tronNetwork();
+    expect(await reader(net).isInBestChain({ ...transfer, blockHeight: null, blockHash: null })).toBe(true);
+    expect(net.requests).toEqual([]);
+  });
+});
+
+describe("trongrid reader: failures", () => {
+  it("HTTP 500 and 429 → http_status", async () => {
+    for (const status of [500, 429]) {
+      const net = createMockNetwork(http.get(TRC20_PATH, () => HttpResponse.json({}, { status })));
+      const err = await reader(net)
+        .incomingTransfers(USDT, ADDRESS, null)
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ChainReaderError);
+      expect(err).toMatchObject({ kind: "http_status", status, source: "trongrid" });
+    }
+  });
+
+  it("a slow API → timeout", async () => {
+    const net = createMockNetwork(
+      http.post(`${BASE}/wallet/getnowblock`, async () => {
+        await delay(2_000);
+        return HttpResponse.json(nowBlock);
+      }),
+    );
+    await expect(reader(net, { timeoutMs: 50 }).tipHeight()).rejects.toMatchObject({ kind: "timeout" });
+  });
+
+  it("success:false → rpc_error", async () => {
+    const net = createMockNetwork(
+      http.get(TRX_PATH, () =>
+        HttpResponse.json({ success: false, error: "Invalid address", statusCode: 400 }),
+      ),
+    );
+    await expect(reader(net).incomingTransfers(TRX, ADDRESS, null)).rejects.toMatchObject({
+      kind: "rpc_error",
+    });
+  });
+
+  it("garbage or wrongly shaped bodies → invalid_body", async () => {
+    const cases: Array<[string, () => Promise<unknown>, MockNetwork]> = [];
+    const garbage = createMockNetwork(
+      http.post(`${BASE}/wallet/getnowblock`, () => HttpResponse.text("<html>")),
+    );
+    cases.push(["tip garbage", () => reader(garbage).tipHeight(), garbage]);
+    const noHeader = createMockNetwork(http.post(`${BASE}/wallet/getnowblock`, () => HttpResponse.json({})));
+    cases.push(["tip shape", () => reader(noHeader).tipHeight(), noHeader]);
+    const badValue = createMockNetwork(
+      http.get(TRC20_PATH, () =>
+        HttpResponse.json({ ...trc20List, data: [{ ...trc20List.data.at(-1)!, value: "1.5e6" }] }),
+      ),
+    );
+    cases.push(["trc20 value", () => reader(badValue).incomingTransfers(USDT, ADDRESS, null), badValue]);
+    const badAmount = createMockNetwork(
+      http.get(TRX_PATH, () => {
+        const item = pendingTrx();
+        item.raw_data.contract[0]!.parameter.value.amount = "4200000";
+        return HttpResponse.json({ ...trxList, data: [item] });
+      }),
+    );
+    cases.push(["trx amount", () => reader(badAmount).incomingTransfers(TRX, ADDRESS, null), badAmount]);
+    const noData = createMockNetwork(http.get(TRX_PATH, () => HttpResponse.json({ success: true })));
+    cases.push(["no data", () => reader(noData).incomingTransfers(TRX, ADDRESS, null), noData]);
+    for (const [what, run, net] of cases) {
+      await expect(run(), what).rejects.toMatchObject({ name: "ChainReaderError", kind: "invalid_body" });
+      expect(net.unhandled, what).toEqual([]);
+    }
+  });
+});

@@ -1,0 +1,403 @@
+import { env } from "cloudflare:workers";
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { admin, createPartner, setPrices, type TestPartner } from "../helpers";
+import {
+  BTC_REFUND,
+  BTC_TO_USDT,
+  createOrder,
+  events,
+  outgoing,
+  read,
+  simMine,
+  simSend,
+  startClock,
+  statusPath,
+  step,
+} from "./support";
+
+let partner: TestPartner;
+
+beforeAll(async () => {
+  partner = await createPartner({ name: "lifecycle", rate_limit_per_minute: 100_000 });
+});
+
+beforeEach(async () => {
+  vi.useRealTimers();
+  await setPrices();
+  startClock();
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("main path: deposit → confirmations → exchange → payout", () => {
+  it("float order completes; every status is observed in order; the payout equals amount_to_actual", async () => {
+    const o = await createOrder(partner, BTC_TO_USDT);
+    await step(o.id);
+    expect((await read(partner, o.id)).status).toBe("waiting_deposit");
+
+    const txid = await simSend("BTC", o.deposit_address, "0.01");
+    await step(o.id);
+    const confirming = await read(partner, o.id);
+    expect(confirming).toMatchObject({
+      status: "confirming",
+      deposit_txid: txid,
+      deposit_confirmations: 0,
+      amount_from_received: 0.01,
+    });
+
+    await simMine("BTC", 1);
+    await step(o.id);
+    expect(await read(partner, o.id)).toMatchObject({ status: "confirming", deposit_confirmations: 1 });
+
+    await simMine("BTC", 1);
+    await step(o.id);
+    const done = await read(partner, o.id);
+    // BTC 60000 → USDT: 0.01 × 59700 − 1 = 596
+    expect(done).toMatchObject({
+      status: "completed",
+      amount_to_actual: 596,
+      deposit_confirmations: 2,
+      status_reason: null,
+    });
+    expect(done.payout_txid).toMatch(/^[0-9a-f]{64}$/);
+    expect(await statusPath(o.id)).toEqual([
+      "waiting_deposit",
+      "confirming",
+      "exchanging",
+      "sending",
+      "completed",
+    ]);
+    const log = await events(o.id);
+    expect(log.filter((e) => e.from_status === "confirming" && e.to_status === "confirming")).toHaveLength(1);
+
+    const paid = (await outgoing("TRX")).filter((t) => t.order_id === o.id);
+    expect(paid).toEqual([
+      expect.objectContaining({
+        kind: "payout",
+        to: BTC_TO_USDT.recipient_address,
+        amount: "596",
+        coin: "USDT",
+        txid: done.payout_txid,
+      }),
+    ]);
+    const row = await env.DB.prepare("SELECT status FROM orders WHERE id = ?").bind(o.id).first();
+    expect(row).toEqual({ status: "completed" });
+
+    // Nothing is due any more: more runs change nothing and pay nothing.
+    await step(o.id);
+    await step(o.id);
+    expect((await outgoing("TRX")).filter((t) => t.order_id === o.id)).toHaveLength(1);
+  });
+
+  it("float orders settle at the rate of the exchange moment", async () => {
+    const o = await createOrder(partner, BTC_TO_USDT);
+    await simSend("BTC", o.deposit_address, "0.01");
+    await simMine("BTC", 2);
+    await setPrices({ BTC: "61000" });
+    await step(o.id);
+    // 0.01 × 61000 × 0.995 − 1 = 605.95
+    expect(await read(partner, o.id)).toMatchObject({ status: "completed", amount_to_actual: 605.95 });
+  });
+
+  it("fixed order pays exactly amount_to_expected for the expected deposit, whatever the price", async () => {
+    const o = await createOrder(partner, { ...BTC_TO_USDT, rate_type: "fixed" });
+    await setPrices({ BTC: "50000" });
+    await simSend("BTC", o.deposit_address, "0.01");
+    await simMine("BTC", 3);
+    await step(o.id);
+    const done = await read(partner, o.id);
+    expect(done).toMatchObject({ status: "completed", amount_to_expected: 593, amount_to_actual: 593 });
+  });
+
+  it("memo network: a deposit with the wrong tag is not credited; the right tag is", async () => {
+    const o = await createOrder(partner, {
+      ...BTC_TO_USDT,
+      coin_from: "XRP",
+      network_from: "XRP",
+      amount_from: 100,
+    });
+    expect(o.deposit_address_tag).toMatch(/^\d+$/);
+    await simSend("XRP", o.deposit_address, "100", "999999999");
+    await simSend("XRP", o.deposit_address, "100");
+    await simMine("XRP", 1);
+    await step(o.id);
+    expect((await read(partner, o.id)).status).toBe("waiting_deposit");
+    await simSend("XRP", o.deposit_address, "100", o.deposit_address_tag);
+    await simMine("XRP", 1);
+    await step(o.id);
+    // XRP 0.5 → USDT 1: 100 × 0.5 × 0.995 − 1 = 48.75
+    expect(await read(partner, o.id)).toMatchObject({ status: "completed", amount_to_actual: 48.75 });
+  });
+});
+
+describe("deposits that cannot be exchanged", () => {
+  it("below the minimum with a refund address → refunding → refunded, refund on the source chain", async () => {
+    const o = await createOrder(partner, { ...BTC_TO_USDT, refund_address: BTC_REFUND });
+    await simSend("BTC", o.deposit_address, "0.0003");
+    await simMine("BTC", 2);
+    await step(o.id);
+    const r = await read(partner, o.id);
+    expect(r).toMatchObject({
+      status: "refunded",
+      status_reason: "amount_below_min",
+      amount_from_received: 0.0003,
+    });
+    expect(r.refund_txid).toMatch(/^[0-9a-f]{64}$/);
+    expect(await statusPath(o.id)).toEqual(["waiting_deposit", "confirming", "refunding", "refunded"]);
+    // Refund = deposit − BTC network fee 0.0001
+    const refunds = (await outgoing("BTC")).filter((t) => t.order_id === o.id);
+    expect(refunds).toEqual([
+      expect.objectContaining({ kind: "refund", to: BTC_REFUND, amount: "0.0002", txid: r.refund_txid }),
+    ]);
+  });
+
+  it("below the minimum without a refund address → failed with the reason", async () => {
+    const o = await createOrder(partner, BTC_TO_USDT);
+    await simSend("BTC", o.deposit_address, "0.0003");
+    await simMine("BTC", 2);
+    await step(o.id);
+    expect(await read(partner, o.id)).toMatchObject({
+      status: "failed",
+      status_reason: "amount_below_min",
+      payout_txid: null,
+    });
+  });
+
+  it("above the maximum → refunded with amount_above_max", async () => {
+    const o = await createOrder(partner, { ...BTC_TO_USDT, refund_address: BTC_REFUND });
+    await simSend("BTC", o.deposit_address, "9");
+    await simMine("BTC", 2);
+    await step(o.id);
+    expect(await read(partner, o.id)).toMatchObject({
+      status: "refunded",
+      status_reason: "amount_above_max",
+    });
+  });
+
+  it("fixed order: a deposit off by more than the tolerance is refunded (fixed_amount_mismatch); within it, paid at rate_quoted", async () => {
+    const off = await createOrder(partner, {
+      ...BTC_TO_USDT,
+      rate_type: "fixed",
+      refund_address: BTC_REFUND,
+    });
+    await simSend("BTC", off.deposit_address, "0.0102");
+    await simMine("BTC", 2);
+    await step(off.id);
+    expect(await read(partner, off.id)).toMatchObject({
+      status: "refunded",
+      status_reason: "fixed_amount_mismatch",
+    });
+
+    const near = await createOrder(partner, { ...BTC_TO_USDT, rate_type: "fixed" });
+    await simSend("BTC", near.deposit_address, "0.01001"); // +0.1%: inside the 10 bps tolerance
+    await simMine("BTC", 2);
+    await step(near.id);
+    // 0.01001 × rate_quoted 59300 = 593.593
+    expect(await read(partner, near.id)).toMatchObject({ status: "completed", amount_to_actual: 593.593 });
+  });
+
+  it("a late deposit to an expired order is detected and refunded", async () => {
+    const o = await createOrder(partner, { ...BTC_TO_USDT, refund_address: BTC_REFUND });
+    await step(o.id, 31 * 60_000);
+    expect((await read(partner, o.id)).status).toBe("expired");
+    await simSend("BTC", o.deposit_address, "0.01");
+    await step(o.id, 2 * 60_000);
+    const r = await read(partner, o.id);
+    expect(r).toMatchObject({
+      status: "refunded",
+      status_reason: "late_deposit",
+      amount_from_received: 0.01,
+    });
+    expect((await outgoing("BTC")).filter((t) => t.order_id === o.id)).toEqual([
+      expect.objectContaining({ kind: "refund", amount: "0.0099" }),
+    ]);
+  });
+
+  it("the late-deposit watch ends: nothing is due afterwards", async () => {
+    const o = await createOrder(partner, BTC_TO_USDT);
+    await step(o.id, 31 * 60_000);
+    await step(o.id, 25 * 3_600_000);
+    const log = await events(o.id);
+    expect(log.at(-1)).toMatchObject({ from_status: "expired", to_status: "expired" });
+    expect(await env.ORDERS.getByName(o.id).inspect()).toBeTruthy();
+  });
+});
+
+describe("deposits that disappear", () => {
+  it("dropped from the mempool → back to waiting_deposit with the deposit fields cleared", async () => {
+    const o = await createOrder(partner, BTC_TO_USDT);
+    const txid = await simSend("BTC", o.deposit_address, "0.01");
+    await step(o.id);
+    expect((await read(partner, o.id)).status).toBe("confirming");
+    expect((await admin(`/sim/BTC/transfers/${txid}`, { method: "DELETE" })).status).toBe(204);
+    await step(o.id);
+    expect(await read(partner, o.id)).toMatchObject({
+      status: "waiting_deposit",
+      deposit_txid: null,
+      deposit_confirmations: null,
+      amount_from_received: null,
+    });
+    // A new deposit then drives the order to completion.
+    await simSend("BTC", o.deposit_address, "0.01");
+    await simMine("BTC", 2);
+    await step(o.id);
+    expect((await read(partner, o.id)).status).toBe("completed");
+  });
+
+  it("reorged out → waiting_deposit; past the deadline → expired with deposit_dropped", async () => {
+    const o = await createOrder(partner, BTC_TO_USDT);
+    await simSend("BTC", o.deposit_address, "0.01");
+    await simMine("BTC", 1);
+    await step(o.id);
+    expect(await read(partner, o.id)).toMatchObject({ status: "confirming", deposit_confirmations: 1 });
+    expect((await admin("/sim/BTC/reorg", { method: "POST", json: { depth: 1 } })).status).toBe(200);
+    await step(o.id);
+    expect((await read(partner, o.id)).status).toBe("waiting_deposit");
+
+    const late = await createOrder(partner, BTC_TO_USDT);
+    await simSend("BTC", late.deposit_address, "0.01");
+    await simMine("BTC", 1);
+    await step(late.id);
+    await admin("/sim/BTC/reorg", { method: "POST", json: { depth: 1 } });
+    await step(late.id, 31 * 60_000);
+    expect(await read(partner, late.id)).toMatchObject({
+      status: "expired",
+      status_reason: "deposit_dropped",
+    });
+  });
+
+  it("extra deposits after the first are logged for manual review, not credited", async () => {
+    const o = await createOrder(partner, BTC_TO_USDT);
+    await simSend("BTC", o.deposit_address, "0.01");
+    await step(o.id);
+    await simSend("BTC", o.deposit_address, "0.5");
+    await step(o.id);
+    const log = await events(o.id);
+    expect(log.filter((e) => e.reason.includes("manual review"))).toEqual([
+      expect.objectContaining({ data: expect.objectContaining({ amount: "0.5" }) }),
+    ]);
+    await simMine("BTC", 2);
+    await step(o.id);
+    expect(await read(partner, o.id)).toMatchObject({ status: "completed", amount_from_received: 0.01 });
+  });
+});
+
+describe("outside failures: retries with backoff, then the failure branch", () => {
+  const faults = (network: string, json: Record<string, number>) =>
+    admin(`/sim/${network}/faults`, { method: "PUT", json });
+
+  it("payout keeps failing → retried PAYOUT_MAX_ATTEMPTS times → failed (payout_failed), nothing sent", async () => {
+    await faults("TRX", { payout_fail_rate: 1 });
+    try {
+      const o = await createOrder(partner, BTC_TO_USDT);
+      await simSend("BTC", o.deposit_address, "0.01");
+      await simMine("BTC", 2);
+      for (let i = 0; i < 8; i++) {
+        await setPrices(); // the cron keeps prices fresh
+        await step(o.id, 60_000);
+      }
+      const r = await read(partner, o.id);
+      expect(r).toMatchObject({
+        status: "failed",
+        status_reason: "payout_failed",
+        payout_txid: null,
+        amount_to_actual: 596,
+      });
+      const log = await events(o.id);
+      expect(log.filter((e) => e.reason === "payout attempt failed")).toHaveLength(5);
+      expect(log.at(-1)).toMatchObject({
+        from_status: "sending",
+        to_status: "failed",
+        data: expect.objectContaining({ attempts: 5 }),
+      });
+      expect((await outgoing("TRX")).filter((t) => t.order_id === o.id)).toEqual([]);
+    } finally {
+      await faults("TRX", {});
+    }
+  });
+
+  it("retries back off: a failed attempt is not repeated before its backoff has passed", async () => {
+    await faults("TRX", { payout_fail_rate: 1 });
+    try {
+      const o = await createOrder(partner, BTC_TO_USDT);
+      await simSend("BTC", o.deposit_address, "0.01");
+      await simMine("BTC", 2);
+      await step(o.id); // confirms, exchanges, first payout attempt fails
+      await step(o.id, 500); // within the 2 s backoff: nothing happens
+      let log = await events(o.id);
+      expect(log.filter((e) => e.reason.startsWith("payout attempt failed"))).toHaveLength(1);
+      await faults("TRX", {});
+      await step(o.id, 5_000);
+      log = await events(o.id);
+      expect((await read(partner, o.id)).status).toBe("completed");
+      expect((await outgoing("TRX")).filter((t) => t.order_id === o.id)).toHaveLength(1);
+    } finally {
+      await faults("TRX", {});
+    }
+  });
+
+  it("the venue keeps failing → exchange_failed → refunded when there is a refund address", async () => {
+    await faults("BTC", { exchange_fail_rate: 1 });
+    try {
+      const o = await createOrder(partner, { ...BTC_TO_USDT, refund_address: BTC_REFUND });
+      await simSend("BTC", o.deposit_address, "0.01");
+      await simMine("BTC", 2);
+      for (let i = 0; i < 8; i++) {
+        await setPrices(); // the cron keeps prices fresh
+        await step(o.id, 60_000);
+      }
+      expect(await read(partner, o.id)).toMatchObject({
+        status: "refunded",
+        status_reason: "exchange_failed",
+        amount_to_actual: null,
+      });
+      expect(await statusPath(o.id)).toEqual([
+        "waiting_deposit",
+        "confirming",
+        "exchanging",
+        "refunding",
+        "refunded",
+      ]);
+      expect((await outgoing("BTC")).filter((t) => t.order_id === o.id)).toEqual([
+        expect.objectContaining({ kind: "refund", amount: "0.0099" }),
+      ]);
+    } finally {
+      await faults("BTC", {});
+    }
+  });
+
+  it("a refund that keeps failing → failed (refund_failed)", async () => {
+    await faults("BTC", { payout_fail_rate: 1 });
+    try {
+      const o = await createOrder(partner, { ...BTC_TO_USDT, refund_address: BTC_REFUND });
+      await simSend("BTC", o.deposit_address, "0.0003");
+      await simMine("BTC", 2);
+      for (let i = 0; i < 8; i++) {
+        await setPrices(); // the cron keeps prices fresh
+        await step(o.id, 60_000);
+      }
+      expect(await read(partner, o.id)).toMatchObject({
+        status: "failed",
+        status_reason: "refund_failed",
+        refund_txid: null,
+      });
+    } finally {
+      await faults("BTC", {});
+    }
+  });
+
+  it("a chain provider outage delays detection but loses nothing", async () => {
+    await faults("BTC", { read_fail_rate: 1 });
+    const o = await createOrder(partner, BTC_TO_USDT);
+    await simSend("BTC", o.deposit_address, "0.01");
+    await step(o.id);
+    await step(o.id);
+    expect((await read(partner, o.id)).status).toBe("waiting_deposit");
+    await faults("BTC", {});
+    await simMine("BTC", 2);
+    await step(o.id);
+    expect((await read(partner, o.id)).status).toBe("completed");
+  });
+});

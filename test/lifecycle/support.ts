@@ -1,0 +1,123 @@
+import { env } from "cloudflare:workers";
+import { expect, vi } from "vitest";
+import { admin, call, json, type TestPartner } from "../helpers";
+
+export interface Order {
+  [k: string]: unknown;
+  id: string;
+  short_id: string;
+  status: string;
+  status_reason: string | null;
+  deposit_address: string;
+  deposit_address_tag: string | null;
+  deposit_txid: string | null;
+  deposit_confirmations: number | null;
+  amount_from_received: number | null;
+  amount_to_expected: number;
+  amount_to_actual: number | null;
+  payout_txid: string | null;
+  refund_txid: string | null;
+  expires_at: string;
+  network_from: string;
+  network_to: string;
+}
+
+export interface LogEntry {
+  from_status: string | null;
+  to_status: string;
+  reason: string;
+  data: Record<string, unknown> | null;
+}
+
+export interface Outgoing {
+  txid: string;
+  order_id: string;
+  kind: "payout" | "refund";
+  to: string;
+  tag: string | null;
+  amount: string;
+  coin: string;
+}
+
+export const TRON_ADDR = "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t";
+export const BTC_REFUND = "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4";
+export const XRP_ADDR = "rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh";
+
+export const BTC_TO_USDT = {
+  coin_from: "BTC",
+  network_from: "BTC",
+  coin_to: "USDT",
+  network_to: "TRX",
+  amount_from: 0.01,
+  rate_type: "float",
+  recipient_address: TRON_ADDR,
+};
+
+let clock = Date.now();
+
+/** Fake `Date` (shared by the Worker and its objects in this isolate), moved forward explicitly. */
+export function startClock(): void {
+  clock = Date.now();
+  vi.useFakeTimers({ now: clock, toFake: ["Date"] });
+}
+
+export function advance(ms: number): void {
+  clock += ms;
+  vi.setSystemTime(clock);
+}
+
+export async function createOrder(p: TestPartner, body: Record<string, unknown>): Promise<Order> {
+  const res = await call("/api/v1/partner/orders", {
+    method: "POST",
+    body: JSON.stringify(body),
+    headers: { Authorization: `Bearer ${p.key}`, "content-type": "application/json" },
+  });
+  expect(res.status).toBe(201);
+  return json<Order>(res);
+}
+
+export async function read(p: TestPartner, id: string): Promise<Order> {
+  const res = await call(`/api/v1/partner/orders/${id}`, { headers: { "X-API-Key": p.key } });
+  expect(res.status).toBe(200);
+  return json<Order>(res);
+}
+
+/** Moves time past the poll interval and runs the order's due work, as its alarm would. */
+export async function step(orderId: string, ms = 60_000): Promise<void> {
+  advance(ms);
+  await env.ORDERS.getByName(orderId).tick();
+}
+
+export async function simSend(
+  network: string,
+  to: string,
+  amount: string,
+  tag?: string | null,
+  coin?: string,
+): Promise<string> {
+  const res = await admin(`/sim/${network}/transfers`, {
+    method: "POST",
+    json: { to, amount, ...(tag ? { tag } : {}), ...(coin ? { coin } : {}) },
+  });
+  expect(res.status).toBe(201);
+  return (await json<{ txid: string }>(res)).txid;
+}
+
+export async function simMine(network: string, count = 1): Promise<void> {
+  const res = await admin(`/sim/${network}/blocks`, { method: "POST", json: { count } });
+  expect(res.status).toBe(200);
+}
+
+export async function outgoing(network: string): Promise<Outgoing[]> {
+  return (await json<{ data: Outgoing[] }>(await admin(`/sim/${network}/outgoing`))).data;
+}
+
+export async function events(orderId: string): Promise<LogEntry[]> {
+  return (await json<{ events: LogEntry[] }>(await admin(`/orders/${orderId}`))).events;
+}
+
+/** The status path of an order: its log's status changes, in order. */
+export async function statusPath(orderId: string): Promise<string[]> {
+  const log = await events(orderId);
+  return log.filter((e) => e.from_status !== e.to_status).map((e) => e.to_status);
+}
