@@ -10,6 +10,7 @@ import { adminOrdersRouter } from "./http/routes/admin/orders";
 import { adminPartnersRouter } from "./http/routes/admin/partners";
 import { adminPricesRouter } from "./http/routes/admin/prices";
 import { adminSimRouter } from "./http/routes/admin/sim";
+import { benchRouter } from "./http/routes/bench";
 import { currenciesRouter } from "./http/routes/currencies";
 import { mountDocs } from "./http/routes/docs";
 import { iconsRouter } from "./http/routes/icons";
@@ -38,6 +39,7 @@ export function createApp() {
   // Public API routes count against the client IP; icons and the OpenAPI document are static,
   // immutable-cached assets and are not limited.
   app.use("/api/v1/currencies", publicRateLimit);
+  app.use("/api/v1/_bench/*", publicRateLimit);
   app.use("/api/v1/partner/rates", partnerAuth("optional"));
   app.use("/api/v1/partner/orders", partnerAuth("required"));
   app.use("/api/v1/partner/orders/*", partnerAuth("required"));
@@ -51,6 +53,7 @@ export function createApp() {
   app.route("/admin/v1", adminOrdersRouter);
   app.route("/admin/v1", adminSimRouter);
   app.route("/api/v1", iconsRouter);
+  app.route("/api/v1", benchRouter);
   mountDocs(app);
 
   app.onError(onError);

@@ -42,6 +42,7 @@ export const configSchema = z.object({
   PAYOUT_GATEWAY_URL: z.string().optional(),
   PAYOUT_GATEWAY_SECRET: z.string().optional(),
   ALLOW_HTTP_WEBHOOKS: flag(false),
+  WEBHOOK_TIMEOUT_SECONDS: int(10, 1),
 });
 
 export interface ChainEndpoints {

@@ -1,7 +1,9 @@
 import { createApp } from "./app";
 import { getConfig } from "./config";
+import type { WebhookMessage } from "./domain/webhooks";
 import { refreshPrices } from "./services/prices";
 import { sweepLostAlarms } from "./services/sweep";
+import { deliverBatch } from "./services/webhook-delivery";
 
 export { OrderObject } from "./objects/order-object";
 export { RateLimiter } from "./objects/rate-limiter";
@@ -15,5 +17,10 @@ export default {
     const config = getConfig(env);
     ctx.waitUntil(refreshPrices(env, config, controller.scheduledTime));
     ctx.waitUntil(sweepLostAlarms(env, controller.scheduledTime));
+  },
+  async queue(batch, env) {
+    await deliverBatch(batch as MessageBatch<WebhookMessage>, env, {
+      timeoutMs: getConfig(env).WEBHOOK_TIMEOUT_SECONDS * 1000,
+    });
   },
 } satisfies ExportedHandler<Env>;

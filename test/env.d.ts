@@ -3,3 +3,9 @@ declare namespace Cloudflare {
     TEST_MIGRATIONS: import("cloudflare:test").D1Migration[];
   }
 }
+
+// Vite's raw imports (file contents as a string), used to check docs against code.
+declare module "*?raw" {
+  const content: string;
+  export default content;
+}

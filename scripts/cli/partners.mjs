@@ -21,6 +21,13 @@ const rateLimitFlag = {
   description: "requests per minute for this partner (default: DEFAULT_PARTNER_RATE_LIMIT_PER_MINUTE)",
 };
 
+/** @type {import("./core.d.mts").FlagSpec} */
+const webhookUrlFlag = {
+  type: "string",
+  value: "url",
+  description: "https URL that receives signed order events; 'none' turns webhooks off",
+};
+
 function partnerRecord(p) {
   return formatRecord([
     ["id", p.id],
@@ -28,6 +35,8 @@ function partnerRecord(p) {
     ["active", p.is_active ? "yes" : "no"],
     ["markup_bps", p.markup_bps],
     ["rate limit", `${p.rate_limit_per_minute}/min`],
+    ["webhook_url", p.webhook_url ?? "(none)"],
+    ["webhook secret", p.webhook_secret_set ? "set" : "not set"],
     ["created_at", p.created_at],
     ["updated_at", p.updated_at],
   ]);
@@ -39,6 +48,8 @@ function partnerFields(flags) {
   if (flags.name !== undefined) body.name = flags.name;
   if (flags["markup-bps"] !== undefined) body.markup_bps = flags["markup-bps"];
   if (flags["rate-limit"] !== undefined) body.rate_limit_per_minute = flags["rate-limit"];
+  if (flags["webhook-url"] !== undefined)
+    body.webhook_url = flags["webhook-url"] === "none" ? null : flags["webhook-url"];
   return body;
 }
 
@@ -106,19 +117,40 @@ export const partnerCommands = {
     },
   },
   "partner update": {
-    summary: "Change a partner's name, markup or rate limit",
+    summary: "Change a partner's name, markup, rate limit or webhook URL",
     args: [idArg],
-    flags: { name: nameFlag, "markup-bps": markupFlag, "rate-limit": rateLimitFlag },
-    requireOneOf: ["name", "markup-bps", "rate-limit"],
+    flags: {
+      name: nameFlag,
+      "markup-bps": markupFlag,
+      "rate-limit": rateLimitFlag,
+      "webhook-url": webhookUrlFlag,
+    },
+    requireOneOf: ["name", "markup-bps", "rate-limit", "webhook-url"],
     examples: [
       "partner update 3f2c… --markup-bps 25",
       "partner update 3f2c… --name 'Acme Ltd' --rate-limit 300",
+      "partner update 3f2c… --webhook-url https://partner.example/hooks",
     ],
     async run({ args, flags, api, output, print }) {
       const p = await api.patch(`/partners/${seg(args.id)}`, partnerFields(flags));
       output(p, () => {
         print(`Updated partner ${p.id}.`);
         print(partnerRecord(p));
+      });
+    },
+  },
+  "partner webhook-secret": {
+    summary: "Create or rotate the webhook signing secret (shown only once)",
+    args: [idArg],
+    examples: ["partner webhook-secret 3f2c…"],
+    async run({ args, api, output, print }) {
+      const r = await api.post(`/partners/${seg(args.id)}/webhook-secret`);
+      output(r, () => {
+        print(`New webhook signing secret for partner ${args.id}:`);
+        print("");
+        print(`  ${r.secret}`);
+        print("");
+        print("Give it to the partner now: it cannot be shown again. The previous secret no longer signs.");
       });
     },
   },

@@ -11,6 +11,7 @@ import { decide, type OrderEvent, type OrderStatus } from "../domain/order-state
 import { pairLimits } from "../domain/pricing";
 import { backoffMs, depositAcceptability, refundAmount } from "../domain/settlement";
 import { newShortId } from "../domain/short-id";
+import { newEventId, WEBHOOK_EVENT_TYPE, type WebhookEvent, type WebhookMessage } from "../domain/webhooks";
 import { pricingNow } from "../services/quoting";
 import { loadCatalog } from "../storage/catalog";
 import {
@@ -70,7 +71,7 @@ const K = {
   watchEnded: "watch_ended",
 } as const;
 
-/** Retry delay for a D1 index write that failed (the object stays the source of truth). */
+/** Retry delay for a D1 index write or a webhook enqueue that failed. */
 const PROJECTION_RETRY_MS = 10_000;
 const SHORT_ID_ATTEMPTS = 4;
 const RETRY_BASE_MS = 2_000;
@@ -98,6 +99,14 @@ export class OrderObject extends DurableObject<Env> {
       to_status TEXT NOT NULL,
       reason TEXT NOT NULL,
       data TEXT
+    )`);
+    // Webhook events wait here, written in the same transaction as their transition, until the
+    // queue has accepted them: a failed send is retried, never lost.
+    ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS outbox (
+      sequence INTEGER PRIMARY KEY,
+      event_id TEXT NOT NULL,
+      message TEXT NOT NULL,
+      sent_at TEXT
     )`);
   }
 
@@ -288,6 +297,7 @@ export class OrderObject extends DurableObject<Env> {
     const r = this.#record();
     if (!r) return;
     if (this.#kv.get<boolean>(K.projection)) await this.#project(r);
+    await this.#flushOutbox(Date.now());
     await this.#arm(r, Date.now());
   }
 
@@ -637,9 +647,90 @@ export class OrderObject extends DurableObject<Env> {
         ...eventData(event),
         ...logData,
       });
-      if (next.status !== r.status) this.#kv.put(K.projection, true);
+      if (next.status !== r.status) {
+        this.#kv.put(K.projection, true);
+        this.#enqueueEvent(next, r.status, at);
+      }
     });
     return next;
+  }
+
+  /** Writes the webhook event of a status change to the outbox (inside the transition's transaction). */
+  #enqueueEvent(next: OrderRecord, previous: OrderStatus, at: string): void {
+    const row = this.ctx.storage.sql
+      .exec<{ n: number | null }>("SELECT MAX(sequence) AS n FROM outbox")
+      .one();
+    const sequence = (row.n ?? 0) + 1;
+    const event: WebhookEvent = {
+      id: newEventId(),
+      type: WEBHOOK_EVENT_TYPE,
+      created_at: at,
+      sequence,
+      data: { order: orderView(next), previous_status: previous },
+    };
+    const message: WebhookMessage = {
+      event_id: event.id,
+      partner_id: next.partnerId,
+      order_id: next.id,
+      sequence,
+      type: event.type,
+      created_at: at,
+      body: JSON.stringify(event),
+    };
+    this.ctx.storage.sql.exec(
+      "INSERT INTO outbox (sequence, event_id, message) VALUES (?, ?, ?)",
+      sequence,
+      event.id,
+      JSON.stringify(message),
+    );
+  }
+
+  /** Hands unsent events to the queue, in order; whatever fails stays for the next run. */
+  async #flushOutbox(now: number): Promise<void> {
+    const pending = this.ctx.storage.sql
+      .exec<{ sequence: number; message: string }>(
+        "SELECT sequence, message FROM outbox WHERE sent_at IS NULL ORDER BY sequence",
+      )
+      .toArray();
+    if (pending.length === 0) return;
+    try {
+      await this.env.WEBHOOKS.sendBatch(
+        pending.map((p) => ({ body: JSON.parse(p.message) as WebhookMessage })),
+      );
+      const at = new Date(now).toISOString();
+      for (const p of pending)
+        this.ctx.storage.sql.exec("UPDATE outbox SET sent_at = ? WHERE sequence = ?", at, p.sequence);
+    } catch (err) {
+      console.error(
+        JSON.stringify({
+          level: "warn",
+          order: this.#record()?.id,
+          msg: "webhook enqueue failed; will retry",
+          error: String(err),
+        }),
+      );
+    }
+  }
+
+  #outboxPending(): boolean {
+    return (
+      this.ctx.storage.sql.exec("SELECT 1 FROM outbox WHERE sent_at IS NULL LIMIT 1").toArray().length > 0
+    );
+  }
+
+  /** The webhook events of this order (for support and tests): sequence, id, whether queued. */
+  webhookEvents(): { sequence: number; event_id: string; sent: boolean; message: WebhookMessage }[] {
+    return this.ctx.storage.sql
+      .exec<{ sequence: number; event_id: string; message: string; sent_at: string | null }>(
+        "SELECT sequence, event_id, message, sent_at FROM outbox ORDER BY sequence",
+      )
+      .toArray()
+      .map((r) => ({
+        sequence: r.sequence,
+        event_id: r.event_id,
+        sent: r.sent_at !== null,
+        message: JSON.parse(r.message) as WebhookMessage,
+      }));
   }
 
   /** A log row without a status change (retries, extra deposits, the end of a watch). */
@@ -701,7 +792,7 @@ export class OrderObject extends DurableObject<Env> {
       default:
         break;
     }
-    if (this.#kv.get<boolean>(K.projection)) due.push(now + PROJECTION_RETRY_MS);
+    if (this.#kv.get<boolean>(K.projection) || this.#outboxPending()) due.push(now + PROJECTION_RETRY_MS);
     if (due.length === 0) {
       await this.ctx.storage.deleteAlarm();
       return;

@@ -1,3 +1,4 @@
+import { base64urlnopad } from "@scure/base";
 import type { Config } from "../config";
 import { sha256Hex } from "../domain/credentials";
 import { depositScheme } from "../domain/deposit";
@@ -7,7 +8,8 @@ import { type Decimal, parseDecimal, toDecimalString } from "../domain/money";
 import { idempotentOrderId, type OrderDraft, type OrderView, type RateType } from "../domain/order";
 import { normalizeShortId } from "../domain/short-id";
 import type { Partner } from "../http/app-env";
-import { findOrderIdByShortId } from "../storage/orders";
+import { badRequest } from "../http/errors";
+import { findOrderIdByShortId, listOrders, type OrderIndexRow } from "../storage/orders";
 import { getQuote } from "../storage/quotes";
 import { priceQuote } from "./quoting";
 
@@ -193,4 +195,62 @@ export async function readOrder(env: Env, partner: Partner, orderId: string): Pr
   const order = await env.ORDERS.getByName(id).get(partner.id);
   if (!order) throw notFound();
   return order;
+}
+
+export interface OrderPageRequest {
+  status?: string | undefined;
+  createdFrom?: string | undefined;
+  createdTo?: string | undefined;
+  limit: number;
+  cursor?: string | undefined;
+}
+
+type OrderSummary = Omit<OrderIndexRow, "partner_id">;
+
+// The cursor is the last row's position, base64url JSON: opaque to partners, cheap to verify.
+function encodeCursor(row: OrderIndexRow): string {
+  return base64urlnopad.encode(new TextEncoder().encode(JSON.stringify([row.created_at, row.id])));
+}
+
+function decodeCursor(cursor: string): { createdAt: string; id: string } {
+  try {
+    const parsed: unknown = JSON.parse(new TextDecoder().decode(base64urlnopad.decode(cursor)));
+    if (
+      Array.isArray(parsed) &&
+      typeof parsed[0] === "string" &&
+      typeof parsed[1] === "string" &&
+      UUID_RE.test(parsed[1])
+    ) {
+      return { createdAt: parsed[0], id: parsed[1] };
+    }
+  } catch {
+    // fall through
+  }
+  throw badRequest("cursor is not a next_cursor this API returned.", [
+    { field: "cursor", message: "invalid cursor" },
+  ]);
+}
+
+const toIso = (s: string | undefined) => (s === undefined ? undefined : new Date(s).toISOString());
+
+/** GET /partner/orders: one page of the partner's own orders from the D1 index. */
+export async function listPartnerOrders(
+  env: Env,
+  partner: Partner,
+  req: OrderPageRequest,
+): Promise<{ data: OrderSummary[]; next_cursor: string | null }> {
+  const rows = await listOrders(env.DB, {
+    partnerId: partner.id,
+    status: req.status,
+    createdFrom: toIso(req.createdFrom),
+    createdTo: toIso(req.createdTo),
+    after: req.cursor ? decodeCursor(req.cursor) : undefined,
+    limit: req.limit + 1,
+  });
+  const page = rows.slice(0, req.limit);
+  const last = page.at(-1);
+  return {
+    data: page.map(({ partner_id: _, ...summary }) => summary),
+    next_cursor: rows.length > req.limit && last ? encodeCursor(last) : null,
+  };
 }

@@ -1,8 +1,10 @@
+import type { OrderStatus } from "../domain/order-state";
+
 export interface OrderIndexRow {
   id: string;
   short_id: string;
   partner_id: string;
-  status: string;
+  status: OrderStatus;
   coin_from: string;
   network_from: string;
   coin_to: string;
@@ -126,5 +128,44 @@ export async function poolCounts(
          FROM address_pool GROUP BY network ORDER BY network`,
     )
     .all<{ network: string; available: number; assigned: number }>();
+  return results;
+}
+
+export interface OrderListQuery {
+  partnerId: string;
+  status?: string | undefined;
+  createdFrom?: string | undefined;
+  createdTo?: string | undefined;
+  /** Continue after this (created_at, id) position. */
+  after?: { createdAt: string; id: string } | undefined;
+  limit: number;
+}
+
+/** A partner's orders, newest first, by keyset pagination on (created_at, id): no OFFSET scans. */
+export async function listOrders(db: D1Database, q: OrderListQuery): Promise<OrderIndexRow[]> {
+  const where = ["partner_id = ?"];
+  const args: (string | number)[] = [q.partnerId];
+  if (q.status) {
+    where.push("status = ?");
+    args.push(q.status);
+  }
+  if (q.createdFrom) {
+    where.push("created_at >= ?");
+    args.push(q.createdFrom);
+  }
+  if (q.createdTo) {
+    where.push("created_at < ?");
+    args.push(q.createdTo);
+  }
+  if (q.after) {
+    where.push("(created_at < ? OR (created_at = ? AND id < ?))");
+    args.push(q.after.createdAt, q.after.createdAt, q.after.id);
+  }
+  const { results } = await db
+    .prepare(
+      `SELECT ${COLUMNS} FROM orders WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT ?`,
+    )
+    .bind(...args, q.limit)
+    .all<OrderIndexRow>();
   return results;
 }

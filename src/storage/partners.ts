@@ -6,6 +6,9 @@ export interface PartnerRow {
   is_active: number;
   markup_bps: number;
   rate_limit_per_minute: number;
+  webhook_url: string | null;
+  /** 1 when a webhook signing secret exists (the secret itself is never read back out). */
+  has_webhook_secret: number;
   created_at: string;
   updated_at: string;
 }
@@ -24,7 +27,8 @@ export interface KeyWithPartner {
   partner: PartnerRow;
 }
 
-const PARTNER_COLUMNS = "id, name, is_active, markup_bps, rate_limit_per_minute, created_at, updated_at";
+const PARTNER_COLUMNS =
+  "id, name, is_active, markup_bps, rate_limit_per_minute, webhook_url, webhook_secret IS NOT NULL AS has_webhook_secret, created_at, updated_at";
 
 // Key lookups are cached for at most 30 s: a revocation or deactivation made through another
 // isolate takes effect within that time (this isolate's own admin writes clear it at once).
@@ -62,6 +66,8 @@ export function findKey(db: D1Database, keyId: string): Promise<KeyWithPartner |
         is_active: row.is_active,
         markup_bps: row.markup_bps,
         rate_limit_per_minute: row.rate_limit_per_minute,
+        webhook_url: null,
+        has_webhook_secret: 0,
         created_at: row.p_created_at,
         updated_at: row.p_updated_at,
       },
@@ -85,9 +91,34 @@ export async function touchKey(db: D1Database, keyId: string, now = Date.now()):
 
 export async function insertPartner(db: D1Database, p: PartnerRow): Promise<void> {
   await db
-    .prepare(`INSERT INTO partners (${PARTNER_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)`)
-    .bind(p.id, p.name, p.is_active, p.markup_bps, p.rate_limit_per_minute, p.created_at, p.updated_at)
+    .prepare(
+      "INSERT INTO partners (id, name, is_active, markup_bps, rate_limit_per_minute, webhook_url, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    )
+    .bind(
+      p.id,
+      p.name,
+      p.is_active,
+      p.markup_bps,
+      p.rate_limit_per_minute,
+      p.webhook_url,
+      p.created_at,
+      p.updated_at,
+    )
     .run();
+}
+
+/** Stores a new webhook signing secret (replacing any previous one). */
+export async function setWebhookSecret(
+  db: D1Database,
+  id: string,
+  secret: string,
+  now: string,
+): Promise<boolean> {
+  const row = await db
+    .prepare("UPDATE partners SET webhook_secret = ?, updated_at = ? WHERE id = ? RETURNING id")
+    .bind(secret, now, id)
+    .first();
+  return row !== null;
 }
 
 export async function getPartner(db: D1Database, id: string): Promise<PartnerRow | null> {
@@ -102,7 +133,7 @@ export async function listPartners(db: D1Database): Promise<PartnerRow[]> {
 }
 
 export type PartnerChanges = Partial<
-  Pick<PartnerRow, "name" | "is_active" | "markup_bps" | "rate_limit_per_minute">
+  Pick<PartnerRow, "name" | "is_active" | "markup_bps" | "rate_limit_per_minute" | "webhook_url">
 >;
 
 export async function updatePartner(

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { tryParseDecimal } from "../../domain/money";
 import { ORDER_STATUSES, STATUS_REASONS } from "../../domain/order-state";
-import { createOrder, readOrder } from "../../services/orders";
+import { createOrder, listPartnerOrders, readOrder } from "../../services/orders";
 import type { PartnerEnv } from "../app-env";
 import { createRouter } from "../router";
 import { DECIMAL_STRING, errorResponses, ticker } from "../schemas";
@@ -130,7 +130,79 @@ const IdempotencyHeaders = z.object({
     }),
 });
 
+const OrderSummarySchema = z
+  .object({
+    id: z.uuid(),
+    short_id: z.string(),
+    status: z.enum(ORDER_STATUSES),
+    coin_from: z.string(),
+    network_from: z.string(),
+    coin_to: z.string(),
+    network_to: z.string(),
+    deposit_address: z.string(),
+    deposit_address_tag: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    expires_at: z.string(),
+  })
+  .openapi("OrderSummary");
+
+const isoDate = z.iso.datetime({ offset: true }).optional();
+
+const ListQuery = z.object({
+  status: z.enum(ORDER_STATUSES).optional(),
+  created_from: isoDate.openapi({ description: "Only orders created at or after this time (ISO 8601)." }),
+  created_to: isoDate.openapi({ description: "Only orders created before this time (ISO 8601)." }),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .default(20)
+    .openapi({ description: "Page size, 1–100 (default 20)." }),
+  cursor: z
+    .string()
+    .max(512)
+    .optional()
+    .openapi({ description: "`next_cursor` of the previous page; opaque." }),
+});
+
 export const ordersRouter = createRouter<PartnerEnv>()
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/partner/orders",
+      tags,
+      security,
+      summary: "List your orders, newest first",
+      description:
+        "Beyond the contract. Summaries from the order index (fetch one order for amounts and transaction ids); filters combine; follow `next_cursor` until it is null.",
+      request: { query: ListQuery },
+      responses: {
+        200: {
+          description: "A page of orders.",
+          content: {
+            "application/json": {
+              schema: z.object({ data: z.array(OrderSummarySchema), next_cursor: z.string().nullable() }),
+            },
+          },
+        },
+        ...errorResponses(400, 401, 403),
+      },
+    }),
+    async (c) => {
+      const q = c.req.valid("query");
+      const page = await listPartnerOrders(c.env, c.get("partner"), {
+        status: q.status,
+        createdFrom: q.created_from,
+        createdTo: q.created_to,
+        limit: q.limit,
+        cursor: q.cursor,
+      });
+      c.header("Cache-Control", "no-store");
+      return c.json(page, 200);
+    },
+  )
   .openapi(
     createRoute({
       method: "post",

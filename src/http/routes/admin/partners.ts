@@ -1,5 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { base64urlnopad } from "@scure/base";
 import { generateApiKey } from "../../../domain/credentials";
+import { checkWebhookUrl, type WebhookMessage } from "../../../domain/webhooks";
 import {
   type ApiKeyRow,
   getPartner,
@@ -7,11 +9,14 @@ import {
   insertPartner,
   listKeys,
   listPartners,
+  type PartnerChanges,
   type PartnerRow,
   revokeKey,
+  setWebhookSecret,
   updatePartner,
 } from "../../../storage/partners";
-import { ApiError } from "../../errors";
+import { type DeliveryRow, listDeliveries, resetDelivery } from "../../../storage/webhooks";
+import { ApiError, badRequest } from "../../errors";
 import { createRouter } from "../../router";
 import { errorResponses } from "../../schemas";
 
@@ -25,6 +30,13 @@ const PartnerSchema = z
       .int()
       .openapi({ description: "Partner markup in basis points, on top of the service spread." }),
     rate_limit_per_minute: z.number().int(),
+    webhook_url: z
+      .string()
+      .nullable()
+      .openapi({ description: "Where order events are POSTed; null: webhooks off." }),
+    webhook_secret_set: z
+      .boolean()
+      .openapi({ description: "Whether a signing secret exists (it is shown only once)." }),
     created_at: z.string(),
     updated_at: z.string(),
   })
@@ -49,6 +61,38 @@ const NewKeySchema = z
   })
   .openapi("NewApiKey");
 
+const DeliverySchema = z
+  .object({
+    event_id: z.string(),
+    order_id: z.string(),
+    sequence: z.number().int(),
+    type: z.string(),
+    status: z.enum(["pending", "delivered", "failed", "skipped"]),
+    attempts: z.number().int(),
+    last_status_code: z.number().int().nullable(),
+    last_error: z.string().nullable(),
+    next_retry_at: z.string().nullable(),
+    created_at: z.string(),
+    delivered_at: z.string().nullable(),
+  })
+  .openapi("WebhookDelivery");
+
+function deliveryView(d: DeliveryRow) {
+  return {
+    event_id: d.event_id,
+    order_id: d.order_id,
+    sequence: d.sequence,
+    type: d.type,
+    status: d.status,
+    attempts: d.attempts,
+    last_status_code: d.last_status_code,
+    last_error: d.last_error,
+    next_retry_at: d.next_retry_at,
+    created_at: d.created_at,
+    delivered_at: d.delivered_at,
+  };
+}
+
 const name = z.string().trim().min(1).max(100);
 const markup = z.number().int().min(0).max(1000);
 const rateLimit = z.number().int().min(1).max(1_000_000);
@@ -64,6 +108,9 @@ const UpdatePartner = z
     is_active: z.boolean().optional(),
     markup_bps: markup.optional(),
     rate_limit_per_minute: rateLimit.optional(),
+    webhook_url: z.string().max(2048).nullable().optional().openapi({
+      description: "https URL (http on localhost when ALLOW_HTTP_WEBHOOKS); null disables webhooks.",
+    }),
   })
   .refine((b) => Object.keys(b).length > 0, { message: "at least one field is required" });
 
@@ -83,7 +130,8 @@ const json = <T extends z.ZodType>(schema: T) => ({
 });
 
 function partnerView(p: PartnerRow) {
-  return { ...p, is_active: p.is_active === 1 };
+  const { has_webhook_secret, ...rest } = p;
+  return { ...rest, is_active: p.is_active === 1, webhook_secret_set: has_webhook_secret === 1 };
 }
 function keyView(k: ApiKeyRow) {
   return {
@@ -119,6 +167,8 @@ export const adminPartnersRouter = createRouter()
         markup_bps: body.markup_bps ?? 0,
         rate_limit_per_minute:
           body.rate_limit_per_minute ?? c.get("config").DEFAULT_PARTNER_RATE_LIMIT_PER_MINUTE,
+        webhook_url: null,
+        has_webhook_secret: 0,
         created_at: now,
         updated_at: now,
       };
@@ -179,8 +229,20 @@ export const adminPartnersRouter = createRouter()
       },
     }),
     async (c) => {
-      const { is_active, ...rest } = c.req.valid("json");
-      const changes = is_active === undefined ? rest : { ...rest, is_active: is_active ? 1 : 0 };
+      const { is_active, webhook_url, ...rest } = c.req.valid("json");
+      const changes: PartnerChanges =
+        is_active === undefined ? rest : { ...rest, is_active: is_active ? 1 : 0 };
+      if (webhook_url !== undefined) {
+        if (webhook_url === null) changes.webhook_url = null;
+        else {
+          const checked = checkWebhookUrl(webhook_url, c.get("config").ALLOW_HTTP_WEBHOOKS);
+          if (!checked.ok)
+            throw badRequest(`webhook_url ${checked.reason}.`, [
+              { field: "webhook_url", message: checked.reason },
+            ]);
+          changes.webhook_url = checked.url;
+        }
+      }
       const row = await updatePartner(c.env.DB, c.req.valid("param").id, changes, new Date().toISOString());
       if (!row) throw notFound();
       return c.json(partnerView(row), 200);
@@ -257,5 +319,94 @@ export const adminPartnersRouter = createRouter()
         throw new ApiError(404, "not_found", "API key not found for this partner.");
       }
       return c.body(null, 204);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/partners/{id}/webhook-secret",
+      tags,
+      security,
+      summary: "Create or rotate the webhook signing secret (shown only in this response)",
+      request: { params: idParam },
+      responses: {
+        201: {
+          description: "The new secret; the previous one stops signing at once.",
+          content: {
+            "application/json": { schema: z.object({ secret: z.string().openapi({ example: "whsec_…" }) }) },
+          },
+        },
+        ...errorResponses(400, 401, 404),
+      },
+    }),
+    async (c) => {
+      const secret = `whsec_${base64urlnopad.encode(crypto.getRandomValues(new Uint8Array(32)))}`;
+      if (!(await setWebhookSecret(c.env.DB, c.req.valid("param").id, secret, new Date().toISOString())))
+        throw notFound();
+      c.header("Cache-Control", "no-store");
+      return c.json({ secret }, 201);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/partners/{id}/webhook-deliveries",
+      tags,
+      security,
+      summary: "The partner's webhook delivery log, newest first",
+      request: {
+        params: idParam,
+        query: z.object({ limit: z.coerce.number().int().min(1).max(500).default(100) }),
+      },
+      responses: {
+        200: {
+          description: "Deliveries.",
+          content: { "application/json": { schema: z.object({ data: z.array(DeliverySchema) }) } },
+        },
+        ...errorResponses(400, 401, 404),
+      },
+    }),
+    async (c) => {
+      const partnerId = c.req.valid("param").id;
+      if (!(await getPartner(c.env.DB, partnerId))) throw notFound();
+      const rows = await listDeliveries(c.env.DB, partnerId, c.req.valid("query").limit);
+      return c.json({ data: rows.map(deliveryView) }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/partners/{id}/webhook-deliveries/{event_id}/retry",
+      tags,
+      security,
+      summary: "Deliver an event again now (also revives a failed one, with a fresh 3-day window)",
+      request: {
+        params: idParam.extend({
+          event_id: z
+            .string()
+            .regex(/^evt_[0-9a-f]{32}$/)
+            .openapi({ param: { name: "event_id", in: "path" } }),
+        }),
+      },
+      responses: {
+        202: { description: "Queued.", content: { "application/json": { schema: DeliverySchema } } },
+        ...errorResponses(400, 401, 404),
+      },
+    }),
+    async (c) => {
+      const { id, event_id } = c.req.valid("param");
+      const row = await resetDelivery(c.env.DB, id, event_id, new Date().toISOString());
+      if (!row) throw new ApiError(404, "not_found", "No such webhook delivery for this partner.");
+      const message: WebhookMessage = {
+        event_id: row.event_id,
+        partner_id: row.partner_id,
+        order_id: row.order_id,
+        sequence: row.sequence,
+        type: row.type,
+        created_at: row.created_at,
+        body: row.payload,
+      };
+      await c.env.WEBHOOKS.send(message);
+      return c.json(deliveryView(row), 202);
     },
   );

@@ -1,0 +1,44 @@
+import { Hono } from "hono";
+import type { AppEnv } from "../app-env";
+import { ApiError } from "../errors";
+
+/**
+ * Benchmark baseline (scripts/bench.mjs, docs/performance.md): a route of this same Worker, behind
+ * the same middleware as the public routes (request id, config, body limit, per-IP rate limit),
+ * that answers a constant JSON body without touching D1 or an order object. The ratio of an
+ * endpoint's throughput to this one's is the cost of the endpoint's own work.
+ *
+ * Enabled only when the var BENCH_ROUTES is "true"; otherwise it answers like an unknown route.
+ * A plain Hono route, so it never appears in the OpenAPI document.
+ */
+
+const DEFAULT_BYTES = 1024;
+const MAX_BYTES = 1024 * 1024;
+const bodies = new Map<number, string>();
+
+/** `{"pad":"xxx…"}` of exactly `bytes` bytes (never shorter than the 10 bytes of `{"pad":""}`), built once. */
+function constantBody(bytes: number): string {
+  let body = bodies.get(bytes);
+  if (body === undefined) {
+    const empty = '{"pad":""}';
+    body = `{"pad":"${"x".repeat(Math.max(0, bytes - empty.length))}"}`;
+    if (bodies.size >= 16) bodies.clear();
+    bodies.set(bytes, body);
+  }
+  return body;
+}
+
+function enabled(env: Env): boolean {
+  return (env as unknown as { BENCH_ROUTES?: unknown }).BENCH_ROUTES === "true";
+}
+
+export const benchRouter = new Hono<AppEnv>().get("/_bench/baseline", (c) => {
+  if (!enabled(c.env)) throw new ApiError(404, "not_found", `No route for GET ${c.req.path}.`);
+  const raw = c.req.query("bytes");
+  const n = raw === undefined ? DEFAULT_BYTES : Number(raw);
+  const bytes = Number.isInteger(n) && n > 0 && n <= MAX_BYTES ? n : DEFAULT_BYTES;
+  return c.body(constantBody(bytes), 200, {
+    "Content-Type": "application/json",
+    "Cache-Control": "no-store",
+  });
+});
