@@ -2,8 +2,8 @@ import type { IconSet } from "./icons";
 import { iconUrl } from "./icons";
 import { parseDecimal, toJsonNumber } from "./money";
 
-/** Catalog fields the public view needs (the D1 row shape satisfies it). */
-export interface CatalogEntry {
+/** A catalog row: one coin on one network (booleans as 0/1 and amounts as decimal strings, as stored). */
+export interface CurrencyRow {
   id: string;
   coin: string;
   network: string;
@@ -16,8 +16,11 @@ export interface CatalogEntry {
   min_confirmations: number;
   decimals: number;
   is_memo: number;
+  withdraw_fee: string;
+  contract_address: string | null;
   explorer_tx_url: string | null;
   explorer_address_url: string | null;
+  sort_order: number;
 }
 
 export interface PublicCurrency {
@@ -39,7 +42,7 @@ export interface PublicCurrency {
 }
 
 /** The contract's Currency (§2.1) for every active row, in catalog order. */
-export function publicCurrencies(rows: readonly CatalogEntry[], icons: IconSet): PublicCurrency[] {
+export function publicCurrencies(rows: readonly CurrencyRow[], icons: IconSet): PublicCurrency[] {
   return rows
     .filter((r) => r.is_active === 1)
     .map((r) => ({

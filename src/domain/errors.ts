@@ -16,6 +16,7 @@ export const DOMAIN_ERROR_CODES = [
   "idempotency_conflict",
   "order_not_found",
   "prices_stale",
+  "invalid_cursor",
 ] as const;
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
 

@@ -1,4 +1,4 @@
-import type { CurrencyRow } from "../storage/catalog";
+import type { CurrencyRow } from "./currency";
 import { DomainError } from "./errors";
 
 export interface PairRequest {

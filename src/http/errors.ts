@@ -1,6 +1,8 @@
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { DOMAIN_ERROR_CODES } from "../domain/errors";
 
 // Stable machine-readable codes (DESIGN.md §6). Partners branch on these, never on `detail`.
+// Business-rule codes come from the domain; these are the HTTP layer's own.
 export const ERROR_CODES = [
   "invalid_request",
   "invalid_api_key",
@@ -11,22 +13,10 @@ export const ERROR_CODES = [
   "method_not_allowed",
   "payload_too_large",
   "unsupported_media_type",
-  "order_not_found",
-  "pair_unavailable",
-  "network_required",
-  "invalid_amount",
-  "amount_below_min",
-  "amount_above_max",
-  "invalid_address",
-  "invalid_tag",
-  "quote_not_found",
-  "quote_expired",
-  "quote_mismatch",
-  "idempotency_conflict",
   "rate_limited",
-  "prices_stale",
   "price_source_mismatch",
   "internal_error",
+  ...DOMAIN_ERROR_CODES,
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

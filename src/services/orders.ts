@@ -8,7 +8,6 @@ import { type Decimal, parseDecimal, toDecimalString } from "../domain/money";
 import { idempotentOrderId, type OrderDraft, type OrderView, type RateType } from "../domain/order";
 import { normalizeShortId } from "../domain/short-id";
 import type { Partner } from "../http/app-env";
-import { badRequest } from "../http/errors";
 import { findOrderIdByShortId, listOrders, type OrderIndexRow } from "../storage/orders";
 import { getQuote } from "../storage/quotes";
 import { priceQuote } from "./quoting";
@@ -183,16 +182,24 @@ export async function createOrder(
 
 const notFound = () => new DomainError("order_not_found", "Order not found.");
 
+/**
+ * The order UUID a path segment names: a UUID is taken as is (no D1 read); a short_id, in any
+ * case, goes through the D1 index — restricted to one partner's orders when `partnerId` is given.
+ */
+export async function resolveOrderId(
+  env: Env,
+  raw: string,
+  partnerId: string | null,
+): Promise<string | null> {
+  if (UUID_RE.test(raw)) return raw.toLowerCase();
+  const shortId = normalizeShortId(raw);
+  return shortId ? findOrderIdByShortId(env.DB, shortId, partnerId) : null;
+}
+
 /** GET by UUID goes straight to the order's object (no D1); a short_id goes through the index. */
 export async function readOrder(env: Env, partner: Partner, orderId: string): Promise<OrderView> {
-  let id: string | null = null;
-  if (UUID_RE.test(orderId)) id = orderId.toLowerCase();
-  else {
-    const shortId = normalizeShortId(orderId);
-    if (shortId) id = await findOrderIdByShortId(env.DB, shortId, partner.id);
-  }
-  if (!id) throw notFound();
-  const order = await env.ORDERS.getByName(id).get(partner.id);
+  const id = await resolveOrderId(env, orderId, partner.id);
+  const order = id ? await env.ORDERS.getByName(id).get(partner.id) : null;
   if (!order) throw notFound();
   return order;
 }
@@ -226,9 +233,7 @@ function decodeCursor(cursor: string): { createdAt: string; id: string } {
   } catch {
     // fall through
   }
-  throw badRequest("cursor is not a next_cursor this API returned.", [
-    { field: "cursor", message: "invalid cursor" },
-  ]);
+  throw new DomainError("invalid_cursor", "cursor is not a next_cursor this API returned.");
 }
 
 const toIso = (s: string | undefined) => (s === undefined ? undefined : new Date(s).toISOString());

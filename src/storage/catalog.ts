@@ -1,25 +1,7 @@
+import type { CurrencyRow } from "../domain/currency";
 import { TtlCache } from "./ttl-cache";
 
-/** A catalog row as stored in D1 (booleans as 0/1, amounts as decimal strings). */
-export interface CurrencyRow {
-  id: string;
-  coin: string;
-  network: string;
-  name: string;
-  is_active: number;
-  is_deposit_enabled: number;
-  is_withdraw_enabled: number;
-  min_amount: string;
-  max_amount: string;
-  min_confirmations: number;
-  decimals: number;
-  is_memo: number;
-  withdraw_fee: string;
-  contract_address: string | null;
-  explorer_tx_url: string | null;
-  explorer_address_url: string | null;
-  sort_order: number;
-}
+export type { CurrencyRow };
 
 const CATALOG_TTL_MS = 5_000;
 const cache = new TtlCache<CurrencyRow[]>(CATALOG_TTL_MS, 4);

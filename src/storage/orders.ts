@@ -52,16 +52,17 @@ export async function updateOrderIndexStatus(
     .run();
 }
 
+/** The order id of a short_id; only among one partner's orders when `partnerId` is given. */
 export async function findOrderIdByShortId(
   db: D1Database,
   shortId: string,
-  partnerId: string,
+  partnerId: string | null,
 ): Promise<string | null> {
-  const row = await db
-    .prepare("SELECT id FROM orders WHERE short_id = ? AND partner_id = ?")
-    .bind(shortId, partnerId)
-    .first<{ id: string }>();
-  return row?.id ?? null;
+  const stmt =
+    partnerId === null
+      ? db.prepare("SELECT id FROM orders WHERE short_id = ?").bind(shortId)
+      : db.prepare("SELECT id FROM orders WHERE short_id = ? AND partner_id = ?").bind(shortId, partnerId);
+  return (await stmt.first<{ id: string }>())?.id ?? null;
 }
 
 /** Orders still waiting for a deposit whose deadline passed before `before` (lost-alarm sweep). */

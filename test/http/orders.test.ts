@@ -4,6 +4,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { deriveDepositAddress, validateAddress } from "../../src/domain/addresses";
 import { sweepLostAlarms } from "../../src/services/sweep";
 import { admin, call, createPartner, expectError, json, setPrices, type TestPartner } from "../helpers";
+import { BTC_REFUND, BTC_TO_USDT, TRON_ADDR, XRP_ADDR } from "../support/orders";
 
 interface Order {
   [k: string]: unknown;
@@ -17,20 +18,9 @@ interface Order {
 }
 
 // Real published addresses (see test/domain/addresses.test.ts).
-const TRON_ADDR = "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t";
-const BTC_ADDR = "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4";
-const XRP_ADDR = "rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh";
+const BTC_ADDR = BTC_REFUND;
 const ETH_ADDR = "0x9858EfFD232B4033E47d90003D41EC34EcaEda94";
-
-const BASE_ORDER = {
-  coin_from: "BTC",
-  network_from: "BTC",
-  coin_to: "USDT",
-  network_to: "TRX",
-  amount_from: 0.01,
-  rate_type: "float",
-  recipient_address: TRON_ADDR,
-};
+const BASE_ORDER = BTC_TO_USDT;
 
 let partner: TestPartner;
 let other: TestPartner;

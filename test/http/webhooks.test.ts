@@ -15,8 +15,8 @@ import {
 } from "../../src/domain/webhooks";
 import { deliverBatch } from "../../src/services/webhook-delivery";
 import { admin, call, createPartner, expectError, json, setPrices, type TestPartner } from "../helpers";
-import { BTC_TO_USDT, createOrder, simMine, simSend, startClock, step } from "../lifecycle/support";
 import { createMockNetwork } from "../support/msw";
+import { BTC_TO_USDT, createOrder, simMine, simSend, startClock, step } from "../support/orders";
 
 const HOOK = "https://partner.example.test/hooks";
 const QUEUE = "swap-partner-api-webhooks";
@@ -363,7 +363,7 @@ describe("GET /api/v1/partner/orders", () => {
     await expectError(await list("?limit=101"), 400, "invalid_request");
     await expectError(await list("?status=nope"), 400, "invalid_request");
     await expectError(await list("?created_from=yesterday"), 400, "invalid_request");
-    await expectError(await list("?cursor=garbage"), 400, "invalid_request");
+    await expectError(await list("?cursor=garbage"), 400, "invalid_cursor");
     await expectError(await call("/api/v1/partner/orders"), 401, "invalid_api_key");
   });
 });

@@ -14,7 +14,8 @@ import {
   simMine,
   simSend,
   startClock,
-} from "./support";
+  XRP_ADDR,
+} from "../support/orders";
 
 const ORDERS = 200;
 const MAX_ROUNDS = 120;
@@ -71,7 +72,7 @@ describe("fault injection", () => {
             coin_from: "XRP",
             network_from: "XRP",
             amount_from: 100,
-            refund_address: "rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh",
+            refund_address: XRP_ADDR,
           }
         : { ...BTC_TO_USDT, refund_address: BTC_REFUND };
       const body = { ...base, rate_type: i % 3 === 0 ? "fixed" : "float" };

@@ -13,7 +13,7 @@ import {
   startClock,
   statusPath,
   step,
-} from "./support";
+} from "../support/orders";
 
 let partner: TestPartner;
 

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { validateAddress } from "../../../domain/addresses";
 import { ORDER_STATUSES } from "../../../domain/order-state";
-import { normalizeShortId } from "../../../domain/short-id";
+import { resolveOrderId } from "../../../services/orders";
 import { loadCatalog } from "../../../storage/catalog";
 import { addPoolAddresses, poolCounts } from "../../../storage/orders";
 import { ApiError, badRequest } from "../../errors";
@@ -21,8 +21,6 @@ const EventSchema = z
     data: z.record(z.string(), z.unknown()).nullable(),
   })
   .openapi("OrderEvent");
-
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const adminOrdersRouter = createRouter()
   .openapi(
@@ -50,15 +48,7 @@ export const adminOrdersRouter = createRouter()
       },
     }),
     async (c) => {
-      const raw = c.req.valid("param").id;
-      let id: string | null = UUID_RE.test(raw) ? raw.toLowerCase() : null;
-      const shortId = id ? null : normalizeShortId(raw);
-      if (shortId) {
-        const row = await c.env.DB.prepare("SELECT id FROM orders WHERE short_id = ?")
-          .bind(shortId)
-          .first<{ id: string }>();
-        id = row?.id ?? null;
-      }
+      const id = await resolveOrderId(c.env, c.req.valid("param").id, null);
       const found = id ? await c.env.ORDERS.getByName(id).inspect() : null;
       if (!found) throw new ApiError(404, "order_not_found", "Order not found.");
       return c.json({ ...found.order, partner_id: found.partner_id, events: found.events }, 200);

@@ -1,9 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import { simChain } from "../../../adapters/chain/simulated";
 import { chainModeFor } from "../../../domain/chain-mode";
 import { toDecimalString, tryParseDecimal } from "../../../domain/money";
 import { MAX_MINE_COUNT } from "../../../objects/sim-chain";
 import { type CurrencyRow, loadCatalog } from "../../../storage/catalog";
+import type { AppEnv } from "../../app-env";
 import { ApiError, badRequest } from "../../errors";
 import { createRouter } from "../../router";
 import { errorResponses } from "../../schemas";
@@ -140,6 +142,11 @@ export function resolveSimNetwork(chainMode: string, catalog: CurrencyRow[], raw
   return { network, coins };
 }
 
+/** The simulated network a request names (404 unless it exists and is in simulated chain mode). */
+async function simNetworkOf(c: Context<AppEnv>, network: string): Promise<SimNetwork> {
+  return resolveSimNetwork(c.get("config").CHAIN_MODE, await loadCatalog(c.env.DB), network);
+}
+
 /** The catalog row a transfer is of: the given coin, else the native one (no contract). */
 function coinRow({ network, coins }: SimNetwork, coin: string | undefined): CurrencyRow {
   const listed = coins.map((r) => r.coin).join(", ");
@@ -186,11 +193,7 @@ export const adminSimRouter = createRouter()
       },
     }),
     async (c) => {
-      const sim = resolveSimNetwork(
-        c.get("config").CHAIN_MODE,
-        await loadCatalog(c.env.DB),
-        c.req.valid("param").network,
-      );
+      const sim = await simNetworkOf(c, c.req.valid("param").network);
       const status = await simChain(c.env, sim.network).status();
       return c.json({ network: sim.network, height: status.height, mempool: status.mempool }, 200);
     },
@@ -211,11 +214,7 @@ export const adminSimRouter = createRouter()
       },
     }),
     async (c) => {
-      const sim = resolveSimNetwork(
-        c.get("config").CHAIN_MODE,
-        await loadCatalog(c.env.DB),
-        c.req.valid("param").network,
-      );
+      const sim = await simNetworkOf(c, c.req.valid("param").network);
       const body = c.req.valid("json");
       const row = coinRow(sim, body.coin);
       // The refine above guarantees a positive decimal; normalise so the chain stores exact text.
@@ -291,11 +290,7 @@ export const adminSimRouter = createRouter()
       },
     }),
     async (c) => {
-      const sim = resolveSimNetwork(
-        c.get("config").CHAIN_MODE,
-        await loadCatalog(c.env.DB),
-        c.req.valid("param").network,
-      );
+      const sim = await simNetworkOf(c, c.req.valid("param").network);
       const count = c.req.valid("json").count ?? 1;
       const { height } = await asBadRequest(() => simChain(c.env, sim.network).mine(count));
       return c.json({ height }, 200);
@@ -317,11 +312,7 @@ export const adminSimRouter = createRouter()
       },
     }),
     async (c) => {
-      const sim = resolveSimNetwork(
-        c.get("config").CHAIN_MODE,
-        await loadCatalog(c.env.DB),
-        c.req.valid("param").network,
-      );
+      const sim = await simNetworkOf(c, c.req.valid("param").network);
       const { depth } = c.req.valid("json");
       const { height } = await asBadRequest(() => simChain(c.env, sim.network).reorg(depth));
       return c.json({ height }, 200);
@@ -341,11 +332,7 @@ export const adminSimRouter = createRouter()
       },
     }),
     async (c) => {
-      const sim = resolveSimNetwork(
-        c.get("config").CHAIN_MODE,
-        await loadCatalog(c.env.DB),
-        c.req.valid("param").network,
-      );
+      const sim = await simNetworkOf(c, c.req.valid("param").network);
       return c.json({ data: await simChain(c.env, sim.network).outgoing() }, 200);
     },
   )
@@ -362,11 +349,7 @@ export const adminSimRouter = createRouter()
       responses: { 200: ok("The faults now in force.", FaultsSchema), ...errorResponses(400, 401, 404) },
     }),
     async (c) => {
-      const sim = resolveSimNetwork(
-        c.get("config").CHAIN_MODE,
-        await loadCatalog(c.env.DB),
-        c.req.valid("param").network,
-      );
+      const sim = await simNetworkOf(c, c.req.valid("param").network);
       const b = c.req.valid("json");
       const faults = await asBadRequest(() =>
         simChain(c.env, sim.network).setFaults({
