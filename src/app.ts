@@ -26,15 +26,15 @@ export function createApp() {
     c.set("config", getConfig(c.env));
     await next();
   });
-  app.use(
-    "*",
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw new ApiError(413, "payload_too_large", `Request body exceeds ${MAX_BODY_BYTES} bytes.`);
-      },
-    }),
-  );
+  const limitBody = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: () => {
+      throw new ApiError(413, "payload_too_large", `Request body exceeds ${MAX_BODY_BYTES} bytes.`);
+    },
+  });
+  // GET and HEAD carry no body; a stray `Transfer-Encoding: chunked` on one must not make the body
+  // check rebuild the request (which the runtime refuses for those methods).
+  app.use("*", (c, next) => (c.req.method === "GET" || c.req.method === "HEAD" ? next() : limitBody(c, next)));
 
   // Public API routes count against the client IP; icons and the OpenAPI document are static,
   // immutable-cached assets and are not limited.

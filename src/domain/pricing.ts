@@ -183,7 +183,8 @@ function smallestFromFor(m: Model, target: Decimal, atLeast: Decimal): Decimal {
   let x = ceilTo(Dec.max(needed, atLeast), m.from.decimals);
   for (let bumps = 0; amountToFor(m, x).lessThan(target); bumps++) {
     if (bumps >= 4) {
-      throw new Error(`pricing invariant broken: no amount_from reaches ${toDecimalString(target)}`);
+      // Only absurd price ratios get here (amounts beyond the decimal precision): no sane quote exists.
+      throw new PairUnavailableError(`no amount of ${m.from.label} reaches ${toDecimalString(target)} of ${m.to.label} at these prices`);
     }
     x = x.plus(step);
   }
