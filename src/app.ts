@@ -34,7 +34,9 @@ export function createApp() {
   });
   // GET and HEAD carry no body; a stray `Transfer-Encoding: chunked` on one must not make the body
   // check rebuild the request (which the runtime refuses for those methods).
-  app.use("*", (c, next) => (c.req.method === "GET" || c.req.method === "HEAD" ? next() : limitBody(c, next)));
+  app.use("*", (c, next) =>
+    c.req.method === "GET" || c.req.method === "HEAD" ? next() : limitBody(c, next),
+  );
 
   // Public API routes count against the client IP; icons and the OpenAPI document are static,
   // immutable-cached assets and are not limited.

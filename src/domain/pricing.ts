@@ -184,7 +184,9 @@ function smallestFromFor(m: Model, target: Decimal, atLeast: Decimal): Decimal {
   for (let bumps = 0; amountToFor(m, x).lessThan(target); bumps++) {
     if (bumps >= 4) {
       // Only absurd price ratios get here (amounts beyond the decimal precision): no sane quote exists.
-      throw new PairUnavailableError(`no amount of ${m.from.label} reaches ${toDecimalString(target)} of ${m.to.label} at these prices`);
+      throw new PairUnavailableError(
+        `no amount of ${m.from.label} reaches ${toDecimalString(target)} of ${m.to.label} at these prices`,
+      );
     }
     x = x.plus(step);
   }
