@@ -193,8 +193,23 @@ export async function resolveOrderId(
 ): Promise<string | null> {
   if (UUID_RE.test(raw)) return raw.toLowerCase();
   const shortId = normalizeShortId(raw);
-  return shortId ? findOrderIdByShortId(env.DB, shortId, partnerId) : null;
+  if (!shortId) return null;
+  const key = `${partnerId ?? "*"}:${shortId}`;
+  const cached = shortIdCache.get(key);
+  if (cached) return cached;
+  const id = await findOrderIdByShortId(env.DB, shortId, partnerId);
+  // Only hits are kept: a short_id never changes owner or order, but a miss may be an order
+  // whose index row is still being written.
+  if (id) {
+    if (shortIdCache.size >= SHORT_ID_CACHE_MAX) shortIdCache.delete(shortIdCache.keys().next().value ?? "");
+    shortIdCache.set(key, id);
+  }
+  return id;
 }
+
+/** short_id → order id, per isolate. The mapping is immutable, so entries never go stale. */
+const shortIdCache = new Map<string, string>();
+const SHORT_ID_CACHE_MAX = 50_000;
 
 /** GET by UUID goes straight to the order's object (no D1); a short_id goes through the index. */
 export async function readOrder(env: Env, partner: Partner, orderId: string): Promise<OrderView> {
