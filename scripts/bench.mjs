@@ -1,0 +1,641 @@
+// `npm run bench`: HTTP benchmarks of the Worker running locally in workerd (`wrangler dev`).
+//
+//   npm run bench                      the endpoint table (≈ 4 min) → bench/results/latest.json
+//   npm run bench -- --scale           read latency with 1,000 and 50,000 orders in the index
+//                                      (≈ 10–15 min) → bench/results/scale.json
+//   npm run bench -- --help            options
+//
+// Every endpoint is compared with a baseline measured in the same run, right before and right
+// after it: GET /api/v1/_bench/baseline (src/http/routes/bench.ts, enabled by BENCH_ROUTES=true),
+// which returns a constant JSON body of the same size as /currencies behind the same middleware
+// (request id, config, per-IP rate limit). See docs/performance.md.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import {
+  adminClient,
+  call,
+  createOrder,
+  mapPool,
+  ORDER_BODY,
+  progress,
+  STATIC_PRICES,
+  seedPartner,
+} from "./lib/api.mjs";
+import { runLoad, warmUp } from "./lib/load.mjs";
+import { findRuntimeUrl, ROOT, startWorker, stopOnSignals } from "./lib/worker.mjs";
+
+const HELP = `Usage: npm run bench -- [options]
+
+  --connections <n>      concurrent connections per measurement (default 20)
+  --duration <s>         seconds per measurement (default 10)
+  --warmup <s>           unmeasured seconds before each measurement (default 2)
+  --only <ids>           comma-separated endpoint ids (see the table's id column)
+  --port <n>             port of the private wrangler dev (default 8790)
+  --state-dir <dir>      its state, wiped at start (default ${join(tmpdir(), "bench-state")})
+  --strict               exit 1 when a target is missed
+  --via-proxy            load wrangler dev's own port (its proxy worker in front) instead of the
+                         runtime that runs the Worker (default: the runtime; see docs)
+  --local-observability  keep Miniflare's local trace store on (off by default; see docs)
+  --keep                 leave wrangler dev running at the end (prints its URL and pid)
+
+  --scale                instead of the table: read latency with 1,000 and 50,000 orders
+  --scale-sizes <a,b>    index sizes (default 1000,50000)
+  --scale-direct         insert the orders beyond the first size straight into the D1 index
+                         (wrangler d1 execute) instead of creating them through the API
+  --scale-max-minutes <m>  cap on API creation; the rest is inserted directly (default 20)
+`;
+
+const { values: args } = parseArgs({
+  options: {
+    connections: { type: "string", default: "20" },
+    duration: { type: "string", default: "10" },
+    warmup: { type: "string", default: "2" },
+    only: { type: "string" },
+    port: { type: "string", default: "8790" },
+    "state-dir": { type: "string", default: join(tmpdir(), "bench-state") },
+    strict: { type: "boolean", default: false },
+    "local-observability": { type: "boolean", default: false },
+    "via-proxy": { type: "boolean", default: false },
+    keep: { type: "boolean", default: false },
+    scale: { type: "boolean", default: false },
+    "scale-sizes": { type: "string", default: "1000,50000" },
+    "scale-direct": { type: "boolean", default: false },
+    "scale-max-minutes": { type: "string", default: "20" },
+    help: { type: "boolean", short: "h", default: false },
+  },
+});
+if (args.help) {
+  console.log(HELP);
+  process.exit(0);
+}
+
+const int = (name, min = 1) => {
+  const n = Number(args[name]);
+  if (!Number.isInteger(n) || n < min) {
+    console.error(`--${name} must be a whole number ≥ ${min}`);
+    process.exit(2);
+  }
+  return n;
+};
+const CONNECTIONS = int("connections");
+const DURATION = int("duration");
+const WARMUP = int("warmup", 0);
+const PORT = int("port");
+const P99_TARGET_MS = 50;
+const RESULTS_DIR = join(ROOT, "bench/results");
+
+const ADMIN_TOKEN = `bench-${crypto.randomUUID()}`;
+const VARS = {
+  ADMIN_TOKEN,
+  BENCH_ROUTES: "true",
+  // Deterministic quotes; prices are set once through PUT /admin/v1/prices and must not go stale
+  // during a long --scale run.
+  PRICE_SOURCE: "static",
+  PRICE_MAX_AGE_SECONDS: "86400",
+  // Rate limiting stays on: every limited request still makes its RateLimiter round trip, the
+  // limits are just high enough never to refuse one.
+  PUBLIC_RATE_LIMIT_PER_MINUTE: "100000000",
+  // The orders the bench creates must not poll SimChain in the background while other endpoints
+  // are measured (tens of thousands of alarms would swamp two cores): no poll within the hour,
+  // no expiry within the day. The lifecycle's own cost is what the soak test measures.
+  CHAIN_POLL_SECONDS: "3600",
+  ORDER_EXPIRY_SECONDS: "86400",
+};
+
+const RATES = "/api/v1/partner/rates?coin_from=BTC&network_from=BTC&coin_to=USDT&network_to=TRX&amount=0.01";
+
+let worker = null;
+stopOnSignals(() => worker);
+
+const fmt = (n, d = 0) => (n === null || n === undefined || Number.isNaN(n) ? "—" : n.toFixed(d));
+const pad = (s, n) => String(s).padEnd(n);
+const lpad = (s, n) => String(s).padStart(n);
+
+async function seed(base) {
+  const admin = adminClient(base, ADMIN_TOKEN);
+  await admin.put("/prices", { prices: STATIC_PRICES });
+  const { partnerId, key } = await seedPartner(admin, {
+    name: "bench",
+    rateLimitPerMinute: 1_000_000,
+  });
+  return { admin, partnerId, key };
+}
+
+async function createMany(base, key, n, { concurrency = 32, label = "orders", deadline } = {}) {
+  const p = progress(label, n);
+  const orders = [];
+  await mapPool(Array.from({ length: n }), concurrency, async () => {
+    if (deadline && Date.now() > deadline) return;
+    const { order } = await createOrder(base, key, ORDER_BODY, { deadline: deadline ?? Infinity });
+    orders.push({ id: order.id, short_id: order.short_id });
+    p.tick();
+  });
+  return { orders, seconds: p.elapsedSeconds() };
+}
+
+function measureOpts(base, ep) {
+  return {
+    baseUrl: base,
+    path: ep.path,
+    paths: ep.paths,
+    method: ep.method,
+    headers: ep.headers,
+    body: ep.body,
+    connections: CONNECTIONS,
+    duration: DURATION,
+  };
+}
+
+async function measure(base, ep, { connections = CONNECTIONS, duration = DURATION, warmup = WARMUP } = {}) {
+  const opts = { ...measureOpts(base, ep), connections, duration };
+  await warmUp(opts, warmup);
+  const r = await runLoad(opts);
+  process.stdout.write(
+    `  ${pad(ep.id, 18)} ${lpad(connections, 2)} conn ${lpad(fmt(r.rps), 6)} req/s  p50 ${lpad(fmt(r.p50), 3)} ms  p99 ${lpad(fmt(r.p99), 3)} ms` +
+      `${r.non2xx || r.errors ? `  non-2xx ${r.non2xx} errors ${r.errors} ${JSON.stringify(r.statusCodes)}` : ""}\n`,
+  );
+  return r;
+}
+
+/** The same endpoint with one connection: its service time, without queueing behind others. */
+const SERIAL = { connections: 1, duration: 3, warmup: 0 };
+
+/** Where the load goes: the Worker's runtime directly, unless --via-proxy (or it cannot be found). */
+async function loadTarget(w) {
+  if (args["via-proxy"]) return { url: w.baseUrl, via: "wrangler dev proxy" };
+  const url = await findRuntimeUrl(w.pid);
+  if (url) return { url, via: "Worker runtime (wrangler's proxy bypassed)" };
+  console.log("  (could not find the Worker runtime's port; measuring through wrangler's proxy)");
+  return { url: w.baseUrl, via: "wrangler dev proxy" };
+}
+
+function machine() {
+  const c = cpus();
+  return { cpus: c.length, model: c[0]?.model ?? "?", node: process.version, platform: process.platform };
+}
+
+// ── the endpoint table ──────────────────────────────────────────────────────────────────────
+
+async function table() {
+  worker = await startWorker({
+    stateDir: args["state-dir"],
+    port: PORT,
+    vars: VARS,
+    localObservability: args["local-observability"],
+  });
+  const target = await loadTarget(worker);
+  const base = target.url;
+  console.log(`wrangler dev on ${worker.baseUrl} (pid ${worker.pid}, state ${worker.stateDir})`);
+  console.log(`load goes to ${base}: ${target.via}`);
+  const { key } = await seed(base);
+  const auth = { authorization: `Bearer ${key}` };
+
+  const { orders } = await createMany(base, key, 200, { label: "seed orders" });
+  const currencies = await call(base, "GET", "/api/v1/currencies");
+  const bodyBytes = Buffer.byteLength(JSON.stringify(currencies.body));
+  const baseline = {
+    id: "baseline",
+    label: `baseline (constant ${bodyBytes} B JSON)`,
+    path: `/api/v1/_bench/baseline?bytes=${bodyBytes}`,
+  };
+  const check = await call(base, "GET", baseline.path);
+  if (check.status !== 200) throw new Error(`baseline route answered ${check.status}`);
+
+  const endpoints = [
+    { id: "currencies", label: "GET /currencies", target: 0.85, path: "/api/v1/currencies" },
+    { id: "rates-float", label: "GET /partner/rates float, public", target: 0.7, path: RATES },
+    {
+      id: "rates-float-key",
+      label: "GET /partner/rates float, key",
+      target: 0.7,
+      path: RATES,
+      headers: auth,
+    },
+    {
+      id: "rates-fixed",
+      label: "GET /partner/rates fixed, public",
+      target: 0.7,
+      path: `${RATES}&rate_type=fixed`,
+    },
+    {
+      id: "rates-fixed-key",
+      label: "GET /partner/rates fixed, key",
+      target: 0.7,
+      path: `${RATES}&rate_type=fixed`,
+      headers: auth,
+    },
+    {
+      id: "order-create",
+      label: "POST /partner/orders",
+      target: 0.2,
+      path: "/api/v1/partner/orders",
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify(ORDER_BODY),
+    },
+    {
+      id: "order-uuid",
+      label: "GET /partner/orders/{uuid}",
+      target: 0.4,
+      paths: orders.map((o) => `/api/v1/partner/orders/${o.id}`),
+      headers: auth,
+    },
+    {
+      id: "order-short-id",
+      label: "GET /partner/orders/{short_id}",
+      target: null,
+      paths: orders.map((o) => `/api/v1/partner/orders/${o.short_id}`),
+      headers: auth,
+    },
+    // Reference only: a route without the rate limiter and without D1 (a static SVG).
+    {
+      id: "icon-no-limiter",
+      label: "GET /icons/btc.svg (no limiter; ref.)",
+      target: null,
+      p99Target: false,
+      path: "/api/v1/icons/btc.svg",
+    },
+  ];
+  const only = args.only ? new Set(args.only.split(",").map((s) => s.trim())) : null;
+  const selected = only ? endpoints.filter((e) => only.has(e.id)) : endpoints;
+  if (selected.length === 0) throw new Error(`--only matched nothing; ids: ${endpoints.map((e) => e.id)}`);
+
+  console.log(
+    `\nMeasuring: ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per run, then ${SERIAL.duration} s with 1 connection; baseline before and after each endpoint.`,
+  );
+  const baselines = [await measure(base, baseline)];
+  const baselineSerial = await measure(base, baseline, SERIAL);
+  const rows = [];
+  for (const ep of selected) {
+    const r = await measure(base, ep);
+    const serial = await measure(base, ep, SERIAL);
+    baselines.push(await measure(base, baseline));
+    const [before, after] = baselines.slice(-2);
+    const baseRps = (before.rps + after.rps) / 2;
+    rows.push({ ...ep, result: r, serial, baselineRps: baseRps, ratio: r.rps / baseRps });
+  }
+  const baseAll = {
+    rps: baselines.reduce((s, b) => s + b.rps, 0) / baselines.length,
+    p50: median(baselines.map((b) => b.p50)),
+    p99: median(baselines.map((b) => b.p99)),
+  };
+
+  const lines = renderTable(baseline, { ...baseAll, serial: baselineSerial }, baselines, rows);
+  console.log(`\n${lines.join("\n")}\n`);
+
+  const report = {
+    kind: "bench",
+    at: new Date().toISOString(),
+    machine: machine(),
+    settings: {
+      connections: CONNECTIONS,
+      duration_s: DURATION,
+      warmup_s: WARMUP,
+      p99_target_ms: P99_TARGET_MS,
+    },
+    vars: { ...VARS, ADMIN_TOKEN: "(random)" },
+    local_observability: args["local-observability"],
+    target: target.via,
+    currencies_body_bytes: bodyBytes,
+    baseline: { ...baseAll, runs: baselines, one_connection: baselineSerial },
+    rows: rows.map((r) => ({
+      id: r.id,
+      label: r.label,
+      rps: r.result.rps,
+      p50_ms: r.result.p50,
+      p99_ms: r.result.p99,
+      max_ms: r.result.max,
+      one_connection: { rps: r.serial.rps, ms_each: 1000 / r.serial.rps, p99_ms: r.serial.p99 },
+      non2xx: r.result.non2xx + r.serial.non2xx,
+      errors: r.result.errors,
+      status_codes: r.result.statusCodes,
+      baseline_rps: r.baselineRps,
+      ratio: r.ratio,
+      ratio_target: r.target,
+      ratio_pass: r.target === null ? null : r.ratio >= r.target,
+      p99_pass: r.p99Target === false ? null : r.result.p99 < P99_TARGET_MS,
+    })),
+    table: lines.join("\n"),
+  };
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  writeFileSync(join(RESULTS_DIR, "latest.json"), `${JSON.stringify(report, null, 2)}\n`);
+  console.log(`Written: bench/results/latest.json`);
+  const missed = report.rows.filter((r) => r.ratio_pass === false || r.p99_pass === false || r.non2xx > 0);
+  return missed.length;
+}
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.floor((s.length - 1) / 2)] : null;
+}
+
+function renderTable(baseline, baseAll, baselines, rows) {
+  const head = [
+    "endpoint",
+    "req/s",
+    "p50 ms",
+    "p99 ms",
+    "ratio",
+    "1 conn: req/s, ms each",
+    "ratio target",
+    `p99 < ${P99_TARGET_MS} ms`,
+  ];
+  // autocannon's latencies are whole milliseconds; with one connection 1000 / (req/s) is the time
+  // each request takes end to end (client included), to a fraction of a millisecond.
+  const serial = (x) => `${fmt(x.rps)}, ${fmt(1000 / x.rps, 2)}`;
+  const body = [
+    [
+      baseline.label,
+      fmt(baseAll.rps),
+      fmt(baseAll.p50),
+      fmt(baseAll.p99),
+      "1.00",
+      serial(baseAll.serial),
+      `(${baselines.length} runs)`,
+      baseAll.p99 < P99_TARGET_MS ? "pass" : "FAIL",
+    ],
+    ...rows.map((r) => {
+      const errs = r.result.non2xx + r.result.errors + r.serial.non2xx + r.serial.errors;
+      return [
+        r.label,
+        fmt(r.result.rps),
+        fmt(r.result.p50),
+        fmt(r.result.p99),
+        fmt(r.ratio, 2),
+        serial(r.serial),
+        r.target === null ? "—" : `≥ ${r.target} ${r.ratio >= r.target ? "pass" : "FAIL"}`,
+        (r.p99Target === false ? "—" : r.result.p99 < P99_TARGET_MS ? "pass" : "FAIL") +
+          (errs ? ` (${errs} errors!)` : ""),
+      ];
+    }),
+  ];
+  return markdownTable(head, body, new Set([1, 2, 3, 4, 5]));
+}
+
+/** A Markdown table, right-aligning the `numeric` columns. */
+function markdownTable(head, body, numeric) {
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((row) => String(row[i]).length)));
+  const line = (cells) =>
+    `| ${cells.map((c, i) => (numeric.has(i) ? lpad(c, widths[i]) : pad(c, widths[i]))).join(" | ")} |`;
+  return [
+    line(head),
+    `|${widths.map((w, i) => (numeric.has(i) ? `${"-".repeat(w + 1)}:` : "-".repeat(w + 2))).join("|")}|`,
+    ...body.map(line),
+  ];
+}
+
+// ── the scale check ─────────────────────────────────────────────────────────────────────────
+
+async function scale() {
+  const sizes = args["scale-sizes"].split(",").map(Number);
+  if (sizes.length !== 2 || !sizes.every((n) => Number.isInteger(n) && n > 0) || sizes[1] <= sizes[0]) {
+    console.error("--scale-sizes must be two increasing whole numbers, e.g. 1000,50000");
+    process.exit(2);
+  }
+  const [small, large] = sizes;
+  const vars = { ...VARS };
+  worker = await startWorker({
+    stateDir: args["state-dir"],
+    port: PORT,
+    vars,
+    testScheduled: true,
+    localObservability: args["local-observability"],
+  });
+  let target = await loadTarget(worker);
+  let base = target.url;
+  console.log(`wrangler dev on ${worker.baseUrl} (pid ${worker.pid}, state ${worker.stateDir})`);
+  console.log(`load goes to ${base}: ${target.via}`);
+  const { key, partnerId } = await seed(base);
+  const auth = { authorization: `Bearer ${key}` };
+
+  const first = await createMany(base, key, small, { label: `orders 1–${small}` });
+  const sample = first.orders.slice(0, Math.min(500, first.orders.length));
+  const listProbe = await call(base, "GET", "/api/v1/partner/orders?limit=50", { token: key });
+  const listAvailable = listProbe.status === 200;
+  if (!listAvailable)
+    console.log(
+      `  GET /partner/orders?limit=50 answered ${listProbe.status}: the list endpoint is not there yet; skipped.`,
+    );
+
+  const measureAt = async (label) => {
+    console.log(`\nIndex size ${label}:`);
+    const out = {};
+    out.uuid = await measure(base, {
+      id: "order-uuid",
+      paths: sample.map((o) => `/api/v1/partner/orders/${o.id}`),
+      headers: auth,
+    });
+    out.short_id = await measure(base, {
+      id: "order-short-id",
+      paths: sample.map((o) => `/api/v1/partner/orders/${o.short_id}`),
+      headers: auth,
+    });
+    if (listAvailable)
+      out.list = await measure(base, {
+        id: "order-list",
+        path: "/api/v1/partner/orders?limit=50",
+        headers: auth,
+      });
+    // The scheduled trigger is served by wrangler dev itself, not by the runtime port.
+    out.sweep = await timeSweep(worker.baseUrl, 30);
+    console.log(
+      `  ${pad("scheduled()", 18)} ${out.sweep.runs} runs: p50 ${fmt(out.sweep.p50, 1)} ms, max ${fmt(out.sweep.max, 1)} ms`,
+    );
+    out.index_rows = indexRows(worker);
+    console.log(`  index rows: ${out.index_rows}`);
+    return out;
+  };
+
+  const atSmall = await measureAt(String(small));
+
+  // Grow the index to `large`: through the API (the normal path), within a time cap; whatever is
+  // left (or everything, with --scale-direct) goes straight into D1 while the Worker is stopped.
+  const need = large - small;
+  let viaApi = 0;
+  let apiSeconds = 0;
+  if (!args["scale-direct"]) {
+    const capMs = Number(args["scale-max-minutes"]) * 60_000;
+    const grown = await createMany(base, key, need, {
+      label: `orders ${small + 1}–${large}`,
+      deadline: Date.now() + capMs,
+    });
+    viaApi = grown.orders.length;
+    apiSeconds = grown.seconds;
+  }
+  const direct = need - viaApi;
+  if (direct > 0) {
+    console.log(`  inserting ${direct} index rows directly into D1 (wrangler d1 execute, Worker stopped)…`);
+    await worker.stop();
+    insertDirect(worker, partnerId, direct);
+    worker = await startWorker({
+      stateDir: args["state-dir"],
+      port: PORT,
+      vars,
+      testScheduled: true,
+      fresh: false,
+      localObservability: args["local-observability"],
+    });
+    target = await loadTarget(worker);
+    base = target.url;
+  }
+  const atLarge = await measureAt(String(large));
+
+  const compare = (a, b) =>
+    a && b ? { rps_change: b.rps / a.rps - 1, p50_change: b.p50 / a.p50 - 1 } : null;
+  const within = (c) => c && Math.abs(c.rps_change) <= 0.2 && Math.abs(c.p50_change) <= 0.2;
+  const checks = {
+    uuid: compare(atSmall.uuid, atLarge.uuid),
+    short_id: compare(atSmall.short_id, atLarge.short_id),
+    list: compare(atSmall.list, atLarge.list),
+    sweep: atSmall.sweep && atLarge.sweep ? { p50_change: atLarge.sweep.p50 / atSmall.sweep.p50 - 1 } : null,
+  };
+  const verdict = (c) =>
+    c
+      ? `${within(c) ? "pass" : "FAIL"} (req/s ${fmt(c.rps_change * 100)}%, p50 ${fmt(c.p50_change * 100)}%)`
+      : "skipped";
+  const cells = (x, digits = 0) => [fmt(x?.rps), fmt(x?.p50, digits), fmt(x?.p99, digits)];
+  const body = [
+    ["GET /partner/orders/{uuid}", ...cells(atSmall.uuid), ...cells(atLarge.uuid), verdict(checks.uuid)],
+    [
+      "GET /partner/orders/{short_id}",
+      ...cells(atSmall.short_id),
+      ...cells(atLarge.short_id),
+      verdict(checks.short_id),
+    ],
+    listAvailable
+      ? ["GET /partner/orders?limit=50", ...cells(atSmall.list), ...cells(atLarge.list), verdict(checks.list)]
+      : [
+          "GET /partner/orders?limit=50",
+          "—",
+          "—",
+          "—",
+          "—",
+          "—",
+          "—",
+          `not in this build (${listProbe.status})`,
+        ],
+    [
+      "scheduled() (one cron run)",
+      "—",
+      fmt(atSmall.sweep.p50, 1),
+      `${fmt(atSmall.sweep.max, 1)} (max)`,
+      "—",
+      fmt(atLarge.sweep.p50, 1),
+      `${fmt(atLarge.sweep.max, 1)} (max)`,
+      `p50 ${fmt(checks.sweep.p50_change * 100)}%`,
+    ],
+  ];
+  const head = [
+    "endpoint",
+    `${small}: req/s`,
+    "p50 ms",
+    "p99 ms",
+    `${large}: req/s`,
+    "p50 ms",
+    "p99 ms",
+    "within 20%",
+  ];
+  const lines = markdownTable(head, body, new Set([1, 2, 3, 4, 5, 6]));
+  const note =
+    `${large} orders: ${small + viaApi} created through POST /partner/orders` +
+    (viaApi ? ` (${viaApi} in ${fmt(apiSeconds)} s, ${fmt(viaApi / apiSeconds)}/s)` : "") +
+    (direct ? `, ${direct} index rows inserted directly into D1 (no order object behind them)` : "") +
+    `. Reads use the same ${sample.length} orders (from the first ${small}) at both sizes.`;
+  console.log(`\n${lines.join("\n")}\n${note}\n`);
+  const report = {
+    kind: "scale",
+    at: new Date().toISOString(),
+    machine: machine(),
+    settings: { connections: CONNECTIONS, duration_s: DURATION, warmup_s: WARMUP, sizes },
+    target: target.via,
+    created_via_api: small + viaApi,
+    api_creation_seconds: apiSeconds,
+    inserted_directly: direct,
+    list_available: listAvailable,
+    at_small: atSmall,
+    at_large: atLarge,
+    checks,
+    table: lines.join("\n"),
+    note,
+  };
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  writeFileSync(join(RESULTS_DIR, "scale.json"), `${JSON.stringify(report, null, 2)}\n`);
+  console.log("Written: bench/results/scale.json");
+  const failed = ["uuid", "short_id", "list"].filter((k) => checks[k] && !within(checks[k]));
+  return failed.length;
+}
+
+/** Wall time of one `scheduled()` run (price refresh + lost-alarm sweep), `runs` times in a row. */
+async function timeSweep(base, runs) {
+  const times = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    const r = await fetch(`${base}/cdn-cgi/handler/scheduled`, { signal: AbortSignal.timeout(60_000) });
+    await r.arrayBuffer();
+    if (!r.ok) throw new Error(`scheduled trigger answered ${r.status}`);
+    times.push(performance.now() - t0);
+  }
+  const s = [...times].sort((a, b) => a - b);
+  return {
+    runs,
+    p50: s[Math.floor((s.length - 1) / 2)],
+    p99: s[Math.min(s.length - 1, Math.ceil(s.length * 0.99) - 1)],
+    max: s.at(-1),
+  };
+}
+
+/** Rows in the D1 order index (a read through wrangler d1 execute; the Worker may keep running). */
+function indexRows(w) {
+  return w.d1({ command: "SELECT COUNT(*) AS n FROM orders" })[0].results[0].n;
+}
+
+/** Inserts `n` order-index rows for the partner into the stopped Worker's local D1. */
+function insertDirect(w, partnerId, n) {
+  const alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+  const now = Date.now();
+  const statements = [];
+  const CHUNK = 200; // rows per INSERT: D1 caps a statement at 100 KB
+  for (let start = 0; start < n; start += CHUNK) {
+    const values = [];
+    for (let i = start; i < Math.min(n, start + CHUNK); i++) {
+      let shortId = "";
+      let x = i;
+      for (let k = 0; k < 9; k++) {
+        shortId = alphabet[x % 32] + shortId;
+        x = Math.floor(x / 32);
+      }
+      // A valid Crockford short id; a clash with a random real one (50 bits) is negligible.
+      shortId = `Z${shortId}`;
+      const created = new Date(now - (n - i) * 1000).toISOString();
+      const expires = new Date(now + 86_400_000).toISOString();
+      values.push(
+        `('${crypto.randomUUID()}','${shortId}','${partnerId}','waiting_deposit','BTC','BTC','USDT','TRX','bench-direct-${i}',NULL,'${created}','${created}','${expires}')`,
+      );
+    }
+    statements.push(
+      `INSERT INTO orders (id, short_id, partner_id, status, coin_from, network_from, coin_to, network_to, deposit_address, deposit_address_tag, created_at, updated_at, expires_at) VALUES\n${values.join(",\n")};`,
+    );
+  }
+  const file = join(w.stateDir, "direct-orders.sql");
+  writeFileSync(file, `${statements.join("\n")}\n`);
+  w.d1({ file });
+}
+
+// ── main ────────────────────────────────────────────────────────────────────────────────────
+
+let code = 0;
+try {
+  const missed = args.scale ? await scale() : await table();
+  if (missed > 0) console.log(`${missed} target(s) missed.`);
+  code = args.strict && missed > 0 ? 1 : 0;
+} catch (err) {
+  console.error(err instanceof Error ? (err.stack ?? err.message) : err);
+  if (worker) console.error(`wrangler log: ${worker.logPath}`);
+  code = 1;
+} finally {
+  if (worker && args.keep) console.log(`wrangler dev left running on ${worker.baseUrl}, pid ${worker.pid}`);
+  else await worker?.stop();
+}
+process.exit(code);

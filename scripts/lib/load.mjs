@@ -1,0 +1,58 @@
+// autocannon wrapper: a fixed number of connections for a fixed time, optionally rotating over
+// several paths, reduced to the figures the bench reports.
+import autocannon from "autocannon";
+
+/**
+ * @param {{
+ *   baseUrl: string, path?: string, paths?: string[], method?: string,
+ *   headers?: Record<string, string>, body?: string, connections: number, duration: number,
+ * }} opts
+ */
+export async function runLoad(opts) {
+  const paths = opts.paths ?? [opts.path];
+  let i = 0;
+  const result = await autocannon({
+    url: `${opts.baseUrl}${paths[0]}`,
+    method: opts.method ?? "GET",
+    headers: opts.headers ?? {},
+    body: opts.body,
+    connections: opts.connections,
+    duration: opts.duration,
+    timeout: 10,
+    ...(paths.length > 1
+      ? {
+          requests: [
+            {
+              setupRequest: (req) => {
+                req.path = paths[i++ % paths.length];
+                return req;
+              },
+            },
+          ],
+        }
+      : {}),
+  });
+  const statusCodes = Object.fromEntries(
+    Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => [code, Number(s.count)]),
+  );
+  const ok = result["2xx"];
+  return {
+    requests: result.requests.total,
+    ok,
+    rps: ok / result.duration,
+    p50: result.latency.p50,
+    p90: result.latency.p90,
+    p99: result.latency.p99,
+    max: result.latency.max,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    statusCodes,
+    duration: result.duration,
+  };
+}
+
+/** A short run whose figures are discarded: isolates, JIT, caches and objects warm up. */
+export async function warmUp(opts, seconds) {
+  if (seconds > 0) await runLoad({ ...opts, duration: seconds });
+}

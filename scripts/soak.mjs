@@ -1,0 +1,533 @@
+// `npm run soak`: a few thousand orders, created concurrently against a private `wrangler dev`,
+// driven through SimChain to terminal states by their own alarms while rate limits and injected
+// faults are active; then every invariant is checked and the counts printed.
+//
+//   npm run soak                         2,000 orders, 10% faults (≈ 5–8 min)
+//   npm run soak -- --orders 500 --fault-rate 0.2
+//   npm run soak -- --help
+//
+// See docs/performance.md for what it checks and a real run's counts.
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { adminClient, call, createOrder, mapPool, progress, STATIC_PRICES, seedPartner } from "./lib/api.mjs";
+import { ROOT, startWorker, stopOnSignals } from "./lib/worker.mjs";
+
+const HELP = `Usage: npm run soak -- [options]
+
+  --orders <n>          orders to create (default 2000)
+  --concurrency <n>     concurrent creations (default 16)
+  --unfunded <share>    share of orders never paid, left to expire (default 0.2)
+  --short <share>       share paid below the pair minimum, to be refunded (default 0.1)
+  --fault-rate <p>      SimChain fault probability: chain reads, exchange, payouts (default 0.1)
+  --partner-limit <n>   the soak partner's rate_limit_per_minute (default 1200: creation and the
+                        final reads run into 429s and retry after Retry-After)
+  --max-minutes <m>     abort with a failure after this long (default 15)
+  --port <n>            port of the private wrangler dev (default 8792)
+  --state-dir <dir>     its state, wiped at start (default ${join(tmpdir(), "soak-state")})
+  --seed <n>            PRNG seed for the order mix and the faults (default 42)
+  --keep                leave wrangler dev running at the end
+`;
+
+const { values: args } = parseArgs({
+  options: {
+    orders: { type: "string", default: "2000" },
+    concurrency: { type: "string", default: "16" },
+    unfunded: { type: "string", default: "0.2" },
+    short: { type: "string", default: "0.1" },
+    "fault-rate": { type: "string", default: "0.1" },
+    "partner-limit": { type: "string", default: "1200" },
+    "max-minutes": { type: "string", default: "15" },
+    port: { type: "string", default: "8792" },
+    "state-dir": { type: "string", default: join(tmpdir(), "soak-state") },
+    seed: { type: "string", default: "42" },
+    keep: { type: "boolean", default: false },
+    help: { type: "boolean", short: "h", default: false },
+  },
+});
+if (args.help) {
+  console.log(HELP);
+  process.exit(0);
+}
+const num = (name, { min = 0, max = Number.POSITIVE_INFINITY, integer = false } = {}) => {
+  const n = Number(args[name]);
+  if (!Number.isFinite(n) || n < min || n > max || (integer && !Number.isInteger(n))) {
+    console.error(`--${name}: expected a ${integer ? "whole " : ""}number from ${min} to ${max}`);
+    process.exit(2);
+  }
+  return n;
+};
+const N = num("orders", { min: 1, max: 100_000, integer: true });
+const CONCURRENCY = num("concurrency", { min: 1, max: 256, integer: true });
+const UNFUNDED = num("unfunded", { max: 1 });
+const SHORT = num("short", { max: 1 - UNFUNDED });
+const FAULT = num("fault-rate", { max: 1 });
+const PARTNER_LIMIT = num("partner-limit", { min: 1, max: 1_000_000, integer: true });
+const MAX_MS = num("max-minutes", { min: 1, max: 240 }) * 60_000;
+const PORT = num("port", { min: 1, max: 65535, integer: true });
+const SEED = num("seed", { integer: true });
+
+const ADMIN_TOKEN = `soak-${crypto.randomUUID()}`;
+const EXPIRY_S = 120;
+const VARS = {
+  ADMIN_TOKEN,
+  PRICE_SOURCE: "static",
+  PRICE_MAX_AGE_SECONDS: "86400",
+  CHAIN_POLL_SECONDS: "1",
+  ORDER_EXPIRY_SECONDS: String(EXPIRY_S),
+  LATE_DEPOSIT_WATCH_HOURS: "0",
+};
+const TERMINAL = new Set(["completed", "refunded", "failed", "expired"]);
+const NETWORKS = ["BTC", "XRP", "TRX", "ETH"];
+
+// Four routes over four source networks (so no single SimChain carries every poll), with a memo
+// network on each side, a token deposit (USDT on TRON), float and fixed rates.
+const ROUTES = [
+  {
+    name: "BTC → USDT/TRX float",
+    coin: "BTC",
+    decimals: 8,
+    body: {
+      coin_from: "BTC",
+      network_from: "BTC",
+      coin_to: "USDT",
+      network_to: "TRX",
+      amount_from: "0.01",
+      rate_type: "float",
+      recipient_address: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t",
+      refund_address: "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4",
+    },
+  },
+  {
+    name: "XRP → ETH fixed",
+    coin: "XRP",
+    decimals: 6,
+    body: {
+      coin_from: "XRP",
+      network_from: "XRP",
+      coin_to: "ETH",
+      network_to: "ETH",
+      amount_from: "100",
+      rate_type: "fixed",
+      recipient_address: "0xde0B295669a9FD93d5F28D9Ec85E40f4cb697BAe",
+      refund_address: "rPT1Sjq2YGrBMTttX4GZHjKu9dyfzbpAYe",
+    },
+  },
+  {
+    name: "USDT/TRX → BTC float",
+    coin: "USDT",
+    decimals: 6,
+    body: {
+      coin_from: "USDT",
+      network_from: "TRX",
+      coin_to: "BTC",
+      network_to: "BTC",
+      amount_from: "500",
+      rate_type: "float",
+      recipient_address: "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4",
+      refund_address: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t",
+    },
+  },
+  {
+    name: "ETH → XRP float, tag",
+    coin: "ETH",
+    decimals: 18,
+    body: {
+      coin_from: "ETH",
+      network_from: "ETH",
+      coin_to: "XRP",
+      network_to: "XRP",
+      amount_from: "0.5",
+      rate_type: "float",
+      recipient_address: "rPT1Sjq2YGrBMTttX4GZHjKu9dyfzbpAYe",
+      recipient_address_tag: "424242",
+      refund_address: "0xde0B295669a9FD93d5F28D9Ec85E40f4cb697BAe",
+    },
+  },
+];
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** mulberry32: a small seeded PRNG, so a seed gives the same order mix every run. */
+function prng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Half the pair minimum, as a decimal string of at most `decimals` places (rounded down). */
+function halfOf(min, decimals) {
+  const places = Math.min(decimals, 12);
+  const f = 10 ** places;
+  return (Math.floor((min / 2) * f) / f).toFixed(places).replace(/\.?0+$/, "");
+}
+
+const count = (xs, key) => xs.reduce((m, x) => m.set(key(x), (m.get(key(x)) ?? 0) + 1), new Map());
+const asObject = (m) => Object.fromEntries([...m.entries()].sort(([a], [b]) => String(a).localeCompare(b)));
+
+let worker = null;
+stopOnSignals(() => worker);
+
+async function main() {
+  const started = Date.now();
+  const deadline = started + MAX_MS;
+  worker = await startWorker({ stateDir: args["state-dir"], port: PORT, vars: VARS });
+  const base = worker.baseUrl;
+  console.log(`wrangler dev on ${base} (pid ${worker.pid}, state ${worker.stateDir})`);
+  const admin = adminClient(base, ADMIN_TOKEN);
+  await admin.put("/prices", { prices: STATIC_PRICES });
+  const { key, partnerId } = await seedPartner(admin, { name: "soak", rateLimitPerMinute: PARTNER_LIMIT });
+
+  // Short deposits: half the pair minimum (a float deposit below the minimum, a fixed one outside
+  // the tolerance) — refunded to the refund address.
+  for (const route of ROUTES) {
+    const b = route.body;
+    const q = await call(
+      base,
+      "GET",
+      `/api/v1/partner/rates?coin_from=${b.coin_from}&network_from=${b.network_from}&coin_to=${b.coin_to}&network_to=${b.network_to}&rate_type=${b.rate_type}`,
+      { token: key },
+    );
+    if (q.status !== 200) throw new Error(`rates for ${route.name}: ${q.status} ${JSON.stringify(q.body)}`);
+    route.shortAmount = halfOf(q.body.min_amount, route.decimals);
+  }
+
+  const faults = {
+    read_fail_rate: FAULT,
+    payout_fail_rate: FAULT / 2,
+    payout_timeout_rate: FAULT / 2,
+    exchange_fail_rate: FAULT,
+    seed: SEED,
+  };
+  for (const net of NETWORKS) await admin.put(`/sim/${net}/faults`, faults);
+  console.log(`Faults on ${NETWORKS.join(", ")}: ${JSON.stringify(faults)}`);
+
+  // Blocks: one per second on every network, for the whole run.
+  let mining = true;
+  let blocks = 0;
+  const miner = (async () => {
+    while (mining) {
+      await Promise.all(
+        NETWORKS.map((net) =>
+          admin
+            .post(`/sim/${net}/blocks`, { count: 1 })
+            .then(() => blocks++)
+            .catch(() => {}),
+        ),
+      );
+      await sleep(1000);
+    }
+  })();
+
+  // ── creation (and deposits right after) ──
+  const rand = prng(SEED);
+  const runId = crypto.randomUUID().slice(0, 8);
+  const plan = Array.from({ length: N }, (_, i) => {
+    const r = rand();
+    return {
+      i,
+      route: ROUTES[i % ROUTES.length],
+      kind: r < UNFUNDED ? "unfunded" : r < UNFUNDED + SHORT ? "short" : "exact",
+      // Every 50th order is sent twice at once with the same Idempotency-Key.
+      duplicate: i % 50 === 7,
+    };
+  });
+  const stats = { rateLimited: 0, attempts: 0, duplicatesSame: 0, duplicatesDiffer: 0, depositErrors: 0 };
+  const orders = [];
+  const p = progress("created", N);
+  console.log(
+    `\nCreating ${N} orders (${CONCURRENCY} at a time, partner limit ${PARTNER_LIMIT}/min; 429s are retried after Retry-After)…`,
+  );
+  await mapPool(plan, CONCURRENCY, async (item) => {
+    const idempotencyKey = `soak-${runId}-${item.i}`;
+    const once = () =>
+      createOrder(base, key, item.route.body, { idempotencyKey, deadline, maxAttempts: 200 });
+    const results = await Promise.all(item.duplicate ? [once(), once()] : [once()]);
+    for (const r of results) {
+      stats.rateLimited += r.rateLimited;
+      stats.attempts += r.attempts;
+    }
+    const order = results[0].order;
+    if (item.duplicate) {
+      if (results[1].order.id === order.id) stats.duplicatesSame++;
+      else stats.duplicatesDiffer++;
+    }
+    const rec = { ...item, id: order.id, short_id: order.short_id, created: order, funded: false };
+    orders.push(rec);
+    if (item.kind !== "unfunded") {
+      const amount = item.kind === "exact" ? item.route.body.amount_from : item.route.shortAmount;
+      try {
+        await admin.post(`/sim/${order.network_from}/transfers`, {
+          to: order.deposit_address,
+          amount,
+          coin: item.route.coin,
+          ...(order.deposit_address_tag ? { tag: order.deposit_address_tag } : {}),
+        });
+        rec.funded = true;
+        rec.depositAmount = amount;
+      } catch (err) {
+        stats.depositErrors++;
+        rec.depositError = String(err);
+      }
+    }
+    p.tick();
+  });
+  const creationSeconds = p.elapsedSeconds();
+
+  // ── wait for every order to reach a terminal state (operator view: not rate limited) ──
+  console.log(
+    `\nWaiting for terminal states (deadline in ${((deadline - Date.now()) / 60000).toFixed(1)} min)…`,
+  );
+  const state = new Map(orders.map((o) => [o.id, null]));
+  let lastPrint = 0;
+  for (;;) {
+    const pending = orders.filter((o) => !isTerminal(state.get(o.id)));
+    await mapPool(pending, 8, async (o) => {
+      const r = await call(base, "GET", `/admin/v1/orders/${o.id}`, { token: ADMIN_TOKEN }).catch(() => null);
+      if (r?.status === 200) state.set(o.id, r.body);
+    });
+    const still = orders.filter((o) => !isTerminal(state.get(o.id)));
+    if (Date.now() - lastPrint > 10_000 || still.length === 0) {
+      lastPrint = Date.now();
+      const byStatus = asObject(count([...state.values()], (v) => v?.status ?? "unknown"));
+      console.log(`  ${((Date.now() - started) / 1000).toFixed(0)} s: ${JSON.stringify(byStatus)}`);
+    }
+    if (still.length === 0) break;
+    if (Date.now() > deadline) break;
+    await sleep(3000);
+  }
+  mining = false;
+  await miner;
+  const timedOut = orders.some((o) => !isTerminal(state.get(o.id)));
+
+  // ── verification ──
+  console.log("\nVerifying…");
+  // 1. The partner's view of every order, by UUID, through the (still limited) partner API.
+  const partnerView = new Map();
+  let verifyRateLimited = 0;
+  await mapPool(orders, 8, async (o) => {
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const r = await call(base, "GET", `/api/v1/partner/orders/${o.id}`, { token: key }).catch(() => null);
+      if (r?.status === 429) {
+        verifyRateLimited++;
+        await sleep(Number(r.headers.get("retry-after") ?? "1") * 1000);
+        continue;
+      }
+      if (r) partnerView.set(o.id, r);
+      return;
+    }
+  });
+  // 2. Payouts and refunds on every network.
+  const outgoing = new Map();
+  const strays = [];
+  const ids = new Set(orders.map((o) => o.id));
+  for (const net of NETWORKS) {
+    for (const t of (await admin.get(`/sim/${net}/outgoing`)).data) {
+      if (!t.order_id || !ids.has(t.order_id)) {
+        strays.push(t);
+        continue;
+      }
+      const list = outgoing.get(t.order_id) ?? [];
+      list.push(t);
+      outgoing.set(t.order_id, list);
+    }
+  }
+  // 3. The D1 index (read through wrangler d1 execute; the object is the source of truth).
+  let index = readIndex(worker);
+  let indexMismatch = compareIndex(orders, state, index);
+  if (indexMismatch.length > 0) {
+    // A failed projection is retried from the object's alarm 10 s later.
+    await sleep(15_000);
+    for (const o of orders) {
+      const r = await call(base, "GET", `/admin/v1/orders/${o.id}`, { token: ADMIN_TOKEN }).catch(() => null);
+      if (r?.status === 200) state.set(o.id, r.body);
+    }
+    index = readIndex(worker);
+    indexMismatch = compareIndex(orders, state, index);
+  }
+
+  const problems = [];
+  const problem = (o, what) => problems.push({ id: o.id, kind: o.kind, route: o.route.name, what });
+  const now = Date.now();
+  const depositKeys = new Set();
+  for (const o of orders) {
+    const view = state.get(o.id);
+    const pv = partnerView.get(o.id);
+    if (pv?.status !== 200) problem(o, `GET by uuid answered ${pv?.status ?? "nothing"}`);
+    if (!view) {
+      problem(o, "no operator view");
+      continue;
+    }
+    if (pv?.status === 200 && pv.body.status !== view.status)
+      problem(o, `partner view ${pv.body.status} ≠ object ${view.status}`);
+    if (!isTerminal(view)) problem(o, `not terminal: ${view.status}`);
+    if (view.status === "expired" && Date.parse(view.expires_at) > now)
+      problem(o, "expired before its deadline");
+    const depKey = `${view.network_from}|${view.deposit_address}|${view.deposit_address_tag ?? ""}`;
+    if (depositKeys.has(depKey)) problem(o, `deposit address reused: ${depKey}`);
+    depositKeys.add(depKey);
+    const out = outgoing.get(o.id) ?? [];
+    const payouts = out.filter((t) => t.kind === "payout");
+    const refunds = out.filter((t) => t.kind === "refund");
+    if (payouts.length > 1) problem(o, `${payouts.length} payouts`);
+    if (refunds.length > 1) problem(o, `${refunds.length} refunds`);
+    if (payouts.length && refunds.length) problem(o, "both a payout and a refund");
+    switch (view.status) {
+      case "completed":
+        if (payouts.length !== 1 || payouts[0].txid !== view.payout_txid)
+          problem(o, "completed without exactly its one payout");
+        break;
+      case "refunded":
+        if (refunds.length !== 1 || refunds[0].txid !== view.refund_txid)
+          problem(o, "refunded without exactly its one refund");
+        break;
+      case "failed":
+      case "expired":
+        if (out.length) problem(o, `${view.status} but ${out.length} outgoing transfer(s)`);
+        break;
+    }
+    if (o.funded && view.status === "expired") problem(o, "paid on time, yet expired (deposit never seen)");
+    if (!o.funded && o.kind !== "unfunded") problem(o, `deposit not sent: ${o.depositError}`);
+    if (o.kind === "unfunded" && view.status !== "expired") problem(o, `never paid, yet ${view.status}`);
+  }
+  for (const m of indexMismatch) problems.push({ id: m.id, what: m.what });
+  for (const t of strays)
+    problems.push({ id: t.order_id, what: `outgoing transfer for an unknown order: ${t.txid}` });
+  if (stats.duplicatesDiffer)
+    problems.push({ what: `${stats.duplicatesDiffer} idempotent duplicates got two ids` });
+  if (index.length !== orders.length)
+    problems.push({ what: `index has ${index.length} rows for ${orders.length} orders` });
+
+  // Counts.
+  const views = orders.map((o) => ({ o, v: state.get(o.id) }));
+  const byOutcome = asObject(
+    count(
+      views,
+      ({ o, v }) => `${o.kind} → ${v?.status ?? "?"}${v?.status_reason ? ` (${v.status_reason})` : ""}`,
+    ),
+  );
+  const eventCounts = asObject(
+    count(
+      views.flatMap(({ v }) =>
+        (v?.events ?? []).filter((e) => /attempt failed|lookup failed/.test(e.reason)),
+      ),
+      (e) => e.reason,
+    ),
+  );
+  const seconds = (Date.now() - started) / 1000;
+  const summary = {
+    orders: orders.length,
+    requested: N,
+    creation_seconds: Math.round(creationSeconds),
+    creation_rate_limited_429: stats.rateLimited,
+    creation_requests: stats.attempts,
+    idempotent_duplicates: { same_order: stats.duplicatesSame, different: stats.duplicatesDiffer },
+    funded: orders.filter((o) => o.funded).length,
+    by_status: asObject(count(views, ({ v }) => v?.status ?? "unknown")),
+    by_plan_and_outcome: byOutcome,
+    retries_in_event_logs: eventCounts,
+    payouts: [...outgoing.values()].flat().filter((t) => t.kind === "payout").length,
+    refunds: [...outgoing.values()].flat().filter((t) => t.kind === "refund").length,
+    orders_paid_twice: [...outgoing.values()].filter(
+      (l) =>
+        l.filter((t) => t.kind === "payout").length > 1 || l.filter((t) => t.kind === "refund").length > 1,
+    ).length,
+    index_rows: index.length,
+    index_mismatches: indexMismatch.length,
+    verification_rate_limited_429: verifyRateLimited,
+    faults_seen_in_worker_log: injectedFaults(worker.logPath),
+    blocks_mined: blocks,
+    timed_out: timedOut,
+    seconds: Math.round(seconds),
+    problems: problems.length,
+  };
+  console.log(`\n${JSON.stringify(summary, null, 2)}`);
+  if (problems.length) {
+    console.log(`\nProblems (first 20 of ${problems.length}):`);
+    for (const x of problems.slice(0, 20)) console.log(`  ${JSON.stringify(x)}`);
+  }
+  const ok = problems.length === 0 && !timedOut;
+  console.log(
+    ok
+      ? `\nSOAK PASSED: ${orders.length} orders, all terminal, every invariant holds (${summary.seconds} s).`
+      : `\nSOAK FAILED${timedOut ? ` (not all terminal after ${args["max-minutes"]} min)` : ""}: ${problems.length} problem(s).`,
+  );
+  mkdirSync(join(ROOT, "bench/results"), { recursive: true });
+  writeFileSync(
+    join(ROOT, "bench/results/soak.json"),
+    `${JSON.stringify(
+      {
+        kind: "soak",
+        at: new Date().toISOString(),
+        settings: {
+          orders: N,
+          concurrency: CONCURRENCY,
+          unfunded: UNFUNDED,
+          short: SHORT,
+          faults,
+          partner_limit: PARTNER_LIMIT,
+          vars: { ...VARS, ADMIN_TOKEN: "(random)" },
+        },
+        partner_id: partnerId,
+        summary,
+        problems,
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  console.log("Written: bench/results/soak.json");
+  return ok;
+}
+
+function isTerminal(view) {
+  if (!view) return false;
+  if (view.status === "expired") return Date.parse(view.expires_at) <= Date.now();
+  return TERMINAL.has(view.status);
+}
+
+/** Injected faults as the Worker logged them (chain reads fail outside any event log). */
+function injectedFaults(logPath) {
+  const log = readFileSync(logPath, "utf8");
+  const n = (re) => (log.match(re) ?? []).length;
+  return {
+    chain_read_outages: n(/Uncaught Error: simulated chain provider outage/g),
+    payouts_refused: n(/Uncaught Error: simulated payout failure/g),
+    payout_timeouts_after_recording: n(/Uncaught Error: simulated timeout \(the payout was recorded\)/g),
+    lifecycle_steps_failed_and_rearmed: n(/lifecycle step failed/g),
+  };
+}
+
+function readIndex(w) {
+  return w.d1({ command: "SELECT id, status FROM orders" })[0].results;
+}
+
+function compareIndex(orders, state, index) {
+  const byId = new Map(index.map((r) => [r.id, r.status]));
+  const out = [];
+  for (const o of orders) {
+    const v = state.get(o.id);
+    const s = byId.get(o.id);
+    if (s === undefined) out.push({ id: o.id, what: "missing from the D1 index" });
+    else if (v && s !== v.status) out.push({ id: o.id, what: `index says ${s}, object says ${v.status}` });
+  }
+  return out;
+}
+
+let code = 1;
+try {
+  code = (await main()) ? 0 : 1;
+} catch (err) {
+  console.error(err instanceof Error ? (err.stack ?? err.message) : err);
+  if (worker) console.error(`wrangler log: ${worker.logPath}`);
+} finally {
+  if (worker && args.keep) console.log(`wrangler dev left running on ${worker.baseUrl}, pid ${worker.pid}`);
+  else await worker?.stop();
+}
+process.exit(code);
