@@ -358,7 +358,11 @@ export class OrderObject extends DurableObject<Env> {
   }
 
   async #watchForDeposit(r: OrderRecord, now: number): Promise<void> {
-    if (this.#pollDue(now)) {
+    const pastDeadline = now >= Date.parse(r.expiresAt);
+    // At the deadline, look once more whatever the backoff says: a deposit made after the last idle
+    // poll must not be expired and then refunded as late. If that read fails, the order stays
+    // waiting_deposit until a read succeeds.
+    if (pastDeadline || this.#pollDue(now)) {
       const [first] = await this.#incoming(r);
       if (first) {
         const tip = await this.#reader(r).tipHeight();
@@ -380,7 +384,7 @@ export class OrderObject extends DurableObject<Env> {
       }
       this.#schedulePoll(now, false);
     }
-    if (now >= Date.parse(r.expiresAt)) this.#apply(r, { type: "expire" }, now);
+    if (pastDeadline) this.#apply(r, { type: "expire" }, now);
   }
 
   async #followConfirmations(

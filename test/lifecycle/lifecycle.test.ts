@@ -215,6 +215,22 @@ describe("deposits that cannot be exchanged", () => {
     ]);
   });
 
+  it("a deposit made just before expires_at is credited, not treated as late, even while polls are backed off", async () => {
+    const o = await createOrder(partner, { ...BTC_TO_USDT, refund_address: BTC_REFUND });
+    // Idle polls back off (2 s × 8 here); the last one runs 5 s before the deadline, so the next is
+    // due 11 s after it. The deposit lands in between.
+    const deadline = Date.parse(o.expires_at);
+    for (let t = 0; t < 29; t++) await step(o.id);
+    await step(o.id, deadline - 5_000 - Date.now());
+    await simSend("BTC", o.deposit_address, "0.01");
+    await step(o.id, 6_000);
+    expect(await read(partner, o.id)).toMatchObject({ status: "confirming", status_reason: null });
+    await setPrices(); // 30 simulated minutes made the test's prices stale
+    await simMine("BTC", 2);
+    await step(o.id);
+    expect((await read(partner, o.id)).status).toBe("completed");
+  });
+
   it("the late-deposit watch ends: nothing is due afterwards", async () => {
     const o = await createOrder(partner, BTC_TO_USDT);
     await step(o.id, 31 * 60_000);
