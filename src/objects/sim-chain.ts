@@ -141,6 +141,7 @@ const SCHEMA = [
      PRIMARY KEY (txid, idx)
    )`,
   "CREATE INDEX IF NOT EXISTS transfers_to ON transfers (to_address)",
+  "CREATE INDEX IF NOT EXISTS transfers_to_lower ON transfers (lower(to_address))",
   "CREATE INDEX IF NOT EXISTS transfers_block ON transfers (block_height)",
 ];
 
@@ -325,12 +326,13 @@ export class SimChain extends DurableObject<Env> {
   incomingTransfers(query: IncomingQuery): IncomingTransfer[] {
     this.#maybeReadOutage();
     // EVM addresses are case-insensitive on chain (EIP-55 is only a checksum), base58 ones are not.
+    // Two forms of the condition rather than one OR, so that each can use its index.
+    const toMatches = /^0x/i.test(query.address) ? "lower(t.to_address) = lower(?1)" : "t.to_address = ?1";
     const rows = this.#sql
       .exec<TransferRow>(
         `SELECT t.txid, t.idx, t.to_address, t.tag, t.amount, t.block_height, b.hash AS block_hash
            FROM transfers t LEFT JOIN blocks b ON b.height = t.block_height
-          WHERE t.direction = 'in'
-            AND (t.to_address = ?1 OR (lower(?1) LIKE '0x%' AND lower(t.to_address) = lower(?1)))
+          WHERE t.direction = 'in' AND ${toMatches}
             AND t.tag IS ?2 AND t.coin = ?3 AND t.contract IS ?4
           ORDER BY t.rowid`,
         query.address,
