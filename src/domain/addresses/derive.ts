@@ -11,6 +11,27 @@ const HARDENED = 0x8000_0000;
 // addresses the operator's wallet never scans.
 const ACCOUNT_DEPTH = 3;
 
+// A handful of xpubs per deployment: parsing one and deriving its receive chain is two thirds of
+// the secp256k1 work of a derivation, and the result never changes. Only valid keys are kept.
+const receiveChains = new Map<string, HDKey>();
+const MAX_CACHED_CHAINS = 32;
+
+/** The account's receive chain m/…/account'/0 from an account-level xpub, parsed and checked once. */
+function receiveChain(xpub: string): HDKey {
+  const cached = receiveChains.get(xpub);
+  if (cached) return cached;
+  const account = HDKey.fromExtendedKey(xpub);
+  // Private keys must never sit in worker config; refusing them here makes the mistake loud.
+  if (account.privateKey) throw new Error("expected an extended public key, got a private key");
+  if (account.depth !== ACCOUNT_DEPTH) {
+    throw new Error(`expected an account-level xpub (depth ${ACCOUNT_DEPTH}), got depth ${account.depth}`);
+  }
+  const chain = account.deriveChild(RECEIVE_CHAIN);
+  if (receiveChains.size >= MAX_CACHED_CHAINS) receiveChains.clear();
+  receiveChains.set(xpub, chain);
+  return chain;
+}
+
 /**
  * Receive address m/…/account'/0/index from an account-level xpub (standard 0x0488b21e version bytes,
  * also for BIP84 accounts: the version is only a label, the key material is the same as a zpub).
@@ -19,13 +40,7 @@ export function deriveDepositAddress(family: DerivableFamily, xpub: string, inde
   if (!Number.isSafeInteger(index) || index < 0 || index >= HARDENED) {
     throw new RangeError("index must be an integer from 0 to 2^31-1");
   }
-  const account = HDKey.fromExtendedKey(xpub);
-  // Private keys must never sit in worker config; refusing them here makes the mistake loud.
-  if (account.privateKey) throw new Error("expected an extended public key, got a private key");
-  if (account.depth !== ACCOUNT_DEPTH) {
-    throw new Error(`expected an account-level xpub (depth ${ACCOUNT_DEPTH}), got depth ${account.depth}`);
-  }
-  const pubkey = account.deriveChild(RECEIVE_CHAIN).deriveChild(index).publicKey;
+  const pubkey = receiveChain(xpub).deriveChild(index).publicKey;
   if (!pubkey) throw new Error("derived key has no public key");
   switch (family) {
     case "btc":
