@@ -9,7 +9,7 @@ import { idempotentOrderId, type OrderDraft, type OrderView, type RateType } fro
 import { normalizeShortId } from "../domain/short-id";
 import type { Partner } from "../http/app-env";
 import { findOrderIdByShortId, listOrders, type OrderIndexRow } from "../storage/orders";
-import { getQuote } from "../storage/quotes";
+import { lockFixedQuote } from "./fixed-quotes";
 import { priceQuote } from "./quoting";
 
 export interface CreateOrderBody {
@@ -38,35 +38,6 @@ function canonicalJson(value: unknown): string {
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
   }
   return JSON.stringify(value);
-}
-
-/** A fixed quote from GET /partner/rates, locked by quote_id: same partner, pair, amount, unexpired. */
-async function lockedQuote(env: Env, partner: Partner, body: CreateOrderBody, amount: Decimal, now: number) {
-  if (!body.quote_id) return null;
-  if (body.rate_type !== "fixed")
-    throw new DomainError("quote_mismatch", "quote_id can only be used with rate_type fixed.");
-  const q = await getQuote(env.DB, body.quote_id);
-  if (!q || q.partner_id !== partner.id) {
-    throw new DomainError(
-      "quote_not_found",
-      "No such quote for this partner; request a fixed quote with your API key.",
-    );
-  }
-  if (now > Date.parse(q.expires_at))
-    throw new DomainError("quote_expired", `Quote ${q.id} expired at ${q.expires_at}.`);
-  const same =
-    q.coin_from === body.coin_from.toUpperCase() &&
-    q.network_from === body.network_from.toUpperCase() &&
-    q.coin_to === body.coin_to.toUpperCase() &&
-    q.network_to === body.network_to.toUpperCase() &&
-    parseDecimal(q.amount_from).eq(amount);
-  if (!same) {
-    throw new DomainError(
-      "quote_mismatch",
-      `Quote ${q.id} is for ${q.amount_from} ${q.coin_from}/${q.network_from} → ${q.coin_to}/${q.network_to}; the order must match it.`,
-    );
-  }
-  return q;
 }
 
 /**
@@ -117,7 +88,16 @@ export async function createOrder(
   if (body.refund_address === undefined && body.refund_address_tag !== undefined) {
     throw new DomainError("invalid_tag", "refund_address_tag needs a refund_address.");
   }
-  const quote = await lockedQuote(env, partner, body, amount, now);
+  if (body.quote_id && body.rate_type !== "fixed")
+    throw new DomainError("quote_mismatch", "quote_id can only be used with rate_type fixed.");
+  const quote = body.quote_id
+    ? await lockFixedQuote(
+        env.DB,
+        body.quote_id,
+        { partnerId: partner.id, pair: priced.pair, amountFrom: amount },
+        now,
+      )
+    : null;
   const scheme = depositScheme(from.network, from.is_memo === 1, config.deposit);
   if (scheme.kind === "none")
     throw new DomainError("pair_unavailable", `Pair unavailable: ${scheme.reason}.`);
@@ -143,10 +123,10 @@ export async function createOrder(
     contractTo: to.contract_address,
     decimalsTo: to.decimals,
     amountFromExpected: toDecimalString(amount),
-    amountToExpected: quote ? quote.amount_to : toDecimalString(priced.quote.amountTo),
+    amountToExpected: quote ? quote.amountTo : toDecimalString(priced.quote.amountTo),
     rateType: body.rate_type,
     rateQuoted: quote ? quote.rate : toDecimalString(priced.quote.rate),
-    quoteId: quote?.id ?? null,
+    quoteId: body.quote_id ?? null,
     spreadBps: priced.input.spreadBps,
     markupBps: priced.input.markupBps,
     recipientAddress: recipient.address,

@@ -1,5 +1,6 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { base64urlnopad } from "@scure/base";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { deriveDepositAddress, validateAddress } from "../../src/domain/addresses";
 import { sweepLostAlarms } from "../../src/services/sweep";
@@ -195,7 +196,7 @@ describe("POST /api/v1/partner/orders: every validation branch changes nothing",
       [{ rate_type: "sometimes" }, "rate_type"],
       [{ recipient_address: 42 }, "recipient_address"],
       [{ recipient_address: "" }, "recipient_address"],
-      [{ quote_id: "not-a-uuid" }, "quote_id"],
+      [{ quote_id: "not a quote!" }, "quote_id"],
       [{ surprise: 1 }, ""],
     ];
     for (const [patch, field] of bad) {
@@ -277,6 +278,32 @@ describe("POST /api/v1/partner/orders: every validation branch changes nothing",
     await expectError(await post({ ...BASE_ORDER, quote_id: q.quote_id }), 422, "quote_mismatch"); // float + quote
     await expectError(
       await post({ ...BASE_ORDER, rate_type: "fixed", quote_id: crypto.randomUUID() }),
+      422,
+      "quote_not_found",
+    );
+    // A forged quote: the terms changed (a better rate), the tag kept.
+    const [, payload, tag] = q.quote_id.split(".");
+    const terms = JSON.parse(new TextDecoder().decode(base64urlnopad.decode(payload ?? "")));
+    terms[7] = "99999";
+    const forged = `q1.${base64urlnopad.encode(new TextEncoder().encode(JSON.stringify(terms)))}.${tag}`;
+    await expectError(
+      await post({ ...BASE_ORDER, rate_type: "fixed", quote_id: forged }),
+      422,
+      "quote_not_found",
+    );
+    await expectError(
+      await post({ ...BASE_ORDER, rate_type: "fixed", quote_id: `${q.quote_id.slice(0, -2)}xx` }),
+      422,
+      "quote_not_found",
+    );
+    // A public quote (no key) is not this partner's.
+    const anon = await json<{ quote_id: string }>(
+      await call(
+        "/api/v1/partner/rates?coin_from=BTC&coin_to=USDT&network_to=TRX&amount=0.01&rate_type=fixed",
+      ),
+    );
+    await expectError(
+      await post({ ...BASE_ORDER, rate_type: "fixed", quote_id: anon.quote_id }),
       422,
       "quote_not_found",
     );

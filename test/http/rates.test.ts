@@ -1,4 +1,5 @@
 import { env } from "cloudflare:workers";
+import { base64urlnopad } from "@scure/base";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { getConfig } from "../../src/config";
 import { refreshPrices } from "../../src/services/prices";
@@ -61,26 +62,22 @@ describe("GET /api/v1/partner/rates: quotes", () => {
     expect(q).toMatchObject({ amount_from: 0.0005, amount_to: 0.00845, rate: 16.9, coin_from: "BTC" });
   });
 
-  it("fixed quote: larger spread, expires_in seconds, a stored quote_id", async () => {
+  it("fixed quote: larger spread, expires_in seconds, a quote_id that carries the signed terms", async () => {
+    const before = Date.now();
     const q = await json<RateQuote>(await rates("coin_from=BTC&coin_to=ETH&amount=0.1&rate_type=fixed"));
     // Fixed spread 100 bps → 19.8; 0.1 × 19.8 − 0.0015 = 1.9785
     expect(q).toMatchObject({ rate_type: "fixed", rate: 19.785, amount_to: 1.9785, expires_in: 60 });
-    expect(q.quote_id).toMatch(/^[0-9a-f-]{36}$/);
-    const row = await env.DB.prepare("SELECT * FROM quotes WHERE id = ?")
-      .bind(q.quote_id)
-      .first<Record<string, string | null>>();
-    expect(row).toMatchObject({
-      partner_id: null,
-      coin_from: "BTC",
-      network_from: "BTC",
-      coin_to: "ETH",
-      network_to: "ETH",
-      amount_from: "0.1",
-      amount_to: "1.9785",
-      rate: "19.785",
-      rate_type: "fixed",
-    });
-    expect(Date.parse(row?.expires_at ?? "") - Date.parse(row?.created_at ?? "")).toBe(60_000);
+    const [prefix, payload, tag] = (q.quote_id ?? "").split(".");
+    expect(prefix).toBe("q1");
+    expect(tag).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    const terms = JSON.parse(new TextDecoder().decode(base64urlnopad.decode(payload ?? "")));
+    // [partner, coin/network from, coin/network to, amount_from, amount_to, rate, expires_at, nonce]
+    expect(terms.slice(0, 8)).toEqual([null, "BTC", "BTC", "ETH", "ETH", "0.1", "1.9785", "19.785"]);
+    expect(terms[8]).toBeGreaterThanOrEqual(before + 60_000);
+    expect(terms[8]).toBeLessThanOrEqual(Date.now() + 60_000);
+    // Two identical requests still get distinct ids.
+    const again = await json<RateQuote>(await rates("coin_from=BTC&coin_to=ETH&amount=0.1&rate_type=fixed"));
+    expect(again.quote_id).not.toBe(q.quote_id);
   });
 
   it("reverse quote with amount_to gives the smallest amount that delivers it", async () => {

@@ -53,7 +53,9 @@ const CreateOrderBody = z
       "Beyond the contract: memo for the refund address on memo networks.",
     ),
     quote_id: z
-      .uuid()
+      .string()
+      .max(1200)
+      .regex(/^[A-Za-z0-9._-]+$/, "quote_id is a token from GET /partner/rates (A-Za-z0-9._- only)")
       .nullish()
       .transform((v) => v ?? undefined)
       .openapi({

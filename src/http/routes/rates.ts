@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { parseDecimal, toDecimalString, toJsonNumber } from "../../domain/money";
+import { issueFixedQuote } from "../../services/fixed-quotes";
 import { priceQuote } from "../../services/quoting";
-import { insertQuote } from "../../storage/quotes";
 import { badRequest } from "../errors";
 import { createRouter } from "../router";
 import { DECIMAL_STRING, errorResponses, ticker } from "../schemas";
@@ -54,9 +54,10 @@ export const RateQuoteSchema = z
     expires_in: z.number().int().nullable().openapi({
       description: "Seconds the quote stays valid: null for float quotes; for fixed quotes the seconds left.",
     }),
-    quote_id: z.uuid().optional().openapi({
+    quote_id: z.string().optional().openapi({
+      example: "q1.WyJwYXJ0bmVyIiwiQlRDIl0.3q2-7wAAAAAAAAAAAAAAAA",
       description:
-        "Fixed quotes only: pass as `quote_id` to POST /partner/orders to lock exactly this quote.",
+        "Fixed quotes only: pass as `quote_id` to POST /partner/orders to lock exactly this quote. An opaque, signed token (up to about 400 characters of `A-Za-z0-9._-`); only quotes requested with an API key can be locked, by that partner.",
     }),
   })
   .openapi("RateQuote");
@@ -105,24 +106,20 @@ export const ratesRouter = createRouter().openapi(route, async (c) => {
     partner?.markupBps ?? 0,
     now,
   );
-  let quoteId: string | undefined;
-  if (q.rate_type === "fixed") {
-    quoteId = crypto.randomUUID();
-    await insertQuote(c.env.DB, {
-      id: quoteId,
-      partner_id: partner?.id ?? null,
-      coin_from: pair.from.coin,
-      network_from: pair.from.network,
-      coin_to: pair.to.coin,
-      network_to: pair.to.network,
-      amount_from: toDecimalString(quote.amountFrom),
-      amount_to: toDecimalString(quote.amountTo),
-      rate: toDecimalString(quote.rate),
-      rate_type: "fixed",
-      created_at: new Date(now).toISOString(),
-      expires_at: new Date(now + config.FIXED_QUOTE_TTL_SECONDS * 1000).toISOString(),
-    });
-  }
+  const quoteId =
+    q.rate_type === "fixed"
+      ? await issueFixedQuote(c.env.DB, {
+          partnerId: partner?.id ?? null,
+          coinFrom: pair.from.coin,
+          networkFrom: pair.from.network,
+          coinTo: pair.to.coin,
+          networkTo: pair.to.network,
+          amountFrom: toDecimalString(quote.amountFrom),
+          amountTo: toDecimalString(quote.amountTo),
+          rate: toDecimalString(quote.rate),
+          expiresAt: now + config.FIXED_QUOTE_TTL_SECONDS * 1000,
+        })
+      : undefined;
   c.header("Cache-Control", "no-store");
   return c.json(
     {
