@@ -4,7 +4,7 @@ import { sha256Hex } from "../domain/credentials";
 import { depositScheme } from "../domain/deposit";
 import { checkDestination } from "../domain/destination";
 import { DomainError } from "../domain/errors";
-import { type Decimal, parseDecimal, toDecimalString } from "../domain/money";
+import { parseDecimal, toDecimalString } from "../domain/money";
 import { idempotentOrderId, type OrderDraft, type OrderView, type RateType } from "../domain/order";
 import { normalizeShortId } from "../domain/short-id";
 import type { Partner } from "../http/app-env";
