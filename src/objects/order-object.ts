@@ -90,26 +90,6 @@ export class OrderObject extends DurableObject<Env> {
   #creating: Promise<CreateResult> | null = null;
   #running: Promise<void> | null = null;
 
-  constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, env);
-    ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS events (
-      seq INTEGER PRIMARY KEY AUTOINCREMENT,
-      at TEXT NOT NULL,
-      from_status TEXT,
-      to_status TEXT NOT NULL,
-      reason TEXT NOT NULL,
-      data TEXT
-    )`);
-    // Webhook events wait here, written in the same transaction as their transition, until the
-    // queue has accepted them: a failed send is retried, never lost.
-    ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS outbox (
-      sequence INTEGER PRIMARY KEY,
-      event_id TEXT NOT NULL,
-      message TEXT NOT NULL,
-      sent_at TEXT
-    )`);
-  }
-
   get #kv() {
     return this.ctx.storage.kv;
   }
@@ -129,12 +109,12 @@ export class OrderObject extends DurableObject<Env> {
    * parallel) share the first call's work; later calls replay it, or conflict if the request differs.
    */
   async create(draft: OrderDraft, scheme: DepositScheme): Promise<CreateResult> {
-    const existing = this.#record();
-    if (existing) return this.#replay(existing, draft);
+    const existing = this.replay(draft.partnerId, draft.requestHash);
+    if (existing) return existing;
     if (this.#creating) {
       await this.#creating.catch(() => undefined);
-      const now = this.#record();
-      if (now) return this.#replay(now, draft);
+      const now = this.replay(draft.partnerId, draft.requestHash);
+      if (now) return now;
     }
     this.#creating = this.#doCreate(draft, scheme);
     try {
@@ -144,9 +124,15 @@ export class OrderObject extends DurableObject<Env> {
     }
   }
 
-  #replay(existing: OrderRecord, draft: OrderDraft): CreateResult {
-    if (existing.partnerId !== draft.partnerId || existing.requestHash !== draft.requestHash)
-      return { kind: "conflict" };
+  /**
+   * The answer to a repeated Idempotency-Key: the first response, or a conflict when the request
+   * differs; null while no order exists. Asked before the request is validated again, so a retry
+   * gets its order even after prices, limits or the quote's validity have changed.
+   */
+  replay(partnerId: string, requestHash: string): CreateResult | null {
+    const existing = this.#record();
+    if (!existing) return null;
+    if (existing.partnerId !== partnerId || existing.requestHash !== requestHash) return { kind: "conflict" };
     return { kind: "replayed", order: this.#kv.get<OrderView>(K.createdView) ?? orderView(existing) };
   }
 
@@ -181,6 +167,7 @@ export class OrderObject extends DurableObject<Env> {
     const created = record;
     const view = orderView(created);
     this.ctx.storage.transactionSync(() => {
+      this.#createTables();
       this.#kv.put(K.record, created);
       this.#kv.put(K.createdView, view);
       this.#log(created.createdAt, null, created.status, "order created", {
@@ -196,6 +183,29 @@ export class OrderObject extends DurableObject<Env> {
     });
     await this.#arm(created, Date.now());
     return { kind: "created", order: view };
+  }
+
+  /**
+   * Created with the order, not in the constructor: a read of an id that has no order (a probe with
+   * a random UUID) then writes nothing.
+   */
+  #createTables(): void {
+    this.ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS events (
+      seq INTEGER PRIMARY KEY AUTOINCREMENT,
+      at TEXT NOT NULL,
+      from_status TEXT,
+      to_status TEXT NOT NULL,
+      reason TEXT NOT NULL,
+      data TEXT
+    )`);
+    // Webhook events wait here, written in the same transaction as their transition, until the
+    // queue has accepted them: a failed send is retried, never lost.
+    this.ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS outbox (
+      sequence INTEGER PRIMARY KEY,
+      event_id TEXT NOT NULL,
+      message TEXT NOT NULL,
+      sent_at TEXT
+    )`);
   }
 
   async #allocateDeposit(
@@ -724,6 +734,7 @@ export class OrderObject extends DurableObject<Env> {
 
   /** The webhook events of this order (for support and tests): sequence, id, whether queued. */
   webhookEvents(): { sequence: number; event_id: string; sent: boolean; message: WebhookMessage }[] {
+    if (!this.#record()) return [];
     return this.ctx.storage.sql
       .exec<{ sequence: number; event_id: string; message: string; sent_at: string | null }>(
         "SELECT sequence, event_id, message, sent_at FROM outbox ORDER BY sequence",

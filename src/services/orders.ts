@@ -8,6 +8,7 @@ import { parseDecimal, toDecimalString } from "../domain/money";
 import { idempotentOrderId, type OrderDraft, type OrderView, type RateType } from "../domain/order";
 import { normalizeShortId } from "../domain/short-id";
 import type { Partner } from "../http/app-env";
+import type { CreateResult } from "../objects/order-object";
 import { findOrderIdByShortId, listOrders, type OrderIndexRow } from "../storage/orders";
 import { lockFixedQuote } from "./fixed-quotes";
 import { priceQuote } from "./quoting";
@@ -52,6 +53,12 @@ export async function createOrder(
   idempotencyKey: string | undefined,
   now: number,
 ): Promise<CreateOrderOutcome> {
+  const requestHash = await sha256Hex(canonicalJson(body));
+  const id = idempotencyKey ? await idempotentOrderId(partner.id, idempotencyKey) : crypto.randomUUID();
+  if (idempotencyKey) {
+    const earlier = await env.ORDERS.getByName(id).replay(partner.id, requestHash);
+    if (earlier) return outcome(earlier);
+  }
   const amount = parseDecimal(String(body.amount_from));
   const priced = await priceQuote(
     env,
@@ -102,7 +109,6 @@ export async function createOrder(
   if (scheme.kind === "none")
     throw new DomainError("pair_unavailable", `Pair unavailable: ${scheme.reason}.`);
 
-  const id = idempotencyKey ? await idempotentOrderId(partner.id, idempotencyKey) : crypto.randomUUID();
   const at = new Date(now).toISOString();
   const expiresAt = now + config.ORDER_EXPIRY_SECONDS * 1000;
   const draft: OrderDraft = {
@@ -142,9 +148,12 @@ export async function createOrder(
     payoutTxid: null,
     refundTxid: null,
     idempotencyKey: idempotencyKey ?? null,
-    requestHash: await sha256Hex(canonicalJson(body)),
+    requestHash,
   };
-  const result = await env.ORDERS.getByName(id).create(draft, scheme);
+  return outcome(await env.ORDERS.getByName(id).create(draft, scheme));
+}
+
+function outcome(result: CreateResult): CreateOrderOutcome {
   switch (result.kind) {
     case "created":
       return { created: true, order: result.order };

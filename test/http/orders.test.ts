@@ -390,6 +390,35 @@ describe("Idempotency-Key", () => {
     expect(theirs.id).not.toBe(a.id);
   });
 
+  it("a retry replays the first order even after its quote expired and prices moved", async () => {
+    const q = await json<{ quote_id: string }>(
+      await call(
+        "/api/v1/partner/rates?coin_from=BTC&coin_to=USDT&network_to=TRX&amount=0.01&rate_type=fixed",
+        { headers: { "X-API-Key": partner.key } },
+      ),
+    );
+    const body = { ...BASE_ORDER, rate_type: "fixed", quote_id: q.quote_id };
+    const key = `later-${crypto.randomUUID()}`;
+    const first = await json<Order>(await post(body, partner, { "Idempotency-Key": key }));
+    // The quote has expired and the pair's minimum is now above the order's amount.
+    vi.useFakeTimers({ now: Date.now() + 120_000, toFake: ["Date"] });
+    await setPrices({ BTC: "100" });
+    try {
+      const retry = await post(body, partner, { "Idempotency-Key": key });
+      expect(retry.status).toBe(201);
+      expect(await json<Order>(retry)).toEqual(first);
+      // A new key is validated as usual.
+      await expectError(
+        await post(body, partner, { "Idempotency-Key": `${key}-2` }),
+        422,
+        "amount_below_min",
+      );
+    } finally {
+      vi.useRealTimers();
+      await setPrices();
+    }
+  });
+
   it("concurrent duplicates create one order", async () => {
     const key = `race-${crypto.randomUUID()}`;
     const before = (await state()).orders ?? 0;
