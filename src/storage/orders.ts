@@ -65,15 +65,31 @@ export async function findOrderIdByShortId(
   return (await stmt.first<{ id: string }>())?.id ?? null;
 }
 
-/** Orders still waiting for a deposit whose deadline passed before `before` (lost-alarm sweep). */
-export async function overdueWaitingOrders(db: D1Database, before: string, limit: number): Promise<string[]> {
+/** Where a page of overdue orders ended: the next page starts after it. */
+export interface OverdueCursor {
+  expiresAt: string;
+  id: string;
+}
+
+/**
+ * Orders still waiting for a deposit whose deadline passed before `before` (lost-alarm sweep), in
+ * deadline order, after `after` when given.
+ */
+export async function overdueWaitingOrders(
+  db: D1Database,
+  before: string,
+  limit: number,
+  after?: OverdueCursor,
+): Promise<OverdueCursor[]> {
   const { results } = await db
     .prepare(
-      "SELECT id FROM orders WHERE status = 'waiting_deposit' AND expires_at < ? ORDER BY expires_at LIMIT ?",
+      `SELECT id, expires_at FROM orders
+        WHERE status = 'waiting_deposit' AND expires_at < ?1 AND (expires_at, id) > (?2, ?3)
+        ORDER BY expires_at, id LIMIT ?4`,
     )
-    .bind(before, limit)
-    .all<{ id: string }>();
-  return results.map((r) => r.id);
+    .bind(before, after?.expiresAt ?? "", after?.id ?? "", limit)
+    .all<{ id: string; expires_at: string }>();
+  return results.map((r) => ({ id: r.id, expiresAt: r.expires_at }));
 }
 
 /** Next value of a named counter, atomically (D1 runs one statement at a time). */

@@ -1,4 +1,4 @@
-import { runDurableObjectAlarm } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { base64urlnopad } from "@scure/base";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
@@ -497,11 +497,43 @@ describe("expiry", () => {
 
   it("the cron sweep repairs an order whose alarm was lost", async () => {
     const o = await json<Order>(await post(BASE_ORDER));
-    await env.ORDERS.getByName(o.id).tick(); // nothing due yet
-    expect((await json<Order>(await get(o.id))).status).toBe("waiting_deposit");
+    const stub = env.ORDERS.getByName(o.id);
+    await runInDurableObject(stub, (_obj, state) => state.storage.deleteAlarm());
     vi.useFakeTimers({ now: Date.parse(o.expires_at) + 120_000, toFake: ["Date"] });
+    expect(await runDurableObjectAlarm(stub)).toBe(false); // no alarm left to fire
+    expect((await json<Order>(await get(o.id))).status).toBe("waiting_deposit");
     const swept = await sweepLostAlarms(env, Date.now());
     expect(swept).toBeGreaterThanOrEqual(1);
     expect((await json<Order>(await get(o.id))).status).toBe("expired");
+  });
+
+  it("the sweep wakes each overdue order once per run, even those it cannot move on", async () => {
+    const mine = await Promise.all(
+      Array.from({ length: 5 }, async () => json<Order>(await post(BASE_ORDER))),
+    );
+    const faults = (rate: number) =>
+      admin("/sim/BTC/faults", {
+        method: "PUT",
+        json: { read_fail_rate: rate, payout_fail_rate: 0, payout_timeout_rate: 0, exchange_fail_rate: 0 },
+      });
+    expect((await faults(1)).status).toBe(200);
+    try {
+      const deadline = Math.max(...mine.map((o) => Date.parse(o.expires_at)));
+      vi.useFakeTimers({ now: deadline + 120_000, toFake: ["Date"] });
+      const overdue = await env.DB.prepare(
+        "SELECT COUNT(*) AS n FROM orders WHERE status = 'waiting_deposit' AND expires_at < ?",
+      )
+        .bind(new Date(Date.now() - 60_000).toISOString())
+        .first<{ n: number }>();
+      expect(overdue?.n).toBeGreaterThanOrEqual(5);
+      // Chain reads fail, so the BTC orders stay waiting_deposit after their tick; pages of 2.
+      const swept = await sweepLostAlarms(env, Date.now(), { batch: 2, maxBatches: 1_000 });
+      expect(swept).toBe(overdue?.n);
+      for (const o of mine) expect((await json<Order>(await get(o.id))).status).toBe("waiting_deposit");
+    } finally {
+      expect((await faults(0)).status).toBe(200);
+    }
+    expect(await sweepLostAlarms(env, Date.now())).toBeGreaterThanOrEqual(5);
+    for (const o of mine) expect((await json<Order>(await get(o.id))).status).toBe("expired");
   });
 });
