@@ -105,9 +105,8 @@ export async function createOrder(
         now,
       )
     : null;
+  // priceQuote has refused networks without a deposit scheme; the object claims the address.
   const scheme = depositScheme(from.network, from.is_memo === 1, config.deposit);
-  if (scheme.kind === "none")
-    throw new DomainError("pair_unavailable", `Pair unavailable: ${scheme.reason}.`);
 
   const at = new Date(now).toISOString();
   const expiresAt = now + config.ORDER_EXPIRY_SECONDS * 1000;

@@ -1,4 +1,5 @@
 import type { Config } from "../config";
+import { depositScheme } from "../domain/deposit";
 import { checkAmountPrecision, checkWithinLimits } from "../domain/limits";
 import type { Decimal } from "../domain/money";
 import { type PairRequest, type ResolvedPair, resolvePair } from "../domain/pairs";
@@ -14,6 +15,8 @@ import {
 } from "../domain/pricing";
 import type { CurrencyRow } from "../storage/catalog";
 import { loadCatalog } from "../storage/catalog";
+import { freePoolAddresses } from "../storage/orders";
+import { TtlCache } from "../storage/ttl-cache";
 import { currentPrices, freshUsdPrice } from "./prices";
 
 export type RateType = "float" | "fixed";
@@ -70,6 +73,27 @@ export async function pricingNow(
   return { pair, input };
 }
 
+// Free pool addresses per network, for quotes only. A stale positive count is harmless (order
+// creation claims an address atomically and answers pair_unavailable itself when the pool ran
+// dry); a zero is never kept, so a pool the operator just loaded is offered at once.
+const freePool = new TtlCache<number>(5_000, 64);
+
+/**
+ * A pair is offered only if an order on it could be given a deposit address: an xpub or memo
+ * address configured for the source network, or a free address in its pool.
+ */
+async function requireDepositAddress(env: Env, config: Config, from: CurrencyRow): Promise<void> {
+  const scheme = depositScheme(from.network, from.is_memo === 1, config.deposit);
+  if (scheme.kind === "none") throw new PairUnavailableError(scheme.reason);
+  if (scheme.kind === "pool") {
+    const free = await freePool.get(scheme.network, () => freePoolAddresses(env.DB, scheme.network));
+    if (free === 0) {
+      freePool.delete(scheme.network);
+      throw new PairUnavailableError(`no free deposit address for ${scheme.network}`);
+    }
+  }
+}
+
 /**
  * The quote for a request: pair resolved against the catalog, fresh prices, the service spread of
  * the rate type plus the partner's markup, and the amount checked against the pair's limits.
@@ -84,6 +108,7 @@ export async function priceQuote(
 ): Promise<PricedQuote> {
   const spreadBps = params.rateType === "fixed" ? config.SPREAD_FIXED_BPS : config.SPREAD_FLOAT_BPS;
   const { pair, input } = await pricingNow(env, config, params, spreadBps, markupBps, now);
+  await requireDepositAddress(env, config, pair.from);
   let quote: Quote;
   if (params.amountTo !== undefined) {
     checkAmountPrecision(params.amountTo, pair.to.decimals, pair.to.coin, "amount_to");

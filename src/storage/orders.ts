@@ -136,6 +136,15 @@ export async function addPoolAddresses(
   return results.reduce((n, r) => n + (r.meta.changes ?? 0), 0);
 }
 
+/** Unassigned pool addresses of one network. */
+export async function freePoolAddresses(db: D1Database, network: string): Promise<number> {
+  const row = await db
+    .prepare("SELECT COUNT(*) AS n FROM address_pool WHERE network = ? AND order_id IS NULL")
+    .bind(network)
+    .first<{ n: number }>();
+  return row?.n ?? 0;
+}
+
 export async function poolCounts(
   db: D1Database,
 ): Promise<{ network: string; available: number; assigned: number }[]> {

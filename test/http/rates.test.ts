@@ -145,6 +145,33 @@ describe("GET /api/v1/partner/rates: errors", () => {
     expect((await rates("coin_from=BTC&coin_to=DASH&amount=0.01")).status).toBe(200);
   });
 
+  it("no deposit address to give, or withdrawals disabled → 400 pair_unavailable", async () => {
+    const sol = "coin_from=SOL&coin_to=BTC&amount=1";
+    const e = await expectError(await rates(sol), 400, "pair_unavailable");
+    expect(e.detail).toMatch(/no free deposit address for SOL/);
+    const load = await admin("/address-pool/SOL", {
+      method: "POST",
+      json: { addresses: ["11111111111111111111111111111111"] },
+    });
+    expect(load.status).toBe(201);
+    expect((await rates(sol)).status).toBe(200);
+
+    await env.DB.prepare("UPDATE currencies SET is_withdraw_enabled = 0 WHERE coin = 'LTC'").run();
+    try {
+      // The catalog is cached for 5 s.
+      vi.useFakeTimers({ now: Date.now() + 6_000, toFake: ["Date"] });
+      const w = await expectError(
+        await rates("coin_from=BTC&coin_to=LTC&amount=0.01"),
+        400,
+        "pair_unavailable",
+      );
+      expect(w.detail).toMatch(/withdrawals of LTC on LTC are disabled/);
+      expect((await rates("coin_from=LTC&coin_to=BTC&amount=1")).status).toBe(200);
+    } finally {
+      await env.DB.prepare("UPDATE currencies SET is_withdraw_enabled = 1 WHERE coin = 'LTC'").run();
+    }
+  });
+
   it("schema problems → 400 invalid_request naming the field", async () => {
     const cases: [string, string][] = [
       ["coin_to=BTC", "coin_from"],
