@@ -83,7 +83,8 @@ export type OrderEvent =
   | { type: "payout_failed" }
   | { type: "refund_sent"; txid: string }
   | { type: "refund_failed" }
-  | { type: "late_deposit"; txid: string; amount: string }
+  /** A confirmed deposit to an expired order; `seenAt` is when it was first detected (epoch ms). */
+  | { type: "late_deposit"; txid: string; amount: string; seenAt: number }
   | { type: "watch_ended" };
 
 export type OrderEventType = OrderEvent["type"];
@@ -264,7 +265,8 @@ export function decide(order: OrderStateView, event: OrderEvent, now: number): D
 
     case "late_deposit": {
       if (status !== "expired") return notAllowed(event.type, status);
-      if (!before(now, order.lateWatchEndsAt)) {
+      // It counts if it was first seen inside the watch, even when its confirmations end after it.
+      if (!before(event.seenAt, order.lateWatchEndsAt) || !atOrAfter(now, event.seenAt)) {
         return notAllowed(event.type, status, "late-deposit watch has ended");
       }
       const bad = checkTxid(event.txid) ?? checkAmount(event.amount);

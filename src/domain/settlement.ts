@@ -12,7 +12,8 @@ export function depositAcceptability(
   order: { rateType: "float" | "fixed"; amountFromExpected: string },
   received: Decimal,
   fixedToleranceBps: number,
-  limits: { min: Decimal; max: Decimal } | null,
+  /** Float orders: the pair's limits now; null when the pair is not offered (min > max); "unchecked" to skip. */
+  limits: { min: Decimal; max: Decimal } | null | "unchecked",
 ): Acceptability {
   if (order.rateType === "fixed") {
     const expected = parseDecimal(order.amountFromExpected);
@@ -21,6 +22,7 @@ export function depositAcceptability(
       ? { acceptable: true }
       : { acceptable: false, reason: "fixed_amount_mismatch" };
   }
+  if (limits === "unchecked") return { acceptable: true };
   if (!limits) return { acceptable: false, reason: "amount_below_min" };
   if (received.lt(limits.min)) return { acceptable: false, reason: "amount_below_min" };
   if (received.gt(limits.max)) return { acceptable: false, reason: "amount_above_max" };

@@ -5,10 +5,11 @@ import { chainReaderFor, exchangeVenueFor, payoutGatewayFor } from "../adapters/
 import { type Config, getConfig } from "../config";
 import { deriveDepositAddress } from "../domain/addresses";
 import { type DepositScheme, FIRST_MEMO_TAG } from "../domain/deposit";
-import { parseDecimal, toDecimalString } from "../domain/money";
+import { DomainError } from "../domain/errors";
+import { type Decimal, parseDecimal, toDecimalString } from "../domain/money";
 import { type OrderDraft, type OrderRecord, type OrderView, orderView } from "../domain/order";
 import { decide, type OrderEvent, type OrderStatus } from "../domain/order-state";
-import { pairLimits } from "../domain/pricing";
+import { PairUnavailableError, pairLimits } from "../domain/pricing";
 import { backoffMs, depositAcceptability, refundAmount } from "../domain/settlement";
 import { newShortId } from "../domain/short-id";
 import { newEventId, WEBHOOK_EVENT_TYPE, type WebhookEvent, type WebhookMessage } from "../domain/webhooks";
@@ -51,6 +52,13 @@ interface RetryState {
   nextAt: number;
 }
 
+interface LateSeen {
+  txid: string;
+  index: number;
+  /** When the deposit was first seen (epoch ms). */
+  at: number;
+}
+
 interface PollState {
   /** Polls in a row that changed nothing; the interval doubles with it, up to 8×. */
   idle: number;
@@ -69,13 +77,22 @@ const K = {
   extras: "extra_deposits",
   /** Set once an expired order's late-deposit watch is over: nothing is due any more. */
   watchEnded: "watch_ended",
+  /** A late deposit seen but not yet confirmed: when, so that it counts even if it confirms after the watch. */
+  lateSeen: "late_seen",
+  /** After a step threw: no alarm before this time (epoch ms), whatever else looks due. */
+  pause: "pause_until",
 } as const;
 
 /** Retry delay for a D1 index write or a webhook enqueue that failed. */
 const PROJECTION_RETRY_MS = 10_000;
 const SHORT_ID_ATTEMPTS = 4;
-const RETRY_BASE_MS = 2_000;
-const RETRY_CAP_MS = 5 * 60_000;
+const RETRY_CAP_MS = 30 * 60_000;
+/**
+ * A deposit first seen this long after expires_at is treated as late (refunded), not as on time: the
+ * deadline poll normally sees an in-time deposit within seconds, so only a chain-read outage gets
+ * here, and then nobody knows when it was sent. A fixed rate must not be honoured hours late.
+ */
+const ON_TIME_GRACE_MS = 10 * 60_000;
 const MAX_POLL_BACKOFF = 3;
 /** An expired order's late-deposit watch polls at least this far apart. */
 const LATE_WATCH_MIN_POLL_MS = 60_000;
@@ -100,6 +117,10 @@ export class OrderObject extends DurableObject<Env> {
 
   get #config(): Config {
     return getConfig(this.env);
+  }
+
+  get #retryBaseMs(): number {
+    return this.#config.RETRY_BASE_SECONDS * 1000;
   }
 
   // ── creation ──────────────────────────────────────────────────────────────────────────────
@@ -291,6 +312,7 @@ export class OrderObject extends DurableObject<Env> {
     const now = Date.now();
     try {
       await this.#step(now);
+      this.#kv.delete(K.pause);
     } catch (err) {
       // Never let the alarm fail: log, and try again after a pause (an outside service was down,
       // or a bug — the event log and the error say which).
@@ -302,7 +324,11 @@ export class OrderObject extends DurableObject<Env> {
           error: String(err),
         }),
       );
-      this.#kv.put(K.poll, { idle: MAX_POLL_BACKOFF, nextAt: now + RETRY_BASE_MS * 8 } satisfies PollState);
+      const pauseUntil = now + this.#retryBaseMs * 8;
+      this.#kv.put(K.poll, { idle: MAX_POLL_BACKOFF, nextAt: pauseUntil } satisfies PollState);
+      // Whatever step threw (a chain read, the exchange, a payout before its intent was stored),
+      // the alarm must not come straight back for it.
+      this.#kv.put(K.pause, pauseUntil);
     }
     const r = this.#record();
     if (!r) return;
@@ -374,6 +400,16 @@ export class OrderObject extends DurableObject<Env> {
     // waiting_deposit until a read succeeds.
     if (pastDeadline || this.#pollDue(now)) {
       const [first] = await this.#incoming(r);
+      if (first && now > Date.parse(r.expiresAt) + ON_TIME_GRACE_MS) {
+        // Expire now; the late-deposit watch takes this deposit from here.
+        this.#note(r, now, "deposit first seen long after expires_at: handled as a late deposit", {
+          txid: first.txid,
+          amount: first.amount,
+        });
+        this.#apply(r, { type: "expire" }, now);
+        this.#schedulePoll(now, true);
+        return;
+      }
       if (first) {
         const tip = await this.#reader(r).tipHeight();
         const next = this.#apply(
@@ -420,21 +456,18 @@ export class OrderObject extends DurableObject<Env> {
       this.#schedulePoll(now, changed);
       return;
     }
-    const received = parseDecimal(ours.amount);
-    let limits: { min: ReturnType<typeof parseDecimal>; max: ReturnType<typeof parseDecimal> } | null = null;
-    if (r.rateType === "float") {
-      const { input } = await pricingNow(
-        this.env,
-        this.#config,
-        { coinFrom: r.coinFrom, networkFrom: r.networkFrom, coinTo: r.coinTo, networkTo: r.networkTo },
-        r.spreadBps,
-        r.markupBps,
-        now,
-      );
-      const l = pairLimits(input);
-      limits = l.ok ? { min: l.min, max: l.max } : null;
+    if (!(await reader.isInBestChain(ours))) {
+      // The listing lags a reorg the chain already knows about: wait for it to catch up.
+      this.#schedulePoll(now, true);
+      return;
     }
-    const verdict = depositAcceptability(r, received, this.#config.FIXED_AMOUNT_TOLERANCE_BPS, limits);
+    const received = parseDecimal(ours.amount);
+    const verdict = depositAcceptability(
+      r,
+      received,
+      this.#config.FIXED_AMOUNT_TOLERANCE_BPS,
+      r.rateType === "float" ? await this.#floatLimits(r, now) : null,
+    );
     const confirmed = this.#apply(
       r,
       verdict.acceptable
@@ -446,11 +479,49 @@ export class OrderObject extends DurableObject<Env> {
     if (confirmed) await this.#step(now);
   }
 
+  /**
+   * A float order's pair limits at this moment. A pair the operator disabled since the order was
+   * created has none: the order goes on to the exchange, whose permanent failure refunds it (waiting
+   * here instead would hold a confirmed deposit for as long as the pair stays off).
+   */
+  async #floatLimits(
+    r: OrderRecord,
+    now: number,
+  ): Promise<{ min: Decimal; max: Decimal } | null | "unchecked"> {
+    try {
+      const { input } = await pricingNow(
+        this.env,
+        this.#config,
+        { coinFrom: r.coinFrom, networkFrom: r.networkFrom, coinTo: r.coinTo, networkTo: r.networkTo },
+        r.spreadBps,
+        r.markupBps,
+        now,
+      );
+      const l = pairLimits(input);
+      return l.ok ? { min: l.min, max: l.max } : null;
+    } catch (err) {
+      const unavailable =
+        err instanceof PairUnavailableError ||
+        (err instanceof DomainError && err.code === "pair_unavailable");
+      if (!unavailable) throw err;
+      this.#note(r, now, "pair unavailable at confirmation: left to the exchange", { error: err.message });
+      return "unchecked";
+    }
+  }
+
   /** Only the first deposit drives the order; any other is logged once for manual review. */
-  #logExtraDeposits(r: OrderRecord, transfers: IncomingTransfer[], now: number): void {
+  #logExtraDeposits(
+    r: OrderRecord,
+    transfers: IncomingTransfer[],
+    now: number,
+    driving: Pick<IncomingTransfer, "txid" | "index"> = {
+      txid: r.depositTxid ?? "",
+      index: r.depositIndex ?? -1,
+    },
+  ): void {
     const logged = new Set(this.#kv.get<string[]>(K.extras) ?? []);
     const fresh = transfers.filter(
-      (t) => !(t.txid === r.depositTxid && t.index === r.depositIndex) && !logged.has(`${t.txid}:${t.index}`),
+      (t) => !(t.txid === driving.txid && t.index === driving.index) && !logged.has(`${t.txid}:${t.index}`),
     );
     if (fresh.length === 0) return;
     const at = new Date(now).toISOString();
@@ -503,7 +574,7 @@ export class OrderObject extends DurableObject<Env> {
     }
     this.#kv.put(K.exchange, {
       attempts,
-      nextAt: now + backoffMs(attempts, RETRY_BASE_MS, RETRY_CAP_MS),
+      nextAt: now + backoffMs(attempts, this.#retryBaseMs, RETRY_CAP_MS),
     } satisfies RetryState);
     this.#note(r, now, "exchange attempt failed", { error, attempts });
   }
@@ -537,7 +608,7 @@ export class OrderObject extends DurableObject<Env> {
       this.#kv.put(K.intent(kind), {
         ...intent,
         attempts,
-        nextAt: now + backoffMs(Math.max(1, attempts), RETRY_BASE_MS, RETRY_CAP_MS),
+        nextAt: now + backoffMs(Math.max(1, attempts), this.#retryBaseMs, RETRY_CAP_MS),
       });
       this.#note(r, now, `${kind} attempt failed`, { error, attempts });
     };
@@ -570,7 +641,7 @@ export class OrderObject extends DurableObject<Env> {
     this.#kv.put(K.intent(kind), {
       ...intent,
       attempts,
-      nextAt: now + backoffMs(attempts, RETRY_BASE_MS, RETRY_CAP_MS),
+      nextAt: now + backoffMs(attempts, this.#retryBaseMs, RETRY_CAP_MS),
     });
     let result: Awaited<ReturnType<PayoutGateway["send"]>>;
     try {
@@ -610,21 +681,53 @@ export class OrderObject extends DurableObject<Env> {
     );
   }
 
+  /**
+   * An expired order is watched for LATE_DEPOSIT_WATCH_HOURS. A deposit first seen in that time is
+   * refunded once it has the confirmations an on-time one would need (never out of the mempool: a
+   * deposit that is then dropped must not have been paid back), even if they arrive after the watch.
+   */
   async #watchLateDeposit(r: OrderRecord, now: number): Promise<void> {
-    if (now >= Date.parse(r.lateWatchEndsAt)) {
+    const seen = this.#kv.get<LateSeen>(K.lateSeen);
+    const watching = now < Date.parse(r.lateWatchEndsAt);
+    if (!watching && !seen) {
       if (!this.#kv.get<boolean>(K.watchEnded) && this.#apply(r, { type: "watch_ended" }, now))
         this.#kv.put(K.watchEnded, true);
       return;
     }
     if (!this.#pollDue(now)) return;
-    const [first] = await this.#incoming(r);
-    if (!first) {
+    const transfers = await this.#incoming(r);
+    const tracked = seen && transfers.find((t) => t.txid === seen.txid && t.index === seen.index);
+    if (seen && !tracked) {
+      this.#kv.delete(K.lateSeen);
+      this.#note(r, now, "late deposit disappeared before confirming", { txid: seen.txid });
+    }
+    const deposit = tracked || (watching ? transfers[0] : undefined);
+    if (!deposit) {
       this.#schedulePoll(now, false, LATE_WATCH_MIN_POLL_MS);
       return;
     }
-    const next = this.#apply(r, { type: "late_deposit", txid: first.txid, amount: first.amount }, now, {
-      depositIndex: first.index,
-    });
+    const seenAt = tracked ? (seen as LateSeen).at : now;
+    if (!tracked) {
+      this.#kv.put(K.lateSeen, { txid: deposit.txid, index: deposit.index, at: seenAt } satisfies LateSeen);
+      this.#note(r, now, "late deposit seen: refunded once confirmed", {
+        txid: deposit.txid,
+        amount: deposit.amount,
+      });
+    }
+    this.#logExtraDeposits(r, transfers, now, deposit);
+    const reader = this.#reader(r);
+    const confs = confirmations(deposit, await reader.tipHeight());
+    if (confs < r.depositConfirmationsRequired || !(await reader.isInBestChain(deposit))) {
+      this.#schedulePoll(now, false, LATE_WATCH_MIN_POLL_MS);
+      return;
+    }
+    const next = this.#apply(
+      r,
+      { type: "late_deposit", txid: deposit.txid, amount: deposit.amount, seenAt },
+      now,
+      { depositIndex: deposit.index, depositConfirmations: confs },
+    );
+    this.#kv.delete(K.lateSeen);
     if (next?.status === "refunding") await this.#send(next, "refund", now);
   }
 
@@ -801,7 +904,8 @@ export class OrderObject extends DurableObject<Env> {
         );
         break;
       case "expired":
-        if (!this.#kv.get<boolean>(K.watchEnded))
+        if (this.#kv.get<LateSeen>(K.lateSeen)) due.push(poll);
+        else if (!this.#kv.get<boolean>(K.watchEnded))
           due.push(Math.min(Math.max(poll, now), Date.parse(r.lateWatchEndsAt)));
         break;
       default:
@@ -812,7 +916,8 @@ export class OrderObject extends DurableObject<Env> {
       await this.ctx.storage.deleteAlarm();
       return;
     }
-    await this.ctx.storage.setAlarm(Math.max(now, Math.min(...due)));
+    const pause = this.#kv.get<number>(K.pause) ?? 0;
+    await this.ctx.storage.setAlarm(Math.max(now, pause, Math.min(...due)));
   }
 }
 

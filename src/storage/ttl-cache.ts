@@ -12,7 +12,8 @@ export class TtlCache<V> {
 
   get(key: string, load: () => Promise<V>, now = Date.now()): Promise<V> {
     const hit = this.#entries.get(key);
-    if (hit && hit.expires > now) return hit.value;
+    // An entry from the "future" (the clock stepped back) is as good as expired.
+    if (hit && hit.expires > now && hit.expires - this.ttlMs <= now) return hit.value;
     if (this.#entries.size >= this.maxEntries) this.#entries.clear();
     const value = load();
     this.#entries.set(key, { expires: now + this.ttlMs, value });

@@ -42,7 +42,7 @@ const EVENTS = {
   payout_failed: { type: "payout_failed" },
   refund_sent: { type: "refund_sent", txid: "ref-tx" },
   refund_failed: { type: "refund_failed" },
-  late_deposit: { type: "late_deposit", txid: "late-tx", amount: "0.7" },
+  late_deposit: { type: "late_deposit", txid: "late-tx", amount: "0.7", seenAt: EXPIRES_AT + 1 },
   watch_ended: { type: "watch_ended" },
 } as const satisfies { [K in EventType]: Extract<OrderEvent, { type: K }> };
 const EVENT_TYPES = Object.keys(EVENTS) as EventType[];
@@ -382,15 +382,22 @@ describe("time guards", () => {
     );
   });
 
-  it("late deposit inside the watch is accepted, at or after its end rejected", () => {
+  it("a late deposit first seen inside the watch is accepted, even once confirmed after it; one seen at or after its end is rejected", () => {
+    const seen = (seenAt: number) => ({ ...EVENTS.late_deposit, seenAt });
     for (const refund of [true, false]) {
-      expect(decide(view("expired", refund), EVENTS.late_deposit, TIMES.inWatch).ok).toBe(true);
-      expect(decide(view("expired", refund), EVENTS.late_deposit, WATCH_ENDS_AT - 1).ok).toBe(true);
-      for (const now of [WATCH_ENDS_AT, WATCH_ENDS_AT + 1]) {
-        expect(expectRejected(decide(view("expired", refund), EVENTS.late_deposit, now))).toBe(
+      expect(decide(view("expired", refund), seen(TIMES.inWatch), TIMES.inWatch).ok).toBe(true);
+      expect(decide(view("expired", refund), seen(WATCH_ENDS_AT - 1), WATCH_ENDS_AT - 1).ok).toBe(true);
+      // Seen in the last millisecond, its confirmations arrive an hour after the watch.
+      expect(decide(view("expired", refund), seen(WATCH_ENDS_AT - 1), WATCH_ENDS_AT + 3_600_000).ok).toBe(
+        true,
+      );
+      for (const at of [WATCH_ENDS_AT, WATCH_ENDS_AT + 1]) {
+        expect(expectRejected(decide(view("expired", refund), seen(at), at))).toBe(
           "late_deposit not allowed in expired: late-deposit watch has ended",
         );
       }
+      // Never "seen" in the future.
+      expect(decide(view("expired", refund), seen(TIMES.inWatch + 10), TIMES.inWatch).ok).toBe(false);
     }
   });
 
@@ -455,12 +462,15 @@ describe("terminal statuses", () => {
     expect(isTerminal("expired", WATCH_ENDS_AT + 1)).toBe(false);
   });
 
-  it("an expired order past its watch accepts only the watch_ended no-op", () => {
+  it("an expired order past its watch accepts only the watch_ended no-op and a late deposit seen during the watch", () => {
     for (const event of ALL_EVENTS) {
       const d = decide(view("expired"), event, TIMES.afterWatch);
       if (event.type === "watch_ended") expect(expectOk(d).patch).toStrictEqual({ status: "expired" });
+      else if (event.type === "late_deposit") expect(d.ok).toBe(event.seenAt < WATCH_ENDS_AT);
       else expect(d.ok).toBe(false);
     }
+    const seenAfter = { ...EVENTS.late_deposit, seenAt: TIMES.afterWatch };
+    expect(decide(view("expired"), seenAfter, TIMES.afterWatch).ok).toBe(false);
   });
 
   it("ALLOWED has no outgoing edges from the always-terminal statuses", () => {

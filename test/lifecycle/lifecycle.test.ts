@@ -1,3 +1,4 @@
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { admin, createPartner, setPrices, type TestPartner } from "../helpers";
@@ -16,6 +17,9 @@ import {
 } from "../support/orders";
 
 let partner: TestPartner;
+
+const faults = (network: string, json: Record<string, number>) =>
+  admin(`/sim/${network}/faults`, { method: "PUT", json });
 
 beforeAll(async () => {
   partner = await createPartner({ name: "lifecycle", rate_limit_per_minute: 100_000 });
@@ -198,11 +202,18 @@ describe("deposits that cannot be exchanged", () => {
     expect(await read(partner, near.id)).toMatchObject({ status: "completed", amount_to_actual: 593.593 });
   });
 
-  it("a late deposit to an expired order is detected and refunded", async () => {
+  it("a late deposit to an expired order is refunded once it has its confirmations", async () => {
     const o = await createOrder(partner, { ...BTC_TO_USDT, refund_address: BTC_REFUND });
     await step(o.id, 31 * 60_000);
     expect((await read(partner, o.id)).status).toBe("expired");
     await simSend("BTC", o.deposit_address, "0.01");
+    await step(o.id, 2 * 60_000);
+    // In the mempool it could still be dropped: nothing is paid back yet.
+    expect((await read(partner, o.id)).status).toBe("expired");
+    await simMine("BTC", 1);
+    await step(o.id, 2 * 60_000);
+    expect((await read(partner, o.id)).status).toBe("expired");
+    await simMine("BTC", 1);
     await step(o.id, 2 * 60_000);
     const r = await read(partner, o.id);
     expect(r).toMatchObject({
@@ -229,6 +240,60 @@ describe("deposits that cannot be exchanged", () => {
     await simMine("BTC", 2);
     await step(o.id);
     expect((await read(partner, o.id)).status).toBe("completed");
+  });
+
+  it("a late deposit dropped before confirming is never refunded; the watch then ends", async () => {
+    const o = await createOrder(partner, { ...BTC_TO_USDT, refund_address: BTC_REFUND });
+    await step(o.id, 31 * 60_000);
+    const txid = await simSend("BTC", o.deposit_address, "0.01");
+    await step(o.id, 2 * 60_000);
+    expect((await admin(`/sim/BTC/transfers/${txid}`, { method: "DELETE" })).status).toBe(204);
+    await step(o.id, 2 * 60_000);
+    await step(o.id, 25 * 3_600_000);
+    expect(await read(partner, o.id)).toMatchObject({ status: "expired", refund_txid: null });
+    expect((await outgoing("BTC")).filter((t) => t.order_id === o.id)).toEqual([]);
+    const log = await events(o.id);
+    expect(log.map((e) => e.reason)).toContain("late deposit disappeared before confirming");
+  });
+
+  it("a late deposit seen in the last minutes of the watch is refunded when it confirms after it", async () => {
+    const o = await createOrder(partner, BTC_TO_USDT);
+    await step(o.id, 31 * 60_000);
+    await step(o.id, (24 * 60 - 5) * 60_000); // 4 minutes of the watch left
+    await simSend("BTC", o.deposit_address, "0.01");
+    await step(o.id, 2 * 60_000);
+    await step(o.id, 10 * 60_000); // the watch is over; the deposit is still unconfirmed
+    expect(await read(partner, o.id)).toMatchObject({ status: "expired" });
+    await simMine("BTC", 2);
+    await step(o.id, 2 * 60_000);
+    // No refund address: the money is held for support, with the reason.
+    expect(await read(partner, o.id)).toMatchObject({
+      status: "failed",
+      status_reason: "late_deposit",
+      amount_from_received: 0.01,
+    });
+  });
+
+  it("a deposit first seen long after expires_at (chain reads failing at the deadline) is handled as late", async () => {
+    const o = await createOrder(partner, {
+      ...BTC_TO_USDT,
+      rate_type: "fixed",
+      refund_address: BTC_REFUND,
+    });
+    await faults("BTC", { read_fail_rate: 1 });
+    try {
+      await step(o.id, 31 * 60_000);
+      await step(o.id, 60 * 60_000);
+      expect((await read(partner, o.id)).status).toBe("waiting_deposit");
+    } finally {
+      await faults("BTC", {});
+    }
+    await simSend("BTC", o.deposit_address, "0.01");
+    await simMine("BTC", 2);
+    await step(o.id);
+    await step(o.id, 2 * 60_000);
+    expect(await read(partner, o.id)).toMatchObject({ status: "refunded", status_reason: "late_deposit" });
+    expect((await outgoing("TRX")).filter((t) => t.order_id === o.id)).toEqual([]);
   });
 
   it("the late-deposit watch ends: nothing is due afterwards", async () => {
@@ -301,9 +366,6 @@ describe("deposits that disappear", () => {
 });
 
 describe("outside failures: retries with backoff, then the failure branch", () => {
-  const faults = (network: string, json: Record<string, number>) =>
-    admin(`/sim/${network}/faults`, { method: "PUT", json });
-
   it("payout keeps failing → retried PAYOUT_MAX_ATTEMPTS times → failed (payout_failed), nothing sent", async () => {
     await faults("TRX", { payout_fail_rate: 1 });
     try {
@@ -379,6 +441,61 @@ describe("outside failures: retries with backoff, then the failure branch", () =
       expect((await outgoing("BTC")).filter((t) => t.order_id === o.id)).toEqual([
         expect.objectContaining({ kind: "refund", amount: "0.0099" }),
       ]);
+    } finally {
+      await faults("BTC", {});
+    }
+  });
+
+  it("the venue keeps failing and there is no refund address → failed (exchange_failed), nothing sent", async () => {
+    await faults("BTC", { exchange_fail_rate: 1 });
+    try {
+      const o = await createOrder(partner, BTC_TO_USDT);
+      await simSend("BTC", o.deposit_address, "0.01");
+      await simMine("BTC", 2);
+      for (let i = 0; i < 8; i++) {
+        await setPrices();
+        await step(o.id, 60_000);
+      }
+      expect(await read(partner, o.id)).toMatchObject({ status: "failed", status_reason: "exchange_failed" });
+      expect((await outgoing("BTC")).filter((t) => t.order_id === o.id)).toEqual([]);
+      expect((await outgoing("TRX")).filter((t) => t.order_id === o.id)).toEqual([]);
+    } finally {
+      await faults("BTC", {});
+    }
+  });
+
+  it("a pair disabled after creation does not hold a confirmed deposit: the exchange fails and it is refunded", async () => {
+    const o = await createOrder(partner, { ...BTC_TO_USDT, refund_address: BTC_REFUND });
+    await env.DB.prepare(
+      "UPDATE currencies SET is_withdraw_enabled = 0 WHERE coin = 'USDT' AND network = 'TRX'",
+    ).run();
+    try {
+      await simSend("BTC", o.deposit_address, "0.01");
+      await simMine("BTC", 2);
+      for (let i = 0; i < 8; i++) {
+        await setPrices();
+        await step(o.id, 60_000);
+      }
+      expect(await read(partner, o.id)).toMatchObject({
+        status: "refunded",
+        status_reason: "exchange_failed",
+      });
+    } finally {
+      await env.DB.prepare(
+        "UPDATE currencies SET is_withdraw_enabled = 1 WHERE coin = 'USDT' AND network = 'TRX'",
+      ).run();
+    }
+  });
+
+  it("a step that throws pauses the alarm instead of re-firing at once", async () => {
+    const o = await createOrder(partner, BTC_TO_USDT);
+    await faults("BTC", { read_fail_rate: 1 });
+    try {
+      await step(o.id);
+      const alarm = await runInDurableObject(env.ORDERS.getByName(o.id), (_obj, state) =>
+        state.storage.getAlarm(),
+      );
+      expect(alarm).toBeGreaterThanOrEqual(Date.now() + 16_000);
     } finally {
       await faults("BTC", {});
     }
