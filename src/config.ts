@@ -51,6 +51,8 @@ export interface ChainEndpoints {
   urls: Readonly<Record<string, string>>;
   /** CHAIN_API_KEY_<NETWORK>: optional provider key (TronGrid). */
   apiKeys: Readonly<Record<string, string>>;
+  /** CHAIN_SCAN_BLOCKS_<NETWORK>: the EVM reader's native-coin scan window, in blocks. */
+  scanBlocks: Readonly<Record<string, string>>;
 }
 
 export type Config = z.infer<typeof configSchema> & { deposit: DepositConfig; chain: ChainEndpoints };
@@ -80,7 +82,11 @@ export function getConfig(env: Env): Config {
     config = {
       ...parsed.data,
       deposit: { xpubs: byPrefix(env, "DEPOSIT_XPUB_"), addresses: byPrefix(env, "DEPOSIT_ADDRESS_") },
-      chain: { urls: byPrefix(env, "CHAIN_URL_"), apiKeys: byPrefix(env, "CHAIN_API_KEY_") },
+      chain: {
+        urls: byPrefix(env, "CHAIN_URL_"),
+        apiKeys: byPrefix(env, "CHAIN_API_KEY_"),
+        scanBlocks: byPrefix(env, "CHAIN_SCAN_BLOCKS_"),
+      },
     };
     cache.set(env, config);
   }

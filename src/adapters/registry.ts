@@ -24,8 +24,12 @@ export function chainReaderFor(env: Env, config: Config, network: string): Chain
   switch (mode) {
     case "esplora":
       return createEsploraReader({ baseUrl });
-    case "evm":
-      return createEvmReader({ baseUrl });
+    case "evm": {
+      const scan = Number(config.chain.scanBlocks[network]);
+      return createEvmReader(
+        Number.isInteger(scan) && scan > 0 ? { baseUrl, nativeScanBlocks: scan } : { baseUrl },
+      );
+    }
     case "trongrid": {
       const apiKey = config.chain.apiKeys[network];
       return createTronGridReader(apiKey ? { baseUrl, apiKey } : { baseUrl });

@@ -59,6 +59,11 @@ interface LateSeen {
   at: number;
 }
 
+interface DepositBlock {
+  height: number;
+  hash: string;
+}
+
 interface PollState {
   /** Polls in a row that changed nothing; the interval doubles with it, up to 8×. */
   idle: number;
@@ -79,6 +84,8 @@ const K = {
   watchEnded: "watch_ended",
   /** A late deposit seen but not yet confirmed: when, so that it counts even if it confirms after the watch. */
   lateSeen: "late_seen",
+  /** The block the driving deposit was last seen in, for when it falls out of a windowed listing. */
+  depositBlock: "deposit_block",
   /** After a step threw: no alarm before this time (epoch ms), whatever else looks due. */
   pause: "pause_until",
 } as const;
@@ -441,13 +448,18 @@ export class OrderObject extends DurableObject<Env> {
     if (!seen && !this.#pollDue(now)) return;
     const reader = this.#reader(r);
     const transfers = seen?.transfers ?? (await this.#incoming(r));
-    const ours = transfers.find((t) => t.txid === r.depositTxid && t.index === r.depositIndex);
     if (!seen) this.#logExtraDeposits(r, transfers, now);
+    const ours =
+      transfers.find((t) => t.txid === r.depositTxid && t.index === r.depositIndex) ??
+      (await this.#stillMined(r, reader));
     if (!ours) {
       this.#apply(r, { type: "deposit_dropped" }, now, { depositIndex: null });
+      this.#kv.delete(K.depositBlock);
       this.#schedulePoll(now, true);
       return;
     }
+    if (ours.blockHeight !== null && ours.blockHash !== null)
+      this.#kv.put(K.depositBlock, { height: ours.blockHeight, hash: ours.blockHash } satisfies DepositBlock);
     const tip = seen?.tip ?? (await reader.tipHeight());
     const confs = confirmations(ours, tip);
     if (confs < r.depositConfirmationsRequired) {
@@ -477,6 +489,28 @@ export class OrderObject extends DurableObject<Env> {
       { depositConfirmations: confs },
     );
     if (confirmed) await this.#step(now);
+  }
+
+  /**
+   * The deposit as it was last seen in a block, if that block is still in the best chain. Listings
+   * can be windowed (the EVM reader scans only recent blocks for native coins; token logs have a
+   * lookback): a deposit that scrolled out of the window while confirming has not been dropped.
+   * One that was never mined and disappears has been.
+   */
+  async #stillMined(r: OrderRecord, reader: ChainReader): Promise<IncomingTransfer | undefined> {
+    const block = this.#kv.get<DepositBlock>(K.depositBlock);
+    if (!block || r.depositTxid === null || r.depositIndex === null || r.amountFromReceived === null)
+      return undefined;
+    const transfer: IncomingTransfer = {
+      txid: r.depositTxid,
+      index: r.depositIndex,
+      to: r.depositAddress,
+      tag: r.depositAddressTag,
+      amount: r.amountFromReceived,
+      blockHeight: block.height,
+      blockHash: block.hash,
+    };
+    return (await reader.isInBestChain(transfer)) ? transfer : undefined;
   }
 
   /**

@@ -70,6 +70,11 @@ export interface SimFaults {
   payoutTimeoutRate: number;
   /** The simulated exchange venue fails (transiently) for orders from this network. */
   exchangeFailRate: number;
+  /**
+   * Not a rate: listings leave out transfers mined more than this many blocks below the tip, as a
+   * provider with a scan window does (the EVM reader's native scan). 0 lists everything.
+   */
+  listingWindowBlocks: number;
   seed: number;
 }
 
@@ -78,6 +83,7 @@ export const NO_FAULTS: SimFaults = {
   payoutFailRate: 0,
   payoutTimeoutRate: 0,
   exchangeFailRate: 0,
+  listingWindowBlocks: 0,
   seed: 1,
 };
 
@@ -203,8 +209,9 @@ export class SimChain extends DurableObject<Env> {
   /** Sets the fault rates (see SimFaults); all zero turns chaos off. */
   setFaults(faults: SimFaults): SimFaults {
     for (const [k, v] of Object.entries(faults)) {
-      if (typeof v !== "number" || !Number.isFinite(v) || (k !== "seed" && (v < 0 || v > 1))) {
-        throw new RangeError(`${k} must be a number${k === "seed" ? "" : " between 0 and 1"}`);
+      const rate = k !== "seed" && k !== "listingWindowBlocks";
+      if (typeof v !== "number" || !Number.isFinite(v) || (rate && (v < 0 || v > 1)) || v < 0) {
+        throw new RangeError(`${k} must be a ${rate ? "number between 0 and 1" : "non-negative number"}`);
       }
     }
     this.ctx.storage.kv.put("faults", faults);
@@ -222,6 +229,12 @@ export class SimChain extends DurableObject<Env> {
     const n = (this.ctx.storage.kv.get<number>("fault_draws") ?? 0) + 1;
     this.ctx.storage.kv.put("fault_draws", n);
     return draw(this.faults().seed, n) < rate;
+  }
+
+  /** Mined transfers at or below this height are left out of listings (listingWindowBlocks). */
+  #listingFloor(): number {
+    const window = this.faults().listingWindowBlocks ?? 0;
+    return window > 0 ? this.#tip() - window : -1;
   }
 
   #maybeReadOutage(): void {
@@ -334,11 +347,13 @@ export class SimChain extends DurableObject<Env> {
            FROM transfers t LEFT JOIN blocks b ON b.height = t.block_height
           WHERE t.direction = 'in' AND ${toMatches}
             AND t.tag IS ?2 AND t.coin = ?3 AND t.contract IS ?4
+            AND (t.block_height IS NULL OR t.block_height > ?5)
           ORDER BY t.rowid`,
         query.address,
         optionalText(query.tag),
         query.coin,
         optionalText(query.contract),
+        this.#listingFloor(),
       )
       .toArray();
     return rows.map((r) => ({

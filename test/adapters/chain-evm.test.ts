@@ -1,8 +1,10 @@
 import { delay, HttpResponse, http } from "msw";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createEvmReader, TRANSFER_TOPIC } from "../../src/adapters/chain/evm-rpc";
 import { ChainReaderError } from "../../src/adapters/chain/http-util";
 import { type AssetRef, confirmations, type IncomingTransfer } from "../../src/adapters/chain/types";
+import { chainReaderFor } from "../../src/adapters/registry";
+import { getConfig } from "../../src/config";
 import fullBlocks from "../fixtures/chain/evm-getblocks-full.json";
 import usdtLogs from "../fixtures/chain/evm-getlogs-usdt.json";
 import { createMockNetwork, type MockNetwork } from "../support/msw";
@@ -366,5 +368,40 @@ describe("evm reader: failures", () => {
     await expect(reader(net).incomingTransfers(USDT, ADDRESS, null)).rejects.toMatchObject({
       kind: "invalid_body",
     });
+  });
+});
+
+describe("evm reader from config", () => {
+  it("CHAIN_SCAN_BLOCKS_<NETWORK> sets the native scan window of that network only", async () => {
+    const seen: unknown[] = [];
+    const spy = vi.spyOn(globalThis, "fetch").mockImplementation(async (_url, init) => {
+      const body = JSON.parse(String(init?.body)) as RpcRequest | RpcRequest[];
+      seen.push(body);
+      if (Array.isArray(body)) {
+        return Response.json(
+          body.map((r) => ({
+            jsonrpc: "2.0",
+            id: r.id,
+            result: { number: r.params[0], hash: `0x${"ab".repeat(32)}`, transactions: [] },
+          })),
+        );
+      }
+      return Response.json({ jsonrpc: "2.0", id: body.id, result: "0x64" });
+    });
+    try {
+      const config = getConfig({
+        CHAIN_MODE: "evm",
+        CHAIN_URL_BSC: RPC,
+        CHAIN_URL_ETH: RPC,
+        CHAIN_SCAN_BLOCKS_BSC: "7",
+      } as unknown as Env);
+      const bnb: AssetRef = { coin: "BNB", network: "BSC", contract: null, decimals: 18 };
+      await chainReaderFor({} as Env, config, "BSC").incomingTransfers(bnb, ADDRESS, null);
+      expect((seen[1] as unknown[]).length).toBe(7);
+      await chainReaderFor({} as Env, config, "ETH").incomingTransfers(ETH, ADDRESS, null);
+      expect((seen[3] as unknown[]).length).toBe(20);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });

@@ -349,6 +349,33 @@ describe("deposits that disappear", () => {
     });
   });
 
+  it("a confirming deposit that scrolls out of a windowed listing is not dropped; a reorg still drops it", async () => {
+    // BTC needs 2 confirmations; the listing shows only the tip block (like the EVM native scan).
+    await faults("BTC", { listing_window_blocks: 1 });
+    try {
+      const o = await createOrder(partner, BTC_TO_USDT);
+      await simSend("BTC", o.deposit_address, "0.01");
+      await simMine("BTC", 1);
+      await step(o.id);
+      expect(await read(partner, o.id)).toMatchObject({ status: "confirming", deposit_confirmations: 1 });
+      await simMine("BTC", 1); // now 2 deep, outside the window
+      await step(o.id);
+      expect(await read(partner, o.id)).toMatchObject({ status: "completed", deposit_confirmations: 2 });
+
+      const r = await createOrder(partner, BTC_TO_USDT);
+      await simSend("BTC", r.deposit_address, "0.01");
+      await simMine("BTC", 1);
+      await step(r.id);
+      expect((await read(partner, r.id)).status).toBe("confirming");
+      expect((await admin("/sim/BTC/reorg", { method: "POST", json: { depth: 1 } })).status).toBe(200);
+      await simMine("BTC", 3); // other blocks at the same heights
+      await step(r.id);
+      expect(await read(partner, r.id)).toMatchObject({ status: "waiting_deposit", deposit_txid: null });
+    } finally {
+      await faults("BTC", {});
+    }
+  });
+
   it("extra deposits after the first are logged for manual review, not credited", async () => {
     const o = await createOrder(partner, BTC_TO_USDT);
     await simSend("BTC", o.deposit_address, "0.01");

@@ -57,6 +57,10 @@ const FaultsSchema = z
     payout_fail_rate: rate,
     payout_timeout_rate: rate,
     exchange_fail_rate: rate,
+    listing_window_blocks: z.number().int().min(0).max(1_000_000).default(0).openapi({
+      description:
+        "Listings leave out transfers mined more than this many blocks below the tip, like a provider's scan window (the EVM reader's native scan). 0 lists everything.",
+    }),
     seed: z.number().int().default(1),
   })
   .openapi("SimFaults");
@@ -344,7 +348,7 @@ export const adminSimRouter = createRouter()
       security,
       summary: "Inject faults (chaos) into a simulated network",
       description:
-        "Probabilities in [0, 1] drawn from a PRNG seeded by `seed`: chain reads fail, payouts are refused, payouts are recorded but the call times out (unknown outcome), the simulated venue fails. All zero turns chaos off.",
+        "Probabilities in [0, 1] drawn from a PRNG seeded by `seed`: chain reads fail, payouts are refused, payouts are recorded but the call times out (unknown outcome), the simulated venue fails; and a listing window in blocks. All zero turns chaos off.",
       request: { params: networkParam, body: json(FaultsSchema) },
       responses: { 200: ok("The faults now in force.", FaultsSchema), ...errorResponses(400, 401, 404) },
     }),
@@ -357,6 +361,7 @@ export const adminSimRouter = createRouter()
           payoutFailRate: b.payout_fail_rate,
           payoutTimeoutRate: b.payout_timeout_rate,
           exchangeFailRate: b.exchange_fail_rate,
+          listingWindowBlocks: b.listing_window_blocks,
           seed: b.seed,
         }),
       );
@@ -366,6 +371,7 @@ export const adminSimRouter = createRouter()
           payout_fail_rate: faults.payoutFailRate,
           payout_timeout_rate: faults.payoutTimeoutRate,
           exchange_fail_rate: faults.exchangeFailRate,
+          listing_window_blocks: faults.listingWindowBlocks,
           seed: faults.seed,
         },
         200,
