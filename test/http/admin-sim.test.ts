@@ -334,8 +334,11 @@ describe("operator API: SimChain", () => {
       payout_fail_rate: 1,
       payout_timeout_rate: 0,
       exchange_fail_rate: 0,
+      listing_window_blocks: 0,
       seed: 7,
     });
+    const window = await admin("/sim/LTC/faults", { method: "PUT", json: { listing_window_blocks: -1 } });
+    expect(window.status).toBe(400);
     const chain = env.SIM_CHAIN.getByName("LTC");
     const payout = {
       idempotencyKey: "k-chaos",
