@@ -18,8 +18,8 @@ if (!existsSync(".dev.vars")) {
   console.log("Created .dev.vars from .dev.vars.example (dev ADMIN_TOKEN).");
 }
 
-const run = (args) => {
-  const r = spawnSync("wrangler", args, { stdio: "inherit", env, shell: false });
+const run = (args, extraEnv = {}) => {
+  const r = spawnSync("wrangler", args, { stdio: "inherit", env: { ...env, ...extraEnv }, shell: false });
   if (r.error) throw r.error;
   return r.status ?? 1;
 };
@@ -29,10 +29,16 @@ const persist = extra.find((a) => a.startsWith("--persist-to"));
 const migrateArgs = ["d1", "migrations", "apply", "DB", "--local"];
 if (persist)
   migrateArgs.push(...(persist.includes("=") ? [persist] : [persist, extra[extra.indexOf(persist) + 1]]));
-if (run(migrateArgs) !== 0) process.exit(1);
+// CI=1: wrangler otherwise stops at "About to apply N migration(s)… continue?" on a terminal.
+if (run(migrateArgs, { CI: "1" }) !== 0) process.exit(1);
 
 if (firstStart) {
-  const port = extra.includes("--port") ? extra[extra.indexOf("--port") + 1] : "8787";
+  const portArg = extra.find((a) => a.startsWith("--port"));
+  const port = portArg?.includes("=")
+    ? portArg.split("=")[1]
+    : portArg
+      ? extra[extra.indexOf(portArg) + 1]
+      : "8787";
   console.log(`
 First start: the API will be on http://localhost:${port} with the seeded catalog.
 Create a partner and an API key with the operator CLI (it reads ADMIN_TOKEN from .dev.vars):

@@ -26,13 +26,13 @@ const errorDescriptions = {
 
 type ErrorStatus = keyof typeof errorDescriptions;
 
-/** OpenAPI response entries for the error statuses a route can return. */
+/** OpenAPI response entries for the error statuses a route can return (500 is always among them). */
 export function errorResponses<S extends ErrorStatus>(...statuses: S[]) {
   const out = {} as Record<
     S,
     { description: string; content: { "application/json": { schema: typeof ErrorSchema } } }
   >;
-  for (const s of [...statuses, 429 as S, 500 as S]) {
+  for (const s of [...statuses, 500 as S]) {
     out[s] = { description: errorDescriptions[s], content: { "application/json": { schema: ErrorSchema } } };
   }
   return out;

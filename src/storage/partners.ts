@@ -82,6 +82,7 @@ const lastTouched = new Map<string, number>();
 export async function touchKey(db: D1Database, keyId: string, now = Date.now()): Promise<void> {
   const prev = lastTouched.get(keyId) ?? 0;
   if (now - prev < LAST_USED_RESOLUTION_MS) return;
+  if (lastTouched.size >= 10_000) lastTouched.clear(); // at worst one extra write per key
   lastTouched.set(keyId, now);
   await db
     .prepare("UPDATE api_keys SET last_used_at = ? WHERE key_id = ?")

@@ -1,4 +1,7 @@
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import worker from "../../src/index";
 import { admin, call, expectError, json } from "../helpers";
 
 interface Partner {
@@ -22,6 +25,19 @@ describe("operator API: partners and keys", () => {
       const res = await call("/admin/v1/partners", { headers });
       await expectError(res, 401, "invalid_api_key");
     }
+  });
+
+  it("does not exist at all (404 JSON) when ADMIN_TOKEN is unset", async () => {
+    const noToken = { ...env, ADMIN_TOKEN: undefined } as unknown as Env;
+    const ctx = createExecutionContext();
+    const res = await worker.fetch(
+      new Request("http://local.test/admin/v1/partners", { headers: { Authorization: "Bearer anything" } }),
+      noToken,
+      ctx,
+    );
+    await waitOnExecutionContext(ctx);
+    expect(res.headers.get("content-type")).toMatch(/application\/json/);
+    await expectError(res, 404, "not_found");
   });
 
   it("creates, reads, lists and updates partners", async () => {

@@ -22,11 +22,19 @@ describe("icons", () => {
     }
   });
 
-  it("changes the v parameter when the file changes", () => {
-    const before = iconUrl("BTC", { "btc.svg": { svg: "<svg>a</svg>", hash: "aaaaaaaaaaaa" } });
-    const after = iconUrl("BTC", { "btc.svg": { svg: "<svg>b</svg>", hash: "bbbbbbbbbbbb" } });
-    expect(before).toBe("/api/v1/icons/btc.svg?v=aaaaaaaaaaaa");
-    expect(after).not.toBe(before);
+  it("a stale or missing v is not cached as immutable; If-None-Match gets 304", async () => {
+    const [btc] = await json<{ icon_url: string }[]>(await call("/api/v1/currencies"));
+    const url = new URL(btc?.icon_url ?? "", "http://x");
+    const stale = await call(`${url.pathname}?v=000000000000`);
+    expect(stale.status).toBe(200);
+    expect(stale.headers.get("cache-control")).toBe("public, max-age=300");
+    expect((await call(url.pathname)).headers.get("cache-control")).toBe("public, max-age=300");
+    const fresh = await call(`${url.pathname}${url.search}`);
+    const etag = fresh.headers.get("etag") ?? "";
+    expect(etag).toMatch(/^"[0-9a-f]+"$/);
+    const again = await call(`${url.pathname}${url.search}`, { headers: { "If-None-Match": etag } });
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe("");
   });
 
   it("falls back to the generic icon for a coin without one", () => {

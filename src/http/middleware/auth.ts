@@ -11,15 +11,20 @@ const WWW_AUTHENTICATE = { "WWW-Authenticate": 'Bearer realm="partner-api"' };
 const unauthorized = (detail: string, code: "invalid_api_key" | "invalid_signature" = "invalid_api_key") =>
   new ApiError(401, code, detail, { headers: WWW_AUTHENTICATE });
 
-/** The key the request carries, from `Authorization: Bearer` or `X-API-Key`; null when neither. */
-function presentedKey(c: Context): string | null {
+/**
+ * The key the request carries, from `Authorization: Bearer` or `X-API-Key`; null when neither.
+ * Another Authorization scheme (Basic from a proxy, say) is an error where a key is required and
+ * is ignored on public routes, where the contract only knows X-API-Key.
+ */
+function presentedKey(c: Context, mode: "required" | "optional"): string | null {
   const auth = c.req.header("authorization");
   const header = c.req.header("x-api-key");
   let bearer: string | undefined;
   if (auth !== undefined) {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
-    if (!m?.[1]) throw unauthorized("Authorization header must be `Bearer <key_id>.<secret>`.");
-    bearer = m[1];
+    if (m?.[1]) bearer = m[1];
+    else if (mode === "required" || /^Bearer\b/i.test(auth))
+      throw unauthorized("Authorization header must be `Bearer <key_id>.<secret>`.");
   }
   if (bearer !== undefined && header !== undefined && bearer !== header.trim()) {
     throw unauthorized("Authorization and X-API-Key carry different keys; send one key.");
@@ -63,7 +68,7 @@ export function partnerAuth(mode: "required" | "optional"): MiddlewareHandler<Ap
     const config = c.get("config");
     let result: { partner: Partner; keyId: string } | null = null;
     try {
-      const raw = presentedKey(c);
+      const raw = presentedKey(c, mode);
       if (raw === null && mode === "required")
         throw unauthorized("Missing API key: send `Authorization: Bearer <key>`.");
       if (raw !== null) result = await authenticate(c, raw);

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import type { RateLimitDecision } from "../../domain/rate-limit";
+import { ipRateLimitSubject, type RateLimitDecision } from "../../domain/rate-limit";
 import type { AppEnv } from "../app-env";
 import { ApiError } from "../errors";
 
@@ -31,5 +31,5 @@ export function clientIp(c: Context): string {
   return c.req.header("cf-connecting-ip") ?? "unknown";
 }
 
-export const ipBucket = (c: Context) => `ip:${clientIp(c)}`;
+export const ipBucket = (c: Context) => `ip:${ipRateLimitSubject(clientIp(c))}`;
 export const partnerBucket = (partnerId: string) => `partner:${partnerId}`;

@@ -41,7 +41,7 @@ const route = createRoute({
       description: "All active currencies, in a stable order.",
       content: { "application/json": { schema: z.array(CurrencySchema) } },
     },
-    ...errorResponses(),
+    ...errorResponses(429),
   },
 });
 

@@ -25,10 +25,16 @@ export const iconsRouter = createRouter().openapi(route, (c) => {
   const { file } = c.req.valid("param");
   const icon = Object.hasOwn(ICONS, file) ? ICONS[file] : undefined;
   if (!icon) throw new ApiError(404, "not_found", `No icon named ${file}.`);
+  const etag = `"${icon.hash}"`;
+  // Immutable only under the URL of this exact content; a stale or missing v is revalidated.
+  const cacheControl =
+    c.req.valid("query").v === icon.hash ? "public, max-age=31536000, immutable" : "public, max-age=300";
+  if (c.req.header("if-none-match") === etag)
+    return c.body(null, 304, { ETag: etag, "Cache-Control": cacheControl });
   return c.body(icon.svg, 200, {
     "Content-Type": "image/svg+xml",
-    "Cache-Control": "public, max-age=31536000, immutable",
-    ETag: `"${icon.hash}"`,
+    "Cache-Control": cacheControl,
+    ETag: etag,
     // SVG can carry script; served as a standalone document it gets no power to run any.
     "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'",
     "X-Content-Type-Options": "nosniff",

@@ -189,7 +189,7 @@ export const ordersRouter = createRouter<PartnerEnv>()
             },
           },
         },
-        ...errorResponses(400, 401, 403),
+        ...errorResponses(400, 401, 403, 429),
       },
     }),
     async (c) => {
@@ -223,7 +223,7 @@ export const ordersRouter = createRouter<PartnerEnv>()
           description: "Created (or replayed for a repeated Idempotency-Key).",
           content: { "application/json": { schema: OrderSchema } },
         },
-        ...errorResponses(400, 401, 403, 422, 503),
+        ...errorResponses(400, 401, 403, 422, 429, 503),
       },
     }),
     async (c) => {
@@ -256,7 +256,7 @@ export const ordersRouter = createRouter<PartnerEnv>()
           description: "The order with its current status.",
           content: { "application/json": { schema: OrderSchema } },
         },
-        ...errorResponses(401, 403, 404),
+        ...errorResponses(401, 403, 404, 429),
       },
     }),
     async (c) => {

@@ -80,7 +80,7 @@ const route = createRoute({
   request: { query: RatesQuery },
   responses: {
     200: { description: "The quote.", content: { "application/json": { schema: RateQuoteSchema } } },
-    ...errorResponses(400, 401, 403, 422, 503),
+    ...errorResponses(400, 401, 403, 422, 429, 503),
   },
 });
 
