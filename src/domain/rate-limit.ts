@@ -9,22 +9,58 @@ export interface RateLimitDecision {
 export const WINDOW_MS = 60_000;
 
 /**
+ * Ascending timestamps of allowed requests, oldest first. Expiring from the front only moves a
+ * head index; the array is compacted once the dead prefix is more than half of it, so a hit costs
+ * amortised O(1) even with a limit of a million a minute (Array#splice(0, k) moved every entry).
+ */
+export class HitLog {
+  #times: number[] = [];
+  #head = 0;
+
+  get size(): number {
+    return this.#times.length - this.#head;
+  }
+
+  /** The i-th live timestamp, oldest first. */
+  at(i: number): number | undefined {
+    return this.#times[this.#head + i];
+  }
+
+  push(t: number): void {
+    this.#times.push(t);
+  }
+
+  /** Drops every timestamp at or before `cutoff`. */
+  expire(cutoff: number): void {
+    const times = this.#times;
+    let head = this.#head;
+    while (head < times.length && (times[head] ?? 0) <= cutoff) head++;
+    if (head > 1024 && head * 2 > times.length) {
+      this.#times = times.slice(head);
+      head = 0;
+    } else if (head === times.length) {
+      this.#times = [];
+      head = 0;
+    }
+    this.#head = head;
+  }
+}
+
+/**
  * Exact sliding-window log: a request is allowed when fewer than `limit` requests were allowed in
- * the last `windowMs`. `hits` (ascending timestamps of allowed requests) is updated in place and
- * never grows beyond the largest limit used with it.
+ * the last `windowMs`. `hits` is updated in place and never holds more than the largest limit used
+ * with it.
  */
 export function slidingWindowHit(
-  hits: number[],
+  hits: HitLog,
   limit: number,
   now: number,
   windowMs = WINDOW_MS,
 ): RateLimitDecision {
-  let expired = 0;
-  while (expired < hits.length && (hits[expired] ?? 0) <= now - windowMs) expired++;
-  if (expired > 0) hits.splice(0, expired);
-  if (hits.length >= limit) {
+  hits.expire(now - windowMs);
+  if (hits.size >= limit) {
     // The slot that frees first is the one that would bring the count below the limit.
-    const freesAt = (hits[hits.length - limit] ?? now) + windowMs;
+    const freesAt = (hits.at(hits.size - limit) ?? now) + windowMs;
     return {
       allowed: false,
       limit,
@@ -33,11 +69,11 @@ export function slidingWindowHit(
     };
   }
   hits.push(now);
-  const oldest = hits[0] ?? now;
+  const oldest = hits.at(0) ?? now;
   return {
     allowed: true,
     limit,
-    remaining: limit - hits.length,
+    remaining: limit - hits.size,
     resetSeconds: Math.max(1, Math.ceil((oldest + windowMs - now) / 1000)),
   };
 }

@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { type RateLimitDecision, slidingWindowHit } from "../domain/rate-limit";
+import { HitLog, type RateLimitDecision, slidingWindowHit } from "../domain/rate-limit";
 
 /**
  * One object per bucket (a client IP or a partner): requests to it are serialised, so the count
@@ -7,7 +7,7 @@ import { type RateLimitDecision, slidingWindowHit } from "../domain/rate-limit";
  * every entry of a one-minute window has expired anyway.
  */
 export class RateLimiter extends DurableObject<Env> {
-  #hits: number[] = [];
+  #hits = new HitLog();
 
   hit(limit: number): RateLimitDecision {
     return slidingWindowHit(this.#hits, limit, Date.now());

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { slidingWindowHit } from "../../src/domain/rate-limit";
+import { HitLog, slidingWindowHit } from "../../src/domain/rate-limit";
 import { call, createPartner, expectError } from "../helpers";
 
 const ORDER = "/api/v1/partner/orders/00000000-0000-4000-8000-000000000000";
@@ -65,25 +65,44 @@ describe("rate limiting", () => {
 
 describe("sliding window (unit)", () => {
   it("allows exactly `limit` per window and frees slots as they age out", () => {
-    const hits: number[] = [];
+    const hits = new HitLog();
     for (let i = 0; i < 3; i++) expect(slidingWindowHit(hits, 3, 1000 + i * 10).allowed).toBe(true);
     const denied = slidingWindowHit(hits, 3, 30_000);
     expect(denied).toEqual({ allowed: false, limit: 3, remaining: 0, resetSeconds: 31 });
     // The first hit (t=1000) leaves the window at t=61000.
     expect(slidingWindowHit(hits, 3, 60_999).allowed).toBe(false);
     expect(slidingWindowHit(hits, 3, 61_000)).toMatchObject({ allowed: true, remaining: 0 });
-    expect(hits).toEqual([1010, 1020, 61_000]);
+    expect([hits.at(0), hits.at(1), hits.at(2), hits.size]).toEqual([1010, 1020, 61_000, 3]);
   });
 
   it("a boundary burst cannot double the rate (unlike fixed windows)", () => {
-    const hits: number[] = [];
+    const hits = new HitLog();
     let allowed = 0;
     for (let t = 59_000; t < 61_000; t += 10) if (slidingWindowHit(hits, 60, t).allowed) allowed++;
     expect(allowed).toBe(60);
   });
 
   it("a lowered limit takes effect immediately", () => {
-    const hits = [1, 2, 3, 4, 5];
+    const hits = new HitLog();
+    for (let t = 1; t <= 5; t++) hits.push(t);
     expect(slidingWindowHit(hits, 2, 100).allowed).toBe(false);
+  });
+
+  it("stays exact across compactions of a long log", () => {
+    const hits = new HitLog();
+    // 100 requests a second (6,000 a minute) for 5 minutes against a limit of 6,000: all allowed,
+    // and the log never holds more than one window.
+    for (let t = 0; t < 300_000; t += 10) {
+      expect(slidingWindowHit(hits, 6_000, t).allowed).toBe(true);
+      expect(hits.size).toBeLessThanOrEqual(6_000);
+    }
+    expect(hits.size).toBe(6_000);
+    expect(hits.at(0)).toBe(240_000);
+    // 6,000 a minute against 3,000: exactly 3,000 allowed in a minute once the log has filled.
+    const dense = new HitLog();
+    let allowed = 0;
+    for (let t = 0; t < 120_000; t += 10)
+      if (slidingWindowHit(dense, 3_000, t).allowed && t >= 60_000) allowed++;
+    expect(allowed).toBe(3_000);
   });
 });
