@@ -41,6 +41,8 @@ describe("HTTP payout gateway", () => {
       [() => new HttpResponse("bad address", { status: 422 }), false],
       [() => new HttpResponse("oops", { status: 500 }), true],
       [() => new HttpResponse("slow down", { status: 429 }), true],
+      [() => new HttpResponse("in progress", { status: 409 }), true],
+      [() => new HttpResponse("bad signature", { status: 401 }), false],
       [() => HttpResponse.error(), true],
       [() => HttpResponse.json({ accepted: true }), true],
       [
@@ -65,6 +67,10 @@ describe("HTTP payout gateway", () => {
     );
     const gw = createHttpPayout({ baseUrl: BASE, secret: SECRET, fetch: net.fetch });
     expect(await gw.lookup(REQ.idempotencyKey, "TRX")).toEqual({ txid: "cd".repeat(32) });
+    // Signed over the request line, so the signature is good for this key only.
+    expect(net.requests[0]?.headers.get("x-signature")).toBe(
+      await hmacSha256Hex(SECRET, new TextEncoder().encode(`GET /payouts/${key}`)),
+    );
     net.use(http.get(`${BASE}/payouts/${key}`, () => new HttpResponse(null, { status: 404 })));
     expect(await gw.lookup(REQ.idempotencyKey, "TRX")).toBeNull();
     net.use(http.get(`${BASE}/payouts/${key}`, () => new HttpResponse(null, { status: 503 })));

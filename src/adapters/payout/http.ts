@@ -11,12 +11,18 @@ export interface HttpPayoutOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 15_000;
+/** Timeout, conflict (the same key in progress), too early, too many requests. */
+const RETRYABLE_4XX = new Set([408, 409, 425, 429]);
 
 /**
  * PAYOUT_MODE `http`: `POST {base}/payouts` with the order id as `Idempotency-Key`, body signed
  * like partner requests (hex HMAC-SHA256 of the raw body). 2xx `{txid}` → sent; 4xx → rejected
- * for good; 5xx, timeouts and network errors → retryable (the lifecycle then asks
- * `GET {base}/payouts/{key}` before trying again, so an unknown outcome never pays twice).
+ * for good, except those that say "not now" (408, 409 — the key is being processed —, 425, 429);
+ * those, 5xx, timeouts and network errors → retryable: the lifecycle then asks
+ * `GET {base}/payouts/{key}` (signed over `GET /payouts/{key}`) before trying again, so an unknown
+ * outcome never pays twice. The gateway must answer that lookup with 404 only for a key it never
+ * received; a key still in progress answers anything else (2xx without txid, 409, ...), which
+ * keeps the order waiting.
  */
 export function createHttpPayout(options: HttpPayoutOptions): PayoutGateway {
   const base = options.baseUrl.replace(/\/+$/, "");
@@ -60,13 +66,15 @@ export function createHttpPayout(options: HttpPayoutOptions): PayoutGateway {
       }
       return {
         status: "failed",
-        retryable: res.status >= 500 || res.status === 429,
+        retryable: res.status >= 500 || RETRYABLE_4XX.has(res.status),
         error: `payout gateway ${res.status}: ${text.slice(0, 200)}`,
       };
     },
     async lookup(idempotencyKey: string): Promise<{ txid: string } | null> {
-      const res = await doFetch(`${base}/payouts/${encodeURIComponent(idempotencyKey)}`, {
-        headers: await signedHeaders("", idempotencyKey),
+      const path = `/payouts/${encodeURIComponent(idempotencyKey)}`;
+      const res = await doFetch(`${base}${path}`, {
+        // No body to sign: the request line is, so a signature is good for this key only.
+        headers: await signedHeaders(`GET ${path}`, idempotencyKey),
         signal: AbortSignal.timeout(timeout),
       });
       if (res.status === 404) return null;
