@@ -17,6 +17,7 @@ import { pricingNow } from "../services/quoting";
 import { loadCatalog } from "../storage/catalog";
 import {
   claimPoolAddress,
+  getOrderIndexRow,
   insertOrderIndex,
   nextCounterValue,
   updateOrderIndexStatus,
@@ -188,6 +189,21 @@ export class OrderObject extends DurableObject<Env> {
         });
         record = candidate;
       } catch (err) {
+        // An earlier attempt wrote the index row, then the object was evicted before it stored the
+        // record (so no 201 went out): adopt that row's short_id and the address claimed for it,
+        // or the idempotent id would conflict on every retry and the address would be stranded.
+        const earlier = String(err).includes("orders.id")
+          ? await getOrderIndexRow(this.env.DB, candidate.id)
+          : null;
+        if (earlier && earlier.partner_id === candidate.partnerId) {
+          record = {
+            ...candidate,
+            shortId: earlier.short_id,
+            depositAddress: earlier.deposit_address,
+            depositAddressTag: earlier.deposit_address_tag,
+          };
+          break;
+        }
         // A short_id collision (50 random bits) is retried with a fresh id; anything else fails.
         if (attempt >= SHORT_ID_ATTEMPTS || !String(err).includes("orders.short_id")) throw err;
       }

@@ -40,6 +40,10 @@ export async function insertOrderIndex(db: D1Database, r: OrderIndexRow): Promis
     .run();
 }
 
+export async function getOrderIndexRow(db: D1Database, id: string): Promise<OrderIndexRow | null> {
+  return db.prepare(`SELECT ${COLUMNS} FROM orders WHERE id = ?`).bind(id).first<OrderIndexRow>();
+}
+
 export async function updateOrderIndexStatus(
   db: D1Database,
   id: string,

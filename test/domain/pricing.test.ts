@@ -1,6 +1,14 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { Dec, type Decimal, parseDecimal, toDecimalString, unit } from "../../src/domain/money";
+import {
+  ceilTo,
+  Dec,
+  type Decimal,
+  floorTo,
+  parseDecimal,
+  toDecimalString,
+  unit,
+} from "../../src/domain/money";
 import {
   midRate,
   PairUnavailableError,
@@ -398,6 +406,37 @@ describe("pricing properties", () => {
     );
     // Guard against a generator that only ever produces unavailable pairs.
     expect(okCount).toBeGreaterThan(FC.numRuns / 4);
+  });
+
+  it("a pair is refused only when no amount works: neither end of the source range pays out within the rules", () => {
+    let refused = 0;
+    fc.assert(
+      fc.property(inputArb, (input) => {
+        if (pairLimits(input).ok) return;
+        let rbf: Decimal;
+        try {
+          rbf = rateBeforeFee(input);
+        } catch {
+          return; // unusable inputs (no price, say) are refused for that reason, not for limits
+        }
+        refused++;
+        const { from, to } = input;
+        // Computed here from the definitions, not by the module: amount_to = floor(a × rate − fee).
+        const paysWithinRules = (a: Decimal) => {
+          const paid = floorTo(a.mul(rbf).minus(d(to.withdrawFee)), to.decimals);
+          return paid.gt(0) && paid.gte(d(to.minAmount)) && paid.lte(d(to.maxAmount));
+        };
+        for (const a of [
+          ceilTo(d(from.minAmount), from.decimals),
+          floorTo(d(from.maxAmount), from.decimals),
+        ]) {
+          if (a.gte(d(from.minAmount)) && a.lte(d(from.maxAmount))) expect(paysWithinRules(a)).toBe(false);
+        }
+      }),
+      FC,
+    );
+    // The generator does produce refused pairs, so this property is exercised.
+    expect(refused).toBeGreaterThan(0);
   });
 
   it("forward(reverse(x)) ≥ x, and the reverse amount is the smallest that does it", () => {

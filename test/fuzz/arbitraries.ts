@@ -420,7 +420,14 @@ function partnerAuth(
       ["authorization", `Bearer ${key}`],
       ["x-api-key", key],
     ]),
-    ...(required ? [] : [ok<HeaderList>([])]),
+    ...(required
+      ? []
+      : [
+          ok<HeaderList>([]),
+          // Another scheme where a key is optional: not ours, ignored, the quote is anonymous.
+          ok<HeaderList>([["authorization", "Basic dGVzdDp0ZXN0"]]),
+          ok<HeaderList>([["authorization", `Token ${key}`]]),
+        ]),
   );
   const unknown = fc.constantFrom<Aspect<HeaderList>>(
     ok([["authorization", `BEARER ${key}`]]),
@@ -440,9 +447,15 @@ function partnerAuth(
         b([["authorization", "Bearer"]]),
         // An empty Authorization reaches the Worker like no header at all (anonymous where allowed).
         ...(required ? [b<HeaderList>([["authorization", ""]])] : []),
-        b([["authorization", "Basic dGVzdDp0ZXN0"]]),
-        b([["authorization", key]]),
-        b([["authorization", `Token ${key}`]]),
+        // Where a key is optional, an Authorization of another scheme is not ours and is ignored
+        // (docs/auth-and-limits.md); where one is required it is a malformed credential.
+        ...(required
+          ? [
+              b<HeaderList>([["authorization", "Basic dGVzdDp0ZXN0"]]),
+              b<HeaderList>([["authorization", key]]),
+              b<HeaderList>([["authorization", `Token ${key}`]]),
+            ]
+          : []),
         b([["authorization", `Bearer ${key} extra`]]),
         b([["authorization", `Bearer ${keyId}${secret}`]]),
         b([["x-api-key", `${keyId}${secret}`]]),

@@ -3,6 +3,7 @@ import { env } from "cloudflare:workers";
 import { base64urlnopad } from "@scure/base";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { deriveDepositAddress, validateAddress } from "../../src/domain/addresses";
+import { idempotentOrderId } from "../../src/domain/order";
 import { sweepLostAlarms } from "../../src/services/sweep";
 import { admin, call, createPartner, expectError, json, setPrices, type TestPartner } from "../helpers";
 import { BTC_REFUND, BTC_TO_USDT, TRON_ADDR, XRP_ADDR } from "../support/orders";
@@ -417,6 +418,25 @@ describe("Idempotency-Key", () => {
       vi.useRealTimers();
       await setPrices();
     }
+  });
+
+  it("a retry after an eviction between the index write and the record adopts the indexed short_id and address", async () => {
+    const key = `evicted-${crypto.randomUUID()}`;
+    const id = await idempotentOrderId(partner.id, key);
+    const address = deriveDepositAddress("btc", env.DEPOSIT_XPUB_BTC, 1_000_000);
+    const at = new Date().toISOString();
+    await env.DB.prepare(
+      `INSERT INTO orders (id, short_id, partner_id, status, coin_from, network_from, coin_to, network_to,
+                           deposit_address, deposit_address_tag, created_at, updated_at, expires_at)
+       VALUES (?, 'ABCDEFGHJK', ?, 'waiting_deposit', 'BTC', 'BTC', 'USDT', 'TRX', ?, NULL, ?, ?, ?)`,
+    )
+      .bind(id, partner.id, address, at, at, at)
+      .run();
+    const res = await post(BASE_ORDER, partner, { "Idempotency-Key": key });
+    expect(res.status).toBe(201);
+    const o = await json<Order>(res);
+    expect(o).toMatchObject({ id, short_id: "ABCDEFGHJK", deposit_address: address });
+    expect(await json<Order>(await get("abcdefghjk"))).toEqual(o);
   });
 
   it("concurrent duplicates create one order", async () => {
