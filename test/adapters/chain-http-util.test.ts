@@ -3,10 +3,10 @@ import { describe, expect, it } from "vitest";
 import {
   baseUnitsToDecimal,
   ChainReaderError,
-  checkBaseUrl,
-  createHttpClient,
+  createChainHttpClient,
 } from "../../src/adapters/chain/http-util";
 import { confirmations } from "../../src/adapters/chain/types";
+import { checkBaseUrl } from "../../src/adapters/http-client";
 import { createMockNetwork } from "../support/msw";
 
 describe("baseUnitsToDecimal", () => {
@@ -45,20 +45,22 @@ describe("checkBaseUrl", () => {
   });
 });
 
-describe("createHttpClient", () => {
+describe("createChainHttpClient", () => {
   it("sends extra headers and JSON bodies; maps failures to ChainReaderError kinds", async () => {
     const net = createMockNetwork(
       http.post("https://api.example/ok", () => HttpResponse.json({ ok: true })),
-      http.get("https://api.example/bad", () => new HttpResponse("", { status: 503 })),
+      http.get("https://api.example/v3/secret-key", () => new HttpResponse("", { status: 503 })),
       http.get("https://api.example/html", () => HttpResponse.text("<html>")),
     );
-    const client = createHttpClient("test", { fetch: net.fetch, headers: { "X-Key": "k" } });
+    const client = createChainHttpClient("test", { fetch: net.fetch, headers: { "X-Key": "k" } });
     expect(await client.postJson("https://api.example/ok", { a: 1 })).toEqual({ ok: true });
     expect(net.requests[0]!.body).toBe('{"a":1}');
     expect(net.requests[0]!.headers.get("x-key")).toBe("k");
-    const bad = await client.getJson("https://api.example/bad").catch((e: unknown) => e);
+    const bad = await client.getJson("https://api.example/v3/secret-key").catch((e: unknown) => e);
     expect(bad).toBeInstanceOf(ChainReaderError);
     expect(bad).toMatchObject({ kind: "http_status", status: 503, source: "test" });
+    // The message reaches logs; a provider key in the path must not.
+    expect((bad as Error).message).toBe("test: HTTP 503 from GET https://api.example");
     await expect(client.getJson("https://api.example/html")).rejects.toMatchObject({ kind: "invalid_body" });
     await expect(client.getJson("https://api.example/none")).rejects.toMatchObject({ kind: "network" });
     expect(net.unhandled).toEqual(["GET https://api.example/none"]);

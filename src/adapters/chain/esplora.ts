@@ -22,11 +22,11 @@
  * Only native coins (asset.contract null) and no tags: anything else has no transfers ([]).
  */
 import { z } from "zod";
+import { checkBaseUrl } from "../http-client";
 import {
   baseUnitsToDecimal,
   ChainReaderError,
-  checkBaseUrl,
-  createHttpClient,
+  createChainHttpClient,
   type HttpReaderOptions,
   parseBody,
 } from "./http-util";
@@ -81,7 +81,7 @@ export function createEsploraReader(options: EsploraReaderOptions): ChainReader 
   if (!Number.isInteger(maxChainPages) || maxChainPages < 1) {
     throw new RangeError(`${source}: maxChainPages must be a positive integer`);
   }
-  const http = createHttpClient(source, options);
+  const http = createChainHttpClient(source, options);
 
   const listTxs = async (address: string): Promise<EsploraTx[]> => {
     const path = `${base}/address/${encodeURIComponent(address)}/txs`;

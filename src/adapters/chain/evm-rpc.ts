@@ -32,11 +32,11 @@
  * JSON-RPC `{error:{code,message}}` answers throw ChainReaderError("rpc_error") with `rpcCode`.
  */
 import { z } from "zod";
+import { checkBaseUrl } from "../http-client";
 import {
   baseUnitsToDecimal,
   ChainReaderError,
-  checkBaseUrl,
-  createHttpClient,
+  createChainHttpClient,
   type HttpReaderOptions,
   parseBody,
 } from "./http-util";
@@ -134,7 +134,7 @@ export function createEvmReader(options: EvmReaderOptions): EvmReader {
   if (!Number.isInteger(nativeDecimals) || nativeDecimals < 0 || nativeDecimals > 30) {
     throw new RangeError(`${source}: nativeDecimals must be an integer in [0, 30]`);
   }
-  const http = createHttpClient(source, options);
+  const http = createChainHttpClient(source, options);
   let nextId = 1;
 
   const invalid = (message: string) => new ChainReaderError(source, "invalid_body", message);

@@ -1,7 +1,6 @@
 /**
  * Shared plumbing for the HTTP chain readers (Esplora, EVM JSON-RPC, TronGrid): one typed error,
- * fetch with a timeout, JSON/text bodies, zod validation, and the base-units → coin-units
- * conversion.
+ * the shared HTTP client (../http-client) raising it, and the base-units → coin-units conversion.
  *
  * Every response is untrusted. Anything that is not the documented shape fails the whole call
  * with `ChainReaderError("invalid_body")` rather than being skipped: a silently ignored item could
@@ -9,8 +8,7 @@
  */
 import type { z } from "zod";
 import { parseDecimal, toDecimalString } from "../../domain/money";
-
-export type FetchFn = typeof fetch;
+import { createHttpClient, type FetchFn, type HttpClient, type HttpFail, validateBody } from "../http-client";
 
 /** Per-request timeout (connect + headers + body) when the options give none. */
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -57,10 +55,6 @@ export class ChainReaderError extends Error {
   }
 }
 
-// Workers' fetch throws "Illegal invocation" when called as a method of another object, so the
-// default is a plain closure and injected functions are only ever called unbound.
-const runtimeFetch: FetchFn = (input, init) => fetch(input, init);
-
 /** Options every HTTP reader factory takes. */
 export interface HttpReaderOptions {
   /** Scheme + host (+ optional path prefix) of the API, e.g. `https://blockstream.info/api`. */
@@ -71,124 +65,26 @@ export interface HttpReaderOptions {
   timeoutMs?: number;
 }
 
-/**
- * Validates an http(s) URL without query or fragment. REST bases lose trailing slashes (paths are
- * appended); a JSON-RPC endpoint is used exactly as given (`keepTrailingSlash`), because some
- * providers' endpoint URLs end with "/".
- */
-export function checkBaseUrl(source: string, baseUrl: string, keepTrailingSlash = false): string {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    throw new TypeError(`${source}: baseUrl is not a URL: ${baseUrl}`);
-  }
-  if (url.protocol !== "https:" && url.protocol !== "http:") {
-    throw new TypeError(`${source}: baseUrl must be http(s): ${baseUrl}`);
-  }
-  if (url.search || url.hash) throw new TypeError(`${source}: baseUrl must not have a query or fragment`);
-  return keepTrailingSlash ? url.href : url.href.replace(/\/+$/, "");
+function chainFailure(source: string): HttpFail {
+  return (kind, message, options) => new ChainReaderError(source, kind, message, options);
 }
 
-export function checkTimeout(source: string, timeoutMs: number | undefined): number {
-  const ms = timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  if (!Number.isInteger(ms) || ms <= 0)
-    throw new RangeError(`${source}: timeoutMs must be a positive integer`);
-  return ms;
-}
-
-function isTimeout(err: unknown): boolean {
-  return err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
-}
-
-export interface HttpClient {
-  readonly source: string;
-  /** GET `url`; the body as text. */
-  getText(url: string): Promise<string>;
-  /** GET `url`; the body parsed as JSON. */
-  getJson(url: string): Promise<unknown>;
-  /** POST `body` as JSON to `url`; the response parsed as JSON. */
-  postJson(url: string, body: unknown): Promise<unknown>;
-}
-
-/**
- * A fetch wrapper that turns every failure into ChainReaderError. `headers` are sent with every
- * request (e.g. an API key).
- */
-export function createHttpClient(
+/** The shared HTTP client (../http-client) with every failure a ChainReaderError. */
+export function createChainHttpClient(
   source: string,
   options: { fetch?: FetchFn; timeoutMs?: number; headers?: Readonly<Record<string, string>> },
 ): HttpClient {
-  const fetchFn = options.fetch ?? runtimeFetch;
-  const timeoutMs = checkTimeout(source, options.timeoutMs);
-  const extraHeaders = options.headers ?? {};
-
-  const request = async (url: string, init: { method: string; body?: string; accept: string }) => {
-    // One signal for the whole exchange, so a server that trickles its body also times out.
-    const signal = AbortSignal.timeout(timeoutMs);
-    const headers: Record<string, string> = { accept: init.accept, ...extraHeaders };
-    if (init.body !== undefined) headers["content-type"] = "application/json";
-    let res: Response;
-    try {
-      res = await fetchFn(url, {
-        method: init.method,
-        headers,
-        signal,
-        ...(init.body === undefined ? {} : { body: init.body }),
-      });
-    } catch (err) {
-      if (isTimeout(err)) throw new ChainReaderError(source, "timeout", `no response within ${timeoutMs} ms`);
-      throw new ChainReaderError(source, "network", `request failed: ${String(err)}`, { cause: err });
-    }
-    if (!res.ok) {
-      // Unread bodies keep the connection (and, in tests, isolated storage) busy: always drain.
-      await res.body?.cancel().catch(() => {});
-      throw new ChainReaderError(source, "http_status", `HTTP ${res.status} from ${init.method} ${url}`, {
-        status: res.status,
-      });
-    }
-    let text: string;
-    try {
-      text = await res.text();
-    } catch (err) {
-      if (isTimeout(err))
-        throw new ChainReaderError(source, "timeout", `body not read within ${timeoutMs} ms`);
-      throw new ChainReaderError(source, "network", `reading body failed: ${String(err)}`, { cause: err });
-    }
-    if (text.length > MAX_BODY_CHARS)
-      throw new ChainReaderError(source, "invalid_body", "response too large");
-    return text;
-  };
-
-  const parseJson = (text: string): unknown => {
-    try {
-      return JSON.parse(text);
-    } catch (err) {
-      throw new ChainReaderError(source, "invalid_body", "response is not JSON", { cause: err });
-    }
-  };
-
-  return {
-    source,
-    getText: (url) => request(url, { method: "GET", accept: "text/plain, */*" }),
-    getJson: async (url) => parseJson(await request(url, { method: "GET", accept: "application/json" })),
-    postJson: async (url, body) =>
-      parseJson(
-        await request(url, { method: "POST", accept: "application/json", body: JSON.stringify(body) }),
-      ),
-  };
+  return createHttpClient(source, {
+    ...options,
+    defaultTimeoutMs: DEFAULT_TIMEOUT_MS,
+    maxBodyChars: MAX_BODY_CHARS,
+    fail: chainFailure(source),
+  });
 }
 
 /** Validates `body` against `schema`, or throws ChainReaderError("invalid_body") naming the first bad path. */
 export function parseBody<T>(source: string, schema: z.ZodType<T>, body: unknown, what: string): T {
-  const parsed = schema.safeParse(body);
-  if (!parsed.success) {
-    const where = parsed.error.issues[0]?.path.join(".") || "(root)";
-    throw new ChainReaderError(source, "invalid_body", `unexpected ${what} shape at ${where}`, {
-      cause: parsed.error,
-    });
-  }
-  return parsed.data;
+  return validateBody(schema, body, what, chainFailure(source));
 }
 
 /** A non-negative integer written in decimal digits ("0", "12345678"). */

@@ -33,11 +33,11 @@ import { z } from "zod";
 import { decodeBase58Check } from "../../domain/addresses/encoding";
 import { validateTronAddress } from "../../domain/addresses/tron";
 import { Dec } from "../../domain/money";
+import { checkBaseUrl } from "../http-client";
 import {
   baseUnitsToDecimal,
   ChainReaderError,
-  checkBaseUrl,
-  createHttpClient,
+  createChainHttpClient,
   type HttpReaderOptions,
   parseBody,
 } from "./http-util";
@@ -120,7 +120,7 @@ function hexOf(bytes: Uint8Array): string {
 export function createTronGridReader(options: TronGridReaderOptions): ChainReader {
   const source = options.name ?? "trongrid";
   const base = checkBaseUrl(source, options.baseUrl);
-  const http = createHttpClient(source, {
+  const http = createChainHttpClient(source, {
     ...options,
     ...(options.apiKey ? { headers: { "TRON-PRO-API-KEY": options.apiKey } } : {}),
   });

@@ -17,6 +17,7 @@
  */
 import { z } from "zod";
 import { Dec } from "../../domain/money";
+import { checkBaseUrl, createHttpClient, type FetchFn, type HttpFail, validateBody } from "../http-client";
 import {
   inRequestOrder,
   normalizeCoins,
@@ -27,7 +28,7 @@ import {
   priceString,
 } from "./types";
 
-export type FetchFn = typeof fetch;
+export type { FetchFn };
 
 export const DEFAULT_TIMEOUT_MS = 5_000;
 /** Bodies larger than this are refused (the Coinbase rates document is ~30 KB). */
@@ -42,74 +43,23 @@ export interface HttpSourceOptions {
   baseUrl?: string;
 }
 
-// Workers' fetch throws "Illegal invocation" when called as a method of another object, so the
-// default is a plain closure and injected functions are only ever called unbound.
-const runtimeFetch: FetchFn = (input, init) => fetch(input, init);
-
-function baseUrlOf(source: string, baseUrl: string): string {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    throw new TypeError(`${source}: baseUrl is not a URL: ${baseUrl}`);
-  }
-  if (url.protocol !== "https:" && url.protocol !== "http:") {
-    throw new TypeError(`${source}: baseUrl must be http(s): ${baseUrl}`);
-  }
-  if (url.search || url.hash) throw new TypeError(`${source}: baseUrl must not have a query or fragment`);
-  return url.href.replace(/\/+$/, "");
+function priceFailure(source: string): HttpFail {
+  return (kind, message, options) => new PriceSourceError(source, kind, message, options);
 }
 
-function timeoutOf(source: string, timeoutMs: number | undefined): number {
-  const ms = timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  if (!Number.isInteger(ms) || ms <= 0)
-    throw new RangeError(`${source}: timeoutMs must be a positive integer`);
-  return ms;
-}
-
-function isTimeout(err: unknown): boolean {
-  return err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
-}
-
-/** GET `url` and return its parsed JSON body, or throw PriceSourceError saying what went wrong. */
-async function getJson(source: string, fetchFn: FetchFn, url: string, timeoutMs: number): Promise<unknown> {
-  const signal = AbortSignal.timeout(timeoutMs);
-  let res: Response;
-  try {
-    res = await fetchFn(url, { method: "GET", headers: { accept: "application/json" }, signal });
-  } catch (err) {
-    if (isTimeout(err)) throw new PriceSourceError(source, "timeout", `no response within ${timeoutMs} ms`);
-    throw new PriceSourceError(source, "network", `request failed: ${String(err)}`, { cause: err });
-  }
-  if (!res.ok) {
-    // Unread bodies keep the connection (and, in tests, isolated storage) busy: always drain.
-    await res.body?.cancel().catch(() => {});
-    throw new PriceSourceError(source, "http_status", `HTTP ${res.status}`, { status: res.status });
-  }
-  let text: string;
-  try {
-    text = await res.text();
-  } catch (err) {
-    if (isTimeout(err)) throw new PriceSourceError(source, "timeout", `body not read within ${timeoutMs} ms`);
-    throw new PriceSourceError(source, "network", `reading body failed: ${String(err)}`, { cause: err });
-  }
-  if (text.length > MAX_BODY_BYTES) throw new PriceSourceError(source, "invalid_body", "response too large");
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new PriceSourceError(source, "invalid_body", "response is not JSON", { cause: err });
-  }
-}
-
-function parseBody<T>(source: string, schema: z.ZodType<T>, body: unknown): T {
-  const parsed = schema.safeParse(body);
-  if (!parsed.success) {
-    const where = parsed.error.issues[0]?.path.join(".") || "(root)";
-    throw new PriceSourceError(source, "invalid_body", `unexpected response shape at ${where}`, {
-      cause: parsed.error,
-    });
-  }
-  return parsed.data;
+function priceHttp(source: string, options: HttpSourceOptions) {
+  const fail = priceFailure(source);
+  const http = createHttpClient(source, {
+    fetch: options.fetch,
+    timeoutMs: options.timeoutMs,
+    defaultTimeoutMs: DEFAULT_TIMEOUT_MS,
+    maxBodyChars: MAX_BODY_BYTES,
+    fail,
+  });
+  return {
+    getJson: <T>(schema: z.ZodType<T>, url: string): Promise<T> =>
+      http.getJson(url).then((body) => validateBody(schema, body, "response", fail)),
+  };
 }
 
 // Entries are validated loosely (price: any JSON scalar) so one bad price drops one coin, not all.
@@ -131,9 +81,8 @@ export const BINANCE_BASE_URL = "https://api.binance.com";
 
 export function createBinanceSource(options: BinanceSourceOptions = {}): PriceSource {
   const name = "binance";
-  const base = baseUrlOf(name, options.baseUrl ?? BINANCE_BASE_URL);
-  const timeoutMs = timeoutOf(name, options.timeoutMs);
-  const fetchFn = options.fetch ?? runtimeFetch;
+  const base = checkBaseUrl(name, options.baseUrl ?? BINANCE_BASE_URL);
+  const http = priceHttp(name, options);
   const quoteAsset = (options.quoteAsset ?? "USDT").toUpperCase();
   const overrides = new Map<string, string | null>(
     Object.entries(options.symbols ?? {}).map(([coin, symbol]) => [coin.toUpperCase(), symbol]),
@@ -158,7 +107,7 @@ export function createBinanceSource(options: BinanceSourceOptions = {}): PriceSo
       if (coinBySymbol.size === 0) return [];
       const url = new URL(`${base}/api/v3/ticker/price`);
       url.searchParams.set("symbols", JSON.stringify([...coinBySymbol.keys()]));
-      const rows = parseBody(name, binanceTickerSchema, await getJson(name, fetchFn, url.href, timeoutMs));
+      const rows = await http.getJson(binanceTickerSchema, url.href);
       const found = new Map<string, string>();
       for (const row of rows) {
         const coin = coinBySymbol.get(row.symbol);
@@ -181,9 +130,8 @@ export const COINBASE_BASE_URL = "https://api.coinbase.com";
 
 export function createCoinbaseSource(options: HttpSourceOptions = {}): PriceSource {
   const name = "coinbase";
-  const base = baseUrlOf(name, options.baseUrl ?? COINBASE_BASE_URL);
-  const timeoutMs = timeoutOf(name, options.timeoutMs);
-  const fetchFn = options.fetch ?? runtimeFetch;
+  const base = checkBaseUrl(name, options.baseUrl ?? COINBASE_BASE_URL);
+  const http = priceHttp(name, options);
 
   return {
     name,
@@ -192,7 +140,7 @@ export function createCoinbaseSource(options: HttpSourceOptions = {}): PriceSour
       if (wanted.length === 0) return [];
       const url = new URL(`${base}/v2/exchange-rates`);
       url.searchParams.set("currency", "USD");
-      const body = parseBody(name, coinbaseRatesSchema, await getJson(name, fetchFn, url.href, timeoutMs));
+      const body = await http.getJson(coinbaseRatesSchema, url.href);
       if (body.data.currency.toUpperCase() !== "USD") {
         throw new PriceSourceError(name, "invalid_body", `rates are for ${body.data.currency}, not USD`);
       }
