@@ -43,7 +43,8 @@ export function createApp() {
   app.use("/api/v1/currencies", publicRateLimit);
   app.use("/api/v1/_bench/*", publicRateLimit);
   app.use("/api/v1/partner/rates", partnerAuth("optional"));
-  app.use("/api/v1/partner/orders", partnerAuth("required"));
+  // Hono's `/*` also matches the bare `/api/v1/partner/orders`; a second registration for it would
+  // authenticate (and rate-limit) those requests twice.
   app.use("/api/v1/partner/orders/*", partnerAuth("required"));
   app.use("/admin/v1/*", adminAuth);
 

@@ -56,6 +56,17 @@ describe("rate limiting", () => {
     expect(pub.headers.get("ratelimit-remaining")).toBe("59");
   });
 
+  it("each request to /partner/orders itself counts once, like every other route", async () => {
+    const p = await createPartner({ name: "lister", rate_limit_per_minute: 4 });
+    for (let i = 1; i <= 4; i++) {
+      const r = await call("/api/v1/partner/orders", { headers: { "X-API-Key": p.key } });
+      expect(r.status, `request ${i}`).toBe(200);
+      expect(r.headers.get("ratelimit-remaining")).toBe(String(4 - i));
+      await r.arrayBuffer();
+    }
+    await expectError(await call("/api/v1/partner/orders", { headers: { "X-API-Key": p.key } }), 429, "rate_limited");
+  });
+
   it("a partner gets the default 600/minute unless configured", async () => {
     const p = await createPartner();
     const r = await call(ORDER, { headers: { "X-API-Key": p.key } });
