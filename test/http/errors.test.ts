@@ -10,6 +10,15 @@ describe("error model", () => {
     await expectError(await call("/"), 404, "not_found");
   });
 
+  it("a trailing slash is another path: 404 that names the route, not a 405 for the same method", async () => {
+    const res = await call("/api/v1/currencies/");
+    const body = await expectError(res, 404, "not_found");
+    expect(body.detail).toContain("Did you mean /api/v1/currencies?");
+    expect(res.headers.get("allow")).toBeNull();
+    const del = await call("/api/v1/partner/rates/", { method: "DELETE" });
+    expect(del.status).toBe(404);
+  });
+
   it("wrong method → 405 with Allow", async () => {
     const res = await call("/api/v1/currencies", { method: "DELETE" });
     await expectError(res, 405, "method_not_allowed");

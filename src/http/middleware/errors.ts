@@ -74,7 +74,7 @@ function pathPattern(path: string): RegExp {
       seg.startsWith(":") ? "[^/]+" : seg === "*" ? ".*" : seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"),
     )
     .join("/");
-  return new RegExp(`^${source}/?$`);
+  return new RegExp(`^${source}$`);
 }
 
 /**
@@ -103,6 +103,9 @@ export function notFoundHandler(app: Hono<AppEnv>): NotFoundHandler<AppEnv> {
         ),
       );
     }
-    return render(c, new ApiError(404, "not_found", `No route for ${c.req.method} ${path}.`));
+    // Routing is strict about a trailing slash; say so rather than leave the caller guessing.
+    const bare = path.length > 1 && path.endsWith("/") ? path.replace(/\/+$/, "") : null;
+    const hint = bare && table.some((r) => r.pattern.test(bare)) ? ` Did you mean ${bare}?` : "";
+    return render(c, new ApiError(404, "not_found", `No route for ${c.req.method} ${path}.${hint}`));
   };
 }
