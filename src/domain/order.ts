@@ -32,8 +32,12 @@ export interface OrderRecord {
   markupBps: number;
   depositAddress: string;
   depositAddressTag: string | null;
+  /** Canonical form (EIP-55, lower-case bech32, classic XRP address): where the payout goes. */
   recipientAddress: string;
+  /** The tag the payout carries (an X-address's own tag, decoded). */
   recipientAddressTag: string | null;
+  /** Exactly as the partner sent it: the contract shows recipient_address "as given at creation". */
+  recipientAddressGiven: string;
   refundAddress: string | null;
   refundAddressTag: string | null;
   depositTxid: string | null;
@@ -109,7 +113,7 @@ export function orderView(r: OrderRecord): OrderView {
     rate_quoted: num(r.rateQuoted),
     deposit_address: r.depositAddress,
     deposit_address_tag: r.depositAddressTag,
-    recipient_address: r.recipientAddress,
+    recipient_address: r.recipientAddressGiven,
     recipient_address_tag: r.recipientAddressTag,
     refund_address: r.refundAddress,
     refund_address_tag: r.refundAddressTag,

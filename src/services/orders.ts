@@ -136,6 +136,7 @@ export async function createOrder(
     markupBps: priced.input.markupBps,
     recipientAddress: recipient.address,
     recipientAddressTag: recipient.tag,
+    recipientAddressGiven: body.recipient_address,
     refundAddress: refund?.address ?? null,
     refundAddressTag: refund?.tag ?? null,
     depositTxid: null,

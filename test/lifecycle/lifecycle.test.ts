@@ -95,6 +95,24 @@ describe("main path: deposit → confirmations → exchange → payout", () => {
     expect((await outgoing("TRX")).filter((t) => t.order_id === o.id)).toHaveLength(1);
   });
 
+  it("recipient_address reads back as given; the payout goes to its canonical form", async () => {
+    const checksummed = "0x9858EfFD232B4033E47d90003D41EC34EcaEda94";
+    const o = await createOrder(partner, {
+      ...BTC_TO_USDT,
+      coin_to: "ETH",
+      network_to: "ETH",
+      recipient_address: checksummed.toLowerCase(),
+    });
+    expect(o.recipient_address).toBe(checksummed.toLowerCase());
+    await simSend("BTC", o.deposit_address, "0.01");
+    await simMine("BTC", 2);
+    await step(o.id);
+    const done = await read(partner, o.id);
+    expect(done).toMatchObject({ status: "completed", recipient_address: checksummed.toLowerCase() });
+    const paid = (await outgoing("ETH")).filter((t) => t.order_id === o.id);
+    expect(paid).toEqual([expect.objectContaining({ kind: "payout", to: checksummed, coin: "ETH" })]);
+  });
+
   it("float orders settle at the rate of the exchange moment", async () => {
     const o = await createOrder(partner, BTC_TO_USDT);
     await simSend("BTC", o.deposit_address, "0.01");
