@@ -1,4 +1,5 @@
 import { addressFamily } from "./addresses";
+import type { ChainMode } from "./chain-mode";
 
 export type DerivableFamily = "btc" | "ltc" | "doge" | "evm" | "tron";
 const DERIVABLE: readonly string[] = ["btc", "ltc", "doge", "evm", "tron"];
@@ -41,3 +42,39 @@ export function depositScheme(network: string, isMemo: boolean, config: DepositC
 
 /** Memo tags start at six digits: short enough to type, never confused with small ids. */
 export const FIRST_MEMO_TAG = 100_000;
+
+/**
+ * The dev deposit keys of wrangler.toml: account xpubs and memo addresses of the public BIP39 test
+ * mnemonic "abandon ×11 about". Anyone can spend what is sent to them.
+ */
+const PUBLIC_TEST_DEPOSIT_KEYS: ReadonlySet<string> = new Set([
+  "xpub6CatWdiZiodmUeTDp8LT5or8nmbKNcuyvz7WyksVFkKB4RHwCD3XyuvPEbvqAQY3rAPshWcMLoP2fMFMKHPJ4ZeZXYVUhLv1VMrjPC7PW6V",
+  "xpub6CjGURuDpczf6uNrCCwfhVizn5J3hsWcvZ2m6GAdmAjZnoWJPrx6TFPjGSftc2o5fvox6ubQjSXmjjaHZjwYMH7SGFpHHb9Jg24zBf66mbE",
+  "xpub6Bxse8AT19u9HExKtP1EAudLi9CpLxPpxDvanL2fFtM7UFE2Q7TTWRg4bnMnmT4KcyN6GQkSgZmPWDtyUywSii3MDpMNfXSTuzH7gvZywLU",
+  "xpub6DCoCpSuQZB2jawqnGMEPS63ePKWkwWPH4TU45Q7LPXWuNd8TMtVxRrgjtEshuqpK3mdhaWHPFsBngh5GFZaM6si3yZdUsT8ddYM3PwnATt",
+  "xpub6D1AabNHCupeiLM65ZR9UStMhJ1vCpyV4XbZdyhMZBiJXALQtmn9p42VTQckoHVn8WNqS7dqnJokZHAHcHGoaQgmv8D45oNUKx6DZMNZBCd",
+  "rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh",
+  "GB3JDWCQJCWMJ3IILWIGDTQJJC5567PGVEVXSCVPEQOTDN64VJBDQBYX",
+  "UQAzWZa6nM5mJev91wGc7VCSfBoIsYRqKJpV78N8Add9-RKY",
+]);
+
+/**
+ * Real payouts (PAYOUT_MODE=http) need real deposits: a source network read from SimChain could be
+ * "paid" by anyone holding the admin token and pay out real coin, and a dev key would hand the
+ * user's deposit to whoever knows the test mnemonic. Either makes the pair unavailable; null when
+ * the network may take deposits.
+ */
+export function realPayoutRefusal(
+  network: string,
+  scheme: DepositScheme,
+  payoutMode: "simulated" | "http",
+  chainMode: ChainMode | undefined,
+): string | null {
+  if (payoutMode !== "http") return null;
+  if (chainMode === undefined || chainMode === "simulated")
+    return `${network} deposits are read from the simulated chain while payouts are real`;
+  const key = scheme.kind === "derive" ? scheme.xpub : scheme.kind === "memo" ? scheme.address : null;
+  if (key !== null && PUBLIC_TEST_DEPOSIT_KEYS.has(key))
+    return `the ${network} deposit key is the public dev key from wrangler.toml`;
+  return null;
+}

@@ -1,5 +1,6 @@
 import type { Config } from "../config";
-import { depositScheme } from "../domain/deposit";
+import { chainModeFor } from "../domain/chain-mode";
+import { depositScheme, realPayoutRefusal } from "../domain/deposit";
 import { checkAmountPrecision, checkWithinLimits } from "../domain/limits";
 import type { Decimal } from "../domain/money";
 import { type PairRequest, type ResolvedPair, resolvePair } from "../domain/pairs";
@@ -80,11 +81,19 @@ const freePool = new TtlCache<number>(5_000, 64);
 
 /**
  * A pair is offered only if an order on it could be given a deposit address: an xpub or memo
- * address configured for the source network, or a free address in its pool.
+ * address configured for the source network, or a free address in its pool; with real payouts,
+ * only if that deposit is real too (realPayoutRefusal).
  */
 async function requireDepositAddress(env: Env, config: Config, from: CurrencyRow): Promise<void> {
   const scheme = depositScheme(from.network, from.is_memo === 1, config.deposit);
   if (scheme.kind === "none") throw new PairUnavailableError(scheme.reason);
+  const refusal = realPayoutRefusal(
+    from.network,
+    scheme,
+    config.PAYOUT_MODE,
+    chainModeFor(config.CHAIN_MODE, from.network),
+  );
+  if (refusal) throw new PairUnavailableError(refusal);
   if (scheme.kind === "pool") {
     const free = await freePool.get(scheme.network, () => freePoolAddresses(env.DB, scheme.network));
     if (free === 0) {

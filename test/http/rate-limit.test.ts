@@ -64,7 +64,11 @@ describe("rate limiting", () => {
       expect(r.headers.get("ratelimit-remaining")).toBe(String(4 - i));
       await r.arrayBuffer();
     }
-    await expectError(await call("/api/v1/partner/orders", { headers: { "X-API-Key": p.key } }), 429, "rate_limited");
+    await expectError(
+      await call("/api/v1/partner/orders", { headers: { "X-API-Key": p.key } }),
+      429,
+      "rate_limited",
+    );
   });
 
   it("a partner gets the default 600/minute unless configured", async () => {

@@ -1,9 +1,20 @@
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { base64urlnopad } from "@scure/base";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { getConfig } from "../../src/config";
+import worker from "../../src/index";
 import { refreshPrices } from "../../src/services/prices";
-import { admin, call, createPartner, expectError, json, setPrices, type TestPartner } from "../helpers";
+import {
+  admin,
+  call,
+  createPartner,
+  expectError,
+  freshIp,
+  json,
+  setPrices,
+  type TestPartner,
+} from "../helpers";
 
 interface RateQuote {
   coin_from: string;
@@ -293,5 +304,42 @@ describe("prices", () => {
     expect(results.find((r) => r.coin === "USDT")?.usd).toBe("1");
     expect(results.every((r) => Number(r.usd) > 0)).toBe(true);
     await setPrices();
+  });
+});
+
+describe("real payouts need real deposits", () => {
+  const quote = async (vars: Record<string, string>) => {
+    const patched = {
+      ...env,
+      PAYOUT_MODE: "http",
+      PAYOUT_GATEWAY_URL: "https://signer.test",
+      ...vars,
+    } as unknown as Env;
+    const ctx = createExecutionContext();
+    const res = await worker.fetch(
+      new Request("http://local.test/api/v1/partner/rates?coin_from=BTC&coin_to=ETH&amount=0.1", {
+        headers: { "CF-Connecting-IP": freshIp() },
+      }),
+      patched,
+      ctx,
+    );
+    await waitOnExecutionContext(ctx);
+    return res;
+  };
+
+  it("a source network read from SimChain, or a dev deposit key, is pair_unavailable; a real setup quotes", async () => {
+    const simulated = await expectError(await quote({}), 400, "pair_unavailable");
+    expect(simulated.detail).toContain(
+      "BTC deposits are read from the simulated chain while payouts are real",
+    );
+
+    const real = { CHAIN_MODE: "BTC:esplora,*:simulated", CHAIN_URL_BTC: "https://esplora.test/api" };
+    const devKey = await expectError(await quote(real), 400, "pair_unavailable");
+    expect(devKey.detail).toContain("public dev key");
+
+    // Any other xpub passes this rule (it is parsed when an order derives from it).
+    const ok = await quote({ ...real, DEPOSIT_XPUB_BTC: "xpub-of-the-operator" });
+    expect(ok.status).toBe(200);
+    await ok.arrayBuffer();
   });
 });
