@@ -58,6 +58,14 @@ interface LateSeen {
   index: number;
   /** When the deposit was first seen (epoch ms). */
   at: number;
+  amount: string;
+  /** The block it was last seen in, to follow it out of a windowed listing. */
+  block: DepositBlock | null;
+}
+
+/** A transfer's block, when it has been mined. */
+function blockOf(t: IncomingTransfer): DepositBlock | null {
+  return t.blockHeight !== null && t.blockHash !== null ? { height: t.blockHeight, hash: t.blockHash } : null;
 }
 
 interface DepositBlock {
@@ -467,15 +475,22 @@ export class OrderObject extends DurableObject<Env> {
     if (!seen) this.#logExtraDeposits(r, transfers, now);
     const ours =
       transfers.find((t) => t.txid === r.depositTxid && t.index === r.depositIndex) ??
-      (await this.#stillMined(r, reader));
+      (r.depositTxid !== null && r.depositIndex !== null && r.amountFromReceived !== null
+        ? await this.#stillMined(
+            r,
+            reader,
+            { txid: r.depositTxid, index: r.depositIndex, amount: r.amountFromReceived },
+            this.#kv.get<DepositBlock>(K.depositBlock) ?? null,
+          )
+        : undefined);
     if (!ours) {
       this.#apply(r, { type: "deposit_dropped" }, now, { depositIndex: null });
       this.#kv.delete(K.depositBlock);
       this.#schedulePoll(now, true);
       return;
     }
-    if (ours.blockHeight !== null && ours.blockHash !== null)
-      this.#kv.put(K.depositBlock, { height: ours.blockHeight, hash: ours.blockHash } satisfies DepositBlock);
+    const block = blockOf(ours);
+    if (block) this.#kv.put(K.depositBlock, block);
     const tip = seen?.tip ?? (await reader.tipHeight());
     const confs = confirmations(ours, tip);
     if (confs < r.depositConfirmationsRequired) {
@@ -513,16 +528,17 @@ export class OrderObject extends DurableObject<Env> {
    * lookback): a deposit that scrolled out of the window while confirming has not been dropped.
    * One that was never mined and disappears has been.
    */
-  async #stillMined(r: OrderRecord, reader: ChainReader): Promise<IncomingTransfer | undefined> {
-    const block = this.#kv.get<DepositBlock>(K.depositBlock);
-    if (!block || r.depositTxid === null || r.depositIndex === null || r.amountFromReceived === null)
-      return undefined;
+  async #stillMined(
+    r: OrderRecord,
+    reader: ChainReader,
+    deposit: { txid: string; index: number; amount: string },
+    block: DepositBlock | null,
+  ): Promise<IncomingTransfer | undefined> {
+    if (!block) return undefined;
     const transfer: IncomingTransfer = {
-      txid: r.depositTxid,
-      index: r.depositIndex,
+      ...deposit,
       to: r.depositAddress,
       tag: r.depositAddressTag,
-      amount: r.amountFromReceived,
       blockHeight: block.height,
       blockHash: block.hash,
     };
@@ -746,7 +762,11 @@ export class OrderObject extends DurableObject<Env> {
     }
     if (!this.#pollDue(now)) return;
     const transfers = await this.#incoming(r);
-    const tracked = seen && transfers.find((t) => t.txid === seen.txid && t.index === seen.index);
+    const reader = this.#reader(r);
+    const tracked =
+      seen &&
+      (transfers.find((t) => t.txid === seen.txid && t.index === seen.index) ??
+        (await this.#stillMined(r, reader, seen, seen.block)));
     if (seen && !tracked) {
       this.#kv.delete(K.lateSeen);
       this.#note(r, now, "late deposit disappeared before confirming", { txid: seen.txid });
@@ -757,15 +777,23 @@ export class OrderObject extends DurableObject<Env> {
       return;
     }
     const seenAt = tracked ? (seen as LateSeen).at : now;
+    const block = blockOf(deposit) ?? (tracked && seen ? seen.block : null);
+    if (!tracked || block?.hash !== seen?.block?.hash) {
+      this.#kv.put(K.lateSeen, {
+        txid: deposit.txid,
+        index: deposit.index,
+        at: seenAt,
+        amount: deposit.amount,
+        block,
+      } satisfies LateSeen);
+    }
     if (!tracked) {
-      this.#kv.put(K.lateSeen, { txid: deposit.txid, index: deposit.index, at: seenAt } satisfies LateSeen);
       this.#note(r, now, "late deposit seen: refunded once confirmed", {
         txid: deposit.txid,
         amount: deposit.amount,
       });
     }
     this.#logExtraDeposits(r, transfers, now, deposit);
-    const reader = this.#reader(r);
     const confs = confirmations(deposit, await reader.tipHeight());
     if (confs < r.depositConfirmationsRequired || !(await reader.isInBestChain(deposit))) {
       this.#schedulePoll(now, false, LATE_WATCH_MIN_POLL_MS);

@@ -244,6 +244,30 @@ describe("deposits that cannot be exchanged", () => {
     ]);
   });
 
+  it("a late deposit that scrolls out of a windowed listing while confirming is still refunded", async () => {
+    await faults("BTC", { listing_window_blocks: 1 });
+    try {
+      const o = await createOrder(partner, { ...BTC_TO_USDT, refund_address: BTC_REFUND });
+      await step(o.id, 31 * 60_000);
+      expect((await read(partner, o.id)).status).toBe("expired");
+      await simSend("BTC", o.deposit_address, "0.01");
+      await simMine("BTC", 1);
+      await step(o.id, 2 * 60_000);
+      expect((await read(partner, o.id)).status).toBe("expired");
+      await simMine("BTC", 1); // 2 deep: out of the one-block listing, followed by its block
+      await step(o.id, 2 * 60_000);
+      expect(await read(partner, o.id)).toMatchObject({ status: "refunded", status_reason: "late_deposit" });
+      expect((await outgoing("BTC")).filter((t) => t.order_id === o.id)).toEqual([
+        expect.objectContaining({ kind: "refund", amount: "0.0099" }),
+      ]);
+      expect((await events(o.id)).map((e) => e.reason)).not.toContain(
+        "late deposit disappeared before confirming",
+      );
+    } finally {
+      await faults("BTC", {});
+    }
+  });
+
   it("a deposit made just before expires_at is credited, not treated as late, even while polls are backed off", async () => {
     const o = await createOrder(partner, { ...BTC_TO_USDT, refund_address: BTC_REFUND });
     // Idle polls back off (2 s × 8 here); the last one runs 5 s before the deadline, so the next is
