@@ -47,6 +47,8 @@ export type OrderStatus = (typeof ORDER_STATUSES)[number];
  * Machine-readable `status_reason` values, so partners can branch without parsing sentences.
  * - amount_below_min / amount_above_max: a float order's deposit fell outside the pair limits.
  * - fixed_amount_mismatch: a fixed order's deposit was outside FIXED_AMOUNT_TOLERANCE_BPS.
+ * - fixed_rate_expired: a fixed order's deposit, seen in time, confirmed more than
+ *   FIXED_RATE_CONFIRM_MINUTES after expires_at.
  * - late_deposit: funds arrived after the order expired, within the late-deposit watch.
  * - exchange_failed / payout_failed / refund_failed: that step failed permanently after retries.
  * - deposit_dropped: the deposit was dropped, replaced or reorged out and the order then expired.
@@ -55,6 +57,7 @@ export const STATUS_REASONS = [
   "amount_below_min",
   "amount_above_max",
   "fixed_amount_mismatch",
+  "fixed_rate_expired",
   "late_deposit",
   "exchange_failed",
   "payout_failed",
@@ -68,6 +71,7 @@ export const DEPOSIT_REJECT_REASONS: readonly StatusReason[] = Object.freeze([
   "amount_below_min",
   "amount_above_max",
   "fixed_amount_mismatch",
+  "fixed_rate_expired",
 ]);
 
 export type OrderEvent =

@@ -5,19 +5,28 @@ export type Acceptability = { acceptable: true } | { acceptable: false; reason: 
 
 /**
  * Whether a confirmed deposit can be exchanged (DESIGN.md §4). Fixed orders: within the tolerance
- * of the expected amount (the rate was promised for that amount). Float orders: within the pair's
- * limits at this moment.
+ * of the expected amount (the rate was promised for that amount), and confirmed by the fixed
+ * rate's deadline. Float orders: within the pair's limits at this moment.
  */
 export function depositAcceptability(
   order: { rateType: "float" | "fixed"; amountFromExpected: string },
   received: Decimal,
-  fixedToleranceBps: number,
+  fixed: {
+    toleranceBps: number;
+    /**
+     * The deposit confirmed after expires_at + FIXED_RATE_CONFIRM_MINUTES. Otherwise a deposit
+     * broadcast in time with a low fee would be a free option on the rate: confirmed (fee bumped)
+     * if the market moved the depositor's way, replaced and dropped if not.
+     */
+    confirmedTooLate: boolean;
+  },
   /** Float orders: the pair's limits now; null when the pair is not offered (min > max); "unchecked" to skip. */
   limits: { min: Decimal; max: Decimal } | null | "unchecked",
 ): Acceptability {
   if (order.rateType === "fixed") {
+    if (fixed.confirmedTooLate) return { acceptable: false, reason: "fixed_rate_expired" };
     const expected = parseDecimal(order.amountFromExpected);
-    const tolerance = expected.mul(bps(fixedToleranceBps));
+    const tolerance = expected.mul(bps(fixed.toleranceBps));
     return received.sub(expected).abs().lte(tolerance)
       ? { acceptable: true }
       : { acceptable: false, reason: "fixed_amount_mismatch" };

@@ -508,7 +508,10 @@ export class OrderObject extends DurableObject<Env> {
     const verdict = depositAcceptability(
       r,
       received,
-      this.#config.FIXED_AMOUNT_TOLERANCE_BPS,
+      {
+        toleranceBps: this.#config.FIXED_AMOUNT_TOLERANCE_BPS,
+        confirmedTooLate: now > Date.parse(r.expiresAt) + this.#config.FIXED_RATE_CONFIRM_MINUTES * 60_000,
+      },
       r.rateType === "float" ? await this.#floatLimits(r, now) : null,
     );
     const confirmed = this.#apply(

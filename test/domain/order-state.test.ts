@@ -545,15 +545,20 @@ describe("event payload validation", () => {
     });
   }
 
-  it("rejects a non-amount reason on an unacceptable deposit", () => {
+  it("rejects a reason that is not about the deposit on an unacceptable deposit", () => {
     for (const reason of STATUS_REASONS) {
       const d = decide(
         view("confirming"),
         { type: "deposit_confirmed", acceptable: false, reason },
         TIMES.inWatch,
       );
-      const amountReason = ["amount_below_min", "amount_above_max", "fixed_amount_mismatch"].includes(reason);
-      expect(d.ok, reason).toBe(amountReason);
+      const depositReason = [
+        "amount_below_min",
+        "amount_above_max",
+        "fixed_amount_mismatch",
+        "fixed_rate_expired",
+      ].includes(reason);
+      expect(d.ok, reason).toBe(depositReason);
     }
   });
 

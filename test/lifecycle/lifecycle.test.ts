@@ -133,6 +133,36 @@ describe("main path: deposit → confirmations → exchange → payout", () => {
     expect(done).toMatchObject({ status: "completed", amount_to_expected: 593, amount_to_actual: 593 });
   });
 
+  it("a fixed rate holds for a deposit that confirms by expires_at + FIXED_RATE_CONFIRM_MINUTES, not after", async () => {
+    const fixed = { ...BTC_TO_USDT, rate_type: "fixed", refund_address: BTC_REFUND };
+    const inTime = await createOrder(partner, fixed);
+    const late = await createOrder(partner, fixed);
+    await simSend("BTC", inTime.deposit_address, "0.01");
+    await simSend("BTC", late.deposit_address, "0.01");
+    await step(inTime.id);
+    await step(late.id);
+    expect((await read(partner, late.id)).status).toBe("confirming");
+
+    // Both sit in the mempool past expires_at; the first confirms about 101 minutes after it.
+    await step(inTime.id, (30 + 100) * 60_000);
+    expect((await read(partner, inTime.id)).status).toBe("confirming");
+    await setPrices({ BTC: "50000" });
+    await simMine("BTC", 2);
+    await step(inTime.id);
+    expect(await read(partner, inTime.id)).toMatchObject({ status: "completed", amount_to_actual: 593 });
+
+    // The second is next looked at about 121 minutes after expires_at: the rate no longer holds.
+    await step(late.id, 20 * 60_000);
+    expect(await read(partner, late.id)).toMatchObject({
+      status: "refunded",
+      status_reason: "fixed_rate_expired",
+      amount_to_actual: null,
+    });
+    expect((await outgoing("BTC")).filter((t) => t.order_id === late.id)).toEqual([
+      expect.objectContaining({ kind: "refund", amount: "0.0099", to: BTC_REFUND }),
+    ]);
+  });
+
   it("memo network: a deposit with the wrong tag is not credited; the right tag is", async () => {
     const o = await createOrder(partner, {
       ...BTC_TO_USDT,
