@@ -18,6 +18,7 @@ const errorDescriptions = {
   403: "Partner account not active, or action not permitted.",
   404: "Not found.",
   413: "Request body larger than 64 KiB.",
+  415: "A body sent without `Content-Type: application/json`.",
   422: "Business rule violated (limits, address, memo, quote, idempotency).",
   429: "Rate limit exceeded; see `Retry-After` and `RateLimit-*` headers.",
   500: "Unexpected error.",

@@ -481,6 +481,7 @@ describe("GET /api/v1/partner/orders/{order_id}", () => {
     expect(foreignUuid.detail).toBe(unknown.detail);
     expect(foreignShort.detail).toBe(unknown.detail);
     await expectError(await get("not-an-id"), 404, "order_not_found");
+    await expectError(await get("x".repeat(300)), 404, "order_not_found");
   });
 
   it("needs the key", async () => {

@@ -223,7 +223,7 @@ export const ordersRouter = createRouter<PartnerEnv>()
           description: "Created (or replayed for a repeated Idempotency-Key).",
           content: { "application/json": { schema: OrderSchema } },
         },
-        ...errorResponses(400, 401, 403, 422, 429, 503),
+        ...errorResponses(400, 401, 403, 413, 415, 422, 429, 503),
       },
     }),
     async (c) => {
@@ -248,7 +248,8 @@ export const ordersRouter = createRouter<PartnerEnv>()
       summary: "Get an order by UUID or short_id",
       request: {
         params: z.object({
-          order_id: z.string().min(1).max(64).openapi({ description: "Order UUID or short_id (any case)." }),
+          // No length cap: an id of any other shape is simply not found (404, as the contract says).
+          order_id: z.string().min(1).openapi({ description: "Order UUID or short_id (any case)." }),
         }),
       },
       responses: {
