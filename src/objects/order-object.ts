@@ -46,6 +46,8 @@ interface SendIntent {
   key: string;
   attempts: number;
   nextAt: number;
+  /** Lookups in a row that could not tell whether the last attempt went out. */
+  unknownLookups?: number;
 }
 
 interface RetryState {
@@ -673,10 +675,11 @@ export class OrderObject extends DurableObject<Env> {
         {},
         { error, attempts },
       );
-    const retryLater = (error: string, attempts: number) => {
+    const retryLater = (error: string, attempts: number, unknownLookups = 0) => {
       this.#kv.put(K.intent(kind), {
         ...intent,
         attempts,
+        unknownLookups,
         nextAt: now + backoffMs(Math.max(1, attempts), this.#retryBaseMs, RETRY_CAP_MS),
       });
       this.#note(r, now, `${kind} attempt failed`, { error, attempts });
@@ -687,7 +690,22 @@ export class OrderObject extends DurableObject<Env> {
       try {
         found = await gateway.lookup(intent.key, network);
       } catch (err) {
-        retryLater(`lookup failed: ${String(err)}`, intent.attempts);
+        // Whether money left is unknown, so the order must not fail or send again on its own; it
+        // keeps asking, and past the attempt budget every failed lookup is an error log to alert on.
+        const unknownLookups = (intent.unknownLookups ?? 0) + 1;
+        if (unknownLookups >= this.#config.PAYOUT_MAX_ATTEMPTS) {
+          console.error(
+            JSON.stringify({
+              level: "error",
+              order: r.id,
+              msg: `${kind} outcome unknown: needs an operator`,
+              key: intent.key,
+              unknownLookups,
+              error: String(err),
+            }),
+          );
+        }
+        retryLater(`lookup failed: ${String(err)}`, intent.attempts, unknownLookups);
         return;
       }
       if (found) {

@@ -60,7 +60,7 @@ describe("HTTP payout gateway", () => {
     }
   });
 
-  it("looks a key up: 404 → not paid, 200 → the txid, anything else → error (outcome still unknown)", async () => {
+  it("looks a key up: 404/410 → not paid, 200 → the txid, anything else → error (outcome still unknown)", async () => {
     const key = encodeURIComponent(REQ.idempotencyKey);
     const net = createMockNetwork(
       http.get(`${BASE}/payouts/${key}`, () => HttpResponse.json({ txid: "cd".repeat(32) })),
@@ -72,6 +72,9 @@ describe("HTTP payout gateway", () => {
       await hmacSha256Hex(SECRET, new TextEncoder().encode(`GET /payouts/${key}`)),
     );
     net.use(http.get(`${BASE}/payouts/${key}`, () => new HttpResponse(null, { status: 404 })));
+    expect(await gw.lookup(REQ.idempotencyKey, "TRX")).toBeNull();
+    // 410: received and refused for good; nothing was sent either.
+    net.use(http.get(`${BASE}/payouts/${key}`, () => new HttpResponse(null, { status: 410 })));
     expect(await gw.lookup(REQ.idempotencyKey, "TRX")).toBeNull();
     net.use(http.get(`${BASE}/payouts/${key}`, () => new HttpResponse(null, { status: 503 })));
     await expect(gw.lookup(REQ.idempotencyKey, "TRX")).rejects.toThrow(/503/);

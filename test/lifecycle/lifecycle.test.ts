@@ -495,6 +495,39 @@ describe("outside failures: retries with backoff, then the failure branch", () =
     }
   });
 
+  it("an unknown payout outcome that lookups cannot resolve waits, alerts the operator, never pays twice", async () => {
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      const o = await createOrder(partner, BTC_TO_USDT);
+      await simSend("BTC", o.deposit_address, "0.01");
+      await simMine("BTC", 2);
+      // The payout is recorded, then the call fails: its outcome is unknown.
+      await faults("TRX", { payout_timeout_rate: 1 });
+      await step(o.id);
+      // And the lookups that would resolve it fail too.
+      await faults("TRX", { read_fail_rate: 1 });
+      for (let i = 0; i < 8; i++) {
+        await setPrices();
+        await step(o.id, 31 * 60_000);
+      }
+      expect((await read(partner, o.id)).status).toBe("sending");
+      const alerts = errors.mock.calls.filter((c) => String(c[0]).includes("payout outcome unknown"));
+      expect(alerts.length).toBeGreaterThanOrEqual(1);
+      expect(JSON.parse(String(alerts[0]?.[0]))).toMatchObject({ level: "error", order: o.id });
+
+      await faults("TRX", {});
+      await step(o.id, 31 * 60_000);
+      const done = await read(partner, o.id);
+      expect(done.status).toBe("completed");
+      const paid = (await outgoing("TRX")).filter((t) => t.order_id === o.id);
+      expect(paid).toHaveLength(1);
+      expect(paid[0]?.txid).toBe(done.payout_txid);
+    } finally {
+      errors.mockRestore();
+      await faults("TRX", {});
+    }
+  });
+
   it("retries back off: a failed attempt is not repeated before its backoff has passed", async () => {
     await faults("TRX", { payout_fail_rate: 1 });
     try {

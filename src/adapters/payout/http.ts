@@ -21,8 +21,8 @@ const RETRYABLE_4XX = new Set([408, 409, 425, 429]);
  * those, 5xx, timeouts and network errors → retryable: the lifecycle then asks
  * `GET {base}/payouts/{key}` (signed over `GET /payouts/{key}`) before trying again, so an unknown
  * outcome never pays twice. The gateway must answer that lookup with 404 only for a key it never
- * received; a key still in progress answers anything else (2xx without txid, 409, ...), which
- * keeps the order waiting.
+ * received and 410 for one it received and refused (nothing sent); a key still in progress
+ * answers anything else (2xx without txid, 409, ...), which keeps the order waiting.
  */
 export function createHttpPayout(options: HttpPayoutOptions): PayoutGateway {
   const base = options.baseUrl.replace(/\/+$/, "");
@@ -77,7 +77,8 @@ export function createHttpPayout(options: HttpPayoutOptions): PayoutGateway {
         headers: await signedHeaders(`GET ${path}`, idempotencyKey),
         signal: AbortSignal.timeout(timeout),
       });
-      if (res.status === 404) return null;
+      // 404: never received; 410: received and refused for good. Either way nothing was sent.
+      if (res.status === 404 || res.status === 410) return null;
       if (!res.ok) throw new Error(`payout gateway lookup ${res.status}`);
       const parsed = (await res.json()) as { txid?: unknown };
       if (typeof parsed.txid !== "string") throw new Error("payout gateway lookup answered without a txid");
