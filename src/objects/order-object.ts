@@ -444,6 +444,7 @@ export class OrderObject extends DurableObject<Env> {
         return;
       }
       if (first) {
+        this.#adoptExtra(r, first, now);
         const tip = await this.#reader(r).tipHeight();
         const next = this.#apply(
           r,
@@ -606,6 +607,25 @@ export class OrderObject extends DurableObject<Env> {
         });
       }
       this.#kv.put(K.extras, [...logged]);
+    });
+  }
+
+  /**
+   * A deposit logged "for manual review" that now drives the order (the one before it was dropped
+   * or replaced) is the order's business from here: the log says so, or an operator following the
+   * review note could refund what the order pays out.
+   */
+  #adoptExtra(r: OrderRecord, t: Pick<IncomingTransfer, "txid" | "index">, now: number): void {
+    const id = `${t.txid}:${t.index}`;
+    const logged = this.#kv.get<string[]>(K.extras) ?? [];
+    if (!logged.includes(id)) return;
+    this.#kv.put(
+      K.extras,
+      logged.filter((x) => x !== id),
+    );
+    this.#note(r, now, "a deposit logged for manual review now drives the order: no review needed", {
+      txid: t.txid,
+      index: t.index,
     });
   }
 
@@ -809,6 +829,7 @@ export class OrderObject extends DurableObject<Env> {
       } satisfies LateSeen);
     }
     if (!tracked) {
+      this.#adoptExtra(r, deposit, now);
       this.#note(r, now, "late deposit seen: refunded once confirmed", {
         txid: deposit.txid,
         amount: deposit.amount,

@@ -462,6 +462,25 @@ describe("deposits that disappear", () => {
     await step(o.id);
     expect(await read(partner, o.id)).toMatchObject({ status: "completed", amount_from_received: 0.01 });
   });
+
+  it("an extra deposit that takes over when the first is dropped is no longer for manual review", async () => {
+    const o = await createOrder(partner, BTC_TO_USDT);
+    const first = await simSend("BTC", o.deposit_address, "0.01");
+    await step(o.id);
+    const second = await simSend("BTC", o.deposit_address, "0.02");
+    await step(o.id);
+    expect((await admin(`/sim/BTC/transfers/${first}`, { method: "DELETE" })).status).toBe(204);
+    await step(o.id); // dropped: back to waiting_deposit
+    await step(o.id); // the second deposit now drives the order
+    expect(await read(partner, o.id)).toMatchObject({ status: "confirming", deposit_txid: second });
+    const reasons = (await events(o.id)).map((e) => e.reason);
+    expect(reasons).toContain("extra deposit to this address: for manual review");
+    expect(reasons).toContain("a deposit logged for manual review now drives the order: no review needed");
+    await simMine("BTC", 2);
+    await setPrices(); // five simulated minutes made the test's prices stale
+    await step(o.id);
+    expect(await read(partner, o.id)).toMatchObject({ status: "completed", amount_from_received: 0.02 });
+  });
 });
 
 describe("outside failures: retries with backoff, then the failure branch", () => {
