@@ -1,5 +1,6 @@
 import { addressFamily } from "./addresses";
 import type { ChainMode } from "./chain-mode";
+import { parseDecimal, tryParseDecimal } from "./money";
 
 export type DerivableFamily = "btc" | "ltc" | "doge" | "evm" | "tron";
 const DERIVABLE: readonly string[] = ["btc", "ltc", "doge", "evm", "tron"];
@@ -77,4 +78,31 @@ export function realPayoutRefusal(
   if (key !== null && PUBLIC_TEST_DEPOSIT_KEYS.has(key))
     return `the ${network} deposit key is the public dev key from wrangler.toml`;
   return null;
+}
+
+interface TransferId {
+  txid: string;
+  index: number;
+  amount: string;
+}
+
+/**
+ * An order's deposit in a listing: the same txid and index, or else the same txid and amount under
+ * another index that is not a deposit already logged as extra (`extras`, "txid:index"). A token
+ * transfer's index is its log index, which is block-wide, so a transaction re-mined in another
+ * block after a reorg comes back under a new one; matching on the index alone would call it dropped.
+ */
+export function findDeposit<T extends TransferId>(
+  transfers: readonly T[],
+  deposit: TransferId,
+  extras: ReadonlySet<string>,
+): T | undefined {
+  const exact = transfers.find((t) => t.txid === deposit.txid && t.index === deposit.index);
+  // Records written before the amount was kept have none: they match exactly or not at all.
+  const amount = tryParseDecimal(deposit.amount);
+  if (exact || !amount) return exact;
+  return transfers.find(
+    (t) =>
+      t.txid === deposit.txid && !extras.has(`${t.txid}:${t.index}`) && parseDecimal(t.amount).eq(amount),
+  );
 }

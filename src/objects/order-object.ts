@@ -4,7 +4,7 @@ import type { PayoutGateway } from "../adapters/payout/types";
 import { chainReaderFor, exchangeVenueFor, payoutGatewayFor } from "../adapters/registry";
 import { type Config, getConfig } from "../config";
 import { deriveDepositAddress } from "../domain/addresses";
-import { type DepositScheme, FIRST_MEMO_TAG } from "../domain/deposit";
+import { type DepositScheme, FIRST_MEMO_TAG, findDeposit } from "../domain/deposit";
 import { DomainError } from "../domain/errors";
 import { type Decimal, parseDecimal, toDecimalString } from "../domain/money";
 import { type OrderDraft, type OrderRecord, type OrderView, orderView } from "../domain/order";
@@ -468,23 +468,25 @@ export class OrderObject extends DurableObject<Env> {
   }
 
   async #followConfirmations(
-    r: OrderRecord,
+    order: OrderRecord,
     now: number,
     seen?: { transfers: IncomingTransfer[]; tip: number },
   ): Promise<void> {
     if (!seen && !this.#pollDue(now)) return;
-    const reader = this.#reader(r);
-    const transfers = seen?.transfers ?? (await this.#incoming(r));
+    const reader = this.#reader(order);
+    const transfers = seen?.transfers ?? (await this.#incoming(order));
+    const deposit =
+      order.depositTxid !== null && order.depositIndex !== null && order.amountFromReceived !== null
+        ? { txid: order.depositTxid, index: order.depositIndex, amount: order.amountFromReceived }
+        : null;
+    const listed = deposit && findDeposit(transfers, deposit, this.#extras());
+    const r =
+      listed && listed.index !== order.depositIndex ? this.#reindexDeposit(order, listed, now) : order;
     if (!seen) this.#logExtraDeposits(r, transfers, now);
     const ours =
-      transfers.find((t) => t.txid === r.depositTxid && t.index === r.depositIndex) ??
-      (r.depositTxid !== null && r.depositIndex !== null && r.amountFromReceived !== null
-        ? await this.#stillMined(
-            r,
-            reader,
-            { txid: r.depositTxid, index: r.depositIndex, amount: r.amountFromReceived },
-            this.#kv.get<DepositBlock>(K.depositBlock) ?? null,
-          )
+      listed ??
+      (deposit
+        ? await this.#stillMined(r, reader, deposit, this.#kv.get<DepositBlock>(K.depositBlock) ?? null)
         : undefined);
     if (!ours) {
       this.#apply(r, { type: "deposit_dropped" }, now, { depositIndex: null });
@@ -581,6 +583,24 @@ export class OrderObject extends DurableObject<Env> {
     }
   }
 
+  #extras(): ReadonlySet<string> {
+    return new Set(this.#kv.get<string[]>(K.extras) ?? []);
+  }
+
+  /** The deposit came back under another index (re-mined in another block): follow it there. */
+  #reindexDeposit(r: OrderRecord, t: IncomingTransfer, now: number): OrderRecord {
+    const next: OrderRecord = { ...r, depositIndex: t.index };
+    this.ctx.storage.transactionSync(() => {
+      this.#kv.put(K.record, next);
+      this.#note(r, now, "deposit re-mined under another index", {
+        txid: t.txid,
+        from_index: r.depositIndex,
+        to_index: t.index,
+      });
+    });
+    return next;
+  }
+
   /** Only the first deposit drives the order; any other is logged once for manual review. */
   #logExtraDeposits(
     r: OrderRecord,
@@ -591,7 +611,7 @@ export class OrderObject extends DurableObject<Env> {
       index: r.depositIndex ?? -1,
     },
   ): void {
-    const logged = new Set(this.#kv.get<string[]>(K.extras) ?? []);
+    const logged = new Set(this.#extras());
     const fresh = transfers.filter(
       (t) => !(t.txid === driving.txid && t.index === driving.index) && !logged.has(`${t.txid}:${t.index}`),
     );
@@ -806,8 +826,7 @@ export class OrderObject extends DurableObject<Env> {
     const reader = this.#reader(r);
     const tracked =
       seen &&
-      (transfers.find((t) => t.txid === seen.txid && t.index === seen.index) ??
-        (await this.#stillMined(r, reader, seen, seen.block)));
+      (findDeposit(transfers, seen, this.#extras()) ?? (await this.#stillMined(r, reader, seen, seen.block)));
     if (seen && !tracked) {
       this.#kv.delete(K.lateSeen);
       this.#note(r, now, "late deposit disappeared before confirming", { txid: seen.txid });
@@ -819,7 +838,7 @@ export class OrderObject extends DurableObject<Env> {
     }
     const seenAt = tracked ? (seen as LateSeen).at : now;
     const block = blockOf(deposit) ?? (tracked && seen ? seen.block : null);
-    if (!tracked || block?.hash !== seen?.block?.hash) {
+    if (!tracked || block?.hash !== seen?.block?.hash || deposit.index !== seen?.index) {
       this.#kv.put(K.lateSeen, {
         txid: deposit.txid,
         index: deposit.index,

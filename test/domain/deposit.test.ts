@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { depositScheme, realPayoutRefusal } from "../../src/domain/deposit";
+import { depositScheme, findDeposit, realPayoutRefusal } from "../../src/domain/deposit";
 
 const DEV_XRP = "rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh";
 
@@ -17,5 +17,30 @@ describe("realPayoutRefusal", () => {
     expect(realPayoutRefusal("XRP", xrp, "http", "esplora")).toMatch(/public dev key/);
     const own = depositScheme("XRP", true, { xpubs: {}, addresses: { XRP: "rOperatorOwnAddress" } });
     expect(realPayoutRefusal("XRP", own, "http", "esplora")).toBeNull();
+  });
+});
+
+describe("findDeposit", () => {
+  const t = (txid: string, index: number, amount: string) => ({ txid, index, amount });
+  const ours = t("aa", 5, "100");
+
+  it("the same txid and index", () => {
+    expect(findDeposit([t("bb", 5, "100"), t("aa", 5, "100")], ours, new Set())).toEqual(t("aa", 5, "100"));
+  });
+
+  it("re-mined under another log index: the same txid and amount (any notation)", () => {
+    expect(findDeposit([t("aa", 9, "100.0")], ours, new Set())).toEqual(t("aa", 9, "100.0"));
+  });
+
+  it("not another amount of that transaction, nor one logged as an extra deposit", () => {
+    expect(findDeposit([t("aa", 9, "50")], ours, new Set())).toBeUndefined();
+    expect(findDeposit([t("aa", 9, "100")], ours, new Set(["aa:9"]))).toBeUndefined();
+    expect(findDeposit([t("bb", 9, "100")], ours, new Set())).toBeUndefined();
+  });
+
+  it("a record without an amount matches exactly or not at all", () => {
+    const legacy = { txid: "aa", index: 5 } as unknown as typeof ours;
+    expect(findDeposit([t("aa", 9, "100")], legacy, new Set())).toBeUndefined();
+    expect(findDeposit([t("aa", 5, "100")], legacy, new Set())).toEqual(t("aa", 5, "100"));
   });
 });
