@@ -1,5 +1,5 @@
 import { addressFamily } from "./addresses";
-import type { ChainMode } from "./chain-mode";
+import { chainModeFor } from "./chain-mode";
 import { parseDecimal, tryParseDecimal } from "./money";
 
 export type DerivableFamily = "btc" | "ltc" | "doge" | "evm" | "tron";
@@ -69,9 +69,11 @@ export function realPayoutRefusal(
   network: string,
   scheme: DepositScheme,
   payoutMode: "simulated" | "http",
-  chainMode: ChainMode | undefined,
+  /** CHAIN_MODE as configured; parsed only with real payouts (this runs on every quote). */
+  chainModeSetting: string,
 ): string | null {
   if (payoutMode !== "http") return null;
+  const chainMode = chainModeFor(chainModeSetting, network);
   if (chainMode === undefined || chainMode === "simulated")
     return `${network} deposits are read from the simulated chain while payouts are real`;
   const key = scheme.kind === "derive" ? scheme.xpub : scheme.kind === "memo" ? scheme.address : null;

@@ -583,7 +583,8 @@ export class OrderObject extends DurableObject<Env> {
     }
   }
 
-  #extras(): ReadonlySet<string> {
+  /** The deposits logged for manual review, as "txid:index". */
+  #extras(): Set<string> {
     return new Set(this.#kv.get<string[]>(K.extras) ?? []);
   }
 
@@ -611,7 +612,7 @@ export class OrderObject extends DurableObject<Env> {
       index: r.depositIndex ?? -1,
     },
   ): void {
-    const logged = new Set(this.#extras());
+    const logged = this.#extras();
     const fresh = transfers.filter(
       (t) => !(t.txid === driving.txid && t.index === driving.index) && !logged.has(`${t.txid}:${t.index}`),
     );
@@ -636,13 +637,9 @@ export class OrderObject extends DurableObject<Env> {
    * review note could refund what the order pays out.
    */
   #adoptExtra(r: OrderRecord, t: Pick<IncomingTransfer, "txid" | "index">, now: number): void {
-    const id = `${t.txid}:${t.index}`;
-    const logged = this.#kv.get<string[]>(K.extras) ?? [];
-    if (!logged.includes(id)) return;
-    this.#kv.put(
-      K.extras,
-      logged.filter((x) => x !== id),
-    );
+    const logged = this.#extras();
+    if (!logged.delete(`${t.txid}:${t.index}`)) return;
+    this.#kv.put(K.extras, [...logged]);
     this.#note(r, now, "a deposit logged for manual review now drives the order: no review needed", {
       txid: t.txid,
       index: t.index,

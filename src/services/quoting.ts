@@ -1,5 +1,4 @@
 import type { Config } from "../config";
-import { chainModeFor } from "../domain/chain-mode";
 import { depositScheme, realPayoutRefusal } from "../domain/deposit";
 import { checkAmountPrecision, checkWithinLimits } from "../domain/limits";
 import type { Decimal } from "../domain/money";
@@ -87,12 +86,7 @@ const freePool = new TtlCache<number>(5_000, 64);
 async function requireDepositAddress(env: Env, config: Config, from: CurrencyRow): Promise<void> {
   const scheme = depositScheme(from.network, from.is_memo === 1, config.deposit);
   if (scheme.kind === "none") throw new PairUnavailableError(scheme.reason);
-  const refusal = realPayoutRefusal(
-    from.network,
-    scheme,
-    config.PAYOUT_MODE,
-    chainModeFor(config.CHAIN_MODE, from.network),
-  );
+  const refusal = realPayoutRefusal(from.network, scheme, config.PAYOUT_MODE, config.CHAIN_MODE);
   if (refusal) throw new PairUnavailableError(refusal);
   if (scheme.kind === "pool") {
     const free = await freePool.get(scheme.network, () => freePoolAddresses(env.DB, scheme.network));

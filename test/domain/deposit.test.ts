@@ -8,12 +8,12 @@ describe("realPayoutRefusal", () => {
 
   it("says nothing while payouts are simulated, whatever the chain or key", () => {
     expect(realPayoutRefusal("XRP", xrp, "simulated", "simulated")).toBeNull();
-    expect(realPayoutRefusal("XRP", xrp, "simulated", undefined)).toBeNull();
+    expect(realPayoutRefusal("XRP", xrp, "simulated", "bogus")).toBeNull();
   });
 
   it("with real payouts: refuses SimChain deposits, unknown modes and the dev memo address", () => {
     expect(realPayoutRefusal("XRP", xrp, "http", "simulated")).toMatch(/simulated chain/);
-    expect(realPayoutRefusal("XRP", xrp, "http", undefined)).toMatch(/simulated chain/);
+    expect(realPayoutRefusal("XRP", xrp, "http", "bogus")).toMatch(/simulated chain/);
     expect(realPayoutRefusal("XRP", xrp, "http", "esplora")).toMatch(/public dev key/);
     const own = depositScheme("XRP", true, { xpubs: {}, addresses: { XRP: "rOperatorOwnAddress" } });
     expect(realPayoutRefusal("XRP", own, "http", "esplora")).toBeNull();

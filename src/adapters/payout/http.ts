@@ -1,4 +1,5 @@
 import { hmacSha256Hex } from "../../domain/credentials";
+import { runtimeFetch } from "../http-client";
 import type { PayoutGateway, PayoutRequest, PayoutResult } from "./types";
 
 export interface HttpPayoutOptions {
@@ -26,7 +27,7 @@ const RETRYABLE_4XX = new Set([408, 409, 425, 429]);
  */
 export function createHttpPayout(options: HttpPayoutOptions): PayoutGateway {
   const base = options.baseUrl.replace(/\/+$/, "");
-  const doFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
+  const doFetch = options.fetch ?? runtimeFetch;
   const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 
   async function signedHeaders(body: string, key: string): Promise<Record<string, string>> {
