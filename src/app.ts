@@ -1,21 +1,14 @@
 import { bodyLimit } from "hono/body-limit";
+import { cors } from "hono/cors";
 import { getConfig } from "./config";
+import { adminApi, PARTNER_OPENAPI_PATH, partnerApi } from "./http/apis";
 import { ApiError } from "./http/errors";
 import { adminAuth } from "./http/middleware/admin-auth";
-import { partnerAuth, publicRateLimit } from "./http/middleware/auth";
 import { notFoundHandler, onError } from "./http/middleware/errors";
 import { requestId } from "./http/middleware/request-id";
 import { createRouter } from "./http/router";
-import { adminOrdersRouter } from "./http/routes/admin/orders";
-import { adminPartnersRouter } from "./http/routes/admin/partners";
-import { adminPricesRouter } from "./http/routes/admin/prices";
-import { adminSimRouter } from "./http/routes/admin/sim";
 import { benchRouter } from "./http/routes/bench";
-import { currenciesRouter } from "./http/routes/currencies";
 import { mountDocs } from "./http/routes/docs";
-import { iconsRouter } from "./http/routes/icons";
-import { ordersRouter } from "./http/routes/orders";
-import { ratesRouter } from "./http/routes/rates";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -38,24 +31,30 @@ export function createApp() {
     c.req.method === "GET" || c.req.method === "HEAD" ? next() : limitBody(c, next),
   );
 
-  // Public API routes count against the client IP; icons and the OpenAPI document are static,
-  // immutable-cached assets and are not limited.
-  app.use("/api/v1/currencies", publicRateLimit);
-  app.use("/api/v1/_bench/*", publicRateLimit);
-  app.use("/api/v1/partner/rates", partnerAuth("optional"));
-  // Hono's `/*` also matches the bare `/api/v1/partner/orders`; a second registration for it would
-  // authenticate (and rate-limit) those requests twice.
-  app.use("/api/v1/partner/orders/*", partnerAuth("required"));
-  app.use("/admin/v1/*", adminAuth);
+  // A partner's browser widget may read the catalog, quotes, icons and the document from any
+  // origin. Key-protected routes get no CORS at all: keys belong on servers, never in a page.
+  const publicCors = cors({
+    origin: "*",
+    allowMethods: ["GET", "HEAD"],
+    // Named, so a preflight asking to send a key (X-API-Key, Authorization) is not echoed back.
+    allowHeaders: ["X-Request-Id"],
+    exposeHeaders: [
+      "RateLimit-Limit",
+      "RateLimit-Remaining",
+      "RateLimit-Reset",
+      "Retry-After",
+      "X-Request-Id",
+    ],
+    maxAge: 86400,
+  });
+  for (const path of ["/api/v1/currencies", "/api/v1/partner/rates", "/api/v1/icons/*", PARTNER_OPENAPI_PATH])
+    app.use(path, publicCors);
 
-  app.route("/api/v1", currenciesRouter);
-  app.route("/api/v1", ratesRouter);
-  app.route("/api/v1", ordersRouter);
-  app.route("/admin/v1", adminPartnersRouter);
-  app.route("/admin/v1", adminPricesRouter);
-  app.route("/admin/v1", adminOrdersRouter);
-  app.route("/admin/v1", adminSimRouter);
-  app.route("/api/v1", iconsRouter);
+  // Rate limits and partner authentication are route middleware (see each route), so a method a
+  // path does not serve is answered 405 before any key is checked.
+  app.route("/", partnerApi());
+  app.use("/admin/v1/*", adminAuth);
+  app.route("/", adminApi());
   app.route("/api/v1", benchRouter);
   mountDocs(app);
 

@@ -72,7 +72,8 @@ export async function hmacSha256Hex(key: string, body: Uint8Array): Promise<stri
 
 /** `X-Signature`: lower-case hex HMAC-SHA256 of the raw body keyed by the key's secret. */
 export async function signatureValid(secret: string, body: Uint8Array, signature: string): Promise<boolean> {
-  if (!/^[0-9a-f]{64}$/.test(signature)) return false;
+  // The contract says only "hex": either case is the same digest.
+  if (!/^[0-9a-f]{64}$/i.test(signature)) return false;
   const expected = hex.decode(await hmacSha256Hex(secret, body));
-  return crypto.subtle.timingSafeEqual(expected, hex.decode(signature));
+  return crypto.subtle.timingSafeEqual(expected, hex.decode(signature.toLowerCase()));
 }

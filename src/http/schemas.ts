@@ -3,10 +3,11 @@ import { ERROR_CODES } from "./errors";
 
 export const ErrorSchema = z
   .object({
-    detail: z.string().openapi({ description: "Human-readable description of the problem." }),
+    detail: z.string().max(2000).openapi({ description: "Human-readable description of the problem." }),
     code: z.enum(ERROR_CODES).openapi({ description: "Stable machine-readable error code; branch on this." }),
     errors: z
-      .array(z.object({ field: z.string(), message: z.string() }))
+      .array(z.object({ field: z.string().max(200), message: z.string().max(500) }))
+      .max(100)
       .optional()
       .openapi({ description: "Per-field validation problems, when the request failed schema validation." }),
   })
@@ -27,14 +28,108 @@ const errorDescriptions = {
 
 type ErrorStatus = keyof typeof errorDescriptions;
 
-/** OpenAPI response entries for the error statuses a route can return (500 is always among them). */
+// Type aliases, not interfaces: the generator's header type has an index signature.
+type HeaderObject = {
+  description: string;
+  schema:
+    | { type: "string"; maxLength: number }
+    | { type: "integer"; format: "int32"; minimum: number; maximum: number };
+};
+type Headers = Record<string, HeaderObject>;
+
+const INT = { type: "integer", format: "int32", minimum: 0, maximum: 1_000_000 } as const;
+
+/** Response headers as the OpenAPI document declares them; one definition serves every route. */
+export const HEADERS = {
+  requestId: {
+    "X-Request-Id": {
+      description: "Id of this request (yours when you sent a safe one); quote it when contacting support.",
+      schema: { type: "string", maxLength: 128 },
+    },
+  },
+  rateLimit: {
+    "RateLimit-Limit": {
+      description: "Requests allowed per minute for this client or partner.",
+      schema: INT,
+    },
+    "RateLimit-Remaining": {
+      description: "Requests left in the current window.",
+      schema: INT,
+    },
+    "RateLimit-Reset": {
+      description: "Seconds until the window resets.",
+      schema: INT,
+    },
+  },
+  retryAfter: {
+    "Retry-After": {
+      description: "Seconds to wait before retrying.",
+      schema: INT,
+    },
+  },
+  cacheControl: {
+    "Cache-Control": {
+      description: "How long the response may be reused (`no-store` on anything order-specific).",
+      schema: { type: "string", maxLength: 100 },
+    },
+  },
+} satisfies Record<string, Headers>;
+
+/**
+ * Public routes answer any origin (no credentials); `withCors` declares that on each response.
+ * Key-protected routes send no CORS headers at all.
+ */
+export function withCors<R extends Record<number, { headers: Headers }>>(responses: R): R {
+  const cors: Headers = {
+    "Access-Control-Allow-Origin": {
+      description: "`*`: public data, readable from any origin without credentials.",
+      schema: { type: "string", maxLength: 1 },
+    },
+  };
+  const out = {} as R;
+  for (const [status, r] of Object.entries(responses)) {
+    (out as Record<string, unknown>)[status] = { ...r, headers: { ...r.headers, ...cors } };
+  }
+  return out;
+}
+
+/** Routes behind a rate limit carry `RateLimit-*` on their answers; the others don't. */
+export type Limited = "limited" | "unlimited";
+
+function responseHeaders(limited: Limited, status: number): Headers {
+  return {
+    ...HEADERS.requestId,
+    ...(limited === "limited" && status !== 500 ? HEADERS.rateLimit : {}),
+    ...(status === 429 || status === 503 ? HEADERS.retryAfter : {}),
+    ...(status >= 400 || status < 300 ? HEADERS.cacheControl : {}),
+  };
+}
+
+/** A success response of a route: its body schema with the headers the route sends. */
+export function okResponse<S>(limited: Limited, description: string, schema: S, status = 200) {
+  return {
+    description,
+    headers: responseHeaders(limited, status),
+    content: { "application/json": { schema } },
+  };
+}
+
+/**
+ * OpenAPI response entries for the error statuses a route can return (500 is always among them).
+ * A route that can answer 429 is rate-limited, so its answers also declare `RateLimit-*`.
+ */
 export function errorResponses<S extends ErrorStatus>(...statuses: S[]) {
+  const limited: Limited = (statuses as number[]).includes(429) ? "limited" : "unlimited";
   const out = {} as Record<
     S,
-    { description: string; content: { "application/json": { schema: typeof ErrorSchema } } }
+    { description: string; headers: Headers; content: { "application/json": { schema: typeof ErrorSchema } } }
   >;
   for (const s of [...statuses, 500 as S]) {
-    out[s] = { description: errorDescriptions[s], content: { "application/json": { schema: ErrorSchema } } };
+    out[s] = {
+      description: errorDescriptions[s],
+      headers: responseHeaders(limited, s),
+      content: { "application/json": { schema: ErrorSchema } },
+    };
   }
   return out;
 }
@@ -42,4 +137,34 @@ export function errorResponses<S extends ErrorStatus>(...statuses: S[]) {
 /** A plain positive-or-zero decimal in a string: no sign, exponent, hex or spaces. */
 export const DECIMAL_STRING = /^(?:0|[1-9]\d{0,29})(?:\.\d{1,30})?$/;
 
+/**
+ * An amount in a decimal string. The schema lets zero through so the domain answers it with its own
+ * `invalid_amount` ("must be greater than 0"); the document's pattern states the whole rule, zero
+ * excluded, so generated clients refuse what the API refuses.
+ */
+export const decimalAmount = (message: string) =>
+  z
+    .string()
+    .max(61)
+    .regex(DECIMAL_STRING, message)
+    .openapi({ pattern: "^(?!0+(?:\\.0+)?$)(?:0|[1-9]\\d{0,29})(?:\\.\\d{1,30})?$" });
+
 export const ticker = z.string().trim().min(1).max(20);
+
+/**
+ * Output field shapes with their bounds: the document tells client generators how large a value
+ * can be (and OWASP's API rules want every string and integer bounded).
+ */
+export const out = {
+  ticker: () => z.string().max(20),
+  uuid: () => z.uuid().max(36),
+  address: () => z.string().max(128),
+  tag: () => z.string().max(128),
+  txid: () => z.string().max(128),
+  text: (max: number) => z.string().max(max),
+  count: (max: number) => z.number().int().min(0).max(max).openapi({ format: "int32" }),
+};
+
+/** An ISO 8601 UTC timestamp as the API writes them (`2026-11-21T12:00:00.000Z`). */
+export const timestamp = (description: string) =>
+  z.iso.datetime().max(40).openapi({ description, example: "2026-11-21T12:00:00.000Z" });

@@ -552,19 +552,22 @@ function idempotencyKey(faulty: boolean | "any"): fc.Arbitrary<Aspect<HeaderList
   return aspect(faulty, valid, null, invalid);
 }
 
-/** X-Signature: absent or the correct lower-case hex HMAC of the body. */
+/** X-Signature: absent or the correct hex HMAC of the body, in either case. */
 function signature(
   ctx: FuzzContext,
   faulty: boolean | "any",
 ): fc.Arbitrary<Aspect<FuzzRequest["sign"] | HeaderList>> {
   type S = FuzzRequest["sign"] | HeaderList;
-  const valid = fc.constantFrom<Aspect<S>>(ok<S>([]), ok<S>({ secret: ctx.secret, mode: "valid" }));
+  const valid = fc.constantFrom<Aspect<S>>(
+    ok<S>([]),
+    ok<S>({ secret: ctx.secret, mode: "valid" }),
+    ok<S>({ secret: ctx.secret, mode: "upper" }),
+  );
   const b = bad("x-signature");
   const invalid = pick<Aspect<S>>(
     [
       2,
       fc.constantFrom<Aspect<S>>(
-        b<S>({ secret: ctx.secret, mode: "upper" }),
         b<S>({ secret: ctx.secret, mode: "prefixed" }),
         b<S>({ secret: ctx.secret, mode: "truncated" }),
         b<S>({ secret: "not-the-secret", mode: "valid" }),

@@ -44,7 +44,7 @@ async function authenticate(c: Context<AppEnv>, raw: string): Promise<{ partner:
     const body = new Uint8Array(await c.req.arrayBuffer());
     if (!(await signatureValid(parsed.secret, body, signature.trim()))) {
       throw unauthorized(
-        "Invalid signature: X-Signature must be the lower-case hex HMAC-SHA256 of the raw body.",
+        "Invalid signature: X-Signature must be the hex HMAC-SHA256 of the raw body.",
         "invalid_signature",
       );
     }

@@ -2,29 +2,36 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { publicCurrencies } from "../../domain/currency";
 import { ICONS } from "../../generated/icons";
 import { loadCatalog } from "../../storage/catalog";
+import { publicRateLimit } from "../middleware/auth";
 import { createRouter } from "../router";
-import { errorResponses } from "../schemas";
+import { errorResponses, okResponse, out, withCors } from "../schemas";
+
+// An upper bound for clients sizing buffers; the catalog is a few dozen rows.
+const MAX_CATALOG_ROWS = 1000;
 
 export const CurrencySchema = z
   .object({
-    id: z.uuid().openapi({ description: "Internal currency row id." }),
-    coin: z.string().openapi({ example: "USDT", description: "Ticker symbol." }),
-    network: z.string().openapi({ example: "TRX", description: "Network code (see docs/networks.md)." }),
-    name: z.string().openapi({ example: "Tether USD (TRC-20)" }),
+    id: out.uuid().openapi({ description: "Internal currency row id." }),
+    coin: out.ticker().openapi({ example: "USDT", description: "Ticker symbol." }),
+    network: out.ticker().openapi({ example: "TRX", description: "Network code (see docs/networks.md)." }),
+    name: out.text(100).openapi({ example: "Tether USD (TRC-20)" }),
     is_active: z.boolean(),
     is_deposit_enabled: z.boolean().openapi({ description: "Deposits accepted (usable as coin_from)." }),
     is_withdraw_enabled: z.boolean().openapi({ description: "Withdrawals accepted (usable as coin_to)." }),
     min_amount: z.number().openapi({ description: "Minimum amount per order, in the coin's units." }),
     max_amount: z.number().openapi({ description: "Maximum amount per order, in the coin's units." }),
-    min_confirmations: z.number().int(),
-    decimals: z.number().int().openapi({ description: "Decimal precision for display and rounding." }),
+    min_confirmations: out.count(10_000),
+    decimals: out.count(30).openapi({ description: "Decimal precision for display and rounding." }),
     is_memo: z.boolean().openapi({ description: "The network needs a memo / destination tag." }),
-    explorer_tx_url: z.string().nullable().openapi({ example: "https://tronscan.org/#/transaction/{txid}" }),
-    explorer_address_url: z
-      .string()
+    explorer_tx_url: out
+      .text(512)
+      .nullable()
+      .openapi({ example: "https://tronscan.org/#/transaction/{txid}" }),
+    explorer_address_url: out
+      .text(512)
       .nullable()
       .openapi({ example: "https://tronscan.org/#/address/{address}" }),
-    icon_url: z.string().nullable().openapi({
+    icon_url: out.text(512).nullable().openapi({
       example: "/api/v1/icons/usdt.svg?v=3f2a9c1b0d4e",
       description: "Relative path of the icon on this API.",
     }),
@@ -34,15 +41,19 @@ export const CurrencySchema = z
 const route = createRoute({
   method: "get",
   path: "/currencies",
+  operationId: "listCurrencies",
   tags: ["Public"],
+  security: [],
+  middleware: publicRateLimit,
   summary: "List active currencies and their networks",
-  responses: {
-    200: {
-      description: "All active currencies, in a stable order.",
-      content: { "application/json": { schema: z.array(CurrencySchema) } },
-    },
+  responses: withCors({
+    200: okResponse(
+      "limited",
+      "All active currencies, in a stable order.",
+      z.array(CurrencySchema).max(MAX_CATALOG_ROWS),
+    ),
     ...errorResponses(429),
-  },
+  }),
 });
 
 // The catalog changes rarely; CDNs and clients may reuse it for a minute.

@@ -2,23 +2,29 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { ICONS } from "../../generated/icons";
 import { ApiError } from "../errors";
 import { createRouter } from "../router";
-import { errorResponses } from "../schemas";
+import { errorResponses, HEADERS, withCors } from "../schemas";
 
 const route = createRoute({
   method: "get",
   path: "/icons/{file}",
+  operationId: "getIcon",
   tags: ["Public"],
+  security: [],
   summary: "Coin icon (SVG)",
   description:
     "Serves the icon named by a currency's `icon_url`. The `v` query parameter is a content hash, so responses are cacheable forever.",
   request: {
-    params: z.object({ file: z.string().openapi({ example: "btc.svg" }) }),
-    query: z.object({ v: z.string().optional() }),
+    params: z.object({ file: z.string().max(16_384).openapi({ example: "btc.svg" }) }),
+    query: z.object({ v: z.string().max(16_384).optional() }),
   },
-  responses: {
-    200: { description: "The SVG image.", content: { "image/svg+xml": { schema: z.string() } } },
+  responses: withCors({
+    200: {
+      description: "The SVG image.",
+      headers: { ...HEADERS.requestId, ...HEADERS.cacheControl },
+      content: { "image/svg+xml": { schema: z.string().max(1_000_000) } },
+    },
     ...errorResponses(404),
-  },
+  }),
 });
 
 export const iconsRouter = createRouter().openapi(route, (c) => {

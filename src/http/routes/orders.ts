@@ -3,11 +3,13 @@ import { tryParseDecimal } from "../../domain/money";
 import { ORDER_STATUSES, STATUS_REASONS } from "../../domain/order-state";
 import { createOrder, listPartnerOrders, readOrder } from "../../services/orders";
 import type { PartnerEnv } from "../app-env";
+import { partnerAuth } from "../middleware/auth";
 import { createRouter } from "../router";
-import { DECIMAL_STRING, errorResponses, ticker } from "../schemas";
+import { decimalAmount, errorResponses, okResponse, out, ticker, timestamp } from "../schemas";
 
 const security: Record<string, string[]>[] = [{ PartnerBearer: [] }, { PartnerApiKey: [] }];
 const tags = ["Orders"];
+const middleware = partnerAuth("required");
 
 /** Optional string fields also accept null (many clients send null for "not set"). */
 const optionalText = (max: number, description: string) =>
@@ -20,7 +22,7 @@ const optionalText = (max: number, description: string) =>
     .openapi({ description });
 
 const amountFrom = z
-  .union([z.number().positive(), z.string().regex(DECIMAL_STRING, 'must be a decimal string such as "0.5"')])
+  .union([z.number().positive(), decimalAmount('must be a decimal string such as "0.5"')])
   .refine((v) => {
     const d = tryParseDecimal(String(v));
     return d?.gt(0) === true;
@@ -67,8 +69,8 @@ const CreateOrderBody = z
 
 export const OrderSchema = z
   .object({
-    id: z.uuid(),
-    short_id: z.string().openapi({
+    id: out.uuid(),
+    short_id: out.text(10).openapi({
       example: "7K3M9QX2TB",
       description: "10 chars Crockford base32; accepted wherever id is, any case.",
     }),
@@ -77,13 +79,13 @@ export const OrderSchema = z
       description:
         "Beyond the contract: why an order was refunded, failed or expired after a dropped deposit.",
     }),
-    created_at: z.string().openapi({ example: "2026-11-21T12:00:00.000Z" }),
-    updated_at: z.string().openapi({ description: "Beyond the contract: last change." }),
-    expires_at: z.string().openapi({ description: "Deposit deadline." }),
-    coin_from: z.string(),
-    network_from: z.string(),
-    coin_to: z.string(),
-    network_to: z.string(),
+    created_at: timestamp("When the order was created."),
+    updated_at: timestamp("Beyond the contract: last change."),
+    expires_at: timestamp("Deposit deadline."),
+    coin_from: out.ticker(),
+    network_from: out.ticker(),
+    coin_to: out.ticker(),
+    network_to: out.ticker(),
     amount_from_expected: z.number(),
     amount_to_expected: z.number().openapi({
       description:
@@ -99,27 +101,37 @@ export const OrderSchema = z
       .openapi({ description: "Beyond the contract: amount paid out, fixed at exchange time." }),
     rate_type: z.enum(["float", "fixed"]),
     rate_quoted: z.number(),
-    deposit_address: z.string(),
-    deposit_address_tag: z.string().nullable(),
-    recipient_address: z.string(),
-    recipient_address_tag: z
-      .string()
+    deposit_address: out.address(),
+    deposit_address_tag: out.tag().nullable(),
+    recipient_address: out.address(),
+    recipient_address_tag: out
+      .tag()
       .nullable()
       .openapi({ description: "Beyond the contract: the recipient memo, if any." }),
-    refund_address: z.string().nullable().openapi({ description: "Beyond the contract." }),
-    refund_address_tag: z.string().nullable().openapi({ description: "Beyond the contract." }),
-    deposit_txid: z.string().nullable(),
-    deposit_confirmations: z.number().int().nullable(),
-    deposit_confirmations_required: z.number().int(),
-    payout_txid: z.string().nullable(),
-    refund_txid: z
-      .string()
+    refund_address: out.address().nullable().openapi({ description: "Beyond the contract." }),
+    refund_address_tag: out.tag().nullable().openapi({ description: "Beyond the contract." }),
+    deposit_txid: out.txid().nullable(),
+    deposit_confirmations: out.count(1_000_000).nullable(),
+    deposit_confirmations_required: out.count(10_000),
+    payout_txid: out.txid().nullable(),
+    refund_txid: out
+      .txid()
       .nullable()
       .openapi({ description: "Beyond the contract: the refund transaction." }),
   })
   .openapi("Order");
 
+const SignatureHeader = {
+  "x-signature": z.string().max(256).optional().openapi({
+    description:
+      "Optional: hex HMAC-SHA256 of the raw request body keyed by the key's secret (either case). When present it is verified; a mismatch is 401 `invalid_signature`.",
+  }),
+};
+
+const KeyHeaders = z.object(SignatureHeader);
+
 const IdempotencyHeaders = z.object({
+  ...SignatureHeader,
   "idempotency-key": z
     .string()
     .min(1)
@@ -134,22 +146,22 @@ const IdempotencyHeaders = z.object({
 
 const OrderSummarySchema = z
   .object({
-    id: z.uuid(),
-    short_id: z.string(),
+    id: out.uuid(),
+    short_id: out.text(10),
     status: z.enum(ORDER_STATUSES),
-    coin_from: z.string(),
-    network_from: z.string(),
-    coin_to: z.string(),
-    network_to: z.string(),
-    deposit_address: z.string(),
-    deposit_address_tag: z.string().nullable(),
-    created_at: z.string(),
-    updated_at: z.string(),
-    expires_at: z.string(),
+    coin_from: out.ticker(),
+    network_from: out.ticker(),
+    coin_to: out.ticker(),
+    network_to: out.ticker(),
+    deposit_address: out.address(),
+    deposit_address_tag: out.tag().nullable(),
+    created_at: timestamp("When the order was created."),
+    updated_at: timestamp("Last change."),
+    expires_at: timestamp("Deposit deadline."),
   })
   .openapi("OrderSummary");
 
-const isoDate = z.iso.datetime({ offset: true }).optional();
+const isoDate = z.iso.datetime({ offset: true }).max(40).optional();
 
 const ListQuery = z.object({
   status: z.enum(ORDER_STATUSES).optional(),
@@ -161,7 +173,7 @@ const ListQuery = z.object({
     .min(1)
     .max(100)
     .default(20)
-    .openapi({ description: "Page size, 1–100 (default 20)." }),
+    .openapi({ description: "Page size, 1–100 (default 20).", format: "int32" }),
   cursor: z
     .string()
     .max(512)
@@ -174,21 +186,23 @@ export const ordersRouter = createRouter<PartnerEnv>()
     createRoute({
       method: "get",
       path: "/partner/orders",
+      operationId: "listOrders",
       tags,
       security,
+      middleware,
       summary: "List your orders, newest first",
       description:
         "Beyond the contract. Summaries from the order index (fetch one order for amounts and transaction ids); filters combine; follow `next_cursor` until it is null.",
-      request: { query: ListQuery },
+      request: { query: ListQuery, headers: KeyHeaders },
       responses: {
-        200: {
-          description: "A page of orders.",
-          content: {
-            "application/json": {
-              schema: z.object({ data: z.array(OrderSummarySchema), next_cursor: z.string().nullable() }),
-            },
-          },
-        },
+        200: okResponse(
+          "limited",
+          "A page of orders.",
+          z.object({
+            data: z.array(OrderSummarySchema).max(100),
+            next_cursor: z.string().max(512).nullable(),
+          }),
+        ),
         ...errorResponses(400, 401, 403, 429),
       },
     }),
@@ -209,8 +223,10 @@ export const ordersRouter = createRouter<PartnerEnv>()
     createRoute({
       method: "post",
       path: "/partner/orders",
+      operationId: "createOrder",
       tags,
       security,
+      middleware,
       summary: "Create an exchange order",
       description:
         "Returns the deposit address (and tag on memo networks). The order expires if no deposit arrives within 30 minutes.",
@@ -219,10 +235,7 @@ export const ordersRouter = createRouter<PartnerEnv>()
         body: { content: { "application/json": { schema: CreateOrderBody } }, required: true },
       },
       responses: {
-        201: {
-          description: "Created (or replayed for a repeated Idempotency-Key).",
-          content: { "application/json": { schema: OrderSchema } },
-        },
+        201: okResponse("limited", "Created (or replayed for a repeated Idempotency-Key).", OrderSchema, 201),
         ...errorResponses(400, 401, 403, 413, 415, 422, 429, 503),
       },
     }),
@@ -243,20 +256,25 @@ export const ordersRouter = createRouter<PartnerEnv>()
     createRoute({
       method: "get",
       path: "/partner/orders/{order_id}",
+      operationId: "getOrder",
       tags,
       security,
+      middleware,
       summary: "Get an order by UUID or short_id",
       request: {
         params: z.object({
-          // No length cap: an id of any other shape is simply not found (404, as the contract says).
-          order_id: z.string().min(1).openapi({ description: "Order UUID or short_id (any case)." }),
+          // An id of any other shape is simply not found (404, as the contract says); the bound is
+          // Cloudflare's own URL limit (16 KB), declared so clients know one exists.
+          order_id: z
+            .string()
+            .min(1)
+            .max(16_384)
+            .openapi({ description: "Order UUID or short_id (any case)." }),
         }),
+        headers: KeyHeaders,
       },
       responses: {
-        200: {
-          description: "The order with its current status.",
-          content: { "application/json": { schema: OrderSchema } },
-        },
+        200: okResponse("limited", "The order with its current status.", OrderSchema),
         ...errorResponses(401, 403, 404, 429),
       },
     }),

@@ -3,15 +3,12 @@ import { parseDecimal, toDecimalString, toJsonNumber } from "../../domain/money"
 import { issueFixedQuote } from "../../services/fixed-quotes";
 import { priceQuote } from "../../services/quoting";
 import { badRequest } from "../errors";
+import { partnerAuth } from "../middleware/auth";
 import { createRouter } from "../router";
-import { DECIMAL_STRING, errorResponses, ticker } from "../schemas";
+import { decimalAmount, errorResponses, okResponse, out, ticker, withCors } from "../schemas";
 
 const decimalParam = (description: string) =>
-  z
-    .string()
-    .regex(DECIMAL_STRING, "must be a positive decimal number such as 0.5")
-    .optional()
-    .openapi({ description });
+  decimalAmount("must be a positive decimal number such as 0.5").optional().openapi({ description });
 
 const RatesQuery = z.object({
   coin_from: ticker.openapi({ example: "BTC", description: "Source coin ticker." }),
@@ -34,10 +31,12 @@ const RatesQuery = z.object({
 
 export const RateQuoteSchema = z
   .object({
-    coin_from: z.string(),
-    coin_to: z.string(),
-    network_from: z.string().openapi({ description: "Beyond the contract: the resolved source network." }),
-    network_to: z.string().openapi({ description: "Beyond the contract: the resolved destination network." }),
+    coin_from: out.ticker(),
+    coin_to: out.ticker(),
+    network_from: out.ticker().openapi({ description: "Beyond the contract: the resolved source network." }),
+    network_to: out
+      .ticker()
+      .openapi({ description: "Beyond the contract: the resolved destination network." }),
     rate_type: z.enum(["float", "fixed"]),
     rate: z.number().openapi({
       description:
@@ -51,10 +50,10 @@ export const RateQuoteSchema = z
     }),
     min_amount: z.number().openapi({ description: "Minimum amount_from for this pair (rounded up)." }),
     max_amount: z.number().openapi({ description: "Maximum amount_from for this pair (rounded down)." }),
-    expires_in: z.number().int().nullable().openapi({
+    expires_in: out.count(86_400).nullable().openapi({
       description: "Seconds the quote stays valid: null for float quotes; for fixed quotes the seconds left.",
     }),
-    quote_id: z.string().optional().openapi({
+    quote_id: out.text(1200).optional().openapi({
       example: "q1.WyJwYXJ0bmVyIiwiQlRDIl0.3q2-7wAAAAAAAAAAAAAAAA",
       description:
         "Fixed quotes only: pass as `quote_id` to POST /partner/orders to lock exactly this quote. An opaque, signed token (up to about 400 characters of `A-Za-z0-9._-`); only quotes requested with an API key can be locked, by that partner.",
@@ -72,16 +71,18 @@ const OPTIONAL_PARTNER_SECURITY: Record<string, string[]>[] = [
 const route = createRoute({
   method: "get",
   path: "/partner/rates",
+  operationId: "getRate",
   tags: ["Public"],
   summary: "Quote a rate and the pair's limits",
   description:
     "Public. With `X-API-Key` (or `Authorization: Bearer`), the quote reflects the partner's pricing. `min_amount`/`max_amount` are the pair's limits; validate user input against them before creating an order.",
   security: OPTIONAL_PARTNER_SECURITY,
+  middleware: partnerAuth("optional"),
   request: { query: RatesQuery },
-  responses: {
-    200: { description: "The quote.", content: { "application/json": { schema: RateQuoteSchema } } },
+  responses: withCors({
+    200: okResponse("limited", "The quote.", RateQuoteSchema),
     ...errorResponses(400, 401, 403, 422, 429, 503),
-  },
+  }),
 });
 
 export const ratesRouter = createRouter().openapi(route, async (c) => {

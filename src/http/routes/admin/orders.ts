@@ -27,6 +27,7 @@ export const adminOrdersRouter = createRouter()
     createRoute({
       method: "get",
       path: "/orders/{id}",
+      operationId: "adminGetOrder",
       tags: ["Admin: orders"],
       security,
       summary: "An order with its full event log (support view)",
@@ -58,6 +59,7 @@ export const adminOrdersRouter = createRouter()
     createRoute({
       method: "post",
       path: "/address-pool/{network}",
+      operationId: "adminAddPoolAddresses",
       tags: ["Admin: deposit addresses"],
       security,
       summary: "Load deposit addresses into a network's pool (networks without public derivation, e.g. SOL)",
@@ -106,6 +108,7 @@ export const adminOrdersRouter = createRouter()
     createRoute({
       method: "get",
       path: "/address-pool",
+      operationId: "adminListAddressPools",
       tags: ["Admin: deposit addresses"],
       security,
       summary: "Pool sizes per network",

@@ -148,6 +148,7 @@ export const adminPartnersRouter = createRouter()
     createRoute({
       method: "post",
       path: "/partners",
+      operationId: "adminCreatePartner",
       tags,
       security,
       summary: "Create a partner",
@@ -180,6 +181,7 @@ export const adminPartnersRouter = createRouter()
     createRoute({
       method: "get",
       path: "/partners",
+      operationId: "adminListPartners",
       tags,
       security,
       summary: "List partners",
@@ -197,6 +199,7 @@ export const adminPartnersRouter = createRouter()
     createRoute({
       method: "get",
       path: "/partners/{id}",
+      operationId: "adminGetPartner",
       tags,
       security,
       summary: "Get a partner",
@@ -216,6 +219,7 @@ export const adminPartnersRouter = createRouter()
     createRoute({
       method: "patch",
       path: "/partners/{id}",
+      operationId: "adminUpdatePartner",
       tags,
       security,
       summary: "Update a partner (name, activation, markup, rate limit)",
@@ -252,6 +256,7 @@ export const adminPartnersRouter = createRouter()
     createRoute({
       method: "post",
       path: "/partners/{id}/keys",
+      operationId: "adminCreateKey",
       tags,
       security,
       summary: "Create an API key (the full key is returned only here)",
@@ -282,6 +287,7 @@ export const adminPartnersRouter = createRouter()
     createRoute({
       method: "get",
       path: "/partners/{id}/keys",
+      operationId: "adminListKeys",
       tags,
       security,
       summary: "List a partner's API keys (no secrets)",
@@ -304,6 +310,7 @@ export const adminPartnersRouter = createRouter()
     createRoute({
       method: "delete",
       path: "/partners/{id}/keys/{key_id}",
+      operationId: "adminRevokeKey",
       tags,
       security,
       summary: "Revoke an API key",
@@ -325,6 +332,7 @@ export const adminPartnersRouter = createRouter()
     createRoute({
       method: "post",
       path: "/partners/{id}/webhook-secret",
+      operationId: "adminRotateWebhookSecret",
       tags,
       security,
       summary: "Create or rotate the webhook signing secret (shown only in this response)",
@@ -351,6 +359,7 @@ export const adminPartnersRouter = createRouter()
     createRoute({
       method: "get",
       path: "/partners/{id}/webhook-deliveries",
+      operationId: "adminListWebhookDeliveries",
       tags,
       security,
       summary: "The partner's webhook delivery log, newest first",
@@ -377,6 +386,7 @@ export const adminPartnersRouter = createRouter()
     createRoute({
       method: "post",
       path: "/partners/{id}/webhook-deliveries/{event_id}/retry",
+      operationId: "adminRetryWebhookDelivery",
       tags,
       security,
       summary: "Deliver an event again now (also revives a failed one, with a fresh 3-day window)",

@@ -30,6 +30,7 @@ export const adminPricesRouter = createRouter()
     createRoute({
       method: "get",
       path: "/prices",
+      operationId: "adminGetPrices",
       tags,
       security,
       summary: "Stored market prices with their age",
@@ -55,6 +56,7 @@ export const adminPricesRouter = createRouter()
     createRoute({
       method: "put",
       path: "/prices",
+      operationId: "adminSetPrices",
       tags,
       security,
       summary: "Set prices (PRICE_SOURCE=static only)",

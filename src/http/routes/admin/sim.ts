@@ -187,6 +187,7 @@ export const adminSimRouter = createRouter()
     createRoute({
       method: "get",
       path: "/sim/{network}",
+      operationId: "adminSimGetChain",
       tags,
       security,
       summary: "A simulated network's height and mempool size",
@@ -206,6 +207,7 @@ export const adminSimRouter = createRouter()
     createRoute({
       method: "post",
       path: "/sim/{network}/transfers",
+      operationId: "adminSimSendTransfer",
       tags,
       security,
       summary: "Broadcast a simulated transfer to an address (lands in the mempool)",
@@ -258,6 +260,7 @@ export const adminSimRouter = createRouter()
     createRoute({
       method: "delete",
       path: "/sim/{network}/transfers/{txid}",
+      operationId: "adminSimDropTransfer",
       tags,
       security,
       summary: "Drop an unconfirmed transfer from the mempool (as if evicted or replaced)",
@@ -284,6 +287,7 @@ export const adminSimRouter = createRouter()
     createRoute({
       method: "post",
       path: "/sim/{network}/blocks",
+      operationId: "adminSimMineBlocks",
       tags,
       security,
       summary: "Mine blocks; the first one includes the whole mempool",
@@ -304,6 +308,7 @@ export const adminSimRouter = createRouter()
     createRoute({
       method: "post",
       path: "/sim/{network}/reorg",
+      operationId: "adminSimReorg",
       tags,
       security,
       summary: "Remove the last blocks and their incoming transfers",
@@ -326,6 +331,7 @@ export const adminSimRouter = createRouter()
     createRoute({
       method: "get",
       path: "/sim/{network}/outgoing",
+      operationId: "adminSimListOutgoing",
       tags,
       security,
       summary: "Payouts and refunds sent on a simulated network, with their order ids",
@@ -344,6 +350,7 @@ export const adminSimRouter = createRouter()
     createRoute({
       method: "put",
       path: "/sim/{network}/faults",
+      operationId: "adminSimSetFaults",
       tags,
       security,
       summary: "Inject faults (chaos) into a simulated network",

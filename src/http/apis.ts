@@ -1,0 +1,99 @@
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "./app-env";
+import { createRouter } from "./router";
+import { adminOrdersRouter } from "./routes/admin/orders";
+import { adminPartnersRouter } from "./routes/admin/partners";
+import { adminPricesRouter } from "./routes/admin/prices";
+import { adminSimRouter } from "./routes/admin/sim";
+import { currenciesRouter } from "./routes/currencies";
+import { iconsRouter } from "./routes/icons";
+import { ordersRouter } from "./routes/orders";
+import { ratesRouter } from "./routes/rates";
+
+/**
+ * The API is two documents: what partners integrate (public) and what operators run (behind the
+ * admin token). Each is its own router with its own registry, so neither document leaks into the
+ * other. Every route carries an `operationId` (camelCase verb + noun; operator routes start with
+ * `admin`) that the SDK names its methods after; test/http/openapi.test.ts refuses a route without.
+ */
+export const PARTNER_OPENAPI_PATH = "/api/v1/openapi.json";
+export const ADMIN_OPENAPI_PATH = "/admin/v1/openapi.json";
+
+// OWASP's inventory rules want each server's audience and environment stated.
+const server = (url: string) => ({
+  url: new URL(url).origin,
+  description: "This deployment: production, or local development under `npm run dev`.",
+  "x-internal": false,
+});
+
+const info = (title: string, description: string) => ({
+  title,
+  version: "1.0.0",
+  description,
+  license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
+});
+
+export function partnerApi(): OpenAPIHono<AppEnv> {
+  const api = createRouter();
+  api.route("/api/v1", currenciesRouter);
+  api.route("/api/v1", ratesRouter);
+  api.route("/api/v1", ordersRouter);
+  api.route("/api/v1", iconsRouter);
+  api.openAPIRegistry.registerComponent("securitySchemes", "PartnerBearer", {
+    type: "http",
+    scheme: "bearer",
+    description: "Partner API key `<key_id>.<secret>`.",
+  });
+  api.openAPIRegistry.registerComponent("securitySchemes", "PartnerApiKey", {
+    type: "apiKey",
+    in: "header",
+    name: "X-API-Key",
+    description: "The same partner API key, as a header.",
+  });
+  api.doc31(PARTNER_OPENAPI_PATH, (c) => ({
+    openapi: "3.1.0",
+    info: {
+      ...info(
+        "Partner Exchange API",
+        "List currencies, quote rates, create exchange orders and follow them to payout. Every error is JSON `{detail, code}`; branch on `code`. Public routes allow cross-origin GETs (CORS, no credentials); key-protected routes are for servers only.",
+      ),
+      contact: { name: "Partner support" },
+    },
+    servers: [server(c.req.url)],
+    tags: [
+      { name: "Public", description: "No key needed: the catalog, quotes and icons." },
+      { name: "Orders", description: "Create and follow exchange orders with your partner API key." },
+    ],
+  }));
+  return api;
+}
+
+export function adminApi(): OpenAPIHono<AppEnv> {
+  const api = createRouter();
+  api.route("/admin/v1", adminPartnersRouter);
+  api.route("/admin/v1", adminPricesRouter);
+  api.route("/admin/v1", adminOrdersRouter);
+  api.route("/admin/v1", adminSimRouter);
+  api.openAPIRegistry.registerComponent("securitySchemes", "AdminBearer", {
+    type: "http",
+    scheme: "bearer",
+    description: "Operator token (ADMIN_TOKEN secret).",
+  });
+  api.doc31(ADMIN_OPENAPI_PATH, (c) => ({
+    openapi: "3.1.0",
+    info: info(
+      "Partner Exchange API — operator",
+      "The operator API: partners and keys, prices, orders, deposit addresses and SimChain. Not for partners.",
+    ),
+    servers: [server(c.req.url)],
+    security: [{ AdminBearer: [] }],
+    tags: [
+      { name: "Admin: partners", description: "Partners, keys and webhooks." },
+      { name: "Admin: prices", description: "Prices in static mode." },
+      { name: "Admin: orders", description: "Order inspection." },
+      { name: "Admin: deposit addresses", description: "Address pools for networks without derivation." },
+      { name: "Admin: SimChain", description: "Drive the simulated chains (dev and test only)." },
+    ],
+  }));
+  return api;
+}
