@@ -48,7 +48,11 @@ describe("OpenAPI documents", () => {
 
   it("documents every route the app serves, each with an operationId and a declared tag", async () => {
     const [partner, operator] = [await partnerDoc(), await adminDoc()];
-    const undocumented = new Set(["/api/v1/openapi.json", "/admin/v1/openapi.json", "/api/v1/_bench/baseline"]);
+    const undocumented = new Set([
+      "/api/v1/openapi.json",
+      "/admin/v1/openapi.json",
+      "/api/v1/_bench/baseline",
+    ]);
     const served = createApp()
       .routes.filter((r) => r.method !== "ALL" && !undocumented.has(r.path) && !r.path.startsWith("/docs"))
       .map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:([A-Za-z_]+)/g, "{$1}")}`);
@@ -63,7 +67,11 @@ describe("OpenAPI documents", () => {
       [operator, operations(operator)],
     ] as const) {
       const declared = new Set(doc.tags?.map((t) => t.name));
-      for (const o of list) expect(o.op.tags?.every((t) => declared.has(t)), o.key).toBe(true);
+      for (const o of list)
+        expect(
+          o.op.tags?.every((t) => declared.has(t)),
+          o.key,
+        ).toBe(true);
     }
   });
 
@@ -83,16 +91,22 @@ describe("OpenAPI documents", () => {
     const doc = await partnerDoc();
     const created = doc.paths["/api/v1/partner/orders"]?.post?.responses;
     expect(Object.keys(created?.["201"]?.headers ?? {})).toEqual(
-      expect.arrayContaining(["X-Request-Id", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Cache-Control"]),
+      expect.arrayContaining([
+        "X-Request-Id",
+        "RateLimit-Limit",
+        "RateLimit-Remaining",
+        "RateLimit-Reset",
+        "Cache-Control",
+      ]),
     );
     expect(Object.keys(created?.["429"]?.headers ?? {})).toContain("Retry-After");
     expect(Object.keys(created?.["503"]?.headers ?? {})).toContain("Retry-After");
     const currencies = doc.paths["/api/v1/currencies"]?.get?.responses["200"]?.headers ?? {};
     expect(Object.keys(currencies)).toContain("Access-Control-Allow-Origin");
     // Icons are not rate-limited, so they don't claim RateLimit-* headers.
-    expect(Object.keys(doc.paths["/api/v1/icons/{file}"]?.get?.responses["200"]?.headers ?? {})).not.toContain(
-      "RateLimit-Limit",
-    );
+    expect(
+      Object.keys(doc.paths["/api/v1/icons/{file}"]?.get?.responses["200"]?.headers ?? {}),
+    ).not.toContain("RateLimit-Limit");
   });
 
   it("amount patterns refuse zero, and timestamps are date-time", async () => {
