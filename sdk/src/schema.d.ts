@@ -100,9 +100,117 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "order.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An order changed status
+         * @description Sent to your webhook endpoint after every status change. Verify `X-Webhook-Signature` over the raw body before parsing (docs/webhooks.md; the SDK's `verifyWebhook`).
+         */
+        post: operations["orderStatusChanged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
+        WebhookEvent: {
+            /** @description Unique per event; deduplicate on it (delivery is at-least-once). */
+            id: string;
+            /** @enum {string} */
+            type: "order.status_changed";
+            /**
+             * Format: date-time
+             * @description When the transition happened.
+             * @example 2026-11-21T12:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: int32
+             * @description Per order 1, 2, 3, … in transition order; ignore one not higher than the last you processed.
+             */
+            sequence: number;
+            data: {
+                order: components["schemas"]["Order"];
+                /** @enum {string} */
+                previous_status: "waiting_deposit" | "confirming" | "exchanging" | "sending" | "completed" | "expired" | "refunding" | "refunded" | "failed";
+            };
+        };
+        Order: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description 10 chars Crockford base32; accepted wherever id is, any case.
+             * @example 7K3M9QX2TB
+             */
+            short_id: string;
+            /** @enum {string} */
+            status: "waiting_deposit" | "confirming" | "exchanging" | "sending" | "completed" | "expired" | "refunding" | "refunded" | "failed";
+            /**
+             * @description Beyond the contract: why an order was refunded, failed or expired after a dropped deposit.
+             * @enum {string|null}
+             */
+            status_reason: "amount_below_min" | "amount_above_max" | "fixed_amount_mismatch" | "fixed_rate_expired" | "late_deposit" | "exchange_failed" | "payout_failed" | "refund_failed" | "deposit_dropped" | null;
+            /**
+             * Format: date-time
+             * @description When the order was created.
+             * @example 2026-11-21T12:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Beyond the contract: last change.
+             * @example 2026-11-21T12:00:00.000Z
+             */
+            updated_at: string;
+            /**
+             * Format: date-time
+             * @description Deposit deadline.
+             * @example 2026-11-21T12:00:00.000Z
+             */
+            expires_at: string;
+            coin_from: string;
+            network_from: string;
+            coin_to: string;
+            network_to: string;
+            amount_from_expected: number;
+            /** @description Float orders: an estimate at the current rate. Fixed: guaranteed for the expected deposit. */
+            amount_to_expected: number;
+            /** @description Beyond the contract: amount of the detected deposit. */
+            amount_from_received: number | null;
+            /** @description Beyond the contract: amount paid out, fixed at exchange time. */
+            amount_to_actual: number | null;
+            /** @enum {string} */
+            rate_type: "float" | "fixed";
+            rate_quoted: number;
+            deposit_address: string;
+            deposit_address_tag: string | null;
+            recipient_address: string;
+            /** @description Beyond the contract: the recipient memo, if any. */
+            recipient_address_tag: string | null;
+            /** @description Beyond the contract. */
+            refund_address: string | null;
+            /** @description Beyond the contract. */
+            refund_address_tag: string | null;
+            deposit_txid: string | null;
+            /** Format: int32 */
+            deposit_confirmations: number | null;
+            /** Format: int32 */
+            deposit_confirmations_required: number;
+            payout_txid: string | null;
+            /** @description Beyond the contract: the refund transaction. */
+            refund_txid: string | null;
+        };
         Currency: {
             /**
              * Format: uuid
@@ -223,71 +331,6 @@ export interface components {
              * @example 2026-11-21T12:00:00.000Z
              */
             expires_at: string;
-        };
-        Order: {
-            /** Format: uuid */
-            id: string;
-            /**
-             * @description 10 chars Crockford base32; accepted wherever id is, any case.
-             * @example 7K3M9QX2TB
-             */
-            short_id: string;
-            /** @enum {string} */
-            status: "waiting_deposit" | "confirming" | "exchanging" | "sending" | "completed" | "expired" | "refunding" | "refunded" | "failed";
-            /**
-             * @description Beyond the contract: why an order was refunded, failed or expired after a dropped deposit.
-             * @enum {string|null}
-             */
-            status_reason: "amount_below_min" | "amount_above_max" | "fixed_amount_mismatch" | "fixed_rate_expired" | "late_deposit" | "exchange_failed" | "payout_failed" | "refund_failed" | "deposit_dropped" | null;
-            /**
-             * Format: date-time
-             * @description When the order was created.
-             * @example 2026-11-21T12:00:00.000Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @description Beyond the contract: last change.
-             * @example 2026-11-21T12:00:00.000Z
-             */
-            updated_at: string;
-            /**
-             * Format: date-time
-             * @description Deposit deadline.
-             * @example 2026-11-21T12:00:00.000Z
-             */
-            expires_at: string;
-            coin_from: string;
-            network_from: string;
-            coin_to: string;
-            network_to: string;
-            amount_from_expected: number;
-            /** @description Float orders: an estimate at the current rate. Fixed: guaranteed for the expected deposit. */
-            amount_to_expected: number;
-            /** @description Beyond the contract: amount of the detected deposit. */
-            amount_from_received: number | null;
-            /** @description Beyond the contract: amount paid out, fixed at exchange time. */
-            amount_to_actual: number | null;
-            /** @enum {string} */
-            rate_type: "float" | "fixed";
-            rate_quoted: number;
-            deposit_address: string;
-            deposit_address_tag: string | null;
-            recipient_address: string;
-            /** @description Beyond the contract: the recipient memo, if any. */
-            recipient_address_tag: string | null;
-            /** @description Beyond the contract. */
-            refund_address: string | null;
-            /** @description Beyond the contract. */
-            refund_address_tag: string | null;
-            deposit_txid: string | null;
-            /** Format: int32 */
-            deposit_confirmations: number | null;
-            /** Format: int32 */
-            deposit_confirmations_required: number;
-            payout_txid: string | null;
-            /** @description Beyond the contract: the refund transaction. */
-            refund_txid: string | null;
         };
         CreateOrder: {
             /** @example BTC */
@@ -1116,6 +1159,33 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+        };
+    };
+    orderStatusChanged: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, keyed by your webhook secret. */
+                "x-webhook-signature": string;
+                /** @description The event id, as in the body. */
+                "x-webhook-id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event; anything else is retried with backoff for 3 days. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

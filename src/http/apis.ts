@@ -9,6 +9,7 @@ import { currenciesRouter } from "./routes/currencies";
 import { iconsRouter } from "./routes/icons";
 import { ordersRouter } from "./routes/orders";
 import { ratesRouter } from "./routes/rates";
+import { registerWebhookEvents } from "./routes/webhook-events";
 
 /**
  * The API is two documents: what partners integrate (public) and what operators run (behind the
@@ -50,6 +51,7 @@ export function partnerApi(): OpenAPIHono<AppEnv> {
     name: "X-API-Key",
     description: "The same partner API key, as a header.",
   });
+  registerWebhookEvents(api.openAPIRegistry);
   api.doc31(PARTNER_OPENAPI_PATH, (c) => ({
     openapi: "3.1.0",
     info: {

@@ -1,0 +1,89 @@
+import createFetchClient from "openapi-fetch";
+import { ApiError } from "./errors.js";
+import { defaultRetryPolicy, partnerFetch, type RetryPolicy } from "./fetch.js";
+import type { components, operations, paths } from "./schema.js";
+
+export type Currency = components["schemas"]["Currency"];
+export type RateQuote = components["schemas"]["RateQuote"];
+export type CreateOrderRequest = components["schemas"]["CreateOrder"];
+export type Order = components["schemas"]["Order"];
+export type OrderSummary = components["schemas"]["OrderSummary"];
+export type RateQuery = operations["getRate"]["parameters"]["query"];
+export type ListOrdersQuery = Omit<NonNullable<operations["listOrders"]["parameters"]["query"]>, "cursor">;
+export type OrdersPage = { data: OrderSummary[]; next_cursor: string | null };
+
+export interface ClientOptions {
+  /** Where the API lives, e.g. `https://api.example.com` (no `/api/v1`). */
+  baseUrl: string;
+  /** Your key `<key_id>.<secret>`; optional for the public routes only. */
+  apiKey?: string;
+  /** Also send `X-Signature` (hex HMAC-SHA256 of each body, keyed by the key's secret). */
+  signRequests?: boolean;
+  /** Retries on 429 / 503 / network errors (defaults: 3 retries, Retry-After honoured up to 30 s). */
+  retry?: Partial<RetryPolicy>;
+  /** The fetch to send with (default: the global one). */
+  fetch?: typeof fetch;
+}
+
+type Result<T> = { data?: T; error?: unknown; response: Response };
+
+async function unwrap<T>(pending: Promise<Result<T>>): Promise<T> {
+  const { data, error, response } = await pending;
+  if (!response.ok || data === undefined) throw ApiError.from(response, error);
+  return data;
+}
+
+/**
+ * A typed client for every partner operation (methods named after the document's operationIds).
+ * Errors are thrown as `ApiError`; `raw` is the underlying openapi-fetch client.
+ */
+export function createClient(options: ClientOptions) {
+  const { apiKey } = options;
+  const secret = apiKey?.includes(".") ? apiKey.slice(apiKey.indexOf(".") + 1) : null;
+  if (options.signRequests && !secret)
+    throw new Error("signRequests needs an apiKey of the form <key_id>.<secret>.");
+  const policy: RetryPolicy = { ...defaultRetryPolicy, ...options.retry };
+  const base = options.fetch ?? globalThis.fetch.bind(globalThis);
+  const raw = createFetchClient<paths>({
+    baseUrl: options.baseUrl.replace(/\/+$/, ""),
+    fetch: partnerFetch(base, policy, options.signRequests ? secret : null),
+    headers: apiKey ? { Authorization: `Bearer ${apiKey}` } : {},
+  });
+
+  const listOrdersPage = (query: ListOrdersQuery & { cursor?: string } = {}): Promise<OrdersPage> =>
+    unwrap(raw.GET("/api/v1/partner/orders", { params: { query } }));
+
+  return {
+    raw,
+    listCurrencies: (): Promise<Currency[]> => unwrap(raw.GET("/api/v1/currencies")),
+    getRate: (query: RateQuery): Promise<RateQuote> =>
+      unwrap(raw.GET("/api/v1/partner/rates", { params: { query } })),
+    /**
+     * Creates an order. An Idempotency-Key is sent on every call (a fresh UUID unless you pass your
+     * own) and reused across the client's retries, so a retried request never makes a second order.
+     */
+    createOrder: (body: CreateOrderRequest, opts: { idempotencyKey?: string } = {}): Promise<Order> =>
+      unwrap(
+        raw.POST("/api/v1/partner/orders", {
+          body,
+          params: { header: { "idempotency-key": opts.idempotencyKey ?? crypto.randomUUID() } },
+        }),
+      ),
+    getOrder: (orderId: string): Promise<Order> =>
+      unwrap(raw.GET("/api/v1/partner/orders/{order_id}", { params: { path: { order_id: orderId } } })),
+    listOrdersPage,
+    /** Every order matching the filters, newest first, fetched page by page as you iterate. */
+    async *listOrders(query: ListOrdersQuery = {}): AsyncGenerator<OrderSummary, void, undefined> {
+      let cursor: string | undefined;
+      do {
+        const page = await listOrdersPage(cursor ? { ...query, cursor } : query);
+        yield* page.data;
+        cursor = page.next_cursor ?? undefined;
+      } while (cursor);
+    },
+    getIcon: (file: string): Promise<string> =>
+      unwrap(raw.GET("/api/v1/icons/{file}", { params: { path: { file } }, parseAs: "text" })),
+  };
+}
+
+export type PartnerClient = ReturnType<typeof createClient>;

@@ -1,0 +1,71 @@
+import { hmacSha256Hex } from "./hmac.js";
+
+export interface RetryPolicy {
+  /** Retries after the first attempt (default 3). */
+  maxRetries: number;
+  /** Longest single wait, in ms, whatever Retry-After says (default 30 s). */
+  maxDelayMs: number;
+  /** First backoff when the server gives no Retry-After (default 500 ms, doubling). */
+  baseDelayMs: number;
+  /** How to wait (tests replace it). */
+  sleep: (ms: number) => Promise<void>;
+}
+
+export const defaultRetryPolicy: RetryPolicy = {
+  maxRetries: 3,
+  maxDelayMs: 30_000,
+  baseDelayMs: 500,
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
+
+const RETRYABLE_STATUS = new Set([429, 503]);
+
+/**
+ * A request may be sent again only when a repeat cannot do anything twice: reads, and writes that
+ * carry an Idempotency-Key (the server answers a repeat with the first result).
+ */
+function safeToRepeat(request: Request): boolean {
+  return request.method === "GET" || request.method === "HEAD" || request.headers.has("idempotency-key");
+}
+
+function delayMs(policy: RetryPolicy, attempt: number, response: Response | null): number {
+  const retryAfter = response?.headers.get("retry-after");
+  const seconds = retryAfter !== null && retryAfter !== undefined ? Number(retryAfter) : Number.NaN;
+  const ms = Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : policy.baseDelayMs * 2 ** attempt;
+  return Math.min(ms, policy.maxDelayMs);
+}
+
+/**
+ * The fetch the client sends through: signs bodies when asked (X-Signature) and retries 429, 503
+ * and network errors within the policy, the same request (same Idempotency-Key) every time.
+ */
+export function partnerFetch(
+  base: typeof fetch,
+  policy: RetryPolicy,
+  signingSecret: string | null,
+): (request: Request) => Promise<Response> {
+  return async (input: Request) => {
+    let request = input;
+    if (signingSecret && request.body !== null) {
+      const body = new Uint8Array(await request.clone().arrayBuffer());
+      const headers = new Headers(request.headers);
+      headers.set("x-signature", await hmacSha256Hex(signingSecret, body));
+      request = new Request(request, { headers, body });
+    }
+    const repeatable = safeToRepeat(request);
+    for (let attempt = 0; ; attempt++) {
+      const last = !repeatable || attempt >= policy.maxRetries;
+      let response: Response;
+      try {
+        response = await base(last ? request : request.clone());
+      } catch (err) {
+        if (last) throw err;
+        await policy.sleep(delayMs(policy, attempt, null));
+        continue;
+      }
+      if (last || !RETRYABLE_STATUS.has(response.status)) return response;
+      await response.body?.cancel();
+      await policy.sleep(delayMs(policy, attempt, response));
+    }
+  };
+}

@@ -1,0 +1,22 @@
+export {
+  type ClientOptions,
+  type CreateOrderRequest,
+  type Currency,
+  createClient,
+  type ListOrdersQuery,
+  type Order,
+  type OrderSummary,
+  type OrdersPage,
+  type PartnerClient,
+  type RateQuery,
+  type RateQuote,
+} from "./client.js";
+export { ApiError, type ErrorCode, type FieldError } from "./errors.js";
+export type { RetryPolicy } from "./fetch.js";
+export type { components, operations, paths, webhooks } from "./schema.js";
+export {
+  type VerifyOptions,
+  verifyWebhook,
+  type WebhookEvent,
+  WebhookVerificationError,
+} from "./webhooks.js";

@@ -1,0 +1,53 @@
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import { ORDER_STATUSES } from "../../domain/order-state";
+import { WEBHOOK_EVENT_TYPE } from "../../domain/webhooks";
+import { out, timestamp } from "../schemas";
+import { OrderSchema } from "./orders";
+
+export const WebhookEventSchema = z
+  .object({
+    id: out
+      .text(64)
+      .openapi({ description: "Unique per event; deduplicate on it (delivery is at-least-once)." }),
+    type: z.literal(WEBHOOK_EVENT_TYPE),
+    created_at: timestamp("When the transition happened."),
+    sequence: out.count(1_000_000).openapi({
+      description:
+        "Per order 1, 2, 3, … in transition order; ignore one not higher than the last you processed.",
+    }),
+    data: z.object({
+      order: OrderSchema,
+      previous_status: z.enum(ORDER_STATUSES),
+    }),
+  })
+  .openapi("WebhookEvent");
+
+/** The events the service POSTs to a partner's endpoint (OpenAPI 3.1 `webhooks`; docs/webhooks.md). */
+export function registerWebhookEvents(registry: OpenAPIHono["openAPIRegistry"]): void {
+  registry.registerWebhook({
+    method: "post",
+    path: WEBHOOK_EVENT_TYPE,
+    operationId: "orderStatusChanged",
+    tags: ["Orders"],
+    // Sent by the service, signed with the webhook secret (not an API key).
+    security: [],
+    summary: "An order changed status",
+    description:
+      "Sent to your webhook endpoint after every status change. Verify `X-Webhook-Signature` over the raw body before parsing (docs/webhooks.md; the SDK's `verifyWebhook`).",
+    request: {
+      headers: z.object({
+        "x-webhook-signature": out.text(400).openapi({
+          description:
+            '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, keyed by your webhook secret.',
+        }),
+        "x-webhook-id": out.text(64).openapi({ description: "The event id, as in the body." }),
+      }),
+      body: { content: { "application/json": { schema: WebhookEventSchema } }, required: true },
+    },
+    responses: {
+      200: {
+        description: "Any 2xx acknowledges the event; anything else is retried with backoff for 3 days.",
+      },
+    },
+  });
+}
