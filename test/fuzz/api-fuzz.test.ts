@@ -374,14 +374,22 @@ beforeAll(async () => {
     ),
   );
 
-  const doc = await json<{ paths: Record<string, Record<string, unknown>> }>(
-    await exports.default.fetch(new Request(`${BASE}/api/v1/openapi.json`)),
+  // Both documents: the partner's (public) and the operator's (behind the admin token).
+  const docs = await Promise.all(
+    [
+      new Request(`${BASE}/api/v1/openapi.json`),
+      new Request(`${BASE}/admin/v1/openapi.json`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }),
+    ].map((r) =>
+      exports.default.fetch(r).then((res) => json<{ paths: Record<string, Record<string, unknown>> }>(res)),
+    ),
   );
-  const routes = Object.entries(doc.paths).flatMap(([path, ops]) =>
-    Object.keys(ops)
-      .filter((m) => ["get", "post", "put", "patch", "delete"].includes(m))
-      .map((m) => ({ method: m.toUpperCase(), path })),
-  );
+  const routes = docs
+    .flatMap((doc) => Object.entries(doc.paths))
+    .flatMap(([path, ops]) =>
+      Object.keys(ops)
+        .filter((m) => ["get", "post", "put", "patch", "delete"].includes(m))
+        .map((m) => ({ method: m.toUpperCase(), path })),
+    );
   // The fuzz must notice when routes disappear from the document (or the document breaks).
   expect(routes.length).toBeGreaterThanOrEqual(15);
 

@@ -156,7 +156,7 @@ describe("operator API: partners and keys", () => {
     const doc = await json<{
       paths: Record<string, Record<string, { tags: string[]; security: Record<string, unknown>[] }>>;
       components: { securitySchemes: Record<string, unknown> };
-    }>(await call("/api/v1/openapi.json"));
+    }>(await admin("/openapi.json"));
     for (const [path, method] of [
       ["/admin/v1/partners", "post"],
       ["/admin/v1/partners", "get"],

@@ -373,7 +373,7 @@ describe("operator API: SimChain", () => {
 
   it("is in the OpenAPI document under Admin: SimChain", async () => {
     const doc = await json<{ paths: Record<string, Record<string, { tags: string[]; security: unknown }>> }>(
-      await call("/api/v1/openapi.json"),
+      await admin("/openapi.json"),
     );
     const paths = Object.keys(doc.paths).filter((p) => p.startsWith("/admin/v1/sim/"));
     expect(paths.sort()).toEqual([
