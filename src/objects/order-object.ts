@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { type ChainReader, confirmations, type IncomingTransfer } from "../adapters/chain/types";
-import type { PayoutGateway } from "../adapters/payout/types";
+import type { ExchangeRequest, ExchangeResult } from "../adapters/exchange/types";
+import type { PayoutGateway, PayoutRequest } from "../adapters/payout/types";
 import { chainReaderFor, exchangeVenueFor, payoutGatewayFor } from "../adapters/registry";
 import { type Config, getConfig } from "../config";
 import { deriveDepositAddress } from "../domain/addresses";
@@ -10,7 +11,17 @@ import { type Decimal, parseDecimal, toDecimalString } from "../domain/money";
 import { type OrderDraft, type OrderRecord, type OrderView, orderView } from "../domain/order";
 import { decide, type OrderEvent, type OrderStatus } from "../domain/order-state";
 import { PairUnavailableError, pairLimits } from "../domain/pricing";
-import { backoffMs, depositAcceptability, refundAmount } from "../domain/settlement";
+import {
+  afterLookup,
+  afterSend,
+  beforeSend,
+  type LookupAnswer,
+  type SendAnswer,
+  type SendPolicy,
+  type SendRow,
+  type SendStep,
+} from "../domain/send-step";
+import { depositAcceptability, refundAmount } from "../domain/settlement";
 import { newShortId } from "../domain/short-id";
 import { newEventId, WEBHOOK_EVENT_TYPE, type WebhookEvent, type WebhookMessage } from "../domain/webhooks";
 import { pricingNow } from "../services/quoting";
@@ -22,6 +33,7 @@ import {
   nextCounterValue,
   updateOrderIndexStatus,
 } from "../storage/orders";
+import { SENDS_TABLE, SendsLedger } from "./sends-ledger";
 
 export type CreateResult =
   | { kind: "created"; order: OrderView }
@@ -39,20 +51,6 @@ export interface OrderEventLogEntry {
   to_status: OrderStatus;
   reason: string;
   data: EventData | null;
-}
-
-/** A payout or refund: recorded before the gateway is called, so it is sent at most once. */
-interface SendIntent {
-  key: string;
-  attempts: number;
-  nextAt: number;
-  /** Lookups in a row that could not tell whether the last attempt went out. */
-  unknownLookups?: number;
-}
-
-interface RetryState {
-  attempts: number;
-  nextAt: number;
 }
 
 interface LateSeen {
@@ -87,8 +85,6 @@ const K = {
   createdView: "created_view",
   projection: "projection_pending",
   poll: "poll",
-  exchange: "retry:exchange",
-  intent: (kind: "payout" | "refund") => `intent:${kind}`,
   /** Deposits beyond the first, already logged for manual review. */
   extras: "extra_deposits",
   /** Set once an expired order's late-deposit watch is over: nothing is due any more. */
@@ -135,6 +131,10 @@ export class OrderObject extends DurableObject<Env> {
 
   get #config(): Config {
     return getConfig(this.env);
+  }
+
+  get #ledger(): SendsLedger {
+    return new SendsLedger(this.ctx.storage.sql);
   }
 
   get #retryBaseMs(): number {
@@ -252,6 +252,7 @@ export class OrderObject extends DurableObject<Env> {
       reason TEXT NOT NULL,
       data TEXT
     )`);
+    this.ctx.storage.sql.exec(SENDS_TABLE);
     // Webhook events wait here, written in the same transaction as their transition, until the
     // queue has accepted them: a failed send is retried, never lost.
     this.ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS outbox (
@@ -646,153 +647,170 @@ export class OrderObject extends DurableObject<Env> {
     });
   }
 
+  get #sendPolicy(): SendPolicy {
+    return {
+      maxAttempts: this.#config.PAYOUT_MAX_ATTEMPTS,
+      retryBaseMs: this.#retryBaseMs,
+      retryCapMs: RETRY_CAP_MS,
+    };
+  }
+
+  #alert(r: OrderRecord, msg: string, data: Record<string, unknown>): void {
+    console.error(JSON.stringify({ level: "error", order: r.id, msg, ...data }));
+  }
+
+  /**
+   * The exchange, behind an intent in the sends ledger: the request is frozen before the venue is
+   * first called, every call counts as an attempt before it is made, and a call that throws is a
+   * failed attempt like any other, so no order waits in `exchanging` for ever.
+   */
   async #exchange(r: OrderRecord, now: number): Promise<void> {
-    const retry = this.#kv.get<RetryState>(K.exchange) ?? { attempts: 0, nextAt: 0 };
-    if (now < retry.nextAt) return;
-    const result = await exchangeVenueFor(this.env, this.#config).execute({
-      orderId: r.id,
-      coinFrom: r.coinFrom,
-      networkFrom: r.networkFrom,
-      coinTo: r.coinTo,
-      networkTo: r.networkTo,
-      amountFrom: r.amountFromReceived ?? r.amountFromExpected,
-      rateType: r.rateType,
-      rateQuoted: r.rateQuoted,
-      amountFromExpected: r.amountFromExpected,
-      amountToExpected: r.amountToExpected,
-      decimalsTo: r.decimalsTo,
-      spreadBps: r.spreadBps,
-      markupBps: r.markupBps,
-    });
+    const key = `${r.id}:exchange`;
+    const at = new Date(now).toISOString();
+    const existing = this.#ledger.get<ExchangeRequest>(key);
+    if (existing && now < existing.nextAt) return;
+    const row: SendRow<ExchangeRequest> = existing ?? {
+      key,
+      kind: "exchange",
+      request: {
+        orderId: r.id,
+        coinFrom: r.coinFrom,
+        networkFrom: r.networkFrom,
+        coinTo: r.coinTo,
+        networkTo: r.networkTo,
+        amountFrom: r.amountFromReceived ?? r.amountFromExpected,
+        rateType: r.rateType,
+        rateQuoted: r.rateQuoted,
+        amountFromExpected: r.amountFromExpected,
+        amountToExpected: r.amountToExpected,
+        decimalsTo: r.decimalsTo,
+        spreadBps: r.spreadBps,
+        markupBps: r.markupBps,
+      },
+      attempts: 0,
+      failures: 0,
+      unknownLookups: 0,
+      nextAt: 0,
+    };
+    const attempts = row.attempts + 1;
+    const policy = { ...this.#sendPolicy, maxAttempts: this.#config.EXCHANGE_MAX_ATTEMPTS };
+    this.#ledger.put(beforeSend(row, policy, now), at);
+    let result: ExchangeResult;
+    try {
+      result = await exchangeVenueFor(this.env, this.#config).execute(row.request);
+    } catch (err) {
+      result = { status: "failed", retryable: true, error: `venue call threw: ${String(err)}` };
+    }
     if (result.status === "done" && parseDecimal(result.amountTo).gt(0)) {
       const next = this.#apply(r, { type: "exchange_done", amountToActual: result.amountTo }, now);
-      this.#kv.delete(K.exchange);
+      this.#ledger.finish(key, "sent", null, null, at);
       if (next) await this.#send(next, "payout", now);
       return;
     }
     const error = result.status === "failed" ? result.error : "exchange produced nothing to pay out";
-    const attempts = retry.attempts + 1;
-    const permanent =
-      result.status === "done" || !result.retryable || attempts >= this.#config.EXCHANGE_MAX_ATTEMPTS;
-    if (permanent) {
+    if (result.status === "done" || !result.retryable || attempts >= policy.maxAttempts) {
+      if (attempts >= policy.maxAttempts)
+        this.#alert(r, "exchange failed after every attempt", { error, attempts });
       const next = this.#apply(r, { type: "exchange_failed" }, now, {}, { error, attempts });
-      this.#kv.delete(K.exchange);
+      this.#ledger.finish(key, "failed", null, error, at);
       if (next?.status === "refunding") await this.#send(next, "refund", now);
       return;
     }
-    this.#kv.put(K.exchange, {
-      attempts,
-      nextAt: now + backoffMs(attempts, this.#retryBaseMs, RETRY_CAP_MS),
-    } satisfies RetryState);
     this.#note(r, now, "exchange attempt failed", { error, attempts });
   }
 
+  /** The transfer a payout or refund makes, decided once: it is frozen in the ledger from then on. */
+  async #sendRequest(r: OrderRecord, kind: "payout" | "refund"): Promise<PayoutRequest | string> {
+    const isPayout = kind === "payout";
+    const amount = isPayout ? r.amountToActual : await this.#refundAmount(r);
+    if (amount === null || !parseDecimal(amount).gt(0))
+      return `nothing to ${kind}: amount ${amount ?? "unknown"}`;
+    return {
+      idempotencyKey: `${r.id}:${kind}`,
+      orderId: r.id,
+      kind,
+      network: isPayout ? r.networkTo : r.networkFrom,
+      coin: isPayout ? r.coinTo : r.coinFrom,
+      contract: isPayout ? r.contractTo : r.contractFrom,
+      to: isPayout ? r.recipientAddress : (r.refundAddress ?? ""),
+      tag: isPayout ? r.recipientAddressTag : r.refundAddressTag,
+      amount,
+    };
+  }
+
   /**
-   * Sends the payout or refund at most once. The intent (with its idempotency key, derived from
-   * the order id) is stored before the gateway is called. Once any attempt has been made, every
-   * later step first asks the gateway whether that key was already paid — after a failure, a
-   * timeout or an eviction mid-call the outcome is unknown — and only sends again (with the same
-   * key, which the gateway deduplicates) when it was not. The order is never declared failed
-   * while that question is unanswered.
+   * Sends the payout or refund at most once. The whole request is frozen in the sends ledger before
+   * the gateway is first called, and every retry sends exactly that, under the same idempotency
+   * key. After any attempt the gateway is asked (`lookup`) before anything is sent again, and only
+   * its signed answers end the send (docs/lifecycle.md, "The payout gateway contract").
    */
   async #send(r: OrderRecord, kind: "payout" | "refund", now: number): Promise<void> {
-    const existing = this.#kv.get<SendIntent>(K.intent(kind));
-    if (existing && now < existing.nextAt) return;
-    const intent: SendIntent = existing ?? { key: `${r.id}:${kind}`, attempts: 0, nextAt: 0 };
-    const gateway: PayoutGateway = payoutGatewayFor(this.env, this.#config);
-    const isPayout = kind === "payout";
-    const network = isPayout ? r.networkTo : r.networkFrom;
-    const sent = (txid: string) =>
-      this.#apply(r, isPayout ? { type: "payout_sent", txid } : { type: "refund_sent", txid }, now);
-    const fail = (error: string, attempts: number) =>
+    const key = `${r.id}:${kind}`;
+    const at = new Date(now).toISOString();
+    const policy = this.#sendPolicy;
+    let row = this.#ledger.get<PayoutRequest>(key);
+    if (row && now < row.nextAt) return;
+    const sent = (txid: string) => {
+      this.#apply(r, kind === "payout" ? { type: "payout_sent", txid } : { type: "refund_sent", txid }, now);
+      this.#ledger.finish(key, "sent", txid, null, at);
+    };
+    const fail = (error: string, attempts: number) => {
       this.#apply(
         r,
-        isPayout ? { type: "payout_failed" } : { type: "refund_failed" },
+        kind === "payout" ? { type: "payout_failed" } : { type: "refund_failed" },
         now,
         {},
         { error, attempts },
       );
-    const retryLater = (error: string, attempts: number, unknownLookups = 0) => {
-      this.#kv.put(K.intent(kind), {
-        ...intent,
-        attempts,
-        unknownLookups,
-        nextAt: now + backoffMs(Math.max(1, attempts), this.#retryBaseMs, RETRY_CAP_MS),
-      });
-      this.#note(r, now, `${kind} attempt failed`, { error, attempts });
+      this.#ledger.finish(key, "failed", null, error, at);
     };
+    const follow = (step: SendStep<PayoutRequest>, attempts: number): boolean => {
+      if (step.next === "sent") sent(step.txid);
+      else if (step.next === "failed") fail(step.error, attempts);
+      else if (step.next === "wait") {
+        this.#ledger.put(step.row, at);
+        this.#note(r, now, `${kind} attempt failed`, { error: step.error, attempts });
+        if (step.alert) this.#alert(r, step.alert, { key, attempts, error: step.error });
+      }
+      return step.next === "send";
+    };
+    const gateway: PayoutGateway = payoutGatewayFor(this.env, this.#config);
 
-    if (intent.attempts > 0) {
-      let found: { txid: string } | null;
-      try {
-        found = await gateway.lookup(intent.key, network);
-      } catch (err) {
-        // Whether money left is unknown, so the order must not fail or send again on its own; it
-        // keeps asking, and past the attempt budget every failed lookup is an error log to alert on.
-        const unknownLookups = (intent.unknownLookups ?? 0) + 1;
-        if (unknownLookups >= this.#config.PAYOUT_MAX_ATTEMPTS) {
-          console.error(
-            JSON.stringify({
-              level: "error",
-              order: r.id,
-              msg: `${kind} outcome unknown: needs an operator`,
-              key: intent.key,
-              unknownLookups,
-              error: String(err),
-            }),
-          );
-        }
-        retryLater(`lookup failed: ${String(err)}`, intent.attempts, unknownLookups);
+    if (!row) {
+      const request = await this.#sendRequest(r, kind);
+      if (typeof request === "string") {
+        fail(request, 0);
         return;
       }
-      if (found) {
-        sent(found.txid);
-        return;
-      }
-      if (intent.attempts >= this.#config.PAYOUT_MAX_ATTEMPTS) {
-        fail("no attempt went through", intent.attempts);
-        return;
-      }
-    }
-
-    const amount = isPayout ? r.amountToActual : await this.#refundAmount(r);
-    if (amount === null || !parseDecimal(amount).gt(0)) {
-      fail(`nothing to ${kind}: amount ${amount ?? "unknown"}`, intent.attempts);
-      return;
-    }
-    // Counted before the call: an eviction mid-call leaves an attempt whose outcome is unknown.
-    const attempts = intent.attempts + 1;
-    this.#kv.put(K.intent(kind), {
-      ...intent,
-      attempts,
-      nextAt: now + backoffMs(attempts, this.#retryBaseMs, RETRY_CAP_MS),
-    });
-    let result: Awaited<ReturnType<PayoutGateway["send"]>>;
-    try {
-      result = await gateway.send({
-        idempotencyKey: intent.key,
-        orderId: r.id,
+      row = {
+        key,
         kind,
-        network,
-        coin: isPayout ? r.coinTo : r.coinFrom,
-        contract: isPayout ? r.contractTo : r.contractFrom,
-        to: isPayout ? r.recipientAddress : (r.refundAddress ?? ""),
-        tag: isPayout ? r.recipientAddressTag : r.refundAddressTag,
-        amount,
-      });
+        request,
+        attempts: 0,
+        failures: 0,
+        unknownLookups: 0,
+        nextAt: 0,
+        outcome: null,
+        txid: null,
+      };
+    } else {
+      let answer: LookupAnswer;
+      try {
+        answer = await gateway.lookup(key, row.request.network);
+      } catch (err) {
+        answer = { status: "error", error: String(err) };
+      }
+      if (!follow(afterLookup(row, answer, policy, now), row.attempts)) return;
+    }
+    const attempt = beforeSend(row, policy, now);
+    this.#ledger.put(attempt, at);
+    let answer: SendAnswer;
+    try {
+      answer = await gateway.send(row.request);
     } catch (err) {
-      result = { status: "failed", retryable: true, error: String(err) };
+      answer = { status: "unknown", error: String(err) };
     }
-    if (result.status === "sent") {
-      sent(result.txid);
-      return;
-    }
-    // A definite rejection (e.g. an invalid address) cannot succeed on retry.
-    if (!result.retryable) {
-      fail(result.error, attempts);
-      return;
-    }
-    retryLater(result.error, attempts);
+    follow(afterSend(attempt, answer), attempt.attempts);
   }
 
   async #refundAmount(r: OrderRecord): Promise<string | null> {
@@ -1031,14 +1049,12 @@ export class OrderObject extends DurableObject<Env> {
         due.push(poll);
         break;
       case "exchanging":
-        due.push(this.#kv.get<RetryState>(K.exchange)?.nextAt ?? now);
-        break;
       case "sending":
-      case "refunding":
-        due.push(
-          this.#kv.get<SendIntent>(K.intent(r.status === "sending" ? "payout" : "refund"))?.nextAt ?? now,
-        );
+      case "refunding": {
+        const kind = r.status === "exchanging" ? "exchange" : r.status === "sending" ? "payout" : "refund";
+        due.push(this.#ledger.get(`${r.id}:${kind}`)?.nextAt ?? now);
         break;
+      }
       case "expired":
         if (this.#kv.get<LateSeen>(K.lateSeen)) due.push(poll);
         else if (!this.#kv.get<boolean>(K.watchEnded))

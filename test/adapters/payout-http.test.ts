@@ -36,47 +36,78 @@ describe("HTTP payout gateway", () => {
     expect(net.unhandled).toEqual([]);
   });
 
-  it("classifies failures: 4xx final, 5xx/429/timeout/network retryable, 2xx without txid unknown (retryable)", async () => {
-    const cases: [Parameters<typeof http.post>[1], boolean][] = [
-      [() => new HttpResponse("bad address", { status: 422 }), false],
-      [() => new HttpResponse("oops", { status: 500 }), true],
-      [() => new HttpResponse("slow down", { status: 429 }), true],
-      [() => new HttpResponse("in progress", { status: 409 }), true],
-      [() => new HttpResponse("bad signature", { status: 401 }), false],
-      [() => HttpResponse.error(), true],
-      [() => HttpResponse.json({ accepted: true }), true],
+  it("classifies send answers: only a signed refusal is final; 401/403/404 are configuration errors", async () => {
+    const signed = async (body: object, status: number) => {
+      const text = JSON.stringify(body);
+      return new HttpResponse(text, {
+        status,
+        headers: { "x-signature": await hmacSha256Hex(SECRET, new TextEncoder().encode(text)) },
+      });
+    };
+    const cases: [Parameters<typeof http.post>[1], Record<string, unknown>][] = [
+      [() => signed({ status: "refused", reason: "bad address" }, 422), { status: "refused" }],
+      // The same refusal unsigned (a proxy, an error page) is no answer: unknown, asked again later.
+      [() => HttpResponse.json({ status: "refused" }, { status: 422 }), { status: "unknown" }],
+      [() => new HttpResponse("bad address", { status: 422 }), { status: "unknown" }],
+      [() => new HttpResponse("oops", { status: 500 }), { status: "unknown" }],
+      [() => new HttpResponse("slow down", { status: 429 }), { status: "unknown" }],
+      [() => new HttpResponse("in progress", { status: 409 }), { status: "unknown" }],
+      [() => new HttpResponse("bad signature", { status: 401 }), { status: "unknown", config: true }],
+      [() => new HttpResponse("forbidden", { status: 403 }), { status: "unknown", config: true }],
+      [() => new HttpResponse("no such route", { status: 404 }), { status: "unknown", config: true }],
+      [() => HttpResponse.error(), { status: "unknown" }],
+      [() => HttpResponse.json({ accepted: true }), { status: "unknown" }],
       [
         async () => {
           await delay(200);
           return HttpResponse.json({ txid: "late" });
         },
-        true,
+        { status: "unknown" },
       ],
     ];
-    for (const [resolver, retryable] of cases) {
+    for (const [resolver, expected] of cases) {
       const net = createMockNetwork(http.post(`${BASE}/payouts`, resolver));
       const gw = createHttpPayout({ baseUrl: BASE, secret: SECRET, fetch: net.fetch, timeoutMs: 50 });
-      expect(await gw.send(REQ)).toMatchObject({ status: "failed", retryable });
+      const result = await gw.send(REQ);
+      expect(result).toMatchObject(expected);
+      if (!("config" in expected)) expect(result).not.toHaveProperty("config", true);
     }
   });
 
-  it("looks a key up: 404/410 → not paid, 200 → the txid, anything else → error (outcome still unknown)", async () => {
+  it("looks a key up: only signed answers say 'never received' or 'refused'; anything else throws", async () => {
     const key = encodeURIComponent(REQ.idempotencyKey);
-    const net = createMockNetwork(
-      http.get(`${BASE}/payouts/${key}`, () => HttpResponse.json({ txid: "cd".repeat(32) })),
-    );
+    const url = `${BASE}/payouts/${key}`;
+    const signed = async (body: object, status: number, secret = SECRET) => {
+      const text = JSON.stringify(body);
+      return new HttpResponse(text, {
+        status,
+        headers: { "x-signature": await hmacSha256Hex(secret, new TextEncoder().encode(text)) },
+      });
+    };
+    const net = createMockNetwork(http.get(url, () => HttpResponse.json({ txid: "cd".repeat(32) })));
     const gw = createHttpPayout({ baseUrl: BASE, secret: SECRET, fetch: net.fetch });
-    expect(await gw.lookup(REQ.idempotencyKey, "TRX")).toEqual({ txid: "cd".repeat(32) });
+    expect(await gw.lookup(REQ.idempotencyKey, "TRX")).toEqual({ status: "sent", txid: "cd".repeat(32) });
     // Signed over the request line, so the signature is good for this key only.
     expect(net.requests[0]?.headers.get("x-signature")).toBe(
       await hmacSha256Hex(SECRET, new TextEncoder().encode(`GET /payouts/${key}`)),
     );
-    net.use(http.get(`${BASE}/payouts/${key}`, () => new HttpResponse(null, { status: 404 })));
-    expect(await gw.lookup(REQ.idempotencyKey, "TRX")).toBeNull();
-    // 410: received and refused for good; nothing was sent either.
-    net.use(http.get(`${BASE}/payouts/${key}`, () => new HttpResponse(null, { status: 410 })));
-    expect(await gw.lookup(REQ.idempotencyKey, "TRX")).toBeNull();
-    net.use(http.get(`${BASE}/payouts/${key}`, () => new HttpResponse(null, { status: 503 })));
-    await expect(gw.lookup(REQ.idempotencyKey, "TRX")).rejects.toThrow(/503/);
+    net.use(http.get(url, () => signed({ status: "unknown_key" }, 404)));
+    expect(await gw.lookup(REQ.idempotencyKey, "TRX")).toEqual({ status: "unknown_key" });
+    net.use(http.get(url, () => signed({ status: "refused", reason: "sanctioned address" }, 410)));
+    expect(await gw.lookup(REQ.idempotencyKey, "TRX")).toEqual({
+      status: "refused",
+      error: "sanctioned address",
+    });
+    // A proxy's 404, a 404 signed with another secret, a 503: whether money left is unknown.
+    for (const answer of [
+      () => new HttpResponse("Not Found", { status: 404 }),
+      () => HttpResponse.json({ status: "unknown_key" }, { status: 404 }),
+      () => signed({ status: "unknown_key" }, 404, "another-secret"),
+      () => new HttpResponse(null, { status: 503 }),
+      () => HttpResponse.json({ status: "in_progress" }),
+    ]) {
+      net.use(http.get(url, answer));
+      await expect(gw.lookup(REQ.idempotencyKey, "TRX")).rejects.toThrow();
+    }
   });
 });

@@ -1,39 +1,62 @@
 import { hmacSha256Hex } from "../../domain/credentials";
 import { runtimeFetch } from "../http-client";
-import type { PayoutGateway, PayoutRequest, PayoutResult } from "./types";
+import type { PayoutGateway, PayoutLookup, PayoutRequest, PayoutResult } from "./types";
 
 export interface HttpPayoutOptions {
   /** The operator's signer service, e.g. https://signer.internal.example. */
   baseUrl: string;
-  /** Shared secret; every request body is signed with HMAC-SHA256 in `X-Signature`. */
+  /** Shared secret: requests and the gateway's final answers are signed with HMAC-SHA256. */
   secret: string;
   fetch?: typeof fetch;
   timeoutMs?: number;
 }
 
 const DEFAULT_TIMEOUT_MS = 15_000;
-/** Timeout, conflict (the same key in progress), too early, too many requests. */
-const RETRYABLE_4XX = new Set([408, 409, 425, 429]);
+/** Statuses that mean this service is set up wrong (credentials, URL): the operator must act. */
+const CONFIG_STATUS = new Set([401, 403, 404]);
 
 /**
- * PAYOUT_MODE `http`: `POST {base}/payouts` with the order id as `Idempotency-Key`, body signed
- * like partner requests (hex HMAC-SHA256 of the raw body). 2xx `{txid}` → sent; 4xx → rejected
- * for good, except those that say "not now" (408, 409 — the key is being processed —, 425, 429);
- * those, 5xx, timeouts and network errors → retryable: the lifecycle then asks
- * `GET {base}/payouts/{key}` (signed over `GET /payouts/{key}`) before trying again, so an unknown
- * outcome never pays twice. The gateway must answer that lookup with 404 only for a key it never
- * received and 410 for one it received and refused (nothing sent); a key still in progress
- * answers anything else (2xx without txid, 409, ...), which keeps the order waiting.
+ * PAYOUT_MODE `http` (the contract is docs/lifecycle.md, "The payout gateway contract"):
+ * `POST {base}/payouts` and `GET {base}/payouts/{key}`, both signed. The gateway's final answers —
+ * "refused for good" and "never received this key" — count only when they carry the gateway's
+ * signature over the response body: a proxy's 404, an error page or a wrong path prefix is no
+ * answer at all, so the order keeps asking instead of failing (or paying twice).
  */
 export function createHttpPayout(options: HttpPayoutOptions): PayoutGateway {
   const base = options.baseUrl.replace(/\/+$/, "");
   const doFetch = options.fetch ?? runtimeFetch;
   const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const sign = (text: string) => hmacSha256Hex(options.secret, new TextEncoder().encode(text));
 
   async function signedHeaders(body: string, key: string): Promise<Record<string, string>> {
-    const signature = await hmacSha256Hex(options.secret, new TextEncoder().encode(body));
-    return { "content-type": "application/json", "idempotency-key": key, "x-signature": signature };
+    return { "content-type": "application/json", "idempotency-key": key, "x-signature": await sign(body) };
   }
+
+  /** The gateway's own signed statement in a response, or null when it is not one. */
+  async function statement(
+    res: Response,
+    text: string,
+  ): Promise<{ status?: unknown; reason?: unknown } | null> {
+    const signature = res.headers.get("x-signature")?.trim().toLowerCase();
+    if (!signature || signature !== (await sign(text))) return null;
+    try {
+      const parsed: unknown = JSON.parse(text);
+      return parsed && typeof parsed === "object" ? (parsed as { status?: unknown; reason?: unknown }) : null;
+    } catch {
+      return null;
+    }
+  }
+
+  const txidOf = (text: string): string | null => {
+    try {
+      const parsed: unknown = JSON.parse(text);
+      return parsed && typeof parsed === "object" && "txid" in parsed && typeof parsed.txid === "string"
+        ? parsed.txid
+        : null;
+    } catch {
+      return null;
+    }
+  };
 
   return {
     async send(req: PayoutRequest): Promise<PayoutResult> {
@@ -47,43 +70,42 @@ export function createHttpPayout(options: HttpPayoutOptions): PayoutGateway {
           signal: AbortSignal.timeout(timeout),
         });
       } catch (err) {
-        return { status: "failed", retryable: true, error: `payout gateway unreachable: ${String(err)}` };
+        return { status: "unknown", error: `payout gateway unreachable: ${String(err)}` };
       }
       const text = await res.text();
       if (res.ok) {
-        const txid = (() => {
-          try {
-            const parsed: unknown = JSON.parse(text);
-            return parsed && typeof parsed === "object" && "txid" in parsed && typeof parsed.txid === "string"
-              ? parsed.txid
-              : null;
-          } catch {
-            return null;
-          }
-        })();
+        const txid = txidOf(text);
         if (txid) return { status: "sent", txid };
         // Accepted but unreadable: the outcome is unknown, so the next attempt asks first.
-        return { status: "failed", retryable: true, error: "payout gateway answered without a txid" };
+        return { status: "unknown", error: "payout gateway answered without a txid" };
       }
-      return {
-        status: "failed",
-        retryable: res.status >= 500 || RETRYABLE_4XX.has(res.status),
-        error: `payout gateway ${res.status}: ${text.slice(0, 200)}`,
-      };
+      const said = await statement(res, text);
+      if (said?.status === "refused")
+        return { status: "refused", error: `payout gateway refused: ${String(said.reason ?? "no reason")}` };
+      const error = `payout gateway ${res.status}${said ? "" : " (unsigned)"}: ${text.slice(0, 200)}`;
+      return CONFIG_STATUS.has(res.status)
+        ? { status: "unknown", error, config: true }
+        : { status: "unknown", error };
     },
-    async lookup(idempotencyKey: string): Promise<{ txid: string } | null> {
+    async lookup(idempotencyKey: string): Promise<PayoutLookup> {
       const path = `/payouts/${encodeURIComponent(idempotencyKey)}`;
       const res = await doFetch(`${base}${path}`, {
         // No body to sign: the request line is, so a signature is good for this key only.
         headers: await signedHeaders(`GET ${path}`, idempotencyKey),
         signal: AbortSignal.timeout(timeout),
       });
-      // 404: never received; 410: received and refused for good. Either way nothing was sent.
-      if (res.status === 404 || res.status === 410) return null;
-      if (!res.ok) throw new Error(`payout gateway lookup ${res.status}`);
-      const parsed = (await res.json()) as { txid?: unknown };
-      if (typeof parsed.txid !== "string") throw new Error("payout gateway lookup answered without a txid");
-      return { txid: parsed.txid };
+      const text = await res.text();
+      if (res.ok) {
+        const txid = txidOf(text);
+        if (txid) return { status: "sent", txid };
+        throw new Error("payout gateway lookup answered without a txid (still in progress?)");
+      }
+      const said = await statement(res, text);
+      if (said?.status === "unknown_key") return { status: "unknown_key" };
+      if (said?.status === "refused") return { status: "refused", error: String(said.reason ?? "refused") };
+      throw new Error(
+        `payout gateway lookup ${res.status}${said ? "" : " (unsigned)"}: ${text.slice(0, 200)}`,
+      );
     },
   };
 }

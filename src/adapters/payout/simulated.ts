@@ -22,11 +22,15 @@ export function createSimulatedPayout(env: Env): PayoutGateway {
         return { status: "sent", txid };
       } catch (e) {
         const error = e instanceof Error ? e.message : String(e);
-        // SimChain rejects bad input with RangeError; anything else is the transport, and a retry
-        // with the same key is safe because the chain records each key once.
-        return { status: "failed", retryable: !(e instanceof RangeError), error };
+        // SimChain rejects bad input with RangeError (refused: nothing recorded); anything else is
+        // the transport, and a retry with the same key is safe because the chain records each key once.
+        return e instanceof RangeError ? { status: "refused", error } : { status: "unknown", error };
       }
     },
-    lookup: (idempotencyKey, network) => simChain(env, network).findPayout(idempotencyKey),
+    async lookup(idempotencyKey, network) {
+      const found = await simChain(env, network).findPayout(idempotencyKey);
+      // SimChain records every key it accepted, so its "not found" is as good as a signed one.
+      return found ? { status: "sent", txid: found.txid } : { status: "unknown_key" };
+    },
   };
 }

@@ -19,13 +19,27 @@ export interface PayoutRequest {
   amount: string;
 }
 
+/**
+ * What a send attempt came to. Only the gateway's own, authenticated word ends an order's send:
+ * `refused` is its signed "never, and nothing was sent". Everything else leaves the outcome open
+ * (`unknown`), and the next attempt asks (`lookup`) before it sends again. `config` is an unknown
+ * outcome that also says the operator has to act (the gateway refused our credentials or the URL
+ * is wrong): it is retried and alerted on, never counted against the order.
+ */
 export type PayoutResult =
   | { status: "sent"; txid: string }
-  /** retryable: false means retrying the same request cannot succeed (e.g. it was rejected as invalid). */
-  | { status: "failed"; retryable: boolean; error: string };
+  | { status: "refused"; error: string }
+  | { status: "unknown"; error: string; config?: boolean };
+
+/** The answer to "was this key paid?". A lookup that cannot say throws. */
+export type PayoutLookup =
+  | { status: "sent"; txid: string }
+  /** The gateway's signed word that it never received the key. */
+  | { status: "unknown_key" }
+  /** The gateway's signed word that it received the key and refused it; nothing was sent. */
+  | { status: "refused"; error: string };
 
 export interface PayoutGateway {
   send(req: PayoutRequest): Promise<PayoutResult>;
-  /** ask whether a payout with this key was already made (after a timeout with unknown outcome) */
-  lookup(idempotencyKey: string, network: string): Promise<{ txid: string } | null>;
+  lookup(idempotencyKey: string, network: string): Promise<PayoutLookup>;
 }

@@ -1,0 +1,115 @@
+import { backoffMs } from "./settlement";
+
+/**
+ * One send of money (a payout or a refund) as the order's ledger keeps it: the request is frozen
+ * on the first attempt and sent exactly so on every retry, under the same idempotency key.
+ */
+export interface SendRow<R> {
+  key: string;
+  /** `exchange` rows hold the venue intent (docs/lifecycle.md); the others are money sent out. */
+  kind: "payout" | "refund" | "exchange";
+  request: R;
+  /** Sends made (each one may have gone out): after the first, every send is preceded by a lookup. */
+  attempts: number;
+  /** Attempts that failed for a reason that counts against the order's budget. */
+  failures: number;
+  /** Lookups in a row that could not tell whether money left. */
+  unknownLookups: number;
+  /** Nothing happens before this time (epoch ms). */
+  nextAt: number;
+}
+
+export interface SendPolicy {
+  maxAttempts: number;
+  retryBaseMs: number;
+  retryCapMs: number;
+}
+
+/** What the gateway said when asked whether the key was paid. */
+export type LookupAnswer =
+  | { status: "sent"; txid: string }
+  | { status: "unknown_key" }
+  | { status: "refused"; error: string }
+  | { status: "error"; error: string };
+
+/** What the gateway said to a send. */
+export type SendAnswer =
+  | { status: "sent"; txid: string }
+  | { status: "refused"; error: string }
+  | { status: "unknown"; error: string; config?: boolean };
+
+export type SendStep<R> =
+  | { next: "sent"; txid: string }
+  | { next: "failed"; error: string }
+  | { next: "send" }
+  | { next: "wait"; row: SendRow<R>; error: string; alert: string | null };
+
+const later = <R>(row: SendRow<R>, policy: SendPolicy, now: number, n: number): SendRow<R> => ({
+  ...row,
+  nextAt: now + backoffMs(Math.max(1, n), policy.retryBaseMs, policy.retryCapMs),
+});
+
+/**
+ * After a lookup. Only the gateway's own word ends the send: paid, refused, or "never received"
+ * once the budget is spent. A lookup that cannot tell keeps the order asking, and past the budget
+ * every such lookup is an alert: money may have left, and an operator must settle the key.
+ */
+export function afterLookup<R>(
+  row: SendRow<R>,
+  answer: LookupAnswer,
+  policy: SendPolicy,
+  now: number,
+): SendStep<R> {
+  switch (answer.status) {
+    case "sent":
+      return { next: "sent", txid: answer.txid };
+    case "refused":
+      return { next: "failed", error: answer.error };
+    case "unknown_key":
+      return row.failures >= policy.maxAttempts
+        ? { next: "failed", error: "no attempt went through" }
+        : { next: "send" };
+    case "error": {
+      const unknownLookups = row.unknownLookups + 1;
+      return {
+        next: "wait",
+        row: later({ ...row, unknownLookups }, policy, now, row.attempts),
+        error: `lookup failed: ${answer.error}`,
+        alert: unknownLookups >= policy.maxAttempts ? `${row.kind} outcome unknown: needs an operator` : null,
+      };
+    }
+  }
+}
+
+/** The row to store before a send goes out: the attempt counts even if the object dies mid-call. */
+export function beforeSend<R>(row: SendRow<R>, policy: SendPolicy, now: number): SendRow<R> {
+  const attempts = row.attempts + 1;
+  return later({ ...row, attempts, unknownLookups: 0 }, policy, now, attempts);
+}
+
+/**
+ * After a send (`row` as stored by `beforeSend`). A configuration error (our credentials refused, a
+ * wrong URL) is the operator's to fix: retried and alerted on, never charged to the order.
+ */
+export function afterSend<R>(row: SendRow<R>, answer: SendAnswer): SendStep<R> {
+  switch (answer.status) {
+    case "sent":
+      return { next: "sent", txid: answer.txid };
+    case "refused":
+      return { next: "failed", error: answer.error };
+    case "unknown":
+      if (answer.config)
+        return {
+          next: "wait",
+          row,
+          error: answer.error,
+          alert: `${row.kind} gateway configuration error: needs an operator`,
+        };
+      return {
+        next: "wait",
+        row: { ...row, failures: row.failures + 1 },
+        error: answer.error,
+        alert: null,
+      };
+  }
+}

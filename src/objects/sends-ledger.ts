@@ -1,0 +1,87 @@
+import type { SendRow } from "../domain/send-step";
+
+export const SENDS_TABLE = `CREATE TABLE IF NOT EXISTS sends (
+  key TEXT PRIMARY KEY,
+  kind TEXT NOT NULL,
+  request TEXT NOT NULL,
+  attempts INTEGER NOT NULL,
+  failures INTEGER NOT NULL,
+  unknown_lookups INTEGER NOT NULL,
+  next_at INTEGER NOT NULL,
+  outcome TEXT,
+  txid TEXT,
+  error TEXT,
+  updated_at TEXT NOT NULL
+)`;
+
+type Stored = {
+  key: string;
+  kind: string;
+  request: string;
+  attempts: number;
+  failures: number;
+  unknown_lookups: number;
+  next_at: number;
+  outcome: string | null;
+  txid: string | null;
+};
+
+/**
+ * The order's ledger of money it sends (payouts, refunds, and the exchange's intent): one row per
+ * idempotency key, its request frozen when first written, so every retry and lookup concerns exactly
+ * the same transfer. Rows are never deleted; a finished one keeps its outcome and txid.
+ */
+export class SendsLedger {
+  constructor(private readonly sql: SqlStorage) {}
+
+  get<R>(key: string): (SendRow<R> & { outcome: string | null; txid: string | null }) | null {
+    const row = this.sql.exec<Stored>("SELECT * FROM sends WHERE key = ?", key).toArray()[0];
+    if (!row) return null;
+    return {
+      key: row.key,
+      kind: row.kind as SendRow<R>["kind"],
+      request: JSON.parse(row.request) as R,
+      attempts: row.attempts,
+      failures: row.failures,
+      unknownLookups: row.unknown_lookups,
+      nextAt: row.next_at,
+      outcome: row.outcome,
+      txid: row.txid,
+    };
+  }
+
+  /** Writes a new row, or the progress of an existing one; its request never changes once written. */
+  put<R>(row: SendRow<R>, at: string): void {
+    this.sql.exec(
+      `INSERT INTO sends (key, kind, request, attempts, failures, unknown_lookups, next_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (key) DO UPDATE SET attempts = excluded.attempts, failures = excluded.failures,
+         unknown_lookups = excluded.unknown_lookups, next_at = excluded.next_at, updated_at = excluded.updated_at`,
+      row.key,
+      row.kind,
+      JSON.stringify(row.request),
+      row.attempts,
+      row.failures,
+      row.unknownLookups,
+      row.nextAt,
+      at,
+    );
+  }
+
+  finish(
+    key: string,
+    outcome: "sent" | "failed",
+    txid: string | null,
+    error: string | null,
+    at: string,
+  ): void {
+    this.sql.exec(
+      "UPDATE sends SET outcome = ?, txid = ?, error = ?, updated_at = ? WHERE key = ?",
+      outcome,
+      txid,
+      error,
+      at,
+      key,
+    );
+  }
+}
