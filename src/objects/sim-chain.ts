@@ -70,6 +70,8 @@ export interface SimFaults {
   payoutTimeoutRate: number;
   /** The simulated exchange venue fails (transiently) for orders from this network. */
   exchangeFailRate: number;
+  /** The venue call itself throws (a crash or a dropped connection inside the adapter). */
+  exchangeThrowRate: number;
   /**
    * Not a rate: listings leave out transfers mined more than this many blocks below the tip, as a
    * provider with a scan window does (the EVM reader's native scan). 0 lists everything.
@@ -83,6 +85,7 @@ export const NO_FAULTS: SimFaults = {
   payoutFailRate: 0,
   payoutTimeoutRate: 0,
   exchangeFailRate: 0,
+  exchangeThrowRate: 0,
   listingWindowBlocks: 0,
   seed: 1,
 };
@@ -242,8 +245,10 @@ export class SimChain extends DurableObject<Env> {
   }
 
   /** Whether the simulated exchange should fail this attempt (chaos for orders from this network). */
-  exchangeFault(): boolean {
-    return this.#chance(this.faults().exchangeFailRate);
+  exchangeFault(): "fail" | "throw" | null {
+    const f = this.faults();
+    if (this.#chance(f.exchangeThrowRate ?? 0)) return "throw";
+    return this.#chance(f.exchangeFailRate) ? "fail" : null;
   }
 
   tipHeight(): number {

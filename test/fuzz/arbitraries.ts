@@ -1803,6 +1803,7 @@ const ADMIN_FIELDS = new Set([
   "payout_fail_rate",
   "payout_timeout_rate",
   "exchange_fail_rate",
+  "exchange_throw_rate",
   "seed",
 ]);
 

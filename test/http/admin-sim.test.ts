@@ -334,6 +334,7 @@ describe("operator API: SimChain", () => {
       payout_fail_rate: 1,
       payout_timeout_rate: 0,
       exchange_fail_rate: 0,
+      exchange_throw_rate: 0,
       listing_window_blocks: 0,
       seed: 7,
     });

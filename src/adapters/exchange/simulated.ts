@@ -10,14 +10,14 @@ import type { ExchangeResult, ExchangeVenue } from "./types";
 /**
  * EXCHANGE_MODE `simulated`: fills at the current market price with the order's own spread and
  * markup (float), or at the locked rate (fixed), as a real venue would settle the order. The source
- * network's SimChain can inject venue failures (SimFaults.exchangeFailRate).
+ * network's SimChain can inject venue failures and crashes (SimFaults.exchangeFailRate, exchangeThrowRate).
  */
 export function createSimulatedExchange(env: Env, config: Config): ExchangeVenue {
   return {
     async execute(req): Promise<ExchangeResult> {
-      if (await simChain(env, req.networkFrom).exchangeFault()) {
-        return { status: "failed", retryable: true, error: "simulated venue failure" };
-      }
+      const fault = await simChain(env, req.networkFrom).exchangeFault();
+      if (fault === "throw") throw new Error("simulated venue crash");
+      if (fault === "fail") return { status: "failed", retryable: true, error: "simulated venue failure" };
       const received = parseDecimal(req.amountFrom);
       if (req.rateType === "fixed") return { status: "done", amountTo: fixedPayoutAmount(req, received) };
       try {

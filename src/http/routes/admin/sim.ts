@@ -57,6 +57,7 @@ const FaultsSchema = z
     payout_fail_rate: rate,
     payout_timeout_rate: rate,
     exchange_fail_rate: rate,
+    exchange_throw_rate: rate,
     listing_window_blocks: z.number().int().min(0).max(1_000_000).default(0).openapi({
       description:
         "Listings leave out transfers mined more than this many blocks below the tip, like a provider's scan window (the EVM reader's native scan). 0 lists everything.",
@@ -368,6 +369,7 @@ export const adminSimRouter = createRouter()
           payoutFailRate: b.payout_fail_rate,
           payoutTimeoutRate: b.payout_timeout_rate,
           exchangeFailRate: b.exchange_fail_rate,
+          exchangeThrowRate: b.exchange_throw_rate,
           listingWindowBlocks: b.listing_window_blocks,
           seed: b.seed,
         }),
@@ -378,6 +380,7 @@ export const adminSimRouter = createRouter()
           payout_fail_rate: faults.payoutFailRate,
           payout_timeout_rate: faults.payoutTimeoutRate,
           exchange_fail_rate: faults.exchangeFailRate,
+          exchange_throw_rate: faults.exchangeThrowRate,
           listing_window_blocks: faults.listingWindowBlocks,
           seed: faults.seed,
         },
