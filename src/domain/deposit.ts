@@ -60,25 +60,33 @@ const PUBLIC_TEST_DEPOSIT_KEYS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Real payouts (PAYOUT_MODE=http) need real deposits: a source network read from SimChain could be
- * "paid" by anyone holding the admin token and pay out real coin, and a dev key would hand the
- * user's deposit to whoever knows the test mnemonic. Either makes the pair unavailable; null when
- * the network may take deposits.
+ * Whether a network may take deposits, given how they are read and where they go; null when it
+ * may, else why not (the pair is then unavailable).
+ * - Real payouts (PAYOUT_MODE=http) need real deposits: a source network read from SimChain could be
+ *   "paid" by anyone holding the admin token and pay out real coin, and a dev key would hand the
+ *   user's deposit to whoever knows the test mnemonic.
+ * - Real deposit keys need a real reader, whatever the payout mode: coins sent to a real address
+ *   that only SimChain watches are never seen, and the order expires with the user's money.
+ * Pools are loaded by the operator and cannot be told apart, so only the payout rule covers them.
  */
 export function realPayoutRefusal(
   network: string,
   scheme: DepositScheme,
   payoutMode: "simulated" | "http",
-  /** CHAIN_MODE as configured; parsed only with real payouts (this runs on every quote). */
+  /** CHAIN_MODE as configured; parsed only when the answer depends on it (this runs on every quote). */
   chainModeSetting: string,
 ): string | null {
-  if (payoutMode !== "http") return null;
-  const chainMode = chainModeFor(chainModeSetting, network);
-  if (chainMode === undefined || chainMode === "simulated")
-    return `${network} deposits are read from the simulated chain while payouts are real`;
   const key = scheme.kind === "derive" ? scheme.xpub : scheme.kind === "memo" ? scheme.address : null;
-  if (key !== null && PUBLIC_TEST_DEPOSIT_KEYS.has(key))
-    return `the ${network} deposit key is the public dev key from wrangler.toml`;
+  const devKey = key !== null && PUBLIC_TEST_DEPOSIT_KEYS.has(key);
+  const realKey = key !== null && !devKey;
+  if (payoutMode !== "http" && !realKey) return null;
+  const chainMode = chainModeFor(chainModeSetting, network);
+  const simulated = chainMode === undefined || chainMode === "simulated";
+  if (simulated && payoutMode === "http")
+    return `${network} deposits are read from the simulated chain while payouts are real`;
+  if (simulated)
+    return `the ${network} deposit key is real but deposits are read from the simulated chain (set CHAIN_MODE)`;
+  if (devKey) return `the ${network} deposit key is the public dev key from wrangler.toml`;
   return null;
 }
 

@@ -6,9 +6,21 @@ const DEV_XRP = "rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh";
 describe("realPayoutRefusal", () => {
   const xrp = depositScheme("XRP", true, { xpubs: {}, addresses: { XRP: DEV_XRP } });
 
-  it("says nothing while payouts are simulated, whatever the chain or key", () => {
+  it("with simulated payouts and the dev key: says nothing, whatever the chain mode", () => {
     expect(realPayoutRefusal("XRP", xrp, "simulated", "simulated")).toBeNull();
     expect(realPayoutRefusal("XRP", xrp, "simulated", "bogus")).toBeNull();
+  });
+
+  it("a real deposit key read only by SimChain is refused whatever the payout mode (coins nobody would see)", () => {
+    const own = depositScheme("XRP", true, { xpubs: {}, addresses: { XRP: "rOperatorOwnAddress" } });
+    expect(realPayoutRefusal("XRP", own, "simulated", "simulated")).toMatch(/key is real .* simulated chain/);
+    expect(realPayoutRefusal("XRP", own, "simulated", "BTC:esplora,*:simulated")).toMatch(/simulated chain/);
+    expect(realPayoutRefusal("XRP", own, "simulated", "XRP:esplora,*:simulated")).toBeNull();
+    const btc = depositScheme("BTC", false, { xpubs: { BTC: "xpubOperatorOwn" }, addresses: {} });
+    expect(realPayoutRefusal("BTC", btc, "simulated", "simulated")).toMatch(/simulated chain/);
+    // A pool cannot be told apart from a dev one: only real payouts decide for it.
+    const pool = depositScheme("SOL", false, { xpubs: {}, addresses: {} });
+    expect(realPayoutRefusal("SOL", pool, "simulated", "simulated")).toBeNull();
   });
 
   it("with real payouts: refuses SimChain deposits, unknown modes and the dev memo address", () => {
