@@ -16,7 +16,7 @@ export default {
   async scheduled(controller, env, ctx) {
     const config = getConfig(env);
     ctx.waitUntil(refreshPrices(env, config, controller.scheduledTime));
-    ctx.waitUntil(sweepLostAlarms(env, controller.scheduledTime));
+    ctx.waitUntil(sweepLostAlarms(env, controller.scheduledTime, undefined, config.LATE_DEPOSIT_WATCH_HOURS));
   },
   async queue(batch, env) {
     await deliverBatch(batch as MessageBatch<WebhookMessage>, env, {

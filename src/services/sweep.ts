@@ -1,35 +1,76 @@
-import { type OverdueCursor, overdueWaitingOrders } from "../storage/orders";
+import { getSweepCursor, type SweepFilter, setSweepCursor, sweepPage } from "../storage/orders";
 
-/** Orders are given this long past their deadline before the sweep assumes the alarm was lost. */
+/** Orders are given this long past a due moment before the sweep assumes the alarm was lost. */
 const GRACE_MS = 60_000;
+/**
+ * A non-terminal order not updated for this long is woken. Waking an order that is simply waiting
+ * (slow confirmations, a retry backing off) costs a tick that finds nothing due, nothing more.
+ */
+const STALE_MS = 10 * 60_000;
 
 export interface SweepLimits {
   batch: number;
-  /** Bounds one cron run; whatever is left is picked up by the next minute's run. */
+  /** Pages per status per run; whatever is left is picked up by the next minute's run. */
   maxBatches: number;
 }
 
 const DEFAULT_LIMITS: SweepLimits = { batch: 100, maxBatches: 10 };
 
+/** Every status an order can wait in, with what makes it look abandoned. */
+function filters(now: number, lateWatchHours: number): SweepFilter[] {
+  const stale = new Date(now - STALE_MS).toISOString();
+  return [
+    { status: "waiting_deposit", expiresBefore: new Date(now - GRACE_MS).toISOString() },
+    ...["confirming", "exchanging", "sending", "refunding"].map((status) => ({
+      status,
+      updatedBefore: stale,
+    })),
+    // The late-deposit watch: expired orders still inside it (and a little after, to close it).
+    {
+      status: "expired",
+      updatedBefore: stale,
+      expiresAfter: new Date(now - lateWatchHours * 3_600_000 - STALE_MS).toISOString(),
+    },
+  ];
+}
+
 /**
- * Cron: wakes orders whose expiry alarm should have fired but did not. Returns how many. Pages
- * forward through the overdue orders, so an order its tick could not move on (a chain read failing
- * at the deadline keeps it waiting) is woken once per run and never hides the ones after it.
+ * Cron: wakes non-terminal orders whose alarm may have been lost; returns how many. Each status is
+ * walked in id order (ids are random, so neither old nor new orders come first) from where the
+ * previous run stopped, wrapping around once at most: an order that its tick cannot move on is
+ * woken once per run and never hides the ones after it, however long the backlog.
  */
 export async function sweepLostAlarms(
   env: Env,
   now: number,
   limits: SweepLimits = DEFAULT_LIMITS,
+  lateWatchHours = 24,
 ): Promise<number> {
-  const before = new Date(now - GRACE_MS).toISOString();
   let woken = 0;
-  let after: OverdueCursor | undefined;
-  for (let batch = 0; batch < limits.maxBatches; batch++) {
-    const page = await overdueWaitingOrders(env.DB, before, limits.batch, after);
-    await Promise.all(page.map(({ id }) => env.ORDERS.getByName(id).tick()));
-    woken += page.length;
-    after = page.at(-1);
-    if (page.length < limits.batch) break;
+  for (const filter of filters(now, lateWatchHours)) {
+    const start = await getSweepCursor(env.DB, filter.status);
+    let after = start;
+    let wrapped = start === "";
+    for (let batch = 0; batch < limits.maxBatches; batch++) {
+      const page = await sweepPage(
+        env.DB,
+        filter,
+        after,
+        wrapped && start !== "" ? start : null,
+        limits.batch,
+      );
+      await Promise.all(page.map((id) => env.ORDERS.getByName(id).tick()));
+      woken += page.length;
+      after = page.at(-1) ?? after;
+      if (page.length === limits.batch) continue;
+      if (wrapped) {
+        after = "";
+        break;
+      }
+      wrapped = true;
+      after = "";
+    }
+    if (after !== start) await setSweepCursor(env.DB, filter.status, after);
   }
   return woken;
 }

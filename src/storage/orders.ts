@@ -69,31 +69,60 @@ export async function findOrderIdByShortId(
   return (await stmt.first<{ id: string }>())?.id ?? null;
 }
 
-/** Where a page of overdue orders ended: the next page starts after it. */
-export interface OverdueCursor {
-  expiresAt: string;
-  id: string;
+/** What the sweep looks for in one status: orders past a deadline, or not updated for a while. */
+export interface SweepFilter {
+  status: string;
+  updatedBefore?: string;
+  expiresBefore?: string;
+  expiresAfter?: string;
 }
 
 /**
- * Orders still waiting for a deposit whose deadline passed before `before` (lost-alarm sweep), in
- * deadline order, after `after` when given.
+ * A page of order ids in `status` matching the filter, in id order after `afterId` (and up to
+ * `uptoId` when given): the sweep's walk over one status, on the (status, id) index.
  */
-export async function overdueWaitingOrders(
+export async function sweepPage(
   db: D1Database,
-  before: string,
+  f: SweepFilter,
+  afterId: string,
+  uptoId: string | null,
   limit: number,
-  after?: OverdueCursor,
-): Promise<OverdueCursor[]> {
+): Promise<string[]> {
   const { results } = await db
     .prepare(
-      `SELECT id, expires_at FROM orders
-        WHERE status = 'waiting_deposit' AND expires_at < ?1 AND (expires_at, id) > (?2, ?3)
-        ORDER BY expires_at, id LIMIT ?4`,
+      `SELECT id FROM orders
+        WHERE status = ?1 AND id > ?2 AND (?3 IS NULL OR id <= ?3)
+          AND (?4 IS NULL OR updated_at < ?4) AND (?5 IS NULL OR expires_at < ?5) AND (?6 IS NULL OR expires_at > ?6)
+        ORDER BY id LIMIT ?7`,
     )
-    .bind(before, after?.expiresAt ?? "", after?.id ?? "", limit)
-    .all<{ id: string; expires_at: string }>();
-  return results.map((r) => ({ id: r.id, expiresAt: r.expires_at }));
+    .bind(
+      f.status,
+      afterId,
+      uptoId,
+      f.updatedBefore ?? null,
+      f.expiresBefore ?? null,
+      f.expiresAfter ?? null,
+      limit,
+    )
+    .all<{ id: string }>();
+  return results.map((r) => r.id);
+}
+
+export async function getSweepCursor(db: D1Database, status: string): Promise<string> {
+  const row = await db
+    .prepare("SELECT after_id FROM sweep_cursors WHERE status = ?")
+    .bind(status)
+    .first<{ after_id: string }>();
+  return row?.after_id ?? "";
+}
+
+export async function setSweepCursor(db: D1Database, status: string, afterId: string): Promise<void> {
+  await db
+    .prepare(
+      "INSERT INTO sweep_cursors (status, after_id) VALUES (?1, ?2) ON CONFLICT (status) DO UPDATE SET after_id = ?2",
+    )
+    .bind(status, afterId)
+    .run();
 }
 
 /** Next value of a named counter, atomically (D1 runs one statement at a time). */

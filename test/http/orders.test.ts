@@ -558,4 +558,61 @@ describe("expiry", () => {
     expect(await sweepLostAlarms(env, Date.now())).toBeGreaterThanOrEqual(5);
     for (const o of mine) expect((await json<Order>(await get(o.id))).status).toBe("expired");
   });
+
+  it("the sweep wakes an order stuck in any non-terminal status, not only waiting_deposit", async () => {
+    const o = await json<Order>(await post(BASE_ORDER));
+    await admin("/sim/BTC/faults", { method: "PUT", json: { exchange_fail_rate: 1 } });
+    try {
+      const send = await admin("/sim/BTC/transfers", {
+        method: "POST",
+        json: { to: o.deposit_address, amount: "0.01" },
+      });
+      expect(send.status).toBe(201);
+      await admin("/sim/BTC/blocks", { method: "POST", json: { count: 3 } });
+      const stub = env.ORDERS.getByName(o.id);
+      vi.useFakeTimers({ now: Date.now() + 60_000, toFake: ["Date"] });
+      await stub.tick();
+      expect((await json<Order>(await get(o.id))).status).toBe("exchanging");
+    } finally {
+      await admin("/sim/BTC/faults", { method: "PUT", json: {} });
+    }
+    // The alarm is lost while the exchange waits for its retry.
+    const stub = env.ORDERS.getByName(o.id);
+    await runInDurableObject(stub, (_obj, state) => state.storage.deleteAlarm());
+    vi.useFakeTimers({ now: Date.now() + 11 * 60_000, toFake: ["Date"] });
+    await setPrices();
+    expect(await runDurableObjectAlarm(stub)).toBe(false);
+    expect(await sweepLostAlarms(env, Date.now())).toBeGreaterThanOrEqual(1);
+    expect((await json<Order>(await get(o.id))).status).not.toBe("exchanging");
+  });
+
+  it("a backlog the sweep cannot move on does not starve the orders behind it", async () => {
+    // BTC orders whose chain reads fail stay waiting_deposit however often they are woken; the
+    // LTC orders behind them expire as soon as the sweep reaches them.
+    const stuck = await Promise.all(
+      Array.from({ length: 3 }, async () => json<Order>(await post(BASE_ORDER))),
+    );
+    const ltc = await Promise.all(
+      Array.from({ length: 3 }, async () =>
+        json<Order>(await post({ ...BASE_ORDER, coin_from: "LTC", network_from: "LTC", amount_from: 1 })),
+      ),
+    );
+    await admin("/sim/BTC/faults", { method: "PUT", json: { read_fail_rate: 1 } });
+    try {
+      const deadline = Math.max(...[...stuck, ...ltc].map((o) => Date.parse(o.expires_at)));
+      vi.useFakeTimers({ now: deadline + 120_000, toFake: ["Date"] });
+      const overdue = await env.DB.prepare(
+        "SELECT COUNT(*) AS n FROM orders WHERE status = 'waiting_deposit' AND expires_at < ?",
+      )
+        .bind(new Date(Date.now() - 60_000).toISOString())
+        .first<{ n: number }>();
+      // Small runs: two orders each. Enough runs to go round the backlog once reach every order.
+      for (let run = 0; run < Math.ceil((overdue?.n ?? 0) / 2) + 1; run++)
+        await sweepLostAlarms(env, Date.now(), { batch: 2, maxBatches: 1 });
+      for (const o of ltc) expect((await json<Order>(await get(o.id))).status).toBe("expired");
+      for (const o of stuck) expect((await json<Order>(await get(o.id))).status).toBe("waiting_deposit");
+    } finally {
+      await admin("/sim/BTC/faults", { method: "PUT", json: {} });
+    }
+  });
 });
