@@ -1,5 +1,5 @@
 import { addressFamily } from "./addresses";
-import { chainModeFor } from "./chain-mode";
+import { chainModeFor, modeReadsNetwork } from "./chain-mode";
 import { parseDecimal, tryParseDecimal } from "./money";
 
 export type DerivableFamily = "btc" | "ltc" | "doge" | "evm" | "tron";
@@ -76,6 +76,8 @@ export function realPayoutRefusal(
   const chainMode = chainModeFor(chainModeSetting, network);
   if (chainMode === undefined || chainMode === "simulated")
     return `${network} deposits are read from the simulated chain while payouts are real`;
+  if (!modeReadsNetwork(chainMode, network))
+    return `CHAIN_MODE names ${chainMode} for ${network}, which does not read that chain`;
   const key = scheme.kind === "derive" ? scheme.xpub : scheme.kind === "memo" ? scheme.address : null;
   if (key !== null && PUBLIC_TEST_DEPOSIT_KEYS.has(key))
     return `the ${network} deposit key is the public dev key from wrangler.toml`;

@@ -14,9 +14,18 @@ describe("realPayoutRefusal", () => {
   it("with real payouts: refuses SimChain deposits, unknown modes and the dev memo address", () => {
     expect(realPayoutRefusal("XRP", xrp, "http", "simulated")).toMatch(/simulated chain/);
     expect(realPayoutRefusal("XRP", xrp, "http", "bogus")).toMatch(/simulated chain/);
-    expect(realPayoutRefusal("XRP", xrp, "http", "esplora")).toMatch(/public dev key/);
-    const own = depositScheme("XRP", true, { xpubs: {}, addresses: { XRP: "rOperatorOwnAddress" } });
-    expect(realPayoutRefusal("XRP", own, "http", "esplora")).toBeNull();
+    const doge = depositScheme("DOGE", false, { xpubs: { DOGE: "xpub-of-the-operator" }, addresses: {} });
+    expect(realPayoutRefusal("DOGE", doge, "http", "DOGE:blockbook")).toBeNull();
+  });
+
+  it("with real payouts: refuses a mode that does not read the network's chain", () => {
+    const doge = depositScheme("DOGE", false, { xpubs: { DOGE: "xpub-of-the-operator" }, addresses: {} });
+    expect(realPayoutRefusal("DOGE", doge, "http", "DOGE:esplora")).toMatch(
+      /esplora for DOGE, which does not read/,
+    );
+    expect(realPayoutRefusal("DOGE", doge, "http", "evm")).toMatch(/does not read/);
+    const btc = depositScheme("BTC", false, { xpubs: { BTC: "xpub-of-the-operator" }, addresses: {} });
+    expect(realPayoutRefusal("BTC", btc, "http", "BTC:blockbook")).toBeNull();
   });
 });
 

@@ -39,6 +39,7 @@ import {
   createChainHttpClient,
   type HttpReaderOptions,
   parseBody,
+  positiveIntOption,
 } from "./http-util";
 import type { AssetRef, ChainReader, IncomingTransfer } from "./types";
 
@@ -109,12 +110,6 @@ function toHex(n: number): string {
   return `0x${n.toString(16)}`;
 }
 
-function positiveInt(source: string, name: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value < 1)
-    throw new RangeError(`${source}: ${name} must be a positive integer`);
-  return value;
-}
-
 function checkAddress(source: string, address: string): string {
   if (!EVM_ADDRESS.test(address))
     throw new TypeError(`${source}: not an EVM address: ${address.slice(0, 100)}`);
@@ -124,8 +119,12 @@ function checkAddress(source: string, address: string): string {
 export function createEvmReader(options: EvmReaderOptions): EvmReader {
   const source = options.name ?? "evm-rpc";
   const url = checkBaseUrl(source, options.baseUrl, true);
-  const lookback = positiveInt(source, "lookbackBlocks", options.lookbackBlocks ?? DEFAULT_LOOKBACK_BLOCKS);
-  const scanBlocks = positiveInt(
+  const lookback = positiveIntOption(
+    source,
+    "lookbackBlocks",
+    options.lookbackBlocks ?? DEFAULT_LOOKBACK_BLOCKS,
+  );
+  const scanBlocks = positiveIntOption(
     source,
     "nativeScanBlocks",
     options.nativeScanBlocks ?? DEFAULT_NATIVE_SCAN_BLOCKS,
