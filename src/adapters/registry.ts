@@ -3,6 +3,7 @@ import { chainModeFor, modeReadsNetwork } from "../domain/chain-mode";
 import { createBlockbookReader } from "./chain/blockbook";
 import { createEsploraReader } from "./chain/esplora";
 import { createEvmReader } from "./chain/evm-rpc";
+import { createRippledReader } from "./chain/rippled";
 import { createSimulatedReader } from "./chain/simulated";
 import { createTronGridReader } from "./chain/trongrid";
 import type { ChainReader } from "./chain/types";
@@ -39,6 +40,8 @@ export function chainReaderFor(env: Env, config: Config, network: string): Chain
     }
     case "trongrid":
       return createTronGridReader(keyed);
+    case "rippled":
+      return createRippledReader({ baseUrl });
   }
 }
 

@@ -1,6 +1,6 @@
 import { type AddressFamily, addressFamily } from "./addresses";
 
-export const CHAIN_MODES = ["simulated", "esplora", "blockbook", "evm", "trongrid"] as const;
+export const CHAIN_MODES = ["simulated", "esplora", "blockbook", "evm", "trongrid", "rippled"] as const;
 export type ChainMode = (typeof CHAIN_MODES)[number];
 export type RealChainMode = Exclude<ChainMode, "simulated">;
 
@@ -10,6 +10,7 @@ const READS: Readonly<Record<RealChainMode, readonly AddressFamily[]>> = {
   blockbook: ["btc", "ltc", "doge"],
   evm: ["evm"],
   trongrid: ["tron"],
+  rippled: ["xrp"],
 };
 
 /** Whether `mode` is a real reader of `network`'s chain (`DOGE:evm` is not). */

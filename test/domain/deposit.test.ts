@@ -14,6 +14,9 @@ describe("realPayoutRefusal", () => {
   it("with real payouts: refuses SimChain deposits, unknown modes and the dev memo address", () => {
     expect(realPayoutRefusal("XRP", xrp, "http", "simulated")).toMatch(/simulated chain/);
     expect(realPayoutRefusal("XRP", xrp, "http", "bogus")).toMatch(/simulated chain/);
+    expect(realPayoutRefusal("XRP", xrp, "http", "XRP:rippled")).toMatch(/public dev key/);
+    const own = depositScheme("XRP", true, { xpubs: {}, addresses: { XRP: "rOperatorOwnAddress" } });
+    expect(realPayoutRefusal("XRP", own, "http", "XRP:rippled")).toBeNull();
     const doge = depositScheme("DOGE", false, { xpubs: { DOGE: "xpub-of-the-operator" }, addresses: {} });
     expect(realPayoutRefusal("DOGE", doge, "http", "DOGE:blockbook")).toBeNull();
   });

@@ -7,6 +7,8 @@ import { HttpResponse, http } from "msw";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import blockbookPage from "../fixtures/chain/blockbook-doge-address-p2.json";
 import blockbookStatus from "../fixtures/chain/blockbook-status.json";
+import rippledPage from "../fixtures/chain/rippled-account-tx-p2.json";
+import rippledLedger from "../fixtures/chain/rippled-ledger-90000000.json";
 import { createPartner, setPrices, type TestPartner } from "../helpers";
 import { createMockNetwork } from "../support/msw";
 import { createOrder, outgoing, read, startClock, statusPath, step, TRON_ADDR } from "../support/orders";
@@ -111,5 +113,93 @@ describe("DOGE over Blockbook", () => {
     // DOGE 0.1 → USDT 1: 1000 × 0.1 × 0.995 − 1 = 98.5
     await expectCompleted(o.id, 98.5);
     expect(net.unhandled).toEqual([]);
+  });
+});
+
+describe("XRP over rippled", () => {
+  const URL_ = "https://rippled.test/";
+  const template = rippledPage.result.transactions[1]!;
+
+  it("a wrong-tag payment and a partial payment do not move the order; the right tag completes it", async () => {
+    const o = await createOrder(partner, toUsdt("XRP", 100));
+    expect(o.deposit_address_tag).toMatch(/^\d+$/);
+    const chain = { tip: 90_000_000, txs: [] as object[] };
+    const ledgerHash = (n: number) => n.toString(16).toUpperCase().padStart(64, "0");
+    const net = createMockNetwork(
+      http.post(URL_, async ({ request }) => {
+        const { method, params } = (await request.json()) as {
+          method: string;
+          params: [{ ledger_index?: unknown }];
+        };
+        if (method === "account_tx") {
+          const transactions = [...chain.txs].reverse();
+          return HttpResponse.json({ result: { ...rippledPage.result, transactions } });
+        }
+        const index = params[0].ledger_index === "validated" ? chain.tip : Number(params[0].ledger_index);
+        return HttpResponse.json({
+          result: { ...rippledLedger.result, ledger_index: index, ledger_hash: ledgerHash(index) },
+        });
+      }),
+    );
+    restore = await useRealReader(o.id, { network: "XRP", mode: "rippled", baseUrl: URL_ }, net);
+    const pay = (tag: number | undefined, drops: string, delivered: string) => {
+      chain.tip += 1;
+      const { DestinationTag: _, ...tx } = template.tx_json;
+      chain.txs.push({
+        ...template,
+        hash: String(chain.txs.length + 1).padStart(64, "E"),
+        ledger_index: chain.tip,
+        ledger_hash: ledgerHash(chain.tip),
+        tx_json: {
+          ...tx,
+          Destination: o.deposit_address,
+          DeliverMax: drops,
+          ...(tag === undefined ? {} : { DestinationTag: tag }),
+        },
+        meta: { ...template.meta, delivered_amount: delivered },
+      });
+    };
+
+    pay(Number(o.deposit_address_tag) + 1, "100000000", "100000000");
+    pay(undefined, "100000000", "100000000");
+    await step(o.id);
+    await step(o.id);
+    expect(await read(partner, o.id)).toMatchObject({ status: "waiting_deposit", deposit_txid: null });
+
+    pay(Number(o.deposit_address_tag), "100000000", "100000000");
+    await step(o.id);
+    // XRP 0.5 → USDT 1: 100 × 0.5 × 0.995 − 1 = 48.75
+    await expectCompleted(o.id, 48.75);
+    expect(net.unhandled).toEqual([]);
+  });
+
+  it("a partial payment is credited at delivered_amount, not at its Amount", async () => {
+    const o = await createOrder(partner, toUsdt("XRP", 100));
+    const net = createMockNetwork(
+      http.post(URL_, async ({ request }) => {
+        const { method } = (await request.json()) as { method: string };
+        if (method === "ledger") return HttpResponse.json(rippledLedger);
+        const tx = {
+          ...template,
+          ledger_index: 90000000,
+          ledger_hash: rippledLedger.result.ledger_hash,
+          tx_json: {
+            ...template.tx_json,
+            Destination: o.deposit_address,
+            DestinationTag: Number(o.deposit_address_tag),
+            DeliverMax: "100000000",
+            Flags: 131072,
+          },
+          meta: { ...template.meta, delivered_amount: "1000" },
+        };
+        return HttpResponse.json({ result: { ...rippledPage.result, transactions: [tx] } });
+      }),
+    );
+    restore = await useRealReader(o.id, { network: "XRP", mode: "rippled", baseUrl: URL_ }, net);
+    await step(o.id);
+    const after = await read(partner, o.id);
+    expect(after.amount_from_received).toBe(0.001);
+    expect(after).toMatchObject({ status: "failed", status_reason: "amount_below_min" });
+    expect((await outgoing("TRX")).filter((t) => t.order_id === o.id)).toEqual([]);
   });
 });
