@@ -3,6 +3,7 @@ import { chainModeFor, modeReadsNetwork } from "../domain/chain-mode";
 import { createBlockbookReader } from "./chain/blockbook";
 import { createEsploraReader } from "./chain/esplora";
 import { createEvmReader } from "./chain/evm-rpc";
+import { createHorizonReader } from "./chain/horizon";
 import { createRippledReader } from "./chain/rippled";
 import { createSimulatedReader } from "./chain/simulated";
 import { createTronGridReader } from "./chain/trongrid";
@@ -42,6 +43,8 @@ export function chainReaderFor(env: Env, config: Config, network: string): Chain
       return createTronGridReader(keyed);
     case "rippled":
       return createRippledReader({ baseUrl });
+    case "horizon":
+      return createHorizonReader({ baseUrl });
   }
 }
 

@@ -1,6 +1,14 @@
 import { type AddressFamily, addressFamily } from "./addresses";
 
-export const CHAIN_MODES = ["simulated", "esplora", "blockbook", "evm", "trongrid", "rippled"] as const;
+export const CHAIN_MODES = [
+  "simulated",
+  "esplora",
+  "blockbook",
+  "evm",
+  "trongrid",
+  "rippled",
+  "horizon",
+] as const;
 export type ChainMode = (typeof CHAIN_MODES)[number];
 export type RealChainMode = Exclude<ChainMode, "simulated">;
 
@@ -11,6 +19,7 @@ const READS: Readonly<Record<RealChainMode, readonly AddressFamily[]>> = {
   evm: ["evm"],
   trongrid: ["tron"],
   rippled: ["xrp"],
+  horizon: ["xlm"],
 };
 
 /** Whether `mode` is a real reader of `network`'s chain (`DOGE:evm` is not). */

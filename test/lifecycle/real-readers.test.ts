@@ -7,6 +7,9 @@ import { HttpResponse, http } from "msw";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import blockbookPage from "../fixtures/chain/blockbook-doge-address-p2.json";
 import blockbookStatus from "../fixtures/chain/blockbook-status.json";
+import horizonLedger from "../fixtures/chain/horizon-ledger-52000000.json";
+import horizonPage from "../fixtures/chain/horizon-payments-p2.json";
+import horizonRoot from "../fixtures/chain/horizon-root.json";
 import rippledPage from "../fixtures/chain/rippled-account-tx-p2.json";
 import rippledLedger from "../fixtures/chain/rippled-ledger-90000000.json";
 import { createPartner, setPrices, type TestPartner } from "../helpers";
@@ -201,5 +204,61 @@ describe("XRP over rippled", () => {
     expect(after.amount_from_received).toBe(0.001);
     expect(after).toMatchObject({ status: "failed", status_reason: "amount_below_min" });
     expect((await outgoing("TRX")).filter((t) => t.order_id === o.id)).toEqual([]);
+  });
+});
+
+describe("XLM over Horizon", () => {
+  const BASE = "https://horizon.test";
+  const template = horizonPage._embedded.records[1]!;
+
+  it("a wrong-memo payment does not move the order; the right memo completes it", async () => {
+    const o = await createOrder(partner, toUsdt("XLM", 1000));
+    const chain = { tip: 52_000_000, records: [] as object[] };
+    const net = createMockNetwork(
+      http.get(`${BASE}/`, () => HttpResponse.json({ ...horizonRoot, history_latest_ledger: chain.tip })),
+      http.get(`${BASE}/accounts/:id/payments`, () =>
+        HttpResponse.json({ _embedded: { records: [...chain.records].reverse() } }),
+      ),
+      http.get(`${BASE}/ledgers/:seq`, ({ params }) =>
+        HttpResponse.json({
+          ...horizonLedger,
+          sequence: Number(params.seq),
+          hash: Number(params.seq).toString(16).padStart(64, "0"),
+        }),
+      ),
+    );
+    restore = await useRealReader(o.id, { network: "XLM", mode: "horizon", baseUrl: BASE }, net);
+    const pay = (memo: string) => {
+      chain.tip += 1;
+      const txhash = String(chain.records.length + 1).padStart(64, "c");
+      const id = String((BigInt(chain.tip) << 32n) | (1n << 12n) | 1n);
+      chain.records.push({
+        ...template,
+        id,
+        paging_token: id,
+        transaction_successful: true,
+        transaction_hash: txhash,
+        to: o.deposit_address,
+        amount: "1000.0000000",
+        transaction: {
+          ...template.transaction,
+          hash: txhash,
+          successful: true,
+          ledger: chain.tip,
+          memo_type: "text",
+          memo,
+        },
+      });
+    };
+
+    pay(`${o.deposit_address_tag}0`);
+    await step(o.id);
+    expect(await read(partner, o.id)).toMatchObject({ status: "waiting_deposit", deposit_txid: null });
+
+    pay(o.deposit_address_tag!);
+    await step(o.id);
+    // XLM 0.1 → USDT 1: 1000 × 0.1 × 0.995 − 1 = 98.5
+    await expectCompleted(o.id, 98.5);
+    expect(net.unhandled).toEqual([]);
   });
 });
