@@ -6,6 +6,7 @@ import { createEvmReader } from "./chain/evm-rpc";
 import { createHorizonReader } from "./chain/horizon";
 import { createRippledReader } from "./chain/rippled";
 import { createSimulatedReader } from "./chain/simulated";
+import { createToncenterReader } from "./chain/toncenter";
 import { createTronGridReader } from "./chain/trongrid";
 import type { ChainReader } from "./chain/types";
 import { createSimulatedExchange } from "./exchange/simulated";
@@ -45,6 +46,8 @@ export function chainReaderFor(env: Env, config: Config, network: string): Chain
       return createRippledReader({ baseUrl });
     case "horizon":
       return createHorizonReader({ baseUrl });
+    case "toncenter":
+      return createToncenterReader(keyed);
   }
 }
 

@@ -8,6 +8,7 @@ export const CHAIN_MODES = [
   "trongrid",
   "rippled",
   "horizon",
+  "toncenter",
 ] as const;
 export type ChainMode = (typeof CHAIN_MODES)[number];
 export type RealChainMode = Exclude<ChainMode, "simulated">;
@@ -20,6 +21,7 @@ const READS: Readonly<Record<RealChainMode, readonly AddressFamily[]>> = {
   trongrid: ["tron"],
   rippled: ["xrp"],
   horizon: ["xlm"],
+  toncenter: ["ton"],
 };
 
 /** Whether `mode` is a real reader of `network`'s chain (`DOGE:evm` is not). */

@@ -12,6 +12,9 @@ import horizonPage from "../fixtures/chain/horizon-payments-p2.json";
 import horizonRoot from "../fixtures/chain/horizon-root.json";
 import rippledPage from "../fixtures/chain/rippled-account-tx-p2.json";
 import rippledLedger from "../fixtures/chain/rippled-ledger-90000000.json";
+import tonBlock from "../fixtures/chain/toncenter-block-40000000.json";
+import tonInfo from "../fixtures/chain/toncenter-masterchain-info.json";
+import tonPage from "../fixtures/chain/toncenter-transactions-p2.json";
 import { createPartner, setPrices, type TestPartner } from "../helpers";
 import { createMockNetwork } from "../support/msw";
 import { createOrder, outgoing, read, startClock, statusPath, step, TRON_ADDR } from "../support/orders";
@@ -258,6 +261,56 @@ describe("XLM over Horizon", () => {
     pay(o.deposit_address_tag!);
     await step(o.id);
     // XLM 0.1 → USDT 1: 1000 × 0.1 × 0.995 − 1 = 98.5
+    await expectCompleted(o.id, 98.5);
+    expect(net.unhandled).toEqual([]);
+  });
+});
+
+describe("TON over toncenter", () => {
+  const BASE = "https://toncenter.test/api/v3";
+  const template = tonPage.transactions[0]!;
+  // The deposit wallet as toncenter names it (raw form); the order shows the UQ… spelling.
+  const RAW = template.account;
+
+  it("a wrong-comment transfer does not move the order; the right comment completes it", async () => {
+    const o = await createOrder(partner, toUsdt("TON", 20));
+    expect(o.deposit_address).toMatch(/^UQ/);
+    const chain = { tip: 40_000_000, txs: [] as object[] };
+    const rootHash = (n: number) => btoa(String(n).padStart(32, "0"));
+    const net = createMockNetwork(
+      http.get(`${BASE}/masterchainInfo`, () =>
+        HttpResponse.json({ ...tonInfo, last: { ...tonInfo.last, seqno: chain.tip } }),
+      ),
+      http.get(`${BASE}/transactions`, () => HttpResponse.json({ transactions: [...chain.txs].reverse() })),
+      http.get(`${BASE}/blocks`, ({ request }) => {
+        const seqno = Number(new URL(request.url).searchParams.get("seqno"));
+        return HttpResponse.json({ blocks: [{ ...tonBlock.blocks[0], seqno, root_hash: rootHash(seqno) }] });
+      }),
+    );
+    restore = await useRealReader(o.id, { network: "TON", mode: "toncenter", baseUrl: BASE }, net);
+    const pay = (comment: string) => {
+      chain.tip += 1;
+      chain.txs.push({
+        ...template,
+        account: RAW,
+        hash: btoa(String(chain.txs.length + 1).padStart(32, "h")),
+        mc_block_seqno: chain.tip,
+        in_msg: {
+          ...template.in_msg,
+          destination: RAW,
+          value: "20000000000",
+          message_content: { ...template.in_msg.message_content, decoded: { type: "text_comment", comment } },
+        },
+      });
+    };
+
+    pay(` ${o.deposit_address_tag}`);
+    await step(o.id);
+    expect(await read(partner, o.id)).toMatchObject({ status: "waiting_deposit", deposit_txid: null });
+
+    pay(o.deposit_address_tag!);
+    await step(o.id);
+    // TON 5 → USDT 1: 20 × 5 × 0.995 − 1 = 98.5
     await expectCompleted(o.id, 98.5);
     expect(net.unhandled).toEqual([]);
   });
