@@ -2,6 +2,7 @@ import { base32nopad, base64url, bech32 } from "@scure/base";
 import { describe, expect, it } from "vitest";
 import { type AddressCheck, addressFamily, validateAddress, validateTag } from "../../src/domain/addresses";
 import { crc16xmodem, encodeBase58Check } from "../../src/domain/addresses/encoding";
+import { associatedTokenAddress } from "../../src/domain/addresses/solana";
 import { tonAccountId } from "../../src/domain/addresses/ton";
 
 const BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
@@ -541,5 +542,27 @@ describe("tonAccountId", () => {
     expect(tonAccountId("UQAzWZa6nM5mJev91wGc7VCSfBoIsYRqKJpV78N8Add9-RKZ")).toBeNull();
     expect(tonAccountId(`5:${"ab".repeat(32)}`)).toBeNull();
     expect(tonAccountId("")).toBeNull();
+  });
+});
+
+describe("associatedTokenAddress", () => {
+  const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
+
+  it("matches the SDKs' published associated token accounts", () => {
+    // metaplex-foundation/Solana.Swift AssociatedTokenProgramTests (USDC mainnet mint).
+    expect(associatedTokenAddress("3h1zGmCwsRJnVk5BuRNMLsPaQu1y2aqXqXDWYCgrp5UG", USDC)).toBe(
+      "3uetDDizgTtadDHZzyy9BqxrjQcozMEkxzbKhfZF4tG3",
+    );
+    // @solana/spl-token getAssociatedTokenAddress output (devnet USDC mint).
+    expect(
+      associatedTokenAddress(
+        "5waJka9MrCgPFoLo3SQSjLDTGnkoDcwYYPnpk4YNJS6i",
+        "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU",
+      ),
+    ).toBe("HmBpVD6N1vuGvQpS8KrwWH6Tr8rSwXQBEDKn5VXW6yyw");
+  });
+
+  it("refuses what is not a 32-byte key", () => {
+    expect(() => associatedTokenAddress("not-base58!", USDC)).toThrow(TypeError);
   });
 });
