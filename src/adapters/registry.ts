@@ -6,6 +6,7 @@ import { createEvmReader } from "./chain/evm-rpc";
 import { createHorizonReader } from "./chain/horizon";
 import { createRippledReader } from "./chain/rippled";
 import { createSimulatedReader } from "./chain/simulated";
+import { createSolanaReader } from "./chain/solana-rpc";
 import { createToncenterReader } from "./chain/toncenter";
 import { createTronGridReader } from "./chain/trongrid";
 import type { ChainReader } from "./chain/types";
@@ -48,6 +49,8 @@ export function chainReaderFor(env: Env, config: Config, network: string): Chain
       return createHorizonReader({ baseUrl });
     case "toncenter":
       return createToncenterReader(keyed);
+    case "solana":
+      return createSolanaReader({ baseUrl });
   }
 }
 

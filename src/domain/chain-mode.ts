@@ -9,6 +9,7 @@ export const CHAIN_MODES = [
   "rippled",
   "horizon",
   "toncenter",
+  "solana",
 ] as const;
 export type ChainMode = (typeof CHAIN_MODES)[number];
 export type RealChainMode = Exclude<ChainMode, "simulated">;
@@ -22,6 +23,7 @@ const READS: Readonly<Record<RealChainMode, readonly AddressFamily[]>> = {
   rippled: ["xrp"],
   horizon: ["xlm"],
   toncenter: ["ton"],
+  solana: ["sol"],
 };
 
 /** Whether `mode` is a real reader of `network`'s chain (`DOGE:evm` is not). */

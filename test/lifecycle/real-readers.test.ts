@@ -5,6 +5,7 @@
  */
 import { HttpResponse, http } from "msw";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { associatedTokenAddress } from "../../src/domain/addresses/solana";
 import blockbookPage from "../fixtures/chain/blockbook-doge-address-p2.json";
 import blockbookStatus from "../fixtures/chain/blockbook-status.json";
 import horizonLedger from "../fixtures/chain/horizon-ledger-52000000.json";
@@ -12,10 +13,11 @@ import horizonPage from "../fixtures/chain/horizon-payments-p2.json";
 import horizonRoot from "../fixtures/chain/horizon-root.json";
 import rippledPage from "../fixtures/chain/rippled-account-tx-p2.json";
 import rippledLedger from "../fixtures/chain/rippled-ledger-90000000.json";
+import solanaTx from "../fixtures/chain/solana-tx-usdc.json";
 import tonBlock from "../fixtures/chain/toncenter-block-40000000.json";
 import tonInfo from "../fixtures/chain/toncenter-masterchain-info.json";
 import tonPage from "../fixtures/chain/toncenter-transactions-p2.json";
-import { createPartner, setPrices, type TestPartner } from "../helpers";
+import { admin, createPartner, setPrices, type TestPartner } from "../helpers";
 import { createMockNetwork } from "../support/msw";
 import { createOrder, outgoing, read, startClock, statusPath, step, TRON_ADDR } from "../support/orders";
 import { useRealReader } from "../support/real-chain";
@@ -311,6 +313,82 @@ describe("TON over toncenter", () => {
     pay(o.deposit_address_tag!);
     await step(o.id);
     // TON 5 → USDT 1: 20 × 5 × 0.995 − 1 = 98.5
+    await expectCompleted(o.id, 98.5);
+    expect(net.unhandled).toEqual([]);
+  });
+});
+
+describe("USDC on SOL over Solana JSON-RPC", () => {
+  const RPC = "https://solana.test/";
+  const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
+  const LOOKALIKE = "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU";
+
+  it("a look-alike mint does not move the order; genuine USDC to the ATA completes it once finalized", async () => {
+    const load = await admin("/address-pool/SOL", {
+      method: "POST",
+      json: { addresses: ["3h1zGmCwsRJnVk5BuRNMLsPaQu1y2aqXqXDWYCgrp5UG"] },
+    });
+    expect(load.status).toBeLessThan(300);
+    const o = await createOrder(partner, { ...toUsdt("USDC", 100), network_from: "SOL" });
+    const ata = associatedTokenAddress(o.deposit_address, USDC);
+    const chain = {
+      finalized: 280_000_000,
+      sigs: [] as Array<{ signature: string; slot: number; tx: object }>,
+    };
+    type Call = { id: number; method: string; params: [unknown, { before?: string }?] };
+    const reply = (c: Call) => {
+      const found = chain.sigs.find((s) => s.signature === c.params[0]);
+      const result =
+        c.method === "getSlot"
+          ? chain.finalized
+          : c.method === "getSignaturesForAddress"
+            ? c.params[0] === ata
+              ? [...chain.sigs].reverse().map((s) => ({
+                  signature: s.signature,
+                  slot: s.slot,
+                  err: null,
+                  confirmationStatus: s.slot <= chain.finalized ? "finalized" : "confirmed",
+                }))
+              : []
+            : c.method === "getTransaction"
+              ? (found?.tx ?? null)
+              : {
+                  blockhash: "5D4UAVmY3LN1SGr4ut5JZ2Gxqd3yLYrMikJgqKvNSVgY",
+                  parentSlot: Number(c.params[0]) - 1,
+                };
+      return { jsonrpc: "2.0", id: c.id, result };
+    };
+    const net = createMockNetwork(
+      http.post(RPC, async ({ request }) => {
+        const body = (await request.json()) as Call | Call[];
+        return HttpResponse.json(Array.isArray(body) ? body.map(reply) : reply(body));
+      }),
+    );
+    restore = await useRealReader(o.id, { network: "SOL", mode: "solana", baseUrl: RPC }, net);
+    const send = (mint: string, units: string) => {
+      const signature = `${chain.sigs.length + 2}`.repeat(88).slice(0, 88);
+      const tx = structuredClone(solanaTx.result);
+      tx.transaction.message.accountKeys[2]!.pubkey = ata;
+      for (const b of [...tx.meta.preTokenBalances, ...tx.meta.postTokenBalances]) b.mint = mint;
+      tx.meta.preTokenBalances[1]!.owner = o.deposit_address;
+      tx.meta.postTokenBalances[1]!.owner = o.deposit_address;
+      tx.meta.preTokenBalances[1]!.uiTokenAmount.amount = "0";
+      tx.meta.postTokenBalances[1]!.uiTokenAmount.amount = units;
+      tx.transaction.signatures = [signature];
+      chain.sigs.push({ signature, slot: chain.finalized + 5, tx: { ...tx, slot: chain.finalized + 5 } });
+    };
+
+    send(LOOKALIKE, "100000000");
+    chain.finalized += 10;
+    await step(o.id);
+    expect(await read(partner, o.id)).toMatchObject({ status: "waiting_deposit", deposit_txid: null });
+
+    send(USDC, "100000000");
+    await step(o.id);
+    expect(await read(partner, o.id)).toMatchObject({ status: "confirming", deposit_confirmations: 0 });
+    chain.finalized += 10;
+    await step(o.id);
+    // USDC 1 → USDT 1: 100 × 0.995 − 1 = 98.5
     await expectCompleted(o.id, 98.5);
     expect(net.unhandled).toEqual([]);
   });
