@@ -64,6 +64,7 @@ describe("toncenter reader", () => {
     const r = reader(createMockNetwork(...handlers()));
     expect(await r.incomingTransfers(TON, UQ, "100009")).toEqual([]);
     const all = await r.addressTransfers!(TON, UQ);
+    expect(all.every((t) => t.blockHash === null)).toBe(true);
     expect(all.map((t) => [t.tag, t.amount, t.from])).toEqual([
       ["100001", "5", SENDER],
       ["999", "4", SENDER],

@@ -18,7 +18,8 @@
  *   order (they are in `addressTransfers` for the operator).
  * - `txid` is the transaction hash, `index` the operation's index in it (the low 12 bits of the
  *   operation id), `blockHeight` the ledger, `blockHash` that ledger's `hash`
- *   (`GET {base}/ledgers/{n}`, once per ledger per call). `isInBestChain` compares it again.
+ *   (`GET {base}/ledgers/{n}`, for the order's own transfers, once per ledger per call;
+ *   `addressTransfers` leaves it null). `isInBestChain` compares it again.
  * - An account Horizon does not know (HTTP 404) has received nothing: [].
  */
 import { z } from "zod";
@@ -109,7 +110,6 @@ export function createHorizonReader(options: HorizonReaderOptions): ChainReader 
     if (!validateStellarAddress(address).ok || !address.startsWith("G"))
       throw new TypeError(`${source}: not a Stellar account: ${address.slice(0, 100)}`);
     const transfers: IncomingTransfer[] = [];
-    const hashes = new Map<number, string>();
     let cursor: string | null = null;
     for (let n = 0; n < maxPages; n++) {
       const records = await page(address, cursor);
@@ -123,17 +123,14 @@ export function createHorizonReader(options: HorizonReaderOptions): ChainReader 
         if (amount === undefined || amount.decimalPlaces() > asset.decimals)
           throw invalid(`bad amount in ${r.transaction_hash}: ${r.amount}`);
         if (amount.isZero()) continue;
-        const ledger = r.transaction.ledger;
-        const blockHash = hashes.get(ledger) ?? (await ledgerHash(ledger));
-        hashes.set(ledger, blockHash);
         transfers.push({
           txid: r.transaction_hash,
           index: Number(BigInt(r.id) & 0xfffn),
           to: address,
           tag: tagOf(r.transaction.memo_type, r.transaction.memo),
           amount: toDecimalString(amount),
-          blockHeight: ledger,
-          blockHash,
+          blockHeight: r.transaction.ledger,
+          blockHash: null, // looked up by memoReader for the order's own transfers
           ...(r.from === undefined ? {} : { from: r.from }),
         });
       }
@@ -143,13 +140,16 @@ export function createHorizonReader(options: HorizonReaderOptions): ChainReader 
     return transfers;
   };
 
-  return memoReader(addressTransfers, {
-    tipHeight: async () =>
-      parseBody(source, rootSchema, await http.getJson(`${base}/`), "root").history_latest_ledger,
+  return memoReader(
+    { list: addressTransfers, blockHashAt: ledgerHash },
+    {
+      tipHeight: async () =>
+        parseBody(source, rootSchema, await http.getJson(`${base}/`), "root").history_latest_ledger,
 
-    async isInBestChain(transfer: IncomingTransfer): Promise<boolean> {
-      if (transfer.blockHeight === null || transfer.blockHash === null) return true;
-      return (await ledgerHash(transfer.blockHeight)) === transfer.blockHash;
+      async isInBestChain(transfer: IncomingTransfer): Promise<boolean> {
+        if (transfer.blockHeight === null || transfer.blockHash === null) return true;
+        return (await ledgerHash(transfer.blockHeight)) === transfer.blockHash;
+      },
     },
-  });
+  );
 }

@@ -17,7 +17,7 @@
  *   with `hash` and `ledger_index` beside it).
  * - An account that does not exist yet (`actNotFound`) has received nothing: [].
  * - Block hash: v2 entries carry `ledger_hash`; for v1 ones it is read with `ledger {ledger_index}`
- *   (once per ledger per call). `isInBestChain` compares `ledger {ledger_index: N}` → `ledger_hash`
+ *   for the order's own transfers (once per ledger per call; `addressTransfers` leaves it null). `isInBestChain` compares `ledger {ledger_index: N}` → `ledger_hash`
  *   with the transfer's. `api_version: 2` is asked for; a v1 answer is read too.
  *
  * rippled answers errors inside `result` (`status: "error"`, `error`, `error_code`): they throw
@@ -138,7 +138,6 @@ export function createRippledReader(options: RippledReaderOptions): ChainReader 
     if (!validateXrpAddress(address).ok || !address.startsWith("r"))
       throw new TypeError(`${source}: not a classic XRP address: ${address.slice(0, 100)}`);
     const transfers: IncomingTransfer[] = [];
-    const hashes = new Map<number, string>();
     let marker: unknown;
     for (let page = 0; page < maxPages && (page === 0 || marker !== undefined); page++) {
       const params = {
@@ -170,12 +169,8 @@ export function createRippledReader(options: RippledReaderOptions): ChainReader 
         const amount = unitsToDecimal(source, delivered, asset.decimals, txid);
         if (amount === "0") continue;
         const height = entry.validated === true ? (tx.ledger_index ?? entry.ledger_index ?? null) : null;
-        let blockHash: string | null = null;
-        if (height !== null) {
-          // API v1 listings do not name the ledger's hash: one `ledger` call per ledger.
-          blockHash = entry.ledger_hash ?? hashes.get(height) ?? (await ledger(height)).ledger_hash;
-          hashes.set(height, blockHash);
-        }
+        // API v1 listings do not name the ledger's hash: memoReader looks it up when needed.
+        const blockHash = height === null ? null : (entry.ledger_hash ?? null);
         transfers.push({
           txid: txid.toUpperCase(),
           index: 0,
@@ -191,13 +186,17 @@ export function createRippledReader(options: RippledReaderOptions): ChainReader 
     return transfers;
   };
 
-  return memoReader(addressTransfers, {
-    tipHeight: async () => (await ledger("validated")).ledger_index,
+  const blockHashAt = async (height: number) => (await ledger(height)).ledger_hash.toUpperCase();
 
-    async isInBestChain(transfer: IncomingTransfer): Promise<boolean> {
-      if (transfer.blockHeight === null || transfer.blockHash === null) return true;
-      const found = await ledger(transfer.blockHeight);
-      return found.ledger_hash.toUpperCase() === transfer.blockHash.toUpperCase();
+  return memoReader(
+    { list: addressTransfers, blockHashAt },
+    {
+      tipHeight: async () => (await ledger("validated")).ledger_index,
+
+      async isInBestChain(transfer: IncomingTransfer): Promise<boolean> {
+        if (transfer.blockHeight === null || transfer.blockHash === null) return true;
+        return (await blockHashAt(transfer.blockHeight)) === transfer.blockHash.toUpperCase();
+      },
     },
-  });
+  );
 }

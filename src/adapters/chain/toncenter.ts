@@ -15,8 +15,9 @@
  *   sent; any other body (none, binary, encrypted) → null, which reaches no order.
  * - `txid` is the transaction hash in lower-case hex (toncenter gives base64; explorers such as
  *   tonviewer take hex), `index` 0, `blockHeight` = `mc_block_seqno`, `blockHash` that masterchain
- *   block's `root_hash` (`GET {base}/blocks?workchain=-1&seqno={n}`, once per block per call);
- *   `isInBestChain` compares it again. Transactions without `mc_block_seqno` are unconfirmed.
+ *   block's `root_hash` (`GET {base}/blocks?workchain=-1&seqno={n}`, for the order's own transfers,
+ *   once per block per call; `addressTransfers` leaves it null; an indexer without that block yet
+ *   → unconfirmed); `isInBestChain` compares it again. Transactions without `mc_block_seqno` are unconfirmed.
  * - Jettons (asset.contract set) are not read: [].
  */
 import { base64 } from "@scure/base";
@@ -111,7 +112,6 @@ export function createToncenterReader(options: ToncenterReaderOptions): ChainRea
     const account = tonAccountId(address);
     if (account === null) throw new TypeError(`${source}: not a TON address: ${address.slice(0, 100)}`);
     const transfers: IncomingTransfer[] = [];
-    const hashes = new Map<number, string | null>();
     for (let page = 0; page < maxPages; page++) {
       const query = new URLSearchParams({
         account: address,
@@ -130,22 +130,14 @@ export function createToncenterReader(options: ToncenterReaderOptions): ChainRea
         const amount = unitsToDecimal(source, msg.value ?? "0", asset.decimals, txid);
         if (amount === "0") continue;
         const decoded = msg.message_content?.decoded;
-        let height = tx.mc_block_seqno ?? null;
-        let blockHash: string | null = null;
-        if (height !== null) {
-          if (!hashes.has(height)) hashes.set(height, await masterBlockHash(height));
-          blockHash = hashes.get(height) ?? null;
-          // An indexer that has the transaction but not yet its masterchain block: unconfirmed.
-          if (blockHash === null) height = null;
-        }
         transfers.push({
           txid,
           index: 0,
           to: address,
           tag: decoded?.type === "text_comment" && decoded.comment !== undefined ? decoded.comment : null,
           amount,
-          blockHeight: height,
-          blockHash,
+          blockHeight: tx.mc_block_seqno ?? null,
+          blockHash: null, // looked up by memoReader for the order's own transfers
           from: msg.source,
         });
       }
@@ -154,18 +146,21 @@ export function createToncenterReader(options: ToncenterReaderOptions): ChainRea
     return transfers;
   };
 
-  return memoReader(addressTransfers, {
-    tipHeight: async () =>
-      parseBody(
-        source,
-        masterchainInfoSchema,
-        await http.getJson(`${base}/masterchainInfo`),
-        "masterchainInfo",
-      ).last.seqno,
+  return memoReader(
+    { list: addressTransfers, blockHashAt: masterBlockHash },
+    {
+      tipHeight: async () =>
+        parseBody(
+          source,
+          masterchainInfoSchema,
+          await http.getJson(`${base}/masterchainInfo`),
+          "masterchainInfo",
+        ).last.seqno,
 
-    async isInBestChain(transfer: IncomingTransfer): Promise<boolean> {
-      if (transfer.blockHeight === null || transfer.blockHash === null) return true;
-      return (await masterBlockHash(transfer.blockHeight)) === transfer.blockHash;
+      async isInBestChain(transfer: IncomingTransfer): Promise<boolean> {
+        if (transfer.blockHeight === null || transfer.blockHash === null) return true;
+        return (await masterBlockHash(transfer.blockHeight)) === transfer.blockHash;
+      },
     },
-  });
+  );
 }

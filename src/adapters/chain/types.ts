@@ -48,7 +48,8 @@ export interface ChainReader {
    * `address`, whatever its tag (`tag` null when it carries none, else the memo / destination tag /
    * comment as sent). For an address-wide watch that logs, for the operator, the deposits whose tag
    * matches no order — such a deposit never drives an order. `incomingTransfers(asset, address, t)`
-   * is exactly this list filtered on `tag === t`.
+   * is this list filtered on `tag === t` (there, block hashes the listing lacks are looked up;
+   * here `blockHash` may be null beside a `blockHeight`, to keep a busy address cheap to read).
    */
   addressTransfers?(asset: AssetRef, address: string): Promise<IncomingTransfer[]>;
 }
