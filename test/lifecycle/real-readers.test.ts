@@ -122,6 +122,43 @@ describe("DOGE over Blockbook", () => {
     await expectCompleted(o.id, 98.5);
     expect(net.unhandled).toEqual([]);
   });
+
+  it("a deposit whose block leaves the best chain sends the order back to waiting_deposit", async () => {
+    const o = await createOrder(partner, toUsdt("DOGE", 1000));
+    const chain = { tip: 6_000_000, orphaned: new Set<number>(), txs: [] as object[] };
+    const hashAt = (h: number) => `${chain.orphaned.has(h) ? "f" : "0"}${h.toString(16).padStart(63, "0")}`;
+    const net = createMockNetwork(
+      http.get(`${BASE}/api`, () =>
+        HttpResponse.json({
+          ...blockbookStatus,
+          blockbook: { ...blockbookStatus.blockbook, bestHeight: chain.tip },
+        }),
+      ),
+      http.get(`${BASE}/api/v2/address/:address`, ({ params }) =>
+        HttpResponse.json({ address: params.address, page: 1, totalPages: 1, transactions: chain.txs }),
+      ),
+      http.get(`${BASE}/api/v2/block-index/:height`, ({ params }) =>
+        HttpResponse.json({ blockHash: hashAt(Number(params.height)) }),
+      ),
+    );
+    restore = await useRealReader(o.id, { network: "DOGE", mode: "blockbook", baseUrl: BASE }, net);
+    const height = chain.tip - 1;
+    chain.txs.push({
+      ...template,
+      vout: [{ value: "100000000000", n: 0, hex: "76a9", addresses: [o.deposit_address], isAddress: true }],
+      blockHeight: height,
+      blockHash: hashAt(height),
+    });
+    await step(o.id);
+    expect(await read(partner, o.id)).toMatchObject({ status: "confirming", deposit_confirmations: 2 });
+
+    // A reorg: the block at that height is another one, and the transaction is gone from the listing.
+    chain.orphaned.add(height);
+    chain.txs = [];
+    await step(o.id);
+    expect(await read(partner, o.id)).toMatchObject({ status: "waiting_deposit", deposit_txid: null });
+    expect(net.unhandled).toEqual([]);
+  });
 });
 
 describe("XRP over rippled", () => {
