@@ -3,6 +3,7 @@ import { getConfig } from "./config";
 import type { WebhookMessage } from "./domain/webhooks";
 import { refreshPrices } from "./services/prices";
 import { sweepLostAlarms } from "./services/sweep";
+import { watchMemoAddresses } from "./services/unclaimed-deposits";
 import { deliverBatch } from "./services/webhook-delivery";
 
 export { OrderObject } from "./objects/order-object";
@@ -17,6 +18,7 @@ export default {
     const config = getConfig(env);
     ctx.waitUntil(refreshPrices(env, config, controller.scheduledTime));
     ctx.waitUntil(sweepLostAlarms(env, controller.scheduledTime, undefined, config.LATE_DEPOSIT_WATCH_HOURS));
+    ctx.waitUntil(watchMemoAddresses(env, config, controller.scheduledTime));
   },
   async queue(batch, env) {
     await deliverBatch(batch as MessageBatch<WebhookMessage>, env, {

@@ -1,8 +1,13 @@
 import type { Config } from "../config";
-import { chainModeFor } from "../domain/chain-mode";
+import { chainModeFor, modeReadsNetwork } from "../domain/chain-mode";
+import { createBlockbookReader } from "./chain/blockbook";
 import { createEsploraReader } from "./chain/esplora";
 import { createEvmReader } from "./chain/evm-rpc";
+import { createHorizonReader } from "./chain/horizon";
+import { createRippledReader } from "./chain/rippled";
 import { createSimulatedReader } from "./chain/simulated";
+import { createSolanaReader } from "./chain/solana-rpc";
+import { createToncenterReader } from "./chain/toncenter";
 import { createTronGridReader } from "./chain/trongrid";
 import type { ChainReader } from "./chain/types";
 import { createSimulatedExchange } from "./exchange/simulated";
@@ -21,19 +26,31 @@ export function chainReaderFor(env: Env, config: Config, network: string): Chain
   const baseUrl = config.chain.urls[network];
   if (!mode || !baseUrl)
     throw new AdapterConfigError(`no chain reader for ${network}: set CHAIN_MODE and CHAIN_URL_${network}`);
+  if (!modeReadsNetwork(mode, network))
+    throw new AdapterConfigError(`CHAIN_MODE names ${mode} for ${network}, which does not read that chain`);
+  const apiKey = config.chain.apiKeys[network];
+  const keyed = apiKey ? { baseUrl, apiKey } : { baseUrl };
   switch (mode) {
     case "esplora":
       return createEsploraReader({ baseUrl });
+    case "blockbook":
+      return createBlockbookReader(keyed);
     case "evm": {
       const scan = Number(config.chain.scanBlocks[network]);
       return createEvmReader(
         Number.isInteger(scan) && scan > 0 ? { baseUrl, nativeScanBlocks: scan } : { baseUrl },
       );
     }
-    case "trongrid": {
-      const apiKey = config.chain.apiKeys[network];
-      return createTronGridReader(apiKey ? { baseUrl, apiKey } : { baseUrl });
-    }
+    case "trongrid":
+      return createTronGridReader(keyed);
+    case "rippled":
+      return createRippledReader({ baseUrl });
+    case "horizon":
+      return createHorizonReader({ baseUrl });
+    case "toncenter":
+      return createToncenterReader(keyed);
+    case "solana":
+      return createSolanaReader({ baseUrl });
   }
 }
 

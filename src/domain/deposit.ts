@@ -1,5 +1,5 @@
 import { addressFamily } from "./addresses";
-import { chainModeFor } from "./chain-mode";
+import { chainModeFor, modeReadsNetwork } from "./chain-mode";
 import { parseDecimal, tryParseDecimal } from "./money";
 
 export type DerivableFamily = "btc" | "ltc" | "doge" | "evm" | "tron";
@@ -86,6 +86,8 @@ export function realPayoutRefusal(
     return `${network} deposits are read from the simulated chain while payouts are real`;
   if (simulated)
     return `the ${network} deposit key is real but deposits are read from the simulated chain (set CHAIN_MODE)`;
+  if (!modeReadsNetwork(chainMode, network))
+    return `CHAIN_MODE names ${chainMode} for ${network}, which does not read that chain`;
   if (devKey) return `the ${network} deposit key is the public dev key from wrangler.toml`;
   return null;
 }

@@ -2,6 +2,8 @@ import { base32nopad, base64url, bech32 } from "@scure/base";
 import { describe, expect, it } from "vitest";
 import { type AddressCheck, addressFamily, validateAddress, validateTag } from "../../src/domain/addresses";
 import { crc16xmodem, encodeBase58Check } from "../../src/domain/addresses/encoding";
+import { associatedTokenAddress } from "../../src/domain/addresses/solana";
+import { tonAccountId } from "../../src/domain/addresses/ton";
 
 const BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
 const BASE58_XRP = "rpshnaf39wBUDNEGHJKLM4PQRST7VWXYZ2bcdeCg65jkm8oFqi1tuvAxyz";
@@ -523,5 +525,44 @@ describe("validateTag", () => {
     for (const network of ["BTC", "LTC", "DOGE", "ETH", "BSC", "TRX", "SOL", "NOPE"]) {
       expect(validateTag(network, "123")).toEqual({ ok: false, reason: "network does not use tags" });
     }
+  });
+});
+
+describe("tonAccountId", () => {
+  const raw = "0:335996ba9cce6625ebfdd7019ced50927c1a08b1846a289a55efc37c01d77df9";
+
+  it("names one account for the bounceable, non-bounceable and raw spellings", () => {
+    expect(tonAccountId("UQAzWZa6nM5mJev91wGc7VCSfBoIsYRqKJpV78N8Add9-RKY")).toBe(raw);
+    expect(tonAccountId("EQAzWZa6nM5mJev91wGc7VCSfBoIsYRqKJpV78N8Add9-U9d")).toBe(raw);
+    expect(tonAccountId(raw.toUpperCase().replace("0X", "0x"))).toBe(raw);
+    expect(tonAccountId(`-1:${"ab".repeat(32)}`)).toBe(`-1:${"ab".repeat(32)}`);
+  });
+
+  it("null for anything else (bad checksum, other workchains, junk)", () => {
+    expect(tonAccountId("UQAzWZa6nM5mJev91wGc7VCSfBoIsYRqKJpV78N8Add9-RKZ")).toBeNull();
+    expect(tonAccountId(`5:${"ab".repeat(32)}`)).toBeNull();
+    expect(tonAccountId("")).toBeNull();
+  });
+});
+
+describe("associatedTokenAddress", () => {
+  const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
+
+  it("matches the SDKs' published associated token accounts", () => {
+    // metaplex-foundation/Solana.Swift AssociatedTokenProgramTests (USDC mainnet mint).
+    expect(associatedTokenAddress("3h1zGmCwsRJnVk5BuRNMLsPaQu1y2aqXqXDWYCgrp5UG", USDC)).toBe(
+      "3uetDDizgTtadDHZzyy9BqxrjQcozMEkxzbKhfZF4tG3",
+    );
+    // @solana/spl-token getAssociatedTokenAddress output (devnet USDC mint).
+    expect(
+      associatedTokenAddress(
+        "5waJka9MrCgPFoLo3SQSjLDTGnkoDcwYYPnpk4YNJS6i",
+        "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU",
+      ),
+    ).toBe("HmBpVD6N1vuGvQpS8KrwWH6Tr8rSwXQBEDKn5VXW6yyw");
+  });
+
+  it("refuses what is not a 32-byte key", () => {
+    expect(() => associatedTokenAddress("not-base58!", USDC)).toThrow(TypeError);
   });
 });

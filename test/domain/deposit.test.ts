@@ -15,7 +15,7 @@ describe("realPayoutRefusal", () => {
     const own = depositScheme("XRP", true, { xpubs: {}, addresses: { XRP: "rOperatorOwnAddress" } });
     expect(realPayoutRefusal("XRP", own, "simulated", "simulated")).toMatch(/key is real .* simulated chain/);
     expect(realPayoutRefusal("XRP", own, "simulated", "BTC:esplora,*:simulated")).toMatch(/simulated chain/);
-    expect(realPayoutRefusal("XRP", own, "simulated", "XRP:esplora,*:simulated")).toBeNull();
+    expect(realPayoutRefusal("XRP", own, "simulated", "XRP:rippled,*:simulated")).toBeNull();
     const btc = depositScheme("BTC", false, { xpubs: { BTC: "xpubOperatorOwn" }, addresses: {} });
     expect(realPayoutRefusal("BTC", btc, "simulated", "simulated")).toMatch(/simulated chain/);
     // A pool cannot be told apart from a dev one: only real payouts decide for it.
@@ -26,9 +26,21 @@ describe("realPayoutRefusal", () => {
   it("with real payouts: refuses SimChain deposits, unknown modes and the dev memo address", () => {
     expect(realPayoutRefusal("XRP", xrp, "http", "simulated")).toMatch(/simulated chain/);
     expect(realPayoutRefusal("XRP", xrp, "http", "bogus")).toMatch(/simulated chain/);
-    expect(realPayoutRefusal("XRP", xrp, "http", "esplora")).toMatch(/public dev key/);
+    expect(realPayoutRefusal("XRP", xrp, "http", "XRP:rippled")).toMatch(/public dev key/);
     const own = depositScheme("XRP", true, { xpubs: {}, addresses: { XRP: "rOperatorOwnAddress" } });
-    expect(realPayoutRefusal("XRP", own, "http", "esplora")).toBeNull();
+    expect(realPayoutRefusal("XRP", own, "http", "XRP:rippled")).toBeNull();
+    const doge = depositScheme("DOGE", false, { xpubs: { DOGE: "xpub-of-the-operator" }, addresses: {} });
+    expect(realPayoutRefusal("DOGE", doge, "http", "DOGE:blockbook")).toBeNull();
+  });
+
+  it("with real payouts: refuses a mode that does not read the network's chain", () => {
+    const doge = depositScheme("DOGE", false, { xpubs: { DOGE: "xpub-of-the-operator" }, addresses: {} });
+    expect(realPayoutRefusal("DOGE", doge, "http", "DOGE:esplora")).toMatch(
+      /esplora for DOGE, which does not read/,
+    );
+    expect(realPayoutRefusal("DOGE", doge, "http", "evm")).toMatch(/does not read/);
+    const btc = depositScheme("BTC", false, { xpubs: { BTC: "xpub-of-the-operator" }, addresses: {} });
+    expect(realPayoutRefusal("BTC", btc, "http", "BTC:blockbook")).toBeNull();
   });
 });
 

@@ -342,4 +342,58 @@ describe("real payouts need real deposits", () => {
     expect(ok.status).toBe(200);
     await ok.arrayBuffer();
   });
+
+  it("with a real reader named for every active network, every source network is offered", async () => {
+    const pool = await admin("/address-pool/SOL", {
+      method: "POST",
+      json: { addresses: ["5waJka9MrCgPFoLo3SQSjLDTGnkoDcwYYPnpk4YNJS6i"] },
+    });
+    expect(pool.status).toBeLessThan(300);
+    const networks = ["BTC", "LTC", "DOGE", "ETH", "BSC", "TRX", "SOL", "XRP", "XLM", "TON"];
+    const vars: Record<string, string> = {
+      PAYOUT_MODE: "http",
+      PAYOUT_GATEWAY_URL: "https://signer.test",
+      CHAIN_MODE:
+        "BTC:blockbook,LTC:esplora,DOGE:blockbook,ETH:evm,BSC:evm,TRX:trongrid,SOL:solana,XRP:rippled,XLM:horizon,TON:toncenter",
+      DEPOSIT_ADDRESS_XRP: "rPT1Sjq2YGrBMTttX4GZHjKu9dyfzbpAYe",
+      DEPOSIT_ADDRESS_XLM: "GCUB7JL4APK7LKJ6MZF7Q2JTLHAGNBIUA7XIXD5SQTG52GQ2DAT6XZMK",
+      DEPOSIT_ADDRESS_TON: "UQCD39VS5jcptHL8vMjEXrzGaRcCVYto7HUn4bpAOg8xqEBI",
+    };
+    for (const family of ["BTC", "LTC", "DOGE", "EVM", "TRON"])
+      vars[`DEPOSIT_XPUB_${family}`] = `xpub-${family}`;
+    for (const network of networks) vars[`CHAIN_URL_${network}`] = `https://${network.toLowerCase()}.test/`;
+    const patched = { ...env, ...vars } as unknown as Env;
+    // One native coin per network, for an amount inside its limits; USDC on SOL is the SPL row.
+    const amounts: Record<string, string> = {
+      BTC: "0.1",
+      LTC: "1",
+      DOGE: "1000",
+      ETH: "1",
+      BSC: "1",
+      TRX: "1000",
+      SOL: "1",
+      XRP: "100",
+      XLM: "1000",
+      TON: "20",
+    };
+    const offered: string[] = [];
+    for (const [coin, network] of [
+      ...networks.map((n) => [n === "BSC" ? "BNB" : n, n]),
+      ["USDC", "SOL"],
+    ] as const) {
+      const q = `coin_from=${coin}&network_from=${network}&coin_to=USDT&network_to=ETH&amount=${coin === "USDC" ? "100" : amounts[network]}`;
+      const ctx = createExecutionContext();
+      const res = await worker.fetch(
+        new Request(`http://local.test/api/v1/partner/rates?${q}`, {
+          headers: { "CF-Connecting-IP": freshIp() },
+        }),
+        patched,
+        ctx,
+      );
+      await waitOnExecutionContext(ctx);
+      if (res.status === 200) offered.push(`${coin}/${network}`);
+      else expect(await res.json()).toEqual({ network }); // shows the refusal when one is not offered
+    }
+    expect(offered).toHaveLength(11);
+  });
 });

@@ -39,7 +39,9 @@ import {
   createChainHttpClient,
   type HttpReaderOptions,
   parseBody,
+  positiveIntOption,
 } from "./http-util";
+import { createJsonRpc } from "./json-rpc";
 import type { AssetRef, ChainReader, IncomingTransfer } from "./types";
 
 /** keccak256("Transfer(address,address,uint256)"). */
@@ -97,22 +99,8 @@ const fullBlockSchema = z.object({
 });
 const headerSchema = z.object({ hash: hash32 }).nullable();
 
-const rpcResponseSchema = z.object({
-  jsonrpc: z.literal("2.0").optional(),
-  id: z.union([z.number(), z.string(), z.null()]),
-  result: z.unknown().optional(),
-  error: z.object({ code: z.number().optional(), message: z.string().optional() }).optional(),
-});
-type RpcResponse = z.infer<typeof rpcResponseSchema>;
-
 function toHex(n: number): string {
   return `0x${n.toString(16)}`;
-}
-
-function positiveInt(source: string, name: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value < 1)
-    throw new RangeError(`${source}: ${name} must be a positive integer`);
-  return value;
 }
 
 function checkAddress(source: string, address: string): string {
@@ -124,8 +112,12 @@ function checkAddress(source: string, address: string): string {
 export function createEvmReader(options: EvmReaderOptions): EvmReader {
   const source = options.name ?? "evm-rpc";
   const url = checkBaseUrl(source, options.baseUrl, true);
-  const lookback = positiveInt(source, "lookbackBlocks", options.lookbackBlocks ?? DEFAULT_LOOKBACK_BLOCKS);
-  const scanBlocks = positiveInt(
+  const lookback = positiveIntOption(
+    source,
+    "lookbackBlocks",
+    options.lookbackBlocks ?? DEFAULT_LOOKBACK_BLOCKS,
+  );
+  const scanBlocks = positiveIntOption(
     source,
     "nativeScanBlocks",
     options.nativeScanBlocks ?? DEFAULT_NATIVE_SCAN_BLOCKS,
@@ -135,56 +127,9 @@ export function createEvmReader(options: EvmReaderOptions): EvmReader {
     throw new RangeError(`${source}: nativeDecimals must be an integer in [0, 30]`);
   }
   const http = createChainHttpClient(source, options);
-  let nextId = 1;
+  const { call, batch } = createJsonRpc(source, http, url);
 
   const invalid = (message: string) => new ChainReaderError(source, "invalid_body", message);
-
-  const unwrap = (response: RpcResponse, method: string): unknown => {
-    if (response.error) {
-      const { code, message } = response.error;
-      throw new ChainReaderError(
-        source,
-        "rpc_error",
-        `${method}: ${message ?? "error"} (code ${code ?? "?"})`,
-        {
-          ...(code === undefined ? {} : { rpcCode: code }),
-        },
-      );
-    }
-    if (!("result" in response)) throw invalid(`${method}: response has neither result nor error`);
-    return response.result;
-  };
-
-  const call = async (method: string, params: unknown[]): Promise<unknown> => {
-    const id = nextId++;
-    const body = await http.postJson(url, { jsonrpc: "2.0", id, method, params });
-    const response = parseBody(source, rpcResponseSchema, body, `${method} response`);
-    // An error answer is reported as such even when its id is null (JSON-RPC parse errors).
-    if (response.id !== id && !response.error)
-      throw invalid(`${method}: response id ${String(response.id)} is not ${id}`);
-    return unwrap(response, method);
-  };
-
-  /** One HTTP request carrying several calls; results in the order of `calls`. */
-  const batch = async (method: string, paramsList: unknown[][]): Promise<unknown[]> => {
-    const ids = paramsList.map(() => nextId++);
-    const body = await http.postJson(
-      url,
-      paramsList.map((params, i) => ({ jsonrpc: "2.0", id: ids[i], method, params })),
-    );
-    // A server that rejects the batch as a whole answers with a single error object.
-    if (!Array.isArray(body)) {
-      unwrap(parseBody(source, rpcResponseSchema, body, `${method} batch response`), method);
-      throw invalid(`${method}: batch response is not an array`);
-    }
-    const responses = parseBody(source, z.array(rpcResponseSchema), body, `${method} batch response`);
-    const byId = new Map(responses.map((r) => [r.id, r]));
-    return ids.map((id) => {
-      const response = byId.get(id);
-      if (!response) throw invalid(`${method}: batch response lacks id ${id}`);
-      return unwrap(response, method);
-    });
-  };
 
   const parseQuantity = (hex: string, what: string): number => {
     const n = Number.parseInt(hex.slice(2), 16);

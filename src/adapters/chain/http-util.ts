@@ -126,3 +126,34 @@ export function baseUnitsToDecimal(units: string | bigint | number, decimals: nu
   }
   return toDecimalString(parseDecimal(text));
 }
+
+/**
+ * baseUnitsToDecimal for an amount read from a provider: a bad one fails the call as
+ * invalid_body (naming the transaction), not as a RangeError.
+ */
+export function unitsToDecimal(
+  source: string,
+  units: string | bigint | number,
+  decimals: number,
+  txid: string,
+): string {
+  try {
+    return baseUnitsToDecimal(units, decimals);
+  } catch (err) {
+    throw new ChainReaderError(
+      source,
+      "invalid_body",
+      `bad amount in ${txid}: ${String(units).slice(0, 80)}`,
+      {
+        cause: err,
+      },
+    );
+  }
+}
+
+/** A reader option that must be a positive safe integer (page sizes, windows, page counts). */
+export function positiveIntOption(source: string, name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new RangeError(`${source}: ${name} must be a positive integer`);
+  return value;
+}

@@ -35,11 +35,11 @@ import { validateTronAddress } from "../../domain/addresses/tron";
 import { Dec } from "../../domain/money";
 import { checkBaseUrl } from "../http-client";
 import {
-  baseUnitsToDecimal,
   ChainReaderError,
   createChainHttpClient,
   type HttpReaderOptions,
   parseBody,
+  unitsToDecimal,
 } from "./http-util";
 import type { AssetRef, ChainReader, IncomingTransfer } from "./types";
 
@@ -143,16 +143,6 @@ export function createTronGridReader(options: TronGridReaderOptions): ChainReade
     return body;
   };
 
-  const amountOf = (units: string | number, decimals: number, txid: string): string => {
-    try {
-      return baseUnitsToDecimal(units, decimals);
-    } catch (err) {
-      throw new ChainReaderError(source, "invalid_body", `bad amount in ${txid}: ${String(units)}`, {
-        cause: err,
-      });
-    }
-  };
-
   /** blockID of block `num`, or null when this node has no block at that height. */
   const blockIdAt = async (num: number): Promise<string | null> => {
     const body = await http.postJson(`${base}/wallet/getblockbynum`, { num });
@@ -201,7 +191,7 @@ export function createTronGridReader(options: TronGridReaderOptions): ChainReade
     for (const item of list.data) {
       if (item.type !== "Transfer" || item.to !== to || item.token_info.address !== contract) continue;
       const txid = item.transaction_id.toLowerCase();
-      const amount = amountOf(item.value, asset.decimals, txid);
+      const amount = unitsToDecimal(source, item.value, asset.decimals, txid);
       if (amount === "0") continue; // zero-value transfers: address-poisoning spam
       const items = byTx.get(txid) ?? [];
       items.push({ from: item.from, value: item.value, amount });
@@ -261,7 +251,7 @@ export function createTronGridReader(options: TronGridReaderOptions): ChainReade
         index: 0,
         to: to.base58,
         tag: null,
-        amount: amountOf(value.amount, asset.decimals, txid),
+        amount: unitsToDecimal(source, value.amount, asset.decimals, txid),
         blockHeight: item.blockNumber ?? null,
       });
     }

@@ -1,6 +1,7 @@
 /**
  * Chain readers: how the order lifecycle sees deposits. One implementation per chain family
- * (simulated SimChain, Esplora, EVM JSON-RPC, TronGrid), chosen per network by config.
+ * (simulated SimChain, Esplora, Blockbook, EVM JSON-RPC, TronGrid, Solana JSON-RPC, rippled, Horizon,
+ * toncenter), chosen per network by config.
  */
 
 /** The asset being watched: a native coin (contract null) or a token on its chain. */
@@ -25,6 +26,11 @@ export interface IncomingTransfer {
   blockHeight: number | null;
   /** Hash of the including block, or null while unconfirmed. */
   blockHash: string | null;
+  /**
+   * The sender, on account chains where a transfer has exactly one (XRP, XLM, TON, SOL): whom a
+   * deposit no order can claim (wrong or missing memo) would be refunded to. Absent elsewhere.
+   */
+  from?: string;
 }
 
 export interface ChainReader {
@@ -37,6 +43,15 @@ export interface ChainReader {
   incomingTransfers(asset: AssetRef, address: string, tag: string | null): Promise<IncomingTransfer[]>;
   /** Whether a transfer's block is still in the best chain (false once reorged out). */
   isInBestChain(transfer: IncomingTransfer): Promise<boolean>;
+  /**
+   * Memo networks only: every current incoming transfer of `asset` to the shared deposit
+   * `address`, whatever its tag (`tag` null when it carries none, else the memo / destination tag /
+   * comment as sent). For an address-wide watch that logs, for the operator, the deposits whose tag
+   * matches no order — such a deposit never drives an order. `incomingTransfers(asset, address, t)`
+   * is this list filtered on `tag === t` (there, block hashes the listing lacks are looked up;
+   * here `blockHash` may be null beside a `blockHeight`, to keep a busy address cheap to read).
+   */
+  addressTransfers?(asset: AssetRef, address: string): Promise<IncomingTransfer[]>;
 }
 
 /** Confirmations of a transfer at a tip: 0 in the mempool, 1 in the tip block. */

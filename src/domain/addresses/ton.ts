@@ -29,6 +29,22 @@ export function validateTonAddress(address: string): AddressCheck {
   return accepted(base64url.encode(bytes));
 }
 
+/**
+ * The account a TON address names, as the raw form `wc:hex` (lower-case hex): the same for its
+ * bounceable (EQ…) and non-bounceable (UQ…) spellings, which differ only in a flag for the payer.
+ * Accepts a valid friendly form or a raw one; null for anything else.
+ */
+export function tonAccountId(address: string): string | null {
+  const raw = /^(0|-1):([0-9a-fA-F]{64})$/.exec(address);
+  if (raw) return `${raw[1]}:${raw[2]!.toLowerCase()}`;
+  const check = validateTonAddress(address);
+  if (!check.ok) return null;
+  const bytes = base64url.decode(check.address);
+  let hex = "";
+  for (const b of bytes.subarray(2, 34)) hex += b.toString(16).padStart(2, "0");
+  return `${bytes[1] === 0xff ? -1 : 0}:${hex}`;
+}
+
 export function encodeTonAddress(workchain: 0 | -1, hash: Uint8Array, bounceable: boolean): string {
   const bytes = new Uint8Array(36);
   bytes[0] = bounceable ? BOUNCEABLE : NON_BOUNCEABLE;

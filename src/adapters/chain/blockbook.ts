@@ -1,0 +1,152 @@
+/**
+ * ChainReader over the Blockbook REST API v2 (trezor/blockbook, the UTXO indexer behind Trezor
+ * Suite and many exchanges; also sold by node providers). Serves DOGE — which has no public
+ * Esplora — and BTC / LTC as an alternative to Esplora. An API key, when given, is sent as the
+ * `api-key` header (providers that want it in the path take it as part of the base URL instead).
+ *
+ * - Tip: `GET {base}/api` → `blockbook.bestHeight` (the height Blockbook has indexed, which is
+ *   what its address listings reflect; the backend's own `blocks` may be ahead).
+ * - Transfers: `GET {base}/api/v2/address/{a}?details=txs&pageSize={n}&page={p}`, newest first,
+ *   mempool transactions included (no `blockHash`, `blockHeight` ≤ 0, `confirmations` 0). Pages
+ *   are followed while `page < totalPages`, at most `maxPages` (default 4 × 100 transactions);
+ *   older history is not returned (earlier polls saw it). Every `vout[n]` whose `addresses` is
+ *   exactly `[address]` with a non-zero value is one IncomingTransfer with `index = n`. Amounts
+ *   are strings in satoshis, converted exactly.
+ * - Reorgs: Blockbook only indexes its backend's best chain, so `isInBestChain` asks
+ *   `GET {base}/api/v2/block-index/{height}` → `blockHash` and compares it with the transfer's
+ *   (a height above the indexed tip answers false without a request). `block-index` rather than
+ *   `block/{height}`: the latter lists up to 1000 transactions per page, only to read one hash.
+ *
+ * Only native coins (asset.contract null) and no tags: anything else has no transfers ([]).
+ */
+import { z } from "zod";
+import { checkBaseUrl } from "../http-client";
+import {
+  ChainReaderError,
+  createChainHttpClient,
+  type HttpReaderOptions,
+  parseBody,
+  positiveIntOption,
+  unitsToDecimal,
+} from "./http-util";
+import type { AssetRef, ChainReader, IncomingTransfer } from "./types";
+
+export const BLOCKBOOK_PAGE_SIZE = 100;
+export const DEFAULT_MAX_PAGES = 4;
+
+export interface BlockbookReaderOptions extends HttpReaderOptions {
+  /** Sent as the `api-key` header when set. */
+  apiKey?: string;
+  /** Transactions per page (Blockbook allows up to 1000); default 100. */
+  pageSize?: number;
+  /** Most pages read per incomingTransfers call; default 4. */
+  maxPages?: number;
+  /** Name used in errors; default "blockbook". */
+  name?: string;
+}
+
+const HASH = /^[0-9a-f]{64}$/;
+const hash = z.string().regex(HASH);
+const height = z.number().int().max(Number.MAX_SAFE_INTEGER);
+
+const txSchema = z.object({
+  txid: hash,
+  vout: z.array(
+    z.object({
+      value: z.string().optional(), // omitted when zero ("empty fields are omitted")
+      n: z.number().int().nonnegative(),
+      addresses: z.array(z.string()).optional(),
+    }),
+  ),
+  blockHash: hash.optional(),
+  blockHeight: height.optional(),
+  confirmations: z.number().int().optional(),
+});
+
+const addressPageSchema = z.object({
+  address: z.string(),
+  page: z.number().int().positive().optional(),
+  totalPages: z.number().int().nonnegative().optional(),
+  // `txs` is the count; the list is `transactions`, omitted when empty.
+  transactions: z.array(txSchema).optional(),
+});
+
+const statusSchema = z.object({ blockbook: z.object({ bestHeight: height.nonnegative() }) });
+const blockIndexSchema = z.object({ blockHash: hash });
+
+// Blockbook answers failures as `{"error": "..."}` (with a 4xx/5xx, but some proxies say 200).
+const errorSchema = z.object({ error: z.string() });
+
+const ADDRESS = /^[A-Za-z0-9]{14,90}$/;
+
+export function createBlockbookReader(options: BlockbookReaderOptions): ChainReader {
+  const source = options.name ?? "blockbook";
+  const base = checkBaseUrl(source, options.baseUrl);
+  const pageSize = positiveIntOption(source, "pageSize", options.pageSize ?? BLOCKBOOK_PAGE_SIZE);
+  const maxPages = positiveIntOption(source, "maxPages", options.maxPages ?? DEFAULT_MAX_PAGES);
+  const http = createChainHttpClient(source, {
+    ...options,
+    ...(options.apiKey ? { headers: { "api-key": options.apiKey } } : {}),
+  });
+
+  const tipHeight = async (): Promise<number> =>
+    parseBody(source, statusSchema, await http.getJson(`${base}/api`), "status").blockbook.bestHeight;
+
+  return {
+    tipHeight,
+
+    async incomingTransfers(
+      asset: AssetRef,
+      address: string,
+      tag: string | null,
+    ): Promise<IncomingTransfer[]> {
+      if (asset.contract !== null || tag !== null) return [];
+      if (!ADDRESS.test(address)) throw new TypeError(`${source}: not an address: ${address.slice(0, 100)}`);
+      const byKey = new Map<string, IncomingTransfer>();
+      for (let page = 1, totalPages = 1; page <= totalPages && page <= maxPages; page++) {
+        const query = new URLSearchParams({ details: "txs", pageSize: String(pageSize), page: String(page) });
+        const body = await http.getJson(`${base}/api/v2/address/${address}?${query}`);
+        const failure = errorSchema.safeParse(body);
+        if (failure.success)
+          throw new ChainReaderError(source, "rpc_error", `address: ${failure.data.error}`);
+        const listing = parseBody(source, addressPageSchema, body, "address");
+        if (listing.address !== address) {
+          throw new ChainReaderError(source, "invalid_body", `asked for ${address}, got ${listing.address}`);
+        }
+        // "If out of range, Blockbook returns the closest possible page": never loop on it.
+        if (listing.page !== undefined && listing.page !== page) break;
+        totalPages = listing.totalPages ?? 1;
+        for (const tx of listing.transactions ?? []) {
+          const mined = tx.blockHash !== undefined && (tx.blockHeight ?? 0) > 0;
+          for (const out of tx.vout) {
+            if (out.addresses?.length !== 1 || out.addresses[0] !== address) continue;
+            const amount = unitsToDecimal(source, out.value ?? "0", asset.decimals, tx.txid);
+            if (amount === "0") continue;
+            const key = `${tx.txid}:${out.n}`;
+            // A tx mined between two page reads can be on both: the mined copy wins.
+            if (!mined && byKey.has(key)) continue;
+            byKey.set(key, {
+              txid: tx.txid,
+              index: out.n,
+              to: address,
+              tag: null,
+              amount,
+              blockHeight: mined ? (tx.blockHeight ?? null) : null,
+              blockHash: mined ? (tx.blockHash ?? null) : null,
+            });
+          }
+        }
+      }
+      return [...byKey.values()];
+    },
+
+    async isInBestChain(transfer: IncomingTransfer): Promise<boolean> {
+      if (transfer.blockHeight === null || transfer.blockHash === null) return true;
+      const expected = transfer.blockHash.toLowerCase();
+      if (!HASH.test(expected)) throw new TypeError(`${source}: not a block hash: ${transfer.blockHash}`);
+      if (transfer.blockHeight > (await tipHeight())) return false;
+      const body = await http.getJson(`${base}/api/v2/block-index/${transfer.blockHeight}`);
+      return parseBody(source, blockIndexSchema, body, "block-index").blockHash === expected;
+    },
+  };
+}

@@ -1,0 +1,202 @@
+import { delay, HttpResponse, http } from "msw";
+import { describe, expect, it } from "vitest";
+import { createBlockbookReader } from "../../src/adapters/chain/blockbook";
+import type { AssetRef, IncomingTransfer } from "../../src/adapters/chain/types";
+import blockIndex from "../fixtures/chain/blockbook-block-index.json";
+import page1 from "../fixtures/chain/blockbook-doge-address-p1.json";
+import page2 from "../fixtures/chain/blockbook-doge-address-p2.json";
+import status from "../fixtures/chain/blockbook-status.json";
+import { createMockNetwork, type MockNetwork } from "../support/msw";
+
+const BASE = "https://doge.blockbook.test";
+const ADDRESS = "DSXDQ6rnwLX47WFRnemctoXPHA9pLMxqXn";
+const DOGE: AssetRef = { coin: "DOGE", network: "DOGE", contract: null, decimals: 8 };
+const MEMPOOL_TXID = "5c1d2686d70d82bd8e84b5d3dc4bd0e8485e28cdc865336db6a5e40b2098277d";
+const MINED_TXID = "9e2bc8fbd40af17a6564831f84aef0cab2046d4bad19e91c09d21bff2c851851";
+const OLD_TXID = "461dd46d5d6f56d765f82e60e6bf0727a3a1d1cb8c4144373d805b152a21d308";
+const BLOCK = "78d1f3de899a10dd2e580704226ebf9508e95e1706f177fc9c31c47f245d2502";
+
+const urls = (net: MockNetwork) => net.requests.map((r) => `${r.method} ${r.url}`);
+const reader = (net: MockNetwork, extra: Record<string, unknown> = {}) =>
+  createBlockbookReader({ baseUrl: BASE, fetch: net.fetch, ...extra });
+
+const addressPages = http.get(`${BASE}/api/v2/address/${ADDRESS}`, ({ request }) => {
+  const page = new URL(request.url).searchParams.get("page");
+  return HttpResponse.json(page === "2" ? page2 : page1);
+});
+const statusHandler = http.get(`${BASE}/api`, () => HttpResponse.json(status));
+
+const mined: IncomingTransfer = {
+  txid: MINED_TXID,
+  index: 1,
+  to: ADDRESS,
+  tag: null,
+  amount: "2093.29999999",
+  blockHeight: 2647927,
+  blockHash: BLOCK,
+};
+
+describe("blockbook reader", () => {
+  it("tip: the height Blockbook has indexed, not the backend's", async () => {
+    const net = createMockNetwork(statusHandler);
+    expect(await reader(net).tipHeight()).toBe(2647930);
+  });
+
+  it("credits each output paying exactly the address, mempool included, across pages", async () => {
+    const net = createMockNetwork(addressPages);
+    const transfers = await reader(net).incomingTransfers(DOGE, ADDRESS, null);
+    expect(transfers).toEqual<IncomingTransfer[]>([
+      {
+        txid: MEMPOOL_TXID,
+        index: 0,
+        to: ADDRESS,
+        tag: null,
+        amount: "1500",
+        blockHeight: null,
+        blockHash: null,
+      },
+      mined,
+      {
+        txid: OLD_TXID,
+        index: 0,
+        to: ADDRESS,
+        tag: null,
+        amount: "500",
+        blockHeight: 2647900,
+        blockHash: "760f8ed32894ccce9c1ea11c8a019cadaa82bcb434b25c30102dd7e43f326217",
+      },
+    ]);
+    expect(urls(net)).toEqual([
+      `GET ${BASE}/api/v2/address/${ADDRESS}?details=txs&pageSize=100&page=1`,
+      `GET ${BASE}/api/v2/address/${ADDRESS}?details=txs&pageSize=100&page=2`,
+    ]);
+    expect(net.unhandled).toEqual([]);
+  });
+
+  it("reads at most maxPages pages, and stops when Blockbook answers another page than asked", async () => {
+    const one = createMockNetwork(addressPages);
+    expect(await reader(one, { maxPages: 1 }).incomingTransfers(DOGE, ADDRESS, null)).toHaveLength(2);
+    expect(one.requests).toHaveLength(1);
+    // "If out of range, Blockbook returns the closest possible page".
+    const clamped = createMockNetwork(
+      http.get(`${BASE}/api/v2/address/${ADDRESS}`, () => HttpResponse.json({ ...page1, totalPages: 3 })),
+    );
+    expect(await reader(clamped).incomingTransfers(DOGE, ADDRESS, null)).toHaveLength(2);
+    expect(clamped.requests).toHaveLength(2);
+  });
+
+  it("a tx mined between two page reads keeps its mined copy", async () => {
+    const movedDown = { ...page2, transactions: [...page2.transactions, page1.transactions[1]] };
+    const early = {
+      ...page1,
+      transactions: [{ ...page1.transactions[1], blockHash: undefined, blockHeight: -1 }],
+    };
+    const net = createMockNetwork(
+      http.get(`${BASE}/api/v2/address/${ADDRESS}`, ({ request }) =>
+        HttpResponse.json(new URL(request.url).searchParams.get("page") === "2" ? movedDown : early),
+      ),
+    );
+    const transfers = await reader(net).incomingTransfers(DOGE, ADDRESS, null);
+    expect(transfers.find((t) => t.txid === MINED_TXID)).toEqual(mined);
+  });
+
+  it("an address without transactions has none; tokens and tags have none without a request", async () => {
+    const net = createMockNetwork(
+      http.get(`${BASE}/api/v2/address/${ADDRESS}`, () =>
+        HttpResponse.json({ page: 1, totalPages: 0, itemsOnPage: 100, address: ADDRESS, txs: 0 }),
+      ),
+    );
+    expect(await reader(net).incomingTransfers(DOGE, ADDRESS, null)).toEqual([]);
+    expect(await reader(net).incomingTransfers({ ...DOGE, contract: "x" }, ADDRESS, null)).toEqual([]);
+    expect(await reader(net).incomingTransfers(DOGE, ADDRESS, "100001")).toEqual([]);
+    expect(net.requests).toHaveLength(1);
+    await expect(reader(net).incomingTransfers(DOGE, "../api", null)).rejects.toThrow(TypeError);
+  });
+
+  it("best chain: the indexed hash at the height must be the transfer's; above the tip is out", async () => {
+    const net = createMockNetwork(
+      statusHandler,
+      http.get(`${BASE}/api/v2/block-index/2647927`, () => HttpResponse.json(blockIndex)),
+    );
+    const r = reader(net);
+    expect(await r.isInBestChain(mined)).toBe(true);
+    expect(await r.isInBestChain({ ...mined, blockHash: "ab".repeat(32) })).toBe(false);
+    expect(await r.isInBestChain({ ...mined, blockHeight: 2647931 })).toBe(false);
+    expect(urls(net).filter((u) => u.includes("block-index"))).toHaveLength(2);
+    expect(await r.isInBestChain({ ...mined, blockHeight: null, blockHash: null })).toBe(true);
+  });
+
+  it("serves BTC too (the same API), with the api-key header when given", async () => {
+    const btc = "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq";
+    const net = createMockNetwork(
+      http.get(`https://btc.blockbook.test/api/v2/address/${btc}`, () =>
+        HttpResponse.json({
+          address: btc,
+          page: 1,
+          totalPages: 1,
+          txs: 1,
+          transactions: [
+            {
+              ...page2.transactions[0],
+              vout: [{ value: "12345678", n: 3, addresses: [btc], isAddress: true }],
+            },
+          ],
+        }),
+      ),
+    );
+    const r = createBlockbookReader({
+      baseUrl: "https://btc.blockbook.test/",
+      apiKey: "k1",
+      fetch: net.fetch,
+    });
+    const [t] = await r.incomingTransfers({ ...DOGE, coin: "BTC", network: "BTC" }, btc, null);
+    expect(t).toMatchObject({ index: 3, amount: "0.12345678", blockHeight: 2647900 });
+    expect(net.requests[0]?.headers.get("api-key")).toBe("k1");
+  });
+
+  it("provider errors: HTTP status, timeout, network failure, wrong shapes", async () => {
+    const failing = (handler: Parameters<typeof createMockNetwork>[0]) =>
+      reader(createMockNetwork(handler), { timeoutMs: 50 });
+    await expect(
+      failing(http.get(`${BASE}/api`, () => new HttpResponse("busy", { status: 503 }))).tipHeight(),
+    ).rejects.toMatchObject({ name: "ChainReaderError", kind: "http_status", status: 503 });
+    await expect(
+      failing(
+        http.get(`${BASE}/api`, async () => {
+          await delay(500);
+          return HttpResponse.json(status);
+        }),
+      ).tipHeight(),
+    ).rejects.toMatchObject({ kind: "timeout" });
+    await expect(
+      failing(http.get(`${BASE}/api`, () => HttpResponse.error())).tipHeight(),
+    ).rejects.toMatchObject({
+      kind: "network",
+    });
+    await expect(
+      failing(
+        http.get(`${BASE}/api/v2/address/${ADDRESS}`, () => HttpResponse.json({ error: "Invalid address" })),
+      ).incomingTransfers(DOGE, ADDRESS, null),
+    ).rejects.toMatchObject({ kind: "rpc_error" });
+    for (const body of [
+      { address: ADDRESS, transactions: [{ txid: "x", vout: [] }] },
+      { ...page1, address: "DUMh1rPrXTrCN2Z9EHsLPg7b78rACHB2h7" },
+    ]) {
+      await expect(
+        failing(
+          http.get(`${BASE}/api/v2/address/${ADDRESS}`, () => HttpResponse.json(body)),
+        ).incomingTransfers(DOGE, ADDRESS, null),
+      ).rejects.toMatchObject({ kind: "invalid_body" });
+    }
+    const badAmount = {
+      ...page1,
+      totalPages: 1,
+      transactions: [{ ...page2.transactions[0], vout: [{ value: "1.5", n: 0, addresses: [ADDRESS] }] }],
+    };
+    await expect(
+      failing(
+        http.get(`${BASE}/api/v2/address/${ADDRESS}`, () => HttpResponse.json(badAmount)),
+      ).incomingTransfers(DOGE, ADDRESS, null),
+    ).rejects.toMatchObject({ kind: "invalid_body" });
+  });
+});
