@@ -92,6 +92,26 @@ export function realPayoutRefusal(
   return null;
 }
 
+/**
+ * Which deposit drives an order when its first one has its confirmations (docs/lifecycle.md,
+ * "Which deposit drives the order"): the earliest confirmed deposit whose amount is acceptable;
+ * when none is, the first one with its verdict. So a dust or split first transfer cannot push the
+ * real payment aside: it becomes an extra deposit, the payment drives the order.
+ * `candidates` are the confirmed deposits, earliest first, the current driving one first of all.
+ */
+export function chooseDeposit<T, V extends { acceptable: boolean }>(
+  candidates: readonly T[],
+  verdictOf: (t: T) => V,
+): { deposit: T; verdict: V } | null {
+  let first: { deposit: T; verdict: V } | null = null;
+  for (const deposit of candidates) {
+    const verdict = verdictOf(deposit);
+    if (verdict.acceptable) return { deposit, verdict };
+    first ??= { deposit, verdict };
+  }
+  return first;
+}
+
 interface TransferId {
   txid: string;
   index: number;

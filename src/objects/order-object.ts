@@ -5,7 +5,7 @@ import type { PayoutGateway, PayoutRequest } from "../adapters/payout/types";
 import { chainReaderFor, exchangeVenueFor, payoutGatewayFor } from "../adapters/registry";
 import { type Config, getConfig } from "../config";
 import { deriveDepositAddress } from "../domain/addresses";
-import { type DepositScheme, FIRST_MEMO_TAG, findDeposit } from "../domain/deposit";
+import { chooseDeposit, type DepositScheme, FIRST_MEMO_TAG, findDeposit } from "../domain/deposit";
 import { DomainError } from "../domain/errors";
 import { type Decimal, parseDecimal, toDecimalString } from "../domain/money";
 import { type OrderDraft, type OrderRecord, type OrderView, orderView } from "../domain/order";
@@ -433,7 +433,8 @@ export class OrderObject extends DurableObject<Env> {
     // poll must not be expired and then refunded as late. If that read fails, the order stays
     // waiting_deposit until a read succeeds.
     if (pastDeadline || this.#pollDue(now)) {
-      const [first] = await this.#incoming(r);
+      const all = await this.#incoming(r);
+      const [first] = all;
       if (first && now > Date.parse(r.expiresAt) + ON_TIME_GRACE_MS) {
         // Expire now; the late-deposit watch takes this deposit from here.
         this.#note(r, now, "deposit first seen long after expires_at: handled as a late deposit", {
@@ -460,7 +461,7 @@ export class OrderObject extends DurableObject<Env> {
         );
         this.#schedulePoll(now, true);
         // A deposit that arrives already confirmed moves on in the same run.
-        if (next) await this.#followConfirmations(next, now, { transfers: [first], tip });
+        if (next) await this.#followConfirmations(next, now, { transfers: all, tip });
         return;
       }
       this.#schedulePoll(now, false);
@@ -510,23 +511,36 @@ export class OrderObject extends DurableObject<Env> {
       this.#schedulePoll(now, true);
       return;
     }
-    const received = parseDecimal(ours.amount);
-    const verdict = depositAcceptability(
-      r,
-      received,
-      {
-        toleranceBps: this.#config.FIXED_AMOUNT_TOLERANCE_BPS,
-        confirmedTooLate: now > Date.parse(r.expiresAt) + this.#config.FIXED_RATE_CONFIRM_MINUTES * 60_000,
-      },
-      r.rateType === "float" ? await this.#floatLimits(r, now) : null,
+    const limits = r.rateType === "float" ? await this.#floatLimits(r, now) : null;
+    const fixed = {
+      toleranceBps: this.#config.FIXED_AMOUNT_TOLERANCE_BPS,
+      confirmedTooLate: now > Date.parse(r.expiresAt) + this.#config.FIXED_RATE_CONFIRM_MINUTES * 60_000,
+    };
+    const judge = (t: IncomingTransfer) => depositAcceptability(r, parseDecimal(t.amount), fixed, limits);
+    // The other deposits already confirmed, in case the first is not acceptable (dust, a split payment).
+    const others = transfers.filter(
+      (t) =>
+        !(t.txid === ours.txid && t.index === ours.index) &&
+        confirmations(t, tip) >= r.depositConfirmationsRequired,
     );
+    let choice = chooseDeposit([ours, ...others], judge) ?? { deposit: ours, verdict: judge(ours) };
+    if (choice.deposit !== ours && !(await reader.isInBestChain(choice.deposit)))
+      choice = { deposit: ours, verdict: judge(ours) };
+    const driving = choice.deposit;
+    const { verdict } = choice;
+    if (driving !== ours) this.#switchDeposit(r, ours, driving, now);
     const confirmed = this.#apply(
       r,
       verdict.acceptable
         ? { type: "deposit_confirmed", acceptable: true }
         : { type: "deposit_confirmed", acceptable: false, reason: verdict.reason },
       now,
-      { depositConfirmations: confs },
+      {
+        depositConfirmations: confirmations(driving, tip),
+        depositTxid: driving.txid,
+        depositIndex: driving.index,
+        amountFromReceived: driving.amount,
+      },
     );
     if (confirmed) await this.#step(now);
   }
@@ -587,6 +601,33 @@ export class OrderObject extends DurableObject<Env> {
   /** The deposits logged for manual review, as "txid:index". */
   #extras(): Set<string> {
     return new Set(this.#kv.get<string[]>(K.extras) ?? []);
+  }
+
+  /**
+   * The first deposit is not acceptable but a later, confirmed one is: that one drives the order and
+   * the first becomes an extra deposit (logged for review; order actions will offer its refund).
+   */
+  #switchDeposit(r: OrderRecord, from: IncomingTransfer, to: IncomingTransfer, now: number): void {
+    const at = new Date(now).toISOString();
+    this.ctx.storage.transactionSync(() => {
+      this.#adoptExtra(r, to, now);
+      const extras = this.#extras();
+      extras.add(`${from.txid}:${from.index}`);
+      this.#kv.put(K.extras, [...extras]);
+      const block = blockOf(to);
+      if (block) this.#kv.put(K.depositBlock, block);
+      this.#note(r, now, "first deposit not acceptable; a later confirmed deposit drives the order", {
+        txid: to.txid,
+        index: to.index,
+        amount: to.amount,
+        instead_of: from.txid,
+      });
+      this.#log(at, r.status, r.status, "extra deposit to this address: for manual review", {
+        txid: from.txid,
+        index: from.index,
+        amount: from.amount,
+      });
+    });
   }
 
   /** The deposit came back under another index (re-mined in another block): follow it there. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { depositScheme, findDeposit, realPayoutRefusal } from "../../src/domain/deposit";
+import { chooseDeposit, depositScheme, findDeposit, realPayoutRefusal } from "../../src/domain/deposit";
 
 const DEV_XRP = "rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh";
 
@@ -66,5 +66,19 @@ describe("findDeposit", () => {
     const legacy = { txid: "aa", index: 5 } as unknown as typeof ours;
     expect(findDeposit([t("aa", 9, "100")], legacy, new Set())).toBeUndefined();
     expect(findDeposit([t("aa", 5, "100")], legacy, new Set())).toEqual(t("aa", 5, "100"));
+  });
+});
+
+describe("chooseDeposit", () => {
+  const judge = (amount: number) =>
+    amount >= 10 ? { acceptable: true } : { acceptable: false, reason: "small" };
+  it("the first acceptable deposit, earliest first; else the first with its verdict", () => {
+    expect(chooseDeposit([1, 20, 30], judge)).toEqual({ deposit: 20, verdict: { acceptable: true } });
+    expect(chooseDeposit([15, 20], judge)).toEqual({ deposit: 15, verdict: { acceptable: true } });
+    expect(chooseDeposit([1, 2], judge)).toEqual({
+      deposit: 1,
+      verdict: { acceptable: false, reason: "small" },
+    });
+    expect(chooseDeposit([], judge)).toBeNull();
   });
 });

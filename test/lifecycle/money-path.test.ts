@@ -188,3 +188,33 @@ describe("the exchange step (finding 5)", () => {
     );
   });
 });
+
+describe("which deposit drives the order (finding 4)", () => {
+  it("a dust first transfer does not push the real payment aside: the payment completes the order", async () => {
+    const o = await createOrder(partner, BTC_TO_USDT);
+    await simSend("BTC", o.deposit_address, "0.00001");
+    await simSend("BTC", o.deposit_address, "0.01");
+    await simMine("BTC", 2);
+    expect(await stepUntil(o.id, (s) => s === "completed" || s === "failed")).toBe("completed");
+    expect(await read(partner, o.id)).toMatchObject({ amount_from_received: 0.01, status_reason: null });
+    const log = await events(o.id);
+    expect(log.some((e) => e.reason.startsWith("first deposit not acceptable"))).toBe(true);
+    expect(
+      log.some(
+        (e) => e.reason.startsWith("extra deposit") && (e.data as { amount?: string })?.amount === "0.00001",
+      ),
+    ).toBe(true);
+  });
+
+  it("with no acceptable deposit the first one decides, as before", async () => {
+    const o = await createOrder(partner, BTC_TO_USDT);
+    await simSend("BTC", o.deposit_address, "0.00001");
+    await simSend("BTC", o.deposit_address, "0.00002");
+    await simMine("BTC", 2);
+    expect(await stepUntil(o.id, (s) => s === "failed")).toBe("failed");
+    expect(await read(partner, o.id)).toMatchObject({
+      amount_from_received: 0.00001,
+      status_reason: "amount_below_min",
+    });
+  });
+});
