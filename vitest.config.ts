@@ -1,25 +1,44 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
+// Two projects: the Worker's tests inside workerd, and the cabinet's browser tests (Chromium via
+// playwright-core against one `wrangler dev`, test/browser/).
 export default defineConfig(async () => ({
-  plugins: [
-    cloudflareTest({
-      remoteBindings: false,
-      wrangler: { configPath: "./wrangler.toml" },
-      miniflare: {
-        bindings: {
-          ADMIN_TOKEN: "test-admin-token",
-          // Deterministic prices: tests set them with PUT /admin/v1/prices (see test/helpers.ts).
-          PRICE_SOURCE: "static",
-          TEST_MIGRATIONS: await readD1Migrations("./migrations"),
+  test: {
+    projects: [
+      {
+        plugins: [
+          cloudflareTest({
+            remoteBindings: false,
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: {
+              bindings: {
+                ADMIN_TOKEN: "test-admin-token",
+                // Deterministic prices: tests set them with PUT /admin/v1/prices (see test/helpers.ts).
+                PRICE_SOURCE: "static",
+                TEST_MIGRATIONS: await readD1Migrations("./migrations"),
+              },
+            },
+          }),
+        ],
+        test: {
+          name: "workers",
+          include: ["test/**/*.test.ts"],
+          exclude: ["test/browser/**"],
+          setupFiles: ["./test/setup/apply-migrations.ts"],
+          testTimeout: 30_000,
+          hookTimeout: 30_000,
         },
       },
-    }),
-  ],
-  test: {
-    include: ["test/**/*.test.ts"],
-    setupFiles: ["./test/setup/apply-migrations.ts"],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+      {
+        test: {
+          name: "browser",
+          include: ["test/browser/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+        },
+      },
+    ],
   },
 }));

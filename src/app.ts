@@ -2,6 +2,7 @@ import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { getConfig } from "./config";
 import { adminApi, PARTNER_OPENAPI_PATH, partnerApi } from "./http/apis";
+import { createCabinet } from "./http/cabinet/routes";
 import { ApiError } from "./http/errors";
 import { adminAuth } from "./http/middleware/admin-auth";
 import { notFoundHandler, onError } from "./http/middleware/errors";
@@ -57,6 +58,8 @@ export function createApp() {
   app.route("/", adminApi());
   app.route("/api/v1", benchRouter);
   mountDocs(app);
+  // The partner cabinet: HTML pages, not part of the API documents.
+  app.route("/cabinet", createCabinet());
 
   app.onError(onError);
   app.notFound(notFoundHandler(app));

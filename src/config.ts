@@ -45,6 +45,8 @@ export const configSchema = z.object({
   PAYOUT_GATEWAY_SECRET: z.string().optional(),
   ALLOW_HTTP_WEBHOOKS: flag(false),
   WEBHOOK_TIMEOUT_SECONDS: int(10, 1),
+  /** The cabinet's origin: WebAuthn's relying-party id is its host name (docs/cabinet.md). */
+  CABINET_ORIGIN: z.url().default("http://localhost:8787"),
 });
 
 export interface ChainEndpoints {

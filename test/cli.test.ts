@@ -5,6 +5,7 @@ import { type CliOptions, type CommandSpec, parseDotenv, runCli } from "../scrip
 import { parseApiKey, secretMatches } from "../src/domain/credentials";
 import { findKey } from "../src/storage/partners";
 import { ADMIN_TOKEN, BASE } from "./helpers";
+import { acceptInvite } from "./support/cabinet";
 
 // Drives the CLI core (the same code `npm run cli` runs) against the real Worker in workerd.
 
@@ -378,5 +379,23 @@ describe("cli: extensibility and helpers", () => {
         "# comment\n\nADMIN_TOKEN=abc123\r\nexport QUOTED=\"a b # c\"\nSINGLE='x'\nTRAILING=v # note\nnot a line\n",
       ),
     ).toEqual({ ADMIN_TOKEN: "abc123", QUOTED: "a b # c", SINGLE: "x", TRAILING: "v" });
+  });
+});
+
+describe("cabinet commands", () => {
+  it("invites, lists members and invites, signs a member out and deactivates them", async () => {
+    const id = await newPartner("cabinet");
+    const out = await ok("partner", "invite", id, "--email", "dev@example.com");
+    const url = /(http:\/\/localhost:8787\/cabinet\/invite\/\S+)/.exec(out)?.[1];
+    expect(out).toContain("as admin");
+    expect(url).toBeTruthy();
+    expect(await ok("partner", "invites", id)).toContain("dev@example.com");
+    expect(await ok("partner", "users", id)).toContain("No cabinet members yet");
+    const member = await acceptInvite(new URL(url!).pathname.split("/").pop()!);
+    expect(await ok("partner", "users", id)).toContain(member.userId);
+    expect(await ok("user", "sign-out", id, member.userId)).toBe("Ended 1 session(s).");
+    expect(await ok("user", "deactivate", id, member.userId)).toMatch(/status\s+deactivated/);
+    const bad = await cli(["partner", "invite", id, "--email", "x@example.com", "--role", "owner"]);
+    expect(bad.code).toBe(1);
   });
 });

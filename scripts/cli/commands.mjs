@@ -1,6 +1,7 @@
 // The CLI's command table: command name ("group sub") → CommandSpec (see core.d.mts).
 // To add commands (e.g. `sim deposit`, `prices set`), write a module exporting such a map and
 // spread it in here; the dispatcher in core.mjs picks them up, help included.
+import { cabinetCommands } from "./cabinet.mjs";
 import { partnerCommands } from "./partners.mjs";
 import { simCommands } from "./sim.mjs";
 
@@ -8,4 +9,5 @@ import { simCommands } from "./sim.mjs";
 export const commands = {
   ...partnerCommands,
   ...simCommands,
+  ...cabinetCommands,
 };

@@ -17,6 +17,14 @@ export const DOMAIN_ERROR_CODES = [
   "order_not_found",
   "prices_stale",
   "invalid_cursor",
+  // Partner cabinet (docs/cabinet.md)
+  "cabinet_auth_failed",
+  "signin_throttled",
+  "partner_not_found",
+  "member_not_found",
+  "key_not_found",
+  "last_admin",
+  "last_passkey",
 ] as const;
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
 

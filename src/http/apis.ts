@@ -1,6 +1,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "./app-env";
 import { createRouter } from "./router";
+import { adminCabinetRouter } from "./routes/admin/cabinet";
 import { adminOrdersRouter } from "./routes/admin/orders";
 import { adminPartnersRouter } from "./routes/admin/partners";
 import { adminPricesRouter } from "./routes/admin/prices";
@@ -76,6 +77,7 @@ export function adminApi(): OpenAPIHono<AppEnv> {
   api.route("/admin/v1", adminPricesRouter);
   api.route("/admin/v1", adminOrdersRouter);
   api.route("/admin/v1", adminSimRouter);
+  api.route("/admin/v1", adminCabinetRouter);
   api.openAPIRegistry.registerComponent("securitySchemes", "AdminBearer", {
     type: "http",
     scheme: "bearer",
@@ -95,6 +97,7 @@ export function adminApi(): OpenAPIHono<AppEnv> {
       { name: "Admin: orders", description: "Order inspection." },
       { name: "Admin: deposit addresses", description: "Address pools for networks without derivation." },
       { name: "Admin: SimChain", description: "Drive the simulated chains (dev and test only)." },
+      { name: "Admin: cabinet", description: "Partner cabinet: invitations, members and their sessions." },
     ],
   }));
   return api;

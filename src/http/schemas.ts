@@ -16,7 +16,7 @@ export const ErrorSchema = z
 const errorDescriptions = {
   400: "Missing or invalid parameters (`invalid_request`, `pair_unavailable`, ...).",
   401: "Missing or invalid API key or signature.",
-  403: "Partner account not active, or action not permitted.",
+  403: "`partner_inactive` (partner account not active), `ip_not_allowed` (the key's IP allowlist does not include the client address), or action not permitted.",
   404: "Not found.",
   413: "Request body larger than 64 KiB.",
   415: "A body sent without `Content-Type: application/json`.",

@@ -20,7 +20,18 @@ export interface ApiKeyRow {
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
+  /** Self-serve fields (migrations/0010_cabinet.sql). */
+  name: string;
+  mode: "live" | "test";
+  created_by: string;
+  /** Set when the key was rolled: it keeps working until then. */
+  expires_at: string | null;
+  /** JSON array of CIDRs; null = any address. */
+  ip_allowlist: string | null;
 }
+
+export const KEY_COLUMNS =
+  "key_id, partner_id, secret_hash, created_at, last_used_at, revoked_at, name, mode, created_by, expires_at, ip_allowlist";
 
 export interface KeyWithPartner {
   key: ApiKeyRow;
@@ -44,7 +55,7 @@ export function findKey(db: D1Database, keyId: string): Promise<KeyWithPartner |
     const row = await db
       .prepare(
         `SELECT k.key_id, k.partner_id, k.secret_hash, k.created_at, k.last_used_at, k.revoked_at,
-                p.id, p.name, p.is_active, p.markup_bps, p.rate_limit_per_minute, p.created_at AS p_created_at,
+                k.name, k.mode, k.created_by, k.expires_at, k.ip_allowlist, p.id, p.name, p.is_active, p.markup_bps, p.rate_limit_per_minute, p.created_at AS p_created_at,
                 p.updated_at AS p_updated_at
            FROM api_keys k JOIN partners p ON p.id = k.partner_id WHERE k.key_id = ?`,
       )
@@ -59,6 +70,11 @@ export function findKey(db: D1Database, keyId: string): Promise<KeyWithPartner |
         created_at: row.created_at,
         last_used_at: row.last_used_at,
         revoked_at: row.revoked_at,
+        name: row.name,
+        mode: row.mode,
+        created_by: row.created_by,
+        expires_at: row.expires_at,
+        ip_allowlist: row.ip_allowlist,
       },
       partner: {
         id: row.id,
@@ -155,16 +171,26 @@ export async function updatePartner(
 
 export async function insertKey(db: D1Database, k: ApiKeyRow): Promise<void> {
   await db
-    .prepare("INSERT INTO api_keys (key_id, partner_id, secret_hash, created_at) VALUES (?, ?, ?, ?)")
-    .bind(k.key_id, k.partner_id, k.secret_hash, k.created_at)
+    .prepare(`INSERT INTO api_keys (${KEY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+    .bind(
+      k.key_id,
+      k.partner_id,
+      k.secret_hash,
+      k.created_at,
+      k.last_used_at,
+      k.revoked_at,
+      k.name,
+      k.mode,
+      k.created_by,
+      k.expires_at,
+      k.ip_allowlist,
+    )
     .run();
 }
 
 export async function listKeys(db: D1Database, partnerId: string): Promise<ApiKeyRow[]> {
   const { results } = await db
-    .prepare(
-      "SELECT key_id, partner_id, secret_hash, created_at, last_used_at, revoked_at FROM api_keys WHERE partner_id = ? ORDER BY created_at, key_id",
-    )
+    .prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE partner_id = ? ORDER BY created_at, key_id`)
     .bind(partnerId)
     .all<ApiKeyRow>();
   return results;

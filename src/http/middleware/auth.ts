@@ -4,7 +4,8 @@ import { parseApiKey, secretMatches, signatureValid } from "../../domain/credent
 import { findKey, touchKey } from "../../storage/partners";
 import type { AppEnv, Partner } from "../app-env";
 import { ApiError } from "../errors";
-import { enforceRateLimit, ipBucket, partnerBucket } from "./rate-limit";
+import { keyAllowsIp } from "./key-allowlist";
+import { clientIp, enforceRateLimit, ipBucket, partnerBucket } from "./rate-limit";
 
 const WWW_AUTHENTICATE = { "WWW-Authenticate": 'Bearer realm="partner-api"' };
 
@@ -39,6 +40,8 @@ async function authenticate(c: Context<AppEnv>, raw: string): Promise<{ partner:
   if (!found || !(await secretMatches(parsed.secret, found.key.secret_hash)))
     throw unauthorized("Unknown API key.");
   if (found.key.revoked_at) throw unauthorized("API key has been revoked.");
+  if (found.key.expires_at && Date.parse(found.key.expires_at) <= Date.now())
+    throw unauthorized("API key has expired: it was rolled; use its replacement.");
   const signature = c.req.header("x-signature");
   if (signature !== undefined) {
     const body = new Uint8Array(await c.req.arrayBuffer());
@@ -51,6 +54,8 @@ async function authenticate(c: Context<AppEnv>, raw: string): Promise<{ partner:
   }
   if (found.partner.is_active !== 1)
     throw new ApiError(403, "partner_inactive", "Partner account is not active.");
+  if (!keyAllowsIp(found.key.ip_allowlist, clientIp(c)))
+    throw new ApiError(403, "ip_not_allowed", "This API key is not allowed from your IP address.");
   const p = found.partner;
   return {
     keyId: parsed.keyId,

@@ -21,6 +21,13 @@ const DOMAIN_STATUS: Record<DomainErrorCode, ContentfulStatusCode> = {
   order_not_found: 404,
   prices_stale: 503,
   invalid_cursor: 400,
+  cabinet_auth_failed: 401,
+  signin_throttled: 429,
+  partner_not_found: 404,
+  member_not_found: 404,
+  key_not_found: 404,
+  last_admin: 409,
+  last_passkey: 409,
 };
 
 function fromDomain(err: DomainError): ApiError {

@@ -1,11 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { base64urlnopad } from "@scure/base";
-import { generateApiKey } from "../../../domain/credentials";
 import { checkWebhookUrl, type WebhookMessage } from "../../../domain/webhooks";
+import { issueKey } from "../../../services/api-keys";
 import {
   type ApiKeyRow,
   getPartner,
-  insertKey,
   insertPartner,
   listKeys,
   listPartners,
@@ -269,18 +268,9 @@ export const adminPartnersRouter = createRouter()
     async (c) => {
       const partnerId = c.req.valid("param").id;
       if (!(await getPartner(c.env.DB, partnerId))) throw notFound();
-      const key = await generateApiKey();
-      const created_at = new Date().toISOString();
-      await insertKey(c.env.DB, {
-        key_id: key.keyId,
-        partner_id: partnerId,
-        secret_hash: key.secretHash,
-        created_at,
-        last_used_at: null,
-        revoked_at: null,
-      });
+      const issued = await issueKey(c.env.DB, partnerId, { createdBy: "operator" });
       c.header("Cache-Control", "no-store");
-      return c.json({ key_id: key.keyId, key: key.key, created_at }, 201);
+      return c.json(issued, 201);
     },
   )
   .openapi(

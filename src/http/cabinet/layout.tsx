@@ -1,0 +1,98 @@
+// The cabinet's page frame: header (name, navigation, Live/Test switch, who is signed in), the
+// hashed script and stylesheet, and nothing inline (the CSP allows 'self' only).
+
+import { raw } from "hono/html";
+import type { Child } from "hono/jsx";
+import { can, type Permission } from "../../domain/cabinet";
+import { CABINET_SCRIPT, CABINET_STYLE } from "../../generated/cabinet-assets";
+import type { SessionContext } from "../../storage/cabinet";
+
+export const PRODUCT = "Swap Partner API";
+
+const NAV: { href: string; label: string; permission: Permission | null }[] = [
+  { href: "/cabinet/keys", label: "API keys", permission: "keys.read" },
+  { href: "/cabinet/team", label: "Team", permission: "team.read" },
+  { href: "/cabinet/audit", label: "Audit log", permission: "audit.read" },
+  { href: "/cabinet/account", label: "Passkeys", permission: null },
+];
+
+export function Page(props: {
+  title: string;
+  session?: SessionContext | undefined;
+  current?: string;
+  narrow?: boolean;
+  /** Set on pages that answer a form post: the address a reload should GET. */
+  replaceUrl?: string | undefined;
+  children?: Child;
+}) {
+  const s = props.session;
+  return (
+    <>
+      {raw("<!doctype html>")}
+      <html lang="en">
+        <head>
+          <meta charset="utf-8" />
+          <meta name="viewport" content="width=device-width, initial-scale=1" />
+          {s ? <meta name="csrf-token" content={s.session.csrf_token} /> : null}
+          <title>{`${props.title} · ${PRODUCT}`}</title>
+          <link rel="stylesheet" href={`/cabinet/assets/${CABINET_STYLE}`} />
+          <script src={`/cabinet/assets/${CABINET_SCRIPT}`} defer></script>
+        </head>
+        <body data-replace-url={props.replaceUrl}>
+          <header class="top">
+            <a class="brand" href="/cabinet">
+              {PRODUCT}
+              <small>{s ? s.partner.name : "Partner cabinet"}</small>
+            </a>
+            {s ? (
+              <nav>
+                {NAV.filter((n) => !n.permission || can(s.user.role, n.permission)).map((n) => (
+                  <a href={n.href} aria-current={props.current === n.href ? "page" : undefined}>
+                    {n.label}
+                  </a>
+                ))}
+              </nav>
+            ) : null}
+            <span class="spacer"></span>
+            {/* Test mode (issue 15) turns this into a link pair that filters every page by mode. */}
+            <span class="mode-switch" title="Test mode is coming soon">
+              <span aria-current="true">Live</span>
+              <span>Test</span>
+            </span>
+            {s ? (
+              <form class="inline" method="post" action="/cabinet/sign-out">
+                <input type="hidden" name="_csrf" value={s.session.csrf_token} />
+                <span class="who">
+                  {s.user.email} · {s.user.role}{" "}
+                </span>
+                <button class="secondary small" type="submit">
+                  Sign out
+                </button>
+              </form>
+            ) : null}
+          </header>
+          <main class={props.narrow ? "narrow" : undefined}>{props.children}</main>
+        </body>
+      </html>
+    </>
+  );
+}
+
+/** Hidden CSRF field for every form a signed-in page posts. */
+export const Csrf = (props: { session: SessionContext }) => (
+  <input type="hidden" name="_csrf" value={props.session.session.csrf_token} />
+);
+
+export function Message(props: { title: string; text: string; session?: SessionContext | undefined }) {
+  return (
+    <Page title={props.title} session={props.session} narrow>
+      <section class="card">
+        <h1>{props.title}</h1>
+        <p class="muted">{props.text}</p>
+        <p>
+          <a href="/cabinet">Go to the cabinet</a>
+        </p>
+      </section>
+    </Page>
+  );
+}

@@ -1,0 +1,488 @@
+// Cabinet pages. Each is one server-rendered document; write controls are rendered only for roles
+// that may use them (the routes check the role again).
+import { can, ROLES, ROLL_OVERLAPS } from "../../domain/cabinet";
+import type { IssuedKey } from "../../services/api-keys";
+import type { IssuedInvite } from "../../services/cabinet-auth";
+import type { AuditEntry, InviteRow, PasskeyRow, SessionContext, UserRow } from "../../storage/cabinet";
+import type { ApiKeyRow } from "../../storage/partners";
+import { Csrf, Page } from "./layout";
+
+const when = (iso: string | null) => (iso ? `${iso.replace("T", " ").slice(0, 16)} UTC` : "—");
+
+export function SignInPage() {
+  return (
+    <Page title="Sign in" narrow>
+      <section class="card">
+        <h1>Sign in</h1>
+        <p class="lead">Use the passkey you registered from your invitation.</p>
+        <button type="button" data-ceremony="sign-in">
+          Sign in with a passkey
+        </button>
+        <p data-status></p>
+        <p class="muted">
+          No account yet? Ask your team's admin, or your account manager, for an invitation.
+        </p>
+      </section>
+    </Page>
+  );
+}
+
+export function InvitePage(props: { token: string; email: string; partnerName: string; recovery: boolean }) {
+  return (
+    <Page title="Accept invitation" narrow>
+      <section class="card">
+        <h1>Welcome to {props.partnerName}</h1>
+        <p class="lead">
+          {props.recovery
+            ? `Register a new passkey for ${props.email}. Your previous passkeys will stop working.`
+            : `You were invited as ${props.email}. Create a passkey to sign in — there is no password.`}
+        </p>
+        <button type="button" data-ceremony="register" data-invite={`/cabinet/invite/${props.token}`}>
+          Create passkey and sign in
+        </button>
+        <p data-status></p>
+      </section>
+    </Page>
+  );
+}
+
+function keyStatus(k: ApiKeyRow, now: number) {
+  if (k.revoked_at) return <span class="badge bad">revoked</span>;
+  if (k.expires_at && Date.parse(k.expires_at) <= now) return <span class="badge bad">expired</span>;
+  if (k.expires_at)
+    return (
+      <>
+        <span class="badge warn">rolled</span>
+        <div class="muted">works until {when(k.expires_at)}</div>
+      </>
+    );
+  return <span class="badge ok">active</span>;
+}
+
+function allowlistText(k: ApiKeyRow) {
+  return k.ip_allowlist ? (JSON.parse(k.ip_allowlist) as string[]).join(", ") : "";
+}
+
+export function KeysPage(props: {
+  session: SessionContext;
+  keys: ApiKeyRow[];
+  issued?: IssuedKey | undefined;
+  error?: string | undefined;
+}) {
+  const s = props.session;
+  const write = can(s.user.role, "keys.write");
+  const now = Date.now();
+  return (
+    <Page
+      title="API keys"
+      session={s}
+      current="/cabinet/keys"
+      replaceUrl={props.issued ? "/cabinet/keys" : undefined}
+    >
+      <h1>API keys</h1>
+      <p class="lead">Keys authenticate your servers to the partner API. Keep them secret.</p>
+      {props.error ? <p class="error">{props.error}</p> : null}
+      {props.issued ? (
+        <div class="secret" role="alert">
+          <strong>Store this key now.</strong> It is shown only this once; we keep only its hash.
+          <code id="new-key" data-testid="new-key">
+            {props.issued.key}
+          </code>
+          <button type="button" class="small" data-copy="new-key">
+            Copy
+          </button>
+        </div>
+      ) : null}
+      {write ? (
+        <section class="card">
+          <h2>Create a key</h2>
+          <form class="row" method="post" action="/cabinet/keys">
+            <Csrf session={s} />
+            <label>
+              Name
+              <input name="name" required maxlength={100} placeholder="production server" />
+            </label>
+            <label>
+              IP allowlist (optional)
+              <input name="ip_allowlist" placeholder="203.0.113.0/24, 2001:db8::/32" />
+            </label>
+            <button type="submit" data-testid="create-key">
+              Create key
+            </button>
+          </form>
+        </section>
+      ) : null}
+      <section class="card">
+        <h2>Your keys</h2>
+        {props.keys.length === 0 ? (
+          <p class="muted">No keys yet.</p>
+        ) : (
+          <table class="stack">
+            <thead>
+              <tr>
+                <th>Key</th>
+                <th>Mode</th>
+                <th>Created</th>
+                <th>Last used</th>
+                <th>Status</th>
+                {write ? <th>Actions</th> : null}
+              </tr>
+            </thead>
+            <tbody>
+              {props.keys.map((k) => {
+                const active = !k.revoked_at && !k.expires_at;
+                const usable = !k.revoked_at && !(k.expires_at && Date.parse(k.expires_at) <= now);
+                return (
+                  <tr data-key-id={k.key_id}>
+                    <td data-label="Key">
+                      <strong>{k.name || "(unnamed)"}</strong>
+                      <br />
+                      <code>{k.key_id}</code>
+                      {k.ip_allowlist ? <div class="muted">IPs: {allowlistText(k)}</div> : null}
+                    </td>
+                    <td data-label="Mode">
+                      <span class="badge">{k.mode}</span>
+                    </td>
+                    <td data-label="Created">
+                      {when(k.created_at)}
+                      <div class="muted">by {k.created_by}</div>
+                    </td>
+                    <td data-label="Last used">{when(k.last_used_at)}</td>
+                    <td data-label="Status">{keyStatus(k, now)}</td>
+                    {write ? (
+                      <td data-label="Actions">
+                        {usable ? (
+                          <div class="actions">
+                            {active ? (
+                              <form class="row" method="post" action={`/cabinet/keys/${k.key_id}/roll`}>
+                                <Csrf session={s} />
+                                <select name="overlap" aria-label="Old key keeps working for">
+                                  {Object.keys(ROLL_OVERLAPS).map((o) => (
+                                    <option value={o}>
+                                      {o === "now" ? "old key stops now" : `old key works ${o}`}
+                                    </option>
+                                  ))}
+                                </select>
+                                <button class="secondary small" type="submit">
+                                  Roll
+                                </button>
+                              </form>
+                            ) : null}
+                            <form
+                              class="inline"
+                              method="post"
+                              action={`/cabinet/keys/${k.key_id}/revoke`}
+                              data-confirm="Revoke this key? Requests with it will fail within 30 seconds."
+                            >
+                              <Csrf session={s} />
+                              <button class="danger small" type="submit">
+                                Revoke
+                              </button>
+                            </form>
+                            <details>
+                              <summary>IP allowlist</summary>
+                              <form class="row" method="post" action={`/cabinet/keys/${k.key_id}/allowlist`}>
+                                <Csrf session={s} />
+                                <input
+                                  name="ip_allowlist"
+                                  value={allowlistText(k)}
+                                  placeholder="any address"
+                                />
+                                <button class="secondary small" type="submit">
+                                  Save
+                                </button>
+                              </form>
+                            </details>
+                          </div>
+                        ) : null}
+                      </td>
+                    ) : null}
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        )}
+      </section>
+    </Page>
+  );
+}
+
+export function TeamPage(props: {
+  session: SessionContext;
+  members: UserRow[];
+  invites: InviteRow[];
+  issued?: IssuedInvite | undefined;
+  error?: string | undefined;
+}) {
+  const s = props.session;
+  return (
+    <Page
+      title="Team"
+      session={s}
+      current="/cabinet/team"
+      replaceUrl={props.issued ? "/cabinet/team" : undefined}
+    >
+      <h1>Team</h1>
+      <p class="lead">Admins manage the team and keys; developers manage keys; viewers only read.</p>
+      {props.error ? <p class="error">{props.error}</p> : null}
+      {props.issued ? (
+        <div class="secret" role="alert">
+          <strong>Send this link to {props.issued.email}.</strong> It works once, for 72 hours.
+          <code id="invite-url" data-testid="invite-url">
+            {props.issued.url}
+          </code>
+          <button type="button" class="small" data-copy="invite-url">
+            Copy
+          </button>
+        </div>
+      ) : null}
+      <section class="card">
+        <h2>Invite a teammate</h2>
+        <form class="row" method="post" action="/cabinet/team/invites">
+          <Csrf session={s} />
+          <label>
+            E-mail
+            <input name="email" type="email" required placeholder="name@company.com" />
+          </label>
+          <label>
+            Role
+            <select name="role">
+              {ROLES.map((r) => (
+                <option value={r} selected={r === "developer"}>
+                  {r}
+                </option>
+              ))}
+            </select>
+          </label>
+          <button type="submit">Create invite link</button>
+        </form>
+      </section>
+      <section class="card">
+        <h2>Members</h2>
+        <table class="stack">
+          <thead>
+            <tr>
+              <th>E-mail</th>
+              <th>Role</th>
+              <th>Status</th>
+              <th>Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {props.members.map((m) => (
+              <tr>
+                <td data-label="E-mail">{m.email}</td>
+                <td data-label="Role">
+                  {m.status === "active" ? (
+                    <form class="row" method="post" action={`/cabinet/team/${m.id}/role`}>
+                      <Csrf session={s} />
+                      <select name="role" aria-label={`Role of ${m.email}`}>
+                        {ROLES.map((r) => (
+                          <option value={r} selected={r === m.role}>
+                            {r}
+                          </option>
+                        ))}
+                      </select>
+                      <button class="secondary small" type="submit">
+                        Change
+                      </button>
+                    </form>
+                  ) : (
+                    m.role
+                  )}
+                </td>
+                <td data-label="Status">
+                  <span class={m.status === "active" ? "badge ok" : "badge"}>{m.status}</span>
+                </td>
+                <td data-label="Actions">
+                  <div class="actions">
+                    {m.status === "active" ? (
+                      <form
+                        class="inline"
+                        method="post"
+                        action={`/cabinet/team/${m.id}/remove`}
+                        data-confirm={`Remove ${m.email}? Their sessions end at once.`}
+                      >
+                        <Csrf session={s} />
+                        <button class="danger small" type="submit">
+                          Remove
+                        </button>
+                      </form>
+                    ) : null}
+                    <form class="inline" method="post" action="/cabinet/team/invites">
+                      <Csrf session={s} />
+                      <input type="hidden" name="email" value={m.email} />
+                      <input type="hidden" name="role" value={m.role} />
+                      <button
+                        class="secondary small"
+                        type="submit"
+                        title="Lost access: replaces their passkeys"
+                      >
+                        New invite
+                      </button>
+                    </form>
+                  </div>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+      <section class="card">
+        <h2>Pending invites</h2>
+        {props.invites.length === 0 ? (
+          <p class="muted">None.</p>
+        ) : (
+          <table class="stack">
+            <thead>
+              <tr>
+                <th>E-mail</th>
+                <th>Role</th>
+                <th>Expires</th>
+                <th>Invited by</th>
+                <th></th>
+              </tr>
+            </thead>
+            <tbody>
+              {props.invites.map((i) => (
+                <tr>
+                  <td data-label="E-mail">{i.email}</td>
+                  <td data-label="Role">{i.role}</td>
+                  <td data-label="Expires">{when(i.expires_at)}</td>
+                  <td data-label="Invited by">{i.created_by}</td>
+                  <td>
+                    <form class="inline" method="post" action={`/cabinet/team/invites/${i.id}/revoke`}>
+                      <Csrf session={s} />
+                      <button class="danger small" type="submit">
+                        Cancel
+                      </button>
+                    </form>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+    </Page>
+  );
+}
+
+export function AuditPage(props: {
+  session: SessionContext;
+  entries: (AuditEntry & { id: number })[];
+  nextBefore: number | null;
+}) {
+  return (
+    <Page title="Audit log" session={props.session} current="/cabinet/audit">
+      <h1>Audit log</h1>
+      <p class="lead">Who did what in this cabinet, newest first.</p>
+      <section class="card">
+        {props.entries.length === 0 ? (
+          <p class="muted">Nothing yet.</p>
+        ) : (
+          <table class="stack">
+            <thead>
+              <tr>
+                <th>When</th>
+                <th>Who</th>
+                <th>What</th>
+                <th>Target</th>
+              </tr>
+            </thead>
+            <tbody>
+              {props.entries.map((e) => (
+                <tr>
+                  <td data-label="When">{when(e.created_at)}</td>
+                  <td data-label="Who">{e.actor}</td>
+                  <td data-label="What">
+                    <code>{e.action}</code>
+                  </td>
+                  <td data-label="Target">
+                    <span class="mono">{e.target ?? ""}</span>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        {props.nextBefore ? (
+          <div class="pager">
+            <a href={`/cabinet/audit?before=${props.nextBefore}`}>Older entries →</a>
+          </div>
+        ) : null}
+      </section>
+    </Page>
+  );
+}
+
+export function AccountPage(props: {
+  session: SessionContext;
+  passkeys: PasskeyRow[];
+  error?: string | undefined;
+}) {
+  const s = props.session;
+  return (
+    <Page title="Passkeys" session={s} current="/cabinet/account">
+      <h1>Your passkeys</h1>
+      <p class="lead">Add a passkey on each device you use. Your last passkey cannot be removed.</p>
+      {props.error ? <p class="error">{props.error}</p> : null}
+      <section class="card">
+        <table class="stack">
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Added</th>
+              <th>Last used</th>
+              <th></th>
+            </tr>
+          </thead>
+          <tbody>
+            {props.passkeys.map((p) => (
+              <tr>
+                <td data-label="Name">{p.name}</td>
+                <td data-label="Added">{when(p.created_at)}</td>
+                <td data-label="Last used">{when(p.last_used_at)}</td>
+                <td>
+                  {props.passkeys.length > 1 ? (
+                    <form class="inline" method="post" action={`/cabinet/account/passkeys/${p.id}/remove`}>
+                      <Csrf session={s} />
+                      <button class="danger small" type="submit">
+                        Remove
+                      </button>
+                    </form>
+                  ) : null}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+      <section class="card">
+        <h2>Add a passkey</h2>
+        <div class="row">
+          <label>
+            Name
+            <input id="passkey-name" placeholder="work laptop" maxlength={60} />
+          </label>
+        </div>
+        <p>
+          <button type="button" data-ceremony="add-passkey">
+            Add passkey
+          </button>
+        </p>
+        <p data-status></p>
+      </section>
+      <section class="card">
+        <h2>Sessions</h2>
+        <form method="post" action="/cabinet/sign-out-everywhere">
+          <Csrf session={s} />
+          <button class="secondary" type="submit">
+            Sign out everywhere
+          </button>
+        </form>
+      </section>
+    </Page>
+  );
+}

@@ -1,0 +1,189 @@
+// The cabinet in a real Chromium with a CDP virtual authenticator, against `wrangler dev`:
+// invite → passkey → key → order with it → roll → revoke → viewer → sign out. Screenshots of each
+// page go to test-artifacts/cabinet/.
+import { join } from "node:path";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ADMIN_TOKEN, ARTIFACTS, admin, launchBrowser, ORIGIN, type Server, startWorker } from "./harness";
+
+let server: Server | undefined;
+let browser: Browser | undefined;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  server = await startWorker();
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+const ORDER = {
+  coin_from: "BTC",
+  network_from: "BTC",
+  coin_to: "USDT",
+  network_to: "TRX",
+  amount_from: 0.01,
+  rate_type: "float",
+  recipient_address: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t",
+};
+
+const createOrder = (key: string) =>
+  fetch(`${ORIGIN}/api/v1/partner/orders`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify(ORDER),
+  });
+
+/** A browser context with its own passkey store (a platform authenticator). */
+async function withPasskeys(
+  b: Browser,
+  viewport = { width: 1100, height: 760 },
+): Promise<{ ctx: BrowserContext; page: Page }> {
+  const ctx = await b.newContext({ viewport });
+  const page = await ctx.newPage();
+  const cdp = await ctx.newCDPSession(page);
+  await cdp.send("WebAuthn.enable");
+  await cdp.send("WebAuthn.addVirtualAuthenticator", {
+    options: {
+      protocol: "ctap2",
+      transport: "internal",
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  });
+  page.on("dialog", (d) => void d.accept());
+  return { ctx, page };
+}
+
+/** Waits for a page; on failure says what the page's status line showed (a ceremony's error). */
+async function landOn(page: Page, path: string) {
+  try {
+    await page.waitForURL(`${ORIGIN}${path}`, { timeout: 15_000 });
+  } catch (err) {
+    const status = await page
+      .locator("[data-status]")
+      .first()
+      .textContent()
+      .catch(() => null);
+    await shot(page, `failed-${path.replace(/\W+/g, "-")}`).catch(() => undefined);
+    throw new Error(
+      `did not reach ${path} (page says: ${status ?? "nothing"}): ${String(err).split("\n")[0]}`,
+    );
+  }
+}
+
+const shot = (page: Page, name: string) =>
+  page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+
+async function inviteUrl(partnerId: string, email: string, role: string): Promise<string> {
+  const res = await admin(`/partners/${partnerId}/invites`, { json: { email, role } });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { url: string }).url;
+}
+
+describe("partner cabinet in Chromium", () => {
+  it("invite → passkey → key → order → roll → revoke → viewer → sign out", async () => {
+    expect(ADMIN_TOKEN).toBeTruthy();
+    const partner = (await (await admin("/partners", { json: { name: "Demo Wallet" } })).json()) as {
+      id: string;
+    };
+    const { ctx, page } = await withPasskeys(browser!);
+
+    // Invite link → register a passkey → signed in on the keys page.
+    await page.goto(await inviteUrl(partner.id, "dev@demo-wallet.example", "admin"));
+    await expect.poll(() => page.title()).toContain("Accept invitation");
+    await shot(page, "01-invite");
+    await page.getByRole("button", { name: "Create passkey and sign in" }).click();
+    await landOn(page, "/cabinet/keys");
+    const cookies = await ctx.cookies();
+    const session = cookies.find((c) => c.name === "__Host-cabinet_session");
+    expect(session).toMatchObject({ httpOnly: true, secure: true, sameSite: "Strict" });
+    await shot(page, "02-keys-empty");
+
+    // Create a key, read it once, use it.
+    await page.getByLabel("Name").fill("production server");
+    await page.getByTestId("create-key").click();
+    const key = (await page.getByTestId("new-key").textContent())!.trim();
+    expect(key).toMatch(/^pk_[\w-]{16}\.[\w-]{43}$/);
+    await shot(page, "03-key-created");
+    expect((await createOrder(key)).status).toBe(201);
+
+    // Reload: the secret is gone (and nothing is re-posted).
+    await page.reload();
+    expect(page.url()).toBe(`${ORIGIN}/cabinet/keys`);
+    await expect.poll(() => page.getByTestId("new-key").count()).toBe(0);
+    expect(await page.content()).not.toContain(key.split(".")[1]);
+    expect(await page.locator("tr[data-key-id]").count()).toBe(1);
+
+    // Roll with a 1 h overlap: both work; then revoke the new one.
+    const row = page.locator(`tr[data-key-id="${key.split(".")[0]}"]`);
+    await row.getByLabel("Old key keeps working for").selectOption("1h");
+    await row.getByRole("button", { name: "Roll" }).click();
+    const rolled = (await page.getByTestId("new-key").textContent())!.trim();
+    expect(rolled).not.toBe(key);
+    expect((await createOrder(key)).status).toBe(201);
+    expect((await createOrder(rolled)).status).toBe(201);
+    await page
+      .locator(`tr[data-key-id="${rolled.split(".")[0]}"]`)
+      .getByRole("button", { name: "Revoke" })
+      .click();
+    await landOn(page, "/cabinet/keys");
+    expect((await createOrder(rolled)).status).toBe(401);
+    await shot(page, "04-keys-rolled-revoked");
+
+    // Invite a viewer from the Team page.
+    await page.getByRole("link", { name: "Team" }).click();
+    await page.getByLabel("E-mail").fill("viewer@demo-wallet.example");
+    const inviteForm = page.locator('form[action="/cabinet/team/invites"]').first();
+    await inviteForm.getByLabel("Role").selectOption("viewer");
+    await inviteForm.getByRole("button", { name: "Create invite link" }).click();
+    const viewerUrl = (await page.getByTestId("invite-url").textContent())!.trim();
+    await shot(page, "05-team");
+
+    // The viewer, in a second context with its own authenticator, at phone width.
+    const viewer = await withPasskeys(browser!, { width: 390, height: 800 });
+    await viewer.page.goto(viewerUrl);
+    await viewer.page.getByRole("button", { name: "Create passkey and sign in" }).click();
+    await landOn(viewer.page, "/cabinet/keys");
+    expect(await viewer.page.getByTestId("create-key").count()).toBe(0);
+    expect(await viewer.page.getByRole("button", { name: "Revoke" }).count()).toBe(0);
+    await shot(viewer.page, "06-viewer-keys-phone");
+    // Posting anyway, from the viewer's own signed-in page (cookie, Origin and CSRF token all valid).
+    const csrf = await viewer.page.locator('meta[name="csrf-token"]').getAttribute("content");
+    expect(csrf).toBeTruthy();
+    const forced = await viewer.page.evaluate(async (csrf) => {
+      const res = await fetch("/cabinet/keys", {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ _csrf: csrf, name: "sneaky" }),
+      });
+      return res.status;
+    }, csrf!);
+    expect(forced).toBe(403);
+    await viewer.ctx.close();
+
+    await page.getByRole("link", { name: "Audit log" }).click();
+    await expect.poll(() => page.locator("td code").count()).toBeGreaterThan(5);
+    await shot(page, "07-audit");
+    await page.getByRole("link", { name: "Passkeys" }).click();
+    await shot(page, "08-passkeys");
+
+    // Sign out: the session dies server-side, not just in this browser.
+    await page.getByRole("button", { name: "Sign out", exact: true }).click();
+    await landOn(page, "/cabinet/sign-in");
+    await shot(page, "09-sign-in");
+    const replay = await fetch(`${ORIGIN}/cabinet/keys`, {
+      headers: { cookie: `${session!.name}=${session!.value}` },
+      redirect: "manual",
+    });
+    expect(replay.status).toBe(303);
+
+    // And back in with the passkey.
+    await page.getByRole("button", { name: "Sign in with a passkey" }).click();
+    await landOn(page, "/cabinet/keys");
+    await ctx.close();
+  });
+});

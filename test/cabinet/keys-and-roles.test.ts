@@ -1,0 +1,233 @@
+// Self-serve keys, verified through the public partner API afterwards; role and Origin checks on
+// every cabinet route; the team page's last-admin rule; the audit log.
+import { beforeAll, describe, expect, it } from "vitest";
+import { call, expectError, setPrices } from "../helpers";
+import { acceptInvite, cab, csrfOf, invite, partnerWithAdmin } from "../support/cabinet";
+import { BTC_TO_USDT } from "../support/orders";
+
+beforeAll(() => setPrices());
+
+const keyIn = (html: string) => /data-testid="new-key">([^<]+)</.exec(html)?.[1] ?? null;
+
+function api(key: string, ip = "198.51.100.7") {
+  return call("/api/v1/partner/orders", {
+    method: "POST",
+    body: JSON.stringify(BTC_TO_USDT),
+    headers: { Authorization: `Bearer ${key}`, "content-type": "application/json", "cf-connecting-ip": ip },
+  });
+}
+
+async function createKey(m: { cookie: string; csrf: string }, form: Record<string, string> = {}) {
+  const res = await cab("/keys", { cookie: m.cookie, csrf: m.csrf, form: { name: "prod", ...form } });
+  expect(res.status).toBe(201);
+  const html = await res.text();
+  const key = keyIn(html);
+  expect(key).toMatch(/^pk_[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]{43}$/);
+  return key!;
+}
+
+describe("API keys from the cabinet", () => {
+  it("a created key works on the partner API, and its secret is never shown again", async () => {
+    const admin = await partnerWithAdmin();
+    const key = await createKey(admin);
+    expect((await api(key)).status).toBe(201);
+    const page = await (await cab("/keys", { cookie: admin.cookie })).text();
+    expect(page).toContain(key.split(".")[0]);
+    expect(page).not.toContain(key.split(".")[1]);
+    expect(page).toContain("admin@wallet.example"); // created by
+  });
+
+  it("revoke stops the key", async () => {
+    const admin = await partnerWithAdmin();
+    const key = await createKey(admin);
+    const res = await cab(`/keys/${key.split(".")[0]}/revoke`, { ...admin, form: {} });
+    expect(res.status).toBe(303);
+    await expectError(await api(key), 401, "invalid_api_key");
+  });
+
+  it("roll with overlap keeps both keys working; roll 'now' ends the old one", async () => {
+    const admin = await partnerWithAdmin();
+    const old = await createKey(admin);
+    const rolled = await cab(`/keys/${old.split(".")[0]}/roll`, { ...admin, form: { overlap: "1h" } });
+    expect(rolled.status).toBe(201);
+    const fresh = keyIn(await rolled.text())!;
+    expect(fresh).not.toBe(old);
+    expect((await api(old)).status).toBe(201);
+    expect((await api(fresh)).status).toBe(201);
+    const page = await (await cab("/keys", { cookie: admin.cookie })).text();
+    expect(page).toMatch(/rolled<\/span><div class="muted">works until/);
+
+    const again = await cab(`/keys/${fresh.split(".")[0]}/roll`, { ...admin, form: { overlap: "now" } });
+    const newest = keyIn(await again.text())!;
+    const res = await api(fresh);
+    await expectError(res, 401, "invalid_api_key");
+    expect((await api(newest)).status).toBe(201);
+    // A rolled key cannot be rolled twice.
+    expect(
+      (await cab(`/keys/${old.split(".")[0]}/roll`, { ...admin, form: { overlap: "now" } })).status,
+    ).toBe(404);
+    expect(
+      (await cab(`/keys/${newest.split(".")[0]}/roll`, { ...admin, form: { overlap: "2h" } })).status,
+    ).toBe(400);
+  });
+
+  it("an IP allowlist refuses other addresses with 403 ip_not_allowed", async () => {
+    const admin = await partnerWithAdmin();
+    const key = await createKey(admin, { ip_allowlist: "203.0.113.0/24, 2001:db8::/32" });
+    await expectError(await api(key, "198.51.100.7"), 403, "ip_not_allowed");
+    expect((await api(key, "203.0.113.9")).status).toBe(201);
+    expect((await api(key, "2001:db8::1")).status).toBe(201);
+    await expectError(await api(key, "2001:db9::1"), 403, "ip_not_allowed");
+    const keyId = key.split(".")[0];
+    expect((await cab(`/keys/${keyId}/allowlist`, { ...admin, form: { ip_allowlist: "" } })).status).toBe(
+      303,
+    );
+    expect((await api(key, "198.51.100.7")).status).toBe(201);
+    const bad = await cab(`/keys/${keyId}/allowlist`, { ...admin, form: { ip_allowlist: "10.0.0.0/33" } });
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain("10.0.0.0/33");
+  });
+
+  it("another partner's key cannot be touched", async () => {
+    const a = await partnerWithAdmin();
+    const b = await partnerWithAdmin("b@other.example");
+    const key = await createKey(a);
+    expect((await cab(`/keys/${key.split(".")[0]}/revoke`, { ...b, form: {} })).status).toBe(404);
+    expect((await api(key)).status).toBe(201);
+  });
+});
+
+describe("roles", () => {
+  it("a viewer sees no write controls and gets 403 on every write", async () => {
+    const admin = await partnerWithAdmin();
+    const key = await createKey(admin);
+    const keyId = key.split(".")[0]!;
+    const viewer = await acceptInvite(await invite(admin.partnerId, "v@wallet.example", "viewer"));
+    const csrf = await csrfOf(viewer.cookie);
+    const page = await (await cab("/keys", { cookie: viewer.cookie })).text();
+    expect(page).toContain(keyId);
+    expect(page).not.toContain("Create key");
+    expect(page).not.toContain("Revoke");
+    expect(page).not.toContain(">Team<");
+    const writes: [string, Record<string, string>][] = [
+      ["/keys", { name: "x" }],
+      [`/keys/${keyId}/revoke`, {}],
+      [`/keys/${keyId}/roll`, { overlap: "now" }],
+      [`/keys/${keyId}/allowlist`, { ip_allowlist: "" }],
+      ["/team/invites", { email: "z@wallet.example", role: "admin" }],
+      [`/team/invites/00000000-0000-4000-8000-000000000000/revoke`, {}],
+      [`/team/${admin.userId}/role`, { role: "viewer" }],
+      [`/team/${admin.userId}/remove`, {}],
+    ];
+    for (const [path, form] of writes) {
+      const res = await cab(path, { cookie: viewer.cookie, csrf, form });
+      expect(res.status, path).toBe(403);
+    }
+    expect((await cab("/team", { cookie: viewer.cookie })).status).toBe(403);
+    expect((await api(key)).status).toBe(201);
+    // Reads a viewer may do:
+    for (const path of ["/keys", "/audit", "/account"])
+      expect((await cab(path, { cookie: viewer.cookie })).status).toBe(200);
+  });
+
+  it("a developer manages keys but not the team", async () => {
+    const admin = await partnerWithAdmin();
+    const dev = await acceptInvite(await invite(admin.partnerId, "d@wallet.example", "developer"));
+    const csrf = await csrfOf(dev.cookie);
+    const key = await createKey({ cookie: dev.cookie, csrf });
+    expect((await api(key)).status).toBe(201);
+    expect((await cab("/team", { cookie: dev.cookie })).status).toBe(403);
+    const res = await cab("/team/invites", {
+      cookie: dev.cookie,
+      csrf,
+      form: { email: "q@x.example", role: "admin" },
+    });
+    expect(res.status).toBe(403);
+  });
+
+  it("signed-out requests: pages redirect to sign-in, writes are 401", async () => {
+    for (const path of ["/keys", "/team", "/audit", "/account"]) {
+      const res = await cab(path);
+      expect(res.status, path).toBe(303);
+      expect(res.headers.get("location")).toBe("/cabinet/sign-in");
+    }
+    expect((await cab("/keys", { form: { name: "x" } })).status).toBe(401);
+  });
+});
+
+describe("cross-site protection", () => {
+  it("refuses a state change from another origin or without an Origin header", async () => {
+    const admin = await partnerWithAdmin();
+    for (const origin of ["https://evil.example", null]) {
+      const res = await cab("/keys", { cookie: admin.cookie, csrf: admin.csrf, form: { name: "x" }, origin });
+      expect(res.status).toBe(403);
+    }
+    expect((await cab("/sign-in/options", { json: {}, origin: "https://evil.example" })).status).toBe(403);
+    // Chromium omits Origin on same-origin fetches; Sec-Fetch-Site then decides.
+    const sameOrigin = { origin: null, headers: { "sec-fetch-site": "same-origin" } };
+    expect((await cab("/sign-in/options", { json: {}, ...sameOrigin })).status).toBe(200);
+    const crossSite = { origin: null, headers: { "sec-fetch-site": "cross-site" } };
+    expect((await cab("/sign-in/options", { json: {}, ...crossSite })).status).toBe(403);
+    const lying = { origin: "https://evil.example", headers: { "sec-fetch-site": "same-origin" } };
+    expect((await cab("/sign-in/options", { json: {}, ...lying })).status).toBe(403);
+  });
+
+  it("refuses a form post without the session's CSRF token", async () => {
+    const admin = await partnerWithAdmin();
+    const other = await partnerWithAdmin("o@wallet.example");
+    for (const csrf of ["", other.csrf]) {
+      const res = await cab("/keys", { cookie: admin.cookie, csrf, form: { name: "x" } });
+      expect(res.status).toBe(403);
+      expect(await res.text()).toContain("CSRF");
+    }
+  });
+});
+
+describe("team", () => {
+  it("invites, changes roles, removes; never the last admin", async () => {
+    const admin = await partnerWithAdmin();
+    const inv = await cab("/team/invites", {
+      ...admin,
+      form: { email: "new@wallet.example", role: "developer" },
+    });
+    expect(inv.status).toBe(201);
+    const url = /data-testid="invite-url">([^<]+)</.exec(await inv.text())![1]!;
+    const dev = await acceptInvite(new URL(url).pathname.split("/").pop()!);
+    expect((await cab(`/team/${admin.userId}/remove`, { ...admin, form: {} })).status).toBe(409);
+    expect((await cab(`/team/${admin.userId}/role`, { ...admin, form: { role: "viewer" } })).status).toBe(
+      409,
+    );
+    expect((await cab(`/team/${dev.userId}/role`, { ...admin, form: { role: "admin" } })).status).toBe(303);
+    expect((await cab(`/team/${admin.userId}/role`, { ...admin, form: { role: "viewer" } })).status).toBe(
+      303,
+    );
+    const page = await (await cab("/team", { cookie: dev.cookie })).text();
+    expect(page).toContain("new@wallet.example");
+  });
+
+  it("pending invites are listed and can be cancelled", async () => {
+    const admin = await partnerWithAdmin();
+    const token = await invite(admin.partnerId, "pending@wallet.example", "viewer");
+    const page = await (await cab("/team", { cookie: admin.cookie })).text();
+    expect(page).toContain("pending@wallet.example");
+    const id = /\/cabinet\/team\/invites\/([0-9a-f-]{36})\/revoke/.exec(page)![1]!;
+    expect((await cab(`/team/invites/${id}/revoke`, { ...admin, form: {} })).status).toBe(303);
+    expect((await cab(`/invite/${token}`)).status).toBe(410);
+  });
+});
+
+describe("audit log", () => {
+  it("records who did what, newest first, paged", async () => {
+    const admin = await partnerWithAdmin();
+    for (let i = 0; i < 52; i++) await cab("/keys", { ...admin, form: { name: `k${i}` } });
+    const first = await (await cab("/audit", { cookie: admin.cookie })).text();
+    const actions = [...first.matchAll(/<code>([a-z_.]+)<\/code>/g)].map((m) => m[1]);
+    expect(actions).toHaveLength(50);
+    expect(actions[0]).toBe("key.created");
+    const next = /href="\/cabinet\/audit\?before=(\d+)"/.exec(first)![1];
+    const second = await (await cab(`/audit?before=${next}`, { cookie: admin.cookie })).text();
+    const rest = [...second.matchAll(/<code>([a-z_.]+)<\/code>/g)].map((m) => m[1]);
+    expect(rest).toEqual(["key.created", "key.created", "member.joined", "member.invited"]);
+    expect(second).not.toContain("Older entries");
+  });
+});
