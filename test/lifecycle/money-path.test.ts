@@ -192,7 +192,9 @@ describe("the exchange step (finding 5)", () => {
 describe("which deposit drives the order (finding 4)", () => {
   it("a dust first transfer does not push the real payment aside: the payment completes the order", async () => {
     const o = await createOrder(partner, BTC_TO_USDT);
+    // The dust is mined a block earlier, so it is the first deposit (same-block order is by txid).
     await simSend("BTC", o.deposit_address, "0.00001");
+    await simMine("BTC", 1);
     await simSend("BTC", o.deposit_address, "0.01");
     await simMine("BTC", 2);
     expect(await stepUntil(o.id, (s) => s === "completed" || s === "failed")).toBe("completed");
@@ -209,6 +211,7 @@ describe("which deposit drives the order (finding 4)", () => {
   it("with no acceptable deposit the first one decides, as before", async () => {
     const o = await createOrder(partner, BTC_TO_USDT);
     await simSend("BTC", o.deposit_address, "0.00001");
+    await simMine("BTC", 1);
     await simSend("BTC", o.deposit_address, "0.00002");
     await simMine("BTC", 2);
     expect(await stepUntil(o.id, (s) => s === "failed")).toBe("failed");
