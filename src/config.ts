@@ -22,6 +22,9 @@ const list = (def: string) =>
 
 export const configSchema = z.object({
   ADMIN_TOKEN: z.string().optional(),
+  /** Cloudflare Access in front of /admin/v1 (docs/operators.md): team domain and application AUD tag. */
+  ACCESS_TEAM_DOMAIN: z.string().trim().min(1).optional(),
+  ACCESS_AUD: z.string().trim().min(1).optional(),
   PRICE_SOURCE: z.enum(["simulated", "static", "http"]).default("simulated"),
   PRICE_MAX_AGE_SECONDS: int(300, 1),
   STABLECOINS_PINNED: list("USDT,USDC"),

@@ -1,11 +1,13 @@
 // The CLI's command table: command name ("group sub") → CommandSpec (see core.d.mts).
 // To add commands (e.g. `sim deposit`, `prices set`), write a module exporting such a map and
 // spread it in here; the dispatcher in core.mjs picks them up, help included.
+import { currencyCommands } from "./currencies.mjs";
 import { partnerCommands } from "./partners.mjs";
 import { simCommands } from "./sim.mjs";
 
 /** @type {Record<string, import("./core.d.mts").CommandSpec>} */
 export const commands = {
   ...partnerCommands,
+  ...currencyCommands,
   ...simCommands,
 };

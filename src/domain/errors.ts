@@ -17,6 +17,8 @@ export const DOMAIN_ERROR_CODES = [
   "order_not_found",
   "prices_stale",
   "invalid_cursor",
+  "invalid_catalog_change",
+  "currency_exists",
 ] as const;
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
 

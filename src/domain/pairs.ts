@@ -21,6 +21,7 @@ function resolveSide(
   coin: string,
   network: string | undefined,
   side: "from" | "to",
+  purpose: PairPurpose,
 ) {
   const rows = catalog.filter((r) => r.coin === coin);
   if (rows.length === 0) throw unavailable(`unknown coin ${coin}`);
@@ -31,7 +32,8 @@ function resolveSide(
       const on = active.map((r) => r.network).join(", ");
       throw unavailable(`${coin} is not available on network ${network}${on ? `; it is on ${on}` : ""}`);
     }
-    if (row.is_active !== 1) throw unavailable(`${coin} on ${network} is not active`);
+    if (row.is_active !== 1 && purpose === "new_order")
+      throw unavailable(`${coin} on ${network} is not active`);
     return row;
   }
   if (active.length === 0) throw unavailable(`${coin} is not active`);
@@ -46,16 +48,35 @@ function resolveSide(
 }
 
 /**
- * The pair a request names, checked against the catalog: known and active coins, networks when a
- * coin is on several, deposits enabled on the source, withdrawals on the destination, two sides.
- * Tickers and network codes are matched case-insensitively.
+ * What a pair is resolved for. The operator's switches (active, deposits, withdrawals) stop NEW
+ * business only: an order already made names its networks and goes on being priced, exchanged and
+ * paid out after a switch is turned off, so a deposit that was invited is never stranded
+ * (docs/operators.md, "Catalog").
  */
-export function resolvePair(catalog: readonly CurrencyRow[], req: PairRequest): ResolvedPair {
-  const from = resolveSide(catalog, req.coinFrom.toUpperCase(), req.networkFrom?.toUpperCase(), "from");
-  const to = resolveSide(catalog, req.coinTo.toUpperCase(), req.networkTo?.toUpperCase(), "to");
+export type PairPurpose = "new_order" | "existing_order";
+
+/**
+ * The pair a request names, checked against the catalog: known coins, networks when a coin is on
+ * several, two sides; for a new order also active rows, deposits enabled on the source and
+ * withdrawals on the destination. Tickers and network codes are matched case-insensitively.
+ */
+export function resolvePair(
+  catalog: readonly CurrencyRow[],
+  req: PairRequest,
+  purpose: PairPurpose = "new_order",
+): ResolvedPair {
+  const from = resolveSide(
+    catalog,
+    req.coinFrom.toUpperCase(),
+    req.networkFrom?.toUpperCase(),
+    "from",
+    purpose,
+  );
+  const to = resolveSide(catalog, req.coinTo.toUpperCase(), req.networkTo?.toUpperCase(), "to", purpose);
   if (from.coin === to.coin && from.network === to.network) {
     throw unavailable(`${from.coin} on ${from.network} on both sides`);
   }
+  if (purpose === "existing_order") return { from, to };
   if (from.is_deposit_enabled !== 1)
     throw unavailable(`deposits of ${from.coin} on ${from.network} are disabled`);
   if (to.is_withdraw_enabled !== 1)

@@ -21,6 +21,8 @@ const DOMAIN_STATUS: Record<DomainErrorCode, ContentfulStatusCode> = {
   order_not_found: 404,
   prices_stale: 503,
   invalid_cursor: 400,
+  invalid_catalog_change: 422,
+  currency_exists: 409,
 };
 
 function fromDomain(err: DomainError): ApiError {
