@@ -63,7 +63,7 @@ function filled(q: URLSearchParams) {
   };
 }
 const errorResponse = (name: Err) => {
-  const e = errors[name] as { status: number; body: unknown; retryAfter?: string };
+  const e = errors[name] as { status: number; body: { code: number; msg: string }; retryAfter?: string };
   return HttpResponse.json(e.body, {
     status: e.status,
     headers: e.retryAfter ? { "Retry-After": e.retryAfter } : {},
