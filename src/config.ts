@@ -43,6 +43,8 @@ export const configSchema = z.object({
   PAYOUT_MODE: z.enum(["simulated", "http"]).default("simulated"),
   PAYOUT_MAX_ATTEMPTS: int(8, 1),
   EXCHANGE_MAX_ATTEMPTS: int(8, 1),
+  /** The venue's REST base (Binance spot or its testnet); with PRICE_SOURCE=http its ticker prices quotes. */
+  EXCHANGE_URL: z.url({ protocol: /^https?$/ }).optional(),
   RETRY_BASE_SECONDS: int(15, 1),
   PAYOUT_GATEWAY_URL: z.string().optional(),
   PAYOUT_GATEWAY_SECRET: z.string().optional(),
