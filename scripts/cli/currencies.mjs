@@ -152,7 +152,7 @@ export const currencyCommands = {
   "currency update": {
     summary: "Change a catalog row: switches, limits, fee, explorer links, contract (audited)",
     description:
-      "Switching deposits, withdrawals or the row off stops new quotes and orders; orders already made complete.",
+      "Switching deposits or the row off stops new orders; existing orders sending this coin complete. Switching withdrawals off makes existing orders paying this coin refund.",
     args: [ref],
     flags: fieldFlags,
     requireOneOf: Object.keys(fieldFlags),

@@ -32,7 +32,7 @@ function resolveSide(
       const on = active.map((r) => r.network).join(", ");
       throw unavailable(`${coin} is not available on network ${network}${on ? `; it is on ${on}` : ""}`);
     }
-    if (row.is_active !== 1 && purpose === "new_order")
+    if (row.is_active !== 1 && !(purpose === "existing_order" && side === "from"))
       throw unavailable(`${coin} on ${network} is not active`);
     return row;
   }
@@ -48,17 +48,18 @@ function resolveSide(
 }
 
 /**
- * What a pair is resolved for. The operator's switches (active, deposits, withdrawals) stop NEW
- * business only: an order already made names its networks and goes on being priced, exchanged and
- * paid out after a switch is turned off, so a deposit that was invited is never stranded
- * (docs/operators.md, "Catalog").
+ * What a pair is resolved for. The operator's switches on the SOURCE coin (active, deposits) stop
+ * new orders only: an order already made goes on being priced and exchanged after they are turned
+ * off, so a deposit the service invited is never stranded. Switches on the destination (active,
+ * withdrawals) still apply to it: a coin the service cannot pay out fails the exchange and the
+ * order is refunded (docs/operators.md, "Catalog").
  */
 export type PairPurpose = "new_order" | "existing_order";
 
 /**
  * The pair a request names, checked against the catalog: known coins, networks when a coin is on
- * several, two sides; for a new order also active rows, deposits enabled on the source and
- * withdrawals on the destination. Tickers and network codes are matched case-insensitively.
+ * several, two sides, an active destination with withdrawals enabled; for a new order also an
+ * active source with deposits enabled. Tickers and network codes are matched case-insensitively.
  */
 export function resolvePair(
   catalog: readonly CurrencyRow[],
@@ -76,8 +77,7 @@ export function resolvePair(
   if (from.coin === to.coin && from.network === to.network) {
     throw unavailable(`${from.coin} on ${from.network} on both sides`);
   }
-  if (purpose === "existing_order") return { from, to };
-  if (from.is_deposit_enabled !== 1)
+  if (from.is_deposit_enabled !== 1 && purpose === "new_order")
     throw unavailable(`deposits of ${from.coin} on ${from.network} are disabled`);
   if (to.is_withdraw_enabled !== 1)
     throw unavailable(`withdrawals of ${to.coin} on ${to.network} are disabled`);

@@ -175,7 +175,7 @@ export const adminCurrenciesRouter = createRouter()
       summary:
         "Change a catalog row (switches, limits, fee, explorer links, contract; decimals only before first use)",
       description:
-        "Audited. Switching deposits, withdrawals or the row off stops new quotes and orders only; orders already made complete.",
+        "Audited. Switching a coin's deposits or the coin off stops new quotes and orders only: orders already made with it as the source complete. A destination switched off (inactive, withdrawals) makes existing orders refund.",
       request: { params: idParam, body: { content: json(UpdateCurrency), required: true } },
       responses: {
         200: { description: "The row after the change.", content: json(AdminCurrencySchema) },
