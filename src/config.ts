@@ -22,6 +22,9 @@ const list = (def: string) =>
 
 export const configSchema = z.object({
   ADMIN_TOKEN: z.string().optional(),
+  /** Cloudflare Access in front of /admin/v1 (docs/operators.md): team domain and application AUD tag. */
+  ACCESS_TEAM_DOMAIN: z.string().trim().min(1).optional(),
+  ACCESS_AUD: z.string().trim().min(1).optional(),
   PRICE_SOURCE: z.enum(["simulated", "static", "http"]).default("simulated"),
   PRICE_MAX_AGE_SECONDS: int(300, 1),
   STABLECOINS_PINNED: list("USDT,USDC"),
@@ -40,6 +43,8 @@ export const configSchema = z.object({
   PAYOUT_MODE: z.enum(["simulated", "http"]).default("simulated"),
   PAYOUT_MAX_ATTEMPTS: int(8, 1),
   EXCHANGE_MAX_ATTEMPTS: int(8, 1),
+  /** The venue's REST base (Binance spot or its testnet); with PRICE_SOURCE=http its ticker prices quotes. */
+  EXCHANGE_URL: z.url({ protocol: /^https?$/ }).optional(),
   RETRY_BASE_SECONDS: int(15, 1),
   PAYOUT_GATEWAY_URL: z.string().optional(),
   PAYOUT_GATEWAY_SECRET: z.string().optional(),

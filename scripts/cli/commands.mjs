@@ -2,12 +2,14 @@
 // To add commands (e.g. `sim deposit`, `prices set`), write a module exporting such a map and
 // spread it in here; the dispatcher in core.mjs picks them up, help included.
 import { cabinetCommands } from "./cabinet.mjs";
+import { currencyCommands } from "./currencies.mjs";
 import { partnerCommands } from "./partners.mjs";
 import { simCommands } from "./sim.mjs";
 
 /** @type {Record<string, import("./core.d.mts").CommandSpec>} */
 export const commands = {
   ...partnerCommands,
+  ...currencyCommands,
   ...simCommands,
   ...cabinetCommands,
 };

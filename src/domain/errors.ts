@@ -25,6 +25,8 @@ export const DOMAIN_ERROR_CODES = [
   "key_not_found",
   "last_admin",
   "last_passkey",
+  "invalid_catalog_change",
+  "currency_exists",
 ] as const;
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
 

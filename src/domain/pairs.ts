@@ -21,6 +21,7 @@ function resolveSide(
   coin: string,
   network: string | undefined,
   side: "from" | "to",
+  purpose: PairPurpose,
 ) {
   const rows = catalog.filter((r) => r.coin === coin);
   if (rows.length === 0) throw unavailable(`unknown coin ${coin}`);
@@ -31,7 +32,8 @@ function resolveSide(
       const on = active.map((r) => r.network).join(", ");
       throw unavailable(`${coin} is not available on network ${network}${on ? `; it is on ${on}` : ""}`);
     }
-    if (row.is_active !== 1) throw unavailable(`${coin} on ${network} is not active`);
+    if (row.is_active !== 1 && !(purpose === "existing_order" && side === "from"))
+      throw unavailable(`${coin} on ${network} is not active`);
     return row;
   }
   if (active.length === 0) throw unavailable(`${coin} is not active`);
@@ -46,17 +48,36 @@ function resolveSide(
 }
 
 /**
- * The pair a request names, checked against the catalog: known and active coins, networks when a
- * coin is on several, deposits enabled on the source, withdrawals on the destination, two sides.
- * Tickers and network codes are matched case-insensitively.
+ * What a pair is resolved for. The operator's switches on the SOURCE coin (active, deposits) stop
+ * new orders only: an order already made goes on being priced and exchanged after they are turned
+ * off, so a deposit the service invited is never stranded. Switches on the destination (active,
+ * withdrawals) still apply to it: a coin the service cannot pay out fails the exchange and the
+ * order is refunded (docs/operators.md, "Catalog").
  */
-export function resolvePair(catalog: readonly CurrencyRow[], req: PairRequest): ResolvedPair {
-  const from = resolveSide(catalog, req.coinFrom.toUpperCase(), req.networkFrom?.toUpperCase(), "from");
-  const to = resolveSide(catalog, req.coinTo.toUpperCase(), req.networkTo?.toUpperCase(), "to");
+export type PairPurpose = "new_order" | "existing_order";
+
+/**
+ * The pair a request names, checked against the catalog: known coins, networks when a coin is on
+ * several, two sides, an active destination with withdrawals enabled; for a new order also an
+ * active source with deposits enabled. Tickers and network codes are matched case-insensitively.
+ */
+export function resolvePair(
+  catalog: readonly CurrencyRow[],
+  req: PairRequest,
+  purpose: PairPurpose = "new_order",
+): ResolvedPair {
+  const from = resolveSide(
+    catalog,
+    req.coinFrom.toUpperCase(),
+    req.networkFrom?.toUpperCase(),
+    "from",
+    purpose,
+  );
+  const to = resolveSide(catalog, req.coinTo.toUpperCase(), req.networkTo?.toUpperCase(), "to", purpose);
   if (from.coin === to.coin && from.network === to.network) {
     throw unavailable(`${from.coin} on ${from.network} on both sides`);
   }
-  if (from.is_deposit_enabled !== 1)
+  if (from.is_deposit_enabled !== 1 && purpose === "new_order")
     throw unavailable(`deposits of ${from.coin} on ${from.network} are disabled`);
   if (to.is_withdraw_enabled !== 1)
     throw unavailable(`withdrawals of ${to.coin} on ${to.network} are disabled`);

@@ -2,6 +2,7 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "./app-env";
 import { createRouter } from "./router";
 import { adminCabinetRouter } from "./routes/admin/cabinet";
+import { adminCurrenciesRouter } from "./routes/admin/currencies";
 import { adminOrdersRouter } from "./routes/admin/orders";
 import { adminPartnersRouter } from "./routes/admin/partners";
 import { adminPricesRouter } from "./routes/admin/prices";
@@ -74,6 +75,7 @@ export function partnerApi(): OpenAPIHono<AppEnv> {
 export function adminApi(): OpenAPIHono<AppEnv> {
   const api = createRouter();
   api.route("/admin/v1", adminPartnersRouter);
+  api.route("/admin/v1", adminCurrenciesRouter);
   api.route("/admin/v1", adminPricesRouter);
   api.route("/admin/v1", adminOrdersRouter);
   api.route("/admin/v1", adminSimRouter);
@@ -83,6 +85,12 @@ export function adminApi(): OpenAPIHono<AppEnv> {
     scheme: "bearer",
     description: "Operator token (ADMIN_TOKEN secret).",
   });
+  api.openAPIRegistry.registerComponent("securitySchemes", "CloudflareAccess", {
+    type: "apiKey",
+    in: "header",
+    name: "Cf-Access-Jwt-Assertion",
+    description: "Cloudflare Access JWT, added by the Access edge (ACCESS_TEAM_DOMAIN, ACCESS_AUD).",
+  });
   api.doc31(ADMIN_OPENAPI_PATH, (c) => ({
     openapi: "3.1.0",
     info: info(
@@ -90,9 +98,11 @@ export function adminApi(): OpenAPIHono<AppEnv> {
       "The operator API: partners and keys, prices, orders, deposit addresses and SimChain. Not for partners.",
     ),
     servers: [server(c.req.url)],
-    security: [{ AdminBearer: [] }],
+    security: [{ AdminBearer: [] }, { CloudflareAccess: [] }] as Record<string, string[]>[],
     tags: [
       { name: "Admin: partners", description: "Partners, keys and webhooks." },
+      { name: "Admin: catalog", description: "Currencies: list, create, update (audited)." },
+      { name: "Admin: audit", description: "Who changed what: the operator audit log." },
       { name: "Admin: prices", description: "Prices in static mode." },
       { name: "Admin: orders", description: "Order inspection." },
       { name: "Admin: deposit addresses", description: "Address pools for networks without derivation." },

@@ -16,6 +16,8 @@ export interface AppEnv {
     config: Config;
     /** Set by partner authentication; absent on anonymous public requests. */
     partner?: Partner;
+    /** Set by operator authentication on /admin/v1: who acts, for the audit log. */
+    operator: string;
   };
 }
 

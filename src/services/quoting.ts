@@ -2,7 +2,7 @@ import type { Config } from "../config";
 import { depositScheme, realPayoutRefusal } from "../domain/deposit";
 import { checkAmountPrecision, checkWithinLimits } from "../domain/limits";
 import type { Decimal } from "../domain/money";
-import { type PairRequest, type ResolvedPair, resolvePair } from "../domain/pairs";
+import { type PairPurpose, type PairRequest, type ResolvedPair, resolvePair } from "../domain/pairs";
 import {
   type PairLimits,
   PairUnavailableError,
@@ -53,7 +53,11 @@ function requireLimits(limits: PairLimits): Extract<PairLimits, { ok: true }> {
   return limits;
 }
 
-/** The pair and its pricing inputs at this moment: fresh prices, the given spread and markup. */
+/**
+ * The pair and its pricing inputs at this moment: fresh prices, the given spread and markup. By
+ * default for an order that already exists (its networks are known; the operator's switches do not
+ * apply to it); quotes and order creation pass "new_order".
+ */
 export async function pricingNow(
   env: Env,
   config: Config,
@@ -61,8 +65,9 @@ export async function pricingNow(
   spreadBps: number,
   markupBps: number,
   now: number,
+  purpose: PairPurpose = "existing_order",
 ): Promise<{ pair: ResolvedPair; input: PricingInput }> {
-  const pair = resolvePair(await loadCatalog(env.DB), req);
+  const pair = resolvePair(await loadCatalog(env.DB), req, purpose);
   const prices = await currentPrices(env, config, now);
   const input: PricingInput = {
     from: pricedSide(pair.from, freshUsdPrice(prices, pair.from.coin, now, config)),
@@ -110,7 +115,7 @@ export async function priceQuote(
   now: number,
 ): Promise<PricedQuote> {
   const spreadBps = params.rateType === "fixed" ? config.SPREAD_FIXED_BPS : config.SPREAD_FLOAT_BPS;
-  const { pair, input } = await pricingNow(env, config, params, spreadBps, markupBps, now);
+  const { pair, input } = await pricingNow(env, config, params, spreadBps, markupBps, now, "new_order");
   await requireDepositAddress(env, config, pair.from);
   let quote: Quote;
   if (params.amountTo !== undefined) {

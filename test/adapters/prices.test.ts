@@ -216,6 +216,23 @@ describe("http source: Binance, Coinbase as fallback", () => {
     expect(new URL(urls(net)[0]!).searchParams.get("symbols")).toBe('["BTCUSDT","ETHUSDT"]');
   });
 
+  it("with EXCHANGE_URL the Binance ticker comes from the venue itself (its testnet here)", async () => {
+    const net = marketNetwork();
+    net.use(
+      http.get("https://testnet.binance.vision/api/v3/ticker/price", () =>
+        HttpResponse.json([{ symbol: "BTCUSDT", price: "63000.5" }]),
+      ),
+    );
+    const source = createPriceSource(
+      { PRICE_SOURCE: "http", STABLECOINS_PINNED: ["USDT"], EXCHANGE_URL: "https://testnet.binance.vision" },
+      { fetch: net.fetch },
+    );
+    expect(asMap(await source!.fetchPrices(["BTC", "USDT"], T0))).toEqual({ BTC: "63000.5", USDT: "1" });
+    expect(urls(net)).toEqual([
+      "https://testnet.binance.vision/api/v3/ticker/price?symbols=%5B%22BTCUSDT%22%5D",
+    ]);
+  });
+
   it("primary HTTP 500 → fallback prices everything (price = 1 / rate)", async () => {
     const net = marketNetwork();
     net.use(

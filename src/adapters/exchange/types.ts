@@ -1,3 +1,5 @@
+import type { Market } from "../../domain/venue-route";
+
 /** Exchange venues: turn the received deposit into the destination coin (DESIGN.md §1). */
 export interface ExchangeRequest {
   orderId: string;
@@ -22,4 +24,51 @@ export type ExchangeResult =
 
 export interface ExchangeVenue {
   execute(req: ExchangeRequest): Promise<ExchangeResult>;
+}
+
+/**
+ * A spot venue traded leg by leg with intent-then-lookup (src/domain/venue-policy.ts decides when
+ * each call is made). Every outcome is classified; nothing here retries a placement on its own
+ * except after a -1021 clock-skew refusal, which the venue issues before the order reaches its
+ * matching engine.
+ */
+export interface VenueFill {
+  price: string;
+  qty: string;
+  commission: string;
+  commissionAsset: string;
+}
+
+export interface LegExecution {
+  symbol: string;
+  side: "BUY" | "SELL";
+  /** Base asset bought or sold, and quote asset received or spent (before commission). */
+  executedQty: string;
+  quoteQty: string;
+  /** Per-trade fills from the placement answer; a lookup (GET /api/v3/order) carries none. */
+  fills: VenueFill[];
+}
+
+export type VenueOutcome =
+  | { kind: "filled"; execution: LegExecution }
+  | { kind: "pending" }
+  | { kind: "not_found" }
+  | { kind: "rejected"; reason: "filter" | "insufficient_balance" | "other"; code: number; message: string }
+  | { kind: "rate_limited"; retryAfterSeconds: number }
+  | { kind: "clock_skew" }
+  | { kind: "unknown"; error: string };
+
+export interface VenueOrder {
+  symbol: string;
+  side: "BUY" | "SELL";
+  params: { quantity: string } | { quoteOrderQty: string };
+}
+
+export interface SpotVenue {
+  /** Tradable markets with their filters (exchangeInfo), cached briefly. */
+  markets(): Promise<ReadonlyMap<string, Market>>;
+  /** Last price of a market, quote per base. */
+  price(symbol: string): Promise<string>;
+  place(order: VenueOrder, clientOrderId: string): Promise<VenueOutcome>;
+  lookup(symbol: string, clientOrderId: string): Promise<VenueOutcome>;
 }

@@ -2,7 +2,9 @@
  * Chooses the price source from config (PRICE_SOURCE) and pins stablecoins (STABLECOINS_PINNED).
  *
  * - "simulated": deterministic walk around SEED_USD_PRICES (dev default; no network).
- * - "http":      Binance, Coinbase as fallback (see http.ts).
+ * - "http":      Binance, Coinbase as fallback (see http.ts). With EXCHANGE_URL set, the Binance
+ *                ticker is read from the venue the service trades on (its testnet, a proxy), so
+ *                quotes and fills come from the same market.
  * - "static":    null — the operator sets prices through the admin API; nothing to poll.
  */
 import { createHttpPriceSource, type FetchFn, type HttpPriceSourceOptions } from "./http";
@@ -18,6 +20,8 @@ export * from "./types";
 export interface PriceSourceConfig {
   PRICE_SOURCE: "simulated" | "static" | "http";
   STABLECOINS_PINNED: readonly string[];
+  /** The exchange venue's base URL; its ticker is the http source's primary price. */
+  EXCHANGE_URL?: string | undefined;
 }
 
 export interface CreatePriceSourceOptions {
@@ -43,6 +47,8 @@ export function createPriceSource(
       );
     case "http": {
       const httpOptions: HttpPriceSourceOptions = { ...opts.http };
+      if (config.EXCHANGE_URL && !httpOptions.binance?.baseUrl)
+        httpOptions.binance = { ...httpOptions.binance, baseUrl: config.EXCHANGE_URL };
       if (opts.fetch) httpOptions.fetch = opts.fetch;
       return withPinnedStablecoins(createHttpPriceSource(httpOptions), config.STABLECOINS_PINNED);
     }

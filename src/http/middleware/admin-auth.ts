@@ -1,18 +1,49 @@
 import { createMiddleware } from "hono/factory";
+import { AccessDenied, verifyAccessToken } from "../../adapters/operator-identity/cloudflare-access";
+import type { Config } from "../../config";
 import { constantTimeEqual } from "../../domain/credentials";
 import type { AppEnv } from "../app-env";
 import { ApiError } from "../errors";
 
-/** `/admin/v1`: Bearer ADMIN_TOKEN. With no token configured the prefix does not exist (404). */
+const OPERATOR_NAME = /^[A-Za-z0-9._@+-]{1,64}$/;
+
+const unauthorized = () =>
+  new ApiError(401, "invalid_api_key", "Missing or invalid operator token.", {
+    headers: { "WWW-Authenticate": 'Bearer realm="admin"' },
+  });
+
+function accessConfig(config: Config) {
+  const { ACCESS_TEAM_DOMAIN: teamDomain, ACCESS_AUD: audience } = config;
+  return teamDomain && audience ? { teamDomain, audience } : null;
+}
+
+/**
+ * `/admin/v1`: a Cloudflare Access JWT (`Cf-Access-Jwt-Assertion`, when ACCESS_TEAM_DOMAIN and
+ * ACCESS_AUD are set) or Bearer ADMIN_TOKEN. Sets `operator` for the audit log: the Access e-mail,
+ * or `token` / `token:<X-Operator>` (self-declared, for the CLI in dev). A present but invalid
+ * Access token is refused outright, never retried as the shared token. With neither configured
+ * the prefix does not exist (404). docs/operators.md, "Operator identity".
+ */
 export const adminAuth = createMiddleware<AppEnv>(async (c, next) => {
-  const token = c.get("config").ADMIN_TOKEN;
-  if (!token)
+  const config = c.get("config");
+  const access = accessConfig(config);
+  const token = config.ADMIN_TOKEN;
+  if (!token && !access)
     throw new ApiError(404, "not_found", `No route for ${c.req.method} ${new URL(c.req.url).pathname}.`);
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header("authorization") ?? "");
-  if (!m?.[1] || !(await constantTimeEqual(m[1], token))) {
-    throw new ApiError(401, "invalid_api_key", "Missing or invalid operator token.", {
-      headers: { "WWW-Authenticate": 'Bearer realm="admin"' },
-    });
+
+  const assertion = c.req.header("cf-access-jwt-assertion");
+  if (access && assertion) {
+    try {
+      c.set("operator", await verifyAccessToken(assertion, access));
+    } catch (err) {
+      if (err instanceof AccessDenied) throw unauthorized();
+      throw err;
+    }
+    return next();
   }
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header("authorization") ?? "");
+  if (!token || !m?.[1] || !(await constantTimeEqual(m[1], token))) throw unauthorized();
+  const name = c.req.header("x-operator") ?? "";
+  c.set("operator", OPERATOR_NAME.test(name) ? `token:${name}` : "token");
   await next();
 });

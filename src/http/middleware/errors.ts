@@ -28,6 +28,8 @@ const DOMAIN_STATUS: Record<DomainErrorCode, ContentfulStatusCode> = {
   key_not_found: 404,
   last_admin: 409,
   last_passkey: 409,
+  invalid_catalog_change: 422,
+  currency_exists: 409,
 };
 
 function fromDomain(err: DomainError): ApiError {

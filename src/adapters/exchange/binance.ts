@@ -1,0 +1,228 @@
+import { z } from "zod";
+import type { Market } from "../../domain/venue-route";
+import { type FetchFn, runtimeFetch } from "../http-client";
+import type { LegExecution, SpotVenue, VenueOrder, VenueOutcome } from "./types";
+
+/**
+ * EXCHANGE_MODE `binance`: Binance spot REST (or its testnet through EXCHANGE_URL). SIGNED calls
+ * carry `timestamp` (local clock plus the offset learned from /api/v3/time), `recvWindow` and an
+ * HMAC-SHA256 hex signature over the exact query string, with the key in `X-MBX-APIKEY`
+ * (binance-spot-api-docs, rest-api.md "SIGNED Endpoint security"). Error classes: docs/lifecycle.md,
+ * "Venue".
+ */
+export interface BinanceOptions {
+  baseUrl: string;
+  apiKey: string;
+  apiSecret: string;
+  fetch?: FetchFn;
+  /** ms; Binance's default and recommended maximum is 5000. */
+  recvWindow?: number;
+  timeoutMs?: number;
+  now?: () => number;
+}
+
+const ErrorBody = z.object({ code: z.number().int(), msg: z.string() });
+const Fill = z.object({
+  price: z.string(),
+  qty: z.string(),
+  commission: z.string(),
+  commissionAsset: z.string(),
+});
+const OrderBody = z.object({
+  symbol: z.string(),
+  side: z.enum(["BUY", "SELL"]),
+  status: z.string(),
+  executedQty: z.string(),
+  cummulativeQuoteQty: z.string(),
+  fills: z.array(Fill).optional(),
+});
+const Filter = z.looseObject({ filterType: z.string() });
+const SymbolInfo = z.looseObject({
+  symbol: z.string(),
+  status: z.string(),
+  baseAsset: z.string(),
+  quoteAsset: z.string(),
+  quoteAssetPrecision: z.number().int(),
+  quoteOrderQtyMarketAllowed: z.boolean().optional(),
+  orderTypes: z.array(z.string()),
+  filters: z.array(Filter),
+});
+const ExchangeInfo = z.looseObject({ symbols: z.array(SymbolInfo) });
+const Time = z.object({ serverTime: z.number() });
+const Ticker = z.object({ symbol: z.string(), price: z.string() });
+
+/** Venue codes: -1013 filter failure; -2010 with this message: no funds; -2013 no such order; -1021 timestamp. */
+const INSUFFICIENT = /insufficient balance/i;
+
+/** Classifies an answer to POST or GET /api/v3/order (exported for its unit tests). */
+export function classify(status: number, headers: Headers, body: unknown): VenueOutcome {
+  if (status === 429 || status === 418) {
+    const retry = Number(headers.get("retry-after"));
+    return { kind: "rate_limited", retryAfterSeconds: Number.isFinite(retry) && retry > 0 ? retry : 60 };
+  }
+  if (status >= 200 && status < 300) {
+    const order = OrderBody.safeParse(body);
+    if (!order.success) return { kind: "unknown", error: "unreadable order answer" };
+    return fromOrder(order.data);
+  }
+  const err = ErrorBody.safeParse(body);
+  // 5xx and -1007 / -1006: the venue itself does not know whether the order was executed.
+  if (status >= 500 || !err.success || err.data.code === -1007 || err.data.code === -1006)
+    return { kind: "unknown", error: err.success ? `${err.data.code} ${err.data.msg}` : `HTTP ${status}` };
+  const { code, msg } = err.data;
+  if (code === -2013) return { kind: "not_found" };
+  if (code === -1021) return { kind: "clock_skew" };
+  if (code === -1013) return { kind: "rejected", reason: "filter", code, message: msg };
+  if (code === -2010 && INSUFFICIENT.test(msg))
+    return { kind: "rejected", reason: "insufficient_balance", code, message: msg };
+  return { kind: "rejected", reason: "other", code, message: msg };
+}
+
+function fromOrder(o: z.infer<typeof OrderBody>): VenueOutcome {
+  const execution: LegExecution = {
+    symbol: o.symbol,
+    side: o.side,
+    executedQty: o.executedQty,
+    quoteQty: o.cummulativeQuoteQty,
+    fills: o.fills ?? [],
+  };
+  if (o.status === "FILLED") return { kind: "filled", execution };
+  // A market order the book could not fill completely ends EXPIRED with what it did trade.
+  const done = ["EXPIRED", "EXPIRED_IN_MATCH", "CANCELED", "REJECTED"].includes(o.status);
+  if (done && Number(o.executedQty) > 0) return { kind: "filled", execution };
+  if (done) return { kind: "rejected", reason: "other", code: 0, message: `order ${o.status}` };
+  return { kind: "pending" };
+}
+
+function toMarket(s: z.infer<typeof SymbolInfo>): Market {
+  const filter = (type: string) => s.filters.find((f) => f.filterType === type);
+  const lot = filter("MARKET_LOT_SIZE") ?? filter("LOT_SIZE");
+  const notional = filter("NOTIONAL");
+  const minNotional = filter("MIN_NOTIONAL");
+  const str = (v: unknown, fallback: string) => (typeof v === "string" ? v : fallback);
+  const minMarketNotional =
+    notional && notional.applyMinToMarket !== false
+      ? str(notional.minNotional, "0")
+      : minNotional && minNotional.applyToMarket !== false
+        ? str(minNotional.minNotional, "0")
+        : null;
+  return {
+    symbol: s.symbol,
+    base: s.baseAsset,
+    quote: s.quoteAsset,
+    trading: s.status === "TRADING" && s.orderTypes.includes("MARKET"),
+    minQty: str(lot?.minQty, "0"),
+    maxQty: str(lot?.maxQty, "1e30"),
+    stepSize: str(lot?.stepSize, "0"),
+    minNotional: minMarketNotional,
+    quoteOrderQtyMarketAllowed: s.quoteOrderQtyMarketAllowed ?? false,
+    quoteAssetPrecision: s.quoteAssetPrecision,
+  };
+}
+
+const MARKETS_TTL_MS = 10 * 60_000;
+
+export function createBinanceVenue(options: BinanceOptions): SpotVenue {
+  const base = options.baseUrl.replace(/\/+$/, "");
+  const fetchFn = options.fetch ?? runtimeFetch;
+  const now = options.now ?? Date.now;
+  const recvWindow = options.recvWindow ?? 5000;
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  let offsetMs = 0;
+  let markets: { at: number; value: Promise<ReadonlyMap<string, Market>> } | null = null;
+  let key: Promise<CryptoKey> | null = null;
+
+  const hmacKey = () => {
+    key ??= crypto.subtle.importKey(
+      "raw",
+      new TextEncoder().encode(options.apiSecret),
+      { name: "HMAC", hash: "SHA-256" },
+      false,
+      ["sign"],
+    );
+    return key;
+  };
+
+  async function publicGet(path: string): Promise<unknown> {
+    const res = await fetchFn(`${base}${path}`, { signal: AbortSignal.timeout(timeoutMs) });
+    if (!res.ok) throw new Error(`venue ${path}: HTTP ${res.status}`);
+    return res.json();
+  }
+
+  async function resync(): Promise<void> {
+    const sent = now();
+    const { serverTime } = Time.parse(await publicGet("/api/v3/time"));
+    // The server stamped its time somewhere in the round trip: take the midpoint.
+    offsetMs = serverTime - Math.round((sent + now()) / 2);
+  }
+
+  async function signed(
+    method: "GET" | "POST",
+    path: string,
+    params: Record<string, string>,
+  ): Promise<VenueOutcome> {
+    const send = async (): Promise<VenueOutcome> => {
+      const query = new URLSearchParams({
+        ...params,
+        recvWindow: String(recvWindow),
+        timestamp: String(now() + offsetMs),
+      }).toString();
+      const mac = await crypto.subtle.sign("HMAC", await hmacKey(), new TextEncoder().encode(query));
+      const signature = [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, "0")).join("");
+      let res: Response;
+      try {
+        res = await fetchFn(`${base}${path}?${query}&signature=${signature}`, {
+          method,
+          headers: { "X-MBX-APIKEY": options.apiKey },
+          signal: AbortSignal.timeout(timeoutMs),
+        });
+      } catch (err) {
+        return { kind: "unknown", error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) };
+      }
+      const body: unknown = await res.json().catch(() => null);
+      return classify(res.status, res.headers, body);
+    };
+    const first = await send();
+    if (first.kind !== "clock_skew") return first;
+    // -1021 is refused before the matching engine: resync and send once more.
+    try {
+      await resync();
+    } catch {
+      return first;
+    }
+    return send();
+  }
+
+  return {
+    markets() {
+      const t = now();
+      if (!markets || t - markets.at > MARKETS_TTL_MS) {
+        const value = publicGet("/api/v3/exchangeInfo?permissions=SPOT").then((body) => {
+          const info = ExchangeInfo.parse(body);
+          return new Map(info.symbols.map((s) => [s.symbol, toMarket(s)] as const));
+        });
+        markets = { at: t, value };
+        value.catch(() => {
+          if (markets?.value === value) markets = null;
+        });
+      }
+      return markets.value;
+    },
+    async price(symbol) {
+      return Ticker.parse(await publicGet(`/api/v3/ticker/price?symbol=${encodeURIComponent(symbol)}`)).price;
+    },
+    place(order: VenueOrder, clientOrderId: string) {
+      return signed("POST", "/api/v3/order", {
+        symbol: order.symbol,
+        side: order.side,
+        type: "MARKET",
+        ...order.params,
+        newClientOrderId: clientOrderId,
+        newOrderRespType: "FULL",
+      });
+    },
+    lookup(symbol: string, clientOrderId: string) {
+      return signed("GET", "/api/v3/order", { symbol, origClientOrderId: clientOrderId });
+    },
+  };
+}
