@@ -569,9 +569,10 @@ export class OrderObject extends DurableObject<Env> {
   }
 
   /**
-   * A float order's pair limits at this moment. A pair the operator disabled since the order was
-   * created has none: the order goes on to the exchange, whose permanent failure refunds it (waiting
-   * here instead would hold a confirmed deposit for as long as the pair stays off).
+   * A float order's pair limits at this moment. Switches on the source currency do not apply to an
+   * existing order (they stop new orders only); a destination the operator switched off since has
+   * no limits: the order goes on to the exchange, whose permanent failure refunds it (waiting here
+   * instead would hold a confirmed deposit for as long as the pair stays off).
    */
   async #floatLimits(
     r: OrderRecord,
