@@ -61,8 +61,8 @@ export interface OrderActions {
 
 /** What the moment contributes: the refund as it would be sent now, and the pair's float pricing now. */
 export interface ActionInputs {
-  /** The deposit less the source network's current payout fee (decimal string); null when unknown. */
-  refundAmount: string | null;
+  /** The deposit less the source network's current payout fee (decimal string), or why it is not known now. */
+  refund: { amount: string } | { unavailable: string };
   /** Float pricing of the pair with the partner's markup, or why there is none now. */
   pricing: PricingInput | { unavailable: string };
 }
@@ -113,15 +113,18 @@ export function orderActions(o: ActionOrder, inputs: ActionInputs): OrderActions
       },
     };
   }
-  const refund = positive(inputs.refundAmount);
+  const refund = "amount" in inputs.refund ? positive(inputs.refund.amount) : null;
+  const noRefund =
+    "unavailable" in inputs.refund
+      ? inputs.refund.unavailable
+      : "the deposit does not cover the network fee of sending it back";
   return {
     reason,
     refund: {
       ...refundBase(o),
       available: refund !== null,
       amount: refund === null ? null : toJsonNumber(refund),
-      unavailable_reason:
-        refund === null ? "the deposit does not cover the network fee of sending it back" : null,
+      unavailable_reason: refund === null ? noRefund : null,
     },
     continue: continueOffer(o.amountFromReceived, inputs.pricing),
     payout: null,

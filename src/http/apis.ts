@@ -9,6 +9,7 @@ import { adminPricesRouter } from "./routes/admin/prices";
 import { adminSimRouter } from "./routes/admin/sim";
 import { currenciesRouter } from "./routes/currencies";
 import { iconsRouter } from "./routes/icons";
+import { orderActionsRouter } from "./routes/order-actions";
 import { ordersRouter } from "./routes/orders";
 import { ratesRouter } from "./routes/rates";
 import { registerWebhookEvents } from "./routes/webhook-events";
@@ -41,6 +42,7 @@ export function partnerApi(): OpenAPIHono<AppEnv> {
   api.route("/api/v1", currenciesRouter);
   api.route("/api/v1", ratesRouter);
   api.route("/api/v1", ordersRouter);
+  api.route("/api/v1", orderActionsRouter);
   api.route("/api/v1", iconsRouter);
   api.openAPIRegistry.registerComponent("securitySchemes", "PartnerBearer", {
     type: "http",

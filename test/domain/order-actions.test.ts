@@ -50,7 +50,7 @@ const order = (
 });
 
 const inputs = (over: Partial<ActionInputs> = {}): ActionInputs => ({
-  refundAmount: "0.0098",
+  refund: { amount: "0.0098" },
   pricing: PRICING,
   ...over,
 });
@@ -74,7 +74,7 @@ describe("order actions", () => {
   it("an underpaid float order: refund needs an address; continue is offered once the amount fits the limits now", () => {
     // 0.0003 BTC was below the minimum at confirmation; with a lower minimum now it can go on.
     const o = order("failed", "amount_below_min", { amountFromReceived: "0.0003" });
-    const now = orderActions(o, inputs({ refundAmount: "0.0001" }));
+    const now = orderActions(o, inputs({ refund: { amount: "0.0001" } }));
     expect(now).toEqual({
       reason: "amount_below_min",
       refund: {
@@ -133,11 +133,23 @@ describe("order actions", () => {
   it("continue is unavailable without prices; refund is unavailable when the fee eats the deposit", () => {
     const a = orderActions(
       order("failed", "late_deposit"),
-      inputs({ refundAmount: "0", pricing: { unavailable: "prices are stale" } }),
+      inputs({ refund: { amount: "0" }, pricing: { unavailable: "prices are stale" } }),
     );
     expect(a?.continue).toMatchObject({ available: false, unavailable_reason: "prices are stale" });
     expect(a?.refund).toMatchObject({ available: false, amount: null });
     expect(actionUnavailable(a, "refund")).toMatch(/network fee/);
+  });
+
+  it("a refund amount that cannot be worked out now says why", () => {
+    const a = orderActions(
+      order("failed", "late_deposit"),
+      inputs({ refund: { unavailable: "the catalog is unreadable" } }),
+    );
+    expect(a?.refund).toMatchObject({
+      available: false,
+      amount: null,
+      unavailable_reason: "the catalog is unreadable",
+    });
   });
 
   it("refund_failed asks for a new address even when one was given at creation", () => {
