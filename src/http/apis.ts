@@ -3,6 +3,7 @@ import type { AppEnv } from "./app-env";
 import { createRouter } from "./router";
 import { adminCabinetRouter } from "./routes/admin/cabinet";
 import { adminCurrenciesRouter } from "./routes/admin/currencies";
+import { adminOrderActionsRouter } from "./routes/admin/order-actions";
 import { adminOrdersRouter } from "./routes/admin/orders";
 import { adminPartnersRouter } from "./routes/admin/partners";
 import { adminPricesRouter } from "./routes/admin/prices";
@@ -80,6 +81,7 @@ export function adminApi(): OpenAPIHono<AppEnv> {
   api.route("/admin/v1", adminCurrenciesRouter);
   api.route("/admin/v1", adminPricesRouter);
   api.route("/admin/v1", adminOrdersRouter);
+  api.route("/admin/v1", adminOrderActionsRouter);
   api.route("/admin/v1", adminSimRouter);
   api.route("/admin/v1", adminCabinetRouter);
   api.openAPIRegistry.registerComponent("securitySchemes", "AdminBearer", {
@@ -106,7 +108,7 @@ export function adminApi(): OpenAPIHono<AppEnv> {
       { name: "Admin: catalog", description: "Currencies: list, create, update (audited)." },
       { name: "Admin: audit", description: "Who changed what: the operator audit log." },
       { name: "Admin: prices", description: "Prices in static mode." },
-      { name: "Admin: orders", description: "Order inspection." },
+      { name: "Admin: orders", description: "Order inspection and decisions on held funds." },
       { name: "Admin: deposit addresses", description: "Address pools for networks without derivation." },
       { name: "Admin: SimChain", description: "Drive the simulated chains (dev and test only)." },
       { name: "Admin: cabinet", description: "Partner cabinet: invitations, members and their sessions." },

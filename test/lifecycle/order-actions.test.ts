@@ -5,7 +5,7 @@
  */
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { call, createPartner, expectError, json, setPrices, type TestPartner } from "../helpers";
+import { admin, call, createPartner, expectError, json, setPrices, type TestPartner } from "../helpers";
 import { createFakeGateway, type FakeGateway } from "../support/fake-gateway";
 import {
   BTC_REFUND,
@@ -249,5 +249,55 @@ describe("sends that failed for good", () => {
     const done = await stepUntil(o.id, (s) => s === "refunded");
     expect(done).toMatchObject({ status: "refunded", refund_address: NEW_BTC });
     expect(paid(o.id)).toEqual([{ key: `${o.id}:refund:2`, to: NEW_BTC, amount: "0.0002" }]);
+  });
+});
+
+describe("an exchange that failed for good", () => {
+  it("continue starts a new exchange under a new ledger key and pays once", async () => {
+    await admin("/sim/BTC/faults", { method: "PUT", json: { exchange_fail_rate: 1 } });
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    let held: WithActions;
+    let o: Order;
+    try {
+      o = await deposited(BTC_TO_USDT, "0.01");
+      held = await stepUntil(o.id, (s) => s === "failed");
+    } finally {
+      await admin("/sim/BTC/faults", { method: "PUT", json: {} });
+    }
+    expect(held.actions).toMatchObject({ reason: "exchange_failed", continue: { available: true } });
+    expect((await act(partner, o.id, "continue")).status).toBe(200);
+    const done = await stepUntil(o.id, (s) => s === "completed");
+    expect(done.status).toBe("completed");
+    expect(paid(o.id)).toEqual([
+      { key: `${o.id}:payout`, to: TRON_ADDR, amount: String(done.amount_to_actual) },
+    ]);
+    const decision = (await events(o.id)).find((e) => e.data?.event === "continue_chosen");
+    expect(decision?.data).toMatchObject({ ledger_key: `${o.id}:exchange:2` });
+  });
+});
+
+describe("the operator takes the same decisions", () => {
+  it("POST /admin/v1/orders/{id}/continue on a late deposit: exchanged and paid once, logged as the operator's", async () => {
+    const o = await createOrder(partner, BTC_TO_USDT);
+    detach = await gw.attach(o.id);
+    await step(o.id, 31 * 60_000);
+    await simSend("BTC", o.deposit_address, "0.01");
+    await simMine("BTC", 2);
+    const held = await stepUntil(o.id, (s) => s === "failed");
+    expect(held.actions).toMatchObject({ reason: "late_deposit", continue: { available: true } });
+    await expectError(
+      await admin(`/orders/${o.id}/payout`, { method: "POST", json: { recipient_address: NEW_TRON } }),
+      409,
+      "action_not_available",
+    );
+    const res = await admin(`/orders/${o.short_id}/continue`, { method: "POST", json: {} });
+    expect(res.status).toBe(200);
+    const done = await stepUntil(o.id, (s) => s === "completed");
+    expect(done.status).toBe("completed");
+    expect(paid(o.id)).toEqual([
+      { key: `${o.id}:payout`, to: TRON_ADDR, amount: String(done.amount_to_actual) },
+    ]);
+    const decision = (await events(o.id)).find((e) => e.data?.event === "continue_chosen");
+    expect(decision?.data).toMatchObject({ decided_by: "operator", ledger_key: `${o.id}:exchange` });
   });
 });

@@ -78,6 +78,11 @@ export const ACTION_ROUTES = [
 
 const operationIds = { refund: "refundOrder", continue: "continueOrder", payout: "payoutOrder" } as const;
 
+/** The validated body of action route `i`, as the service takes it. */
+export function actionBody(i: 0 | 1 | 2, json: unknown): ActionBody {
+  return { ...(json as object), kind: ACTION_ROUTES[i].action } as ActionBody;
+}
+
 function actionRoute(i: 0 | 1 | 2) {
   const a = ACTION_ROUTES[i];
   return createRoute({
@@ -108,12 +113,11 @@ function actionRoute(i: 0 | 1 | 2) {
 export const orderActionsRouter = createRouter<PartnerEnv>();
 for (const i of [0, 1, 2] as const) {
   orderActionsRouter.openapi(actionRoute(i), async (c) => {
-    const body = { ...(c.req.valid("json") as object), kind: ACTION_ROUTES[i].action } as ActionBody;
     const order = await takeOrderAction(
       c.env,
       { kind: "partner", partnerId: c.get("partner").id, keyId: c.get("apiKeyId") },
       c.req.valid("param").order_id,
-      body,
+      actionBody(i, c.req.valid("json")),
       c.req.valid("header")["idempotency-key"],
     );
     c.header("Cache-Control", "no-store");
