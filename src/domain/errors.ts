@@ -27,6 +27,7 @@ export const DOMAIN_ERROR_CODES = [
   "last_passkey",
   "invalid_catalog_change",
   "currency_exists",
+  "action_not_available",
 ] as const;
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
 

@@ -25,10 +25,18 @@
  *   amount strings) because a malformed value persisted here would reach the partner API verbatim.
  * - `deposit_confirmed` with `acceptable: false` must carry an amount reason (see
  *   DEPOSIT_REJECT_REASONS); any other reason would tell the partner something untrue.
+ * - An order that holds funds it cannot move by itself stays `failed` and leaves it only through a
+ *   decision (src/domain/order-actions.ts): `refund_chosen` → refunding (the reason stays, so
+ *   `refunded` still says why), `continue_chosen` → exchanging and `payout_chosen` → sending (the
+ *   reason is cleared: the order goes on as if nothing had gone wrong). Each is accepted only after a
+ *   failure it can act on: refund and continue while the deposit is still in coin_from, payout only
+ *   after payout_failed.
  * - Status reasons are set on moves into refunding/failed and on a dropped-deposit expiry, cleared on
  *   a return to waiting_deposit and on a plain expiry, and otherwise left alone, so `refunded` keeps
  *   the reason the refund started for.
  */
+
+import { awaitsDecision } from "./order-actions";
 
 export const ORDER_STATUSES = [
   "waiting_deposit",
@@ -89,7 +97,11 @@ export type OrderEvent =
   | { type: "refund_failed" }
   /** A confirmed deposit to an expired order; `seenAt` is when it was first detected (epoch ms). */
   | { type: "late_deposit"; txid: string; amount: string; seenAt: number }
-  | { type: "watch_ended" };
+  | { type: "watch_ended" }
+  /** Decisions on a failed order that holds funds (order actions); who and with what is logged. */
+  | { type: "refund_chosen" }
+  | { type: "continue_chosen" }
+  | { type: "payout_chosen" };
 
 export type OrderEventType = OrderEvent["type"];
 
@@ -99,6 +111,8 @@ export interface OrderStateView {
   expiresAt: number;
   hasRefundAddress: boolean;
   lateWatchEndsAt: number;
+  /** Read only by the decisions on a failed order. */
+  statusReason?: StatusReason | null;
 }
 
 /** The fields a transition sets; absent fields keep their stored value, null clears. */
@@ -135,11 +149,12 @@ export const ALLOWED: Readonly<Record<OrderStatus, readonly OrderStatus[]>> = Ob
   expired: Object.freeze(["expired", "refunding", "failed"] as const),
   refunding: Object.freeze(["refunded", "failed"] as const),
   refunded: Object.freeze([] as const),
-  failed: Object.freeze([] as const),
+  failed: Object.freeze(["refunding", "exchanging", "sending"] as const),
 });
 
 /**
- * completed/refunded/failed are always terminal. expired is terminal only once the late-deposit
+ * completed/refunded are always terminal; failed is final for the lifecycle, which sends no event
+ * out of it (only a decision on held funds does, see order-actions). expired is terminal only once the late-deposit
  * watch is over; without both times the caller cannot know that, so expired counts as live (the
  * safe answer: treating it as terminal too early would drop a late deposit's refund).
  */
@@ -289,6 +304,25 @@ export function decide(order: OrderStateView, event: OrderEvent, now: number): D
         return notAllowed(event.type, status, "late-deposit watch still running");
       }
       return ok({ status: "expired" }, "Late-deposit watch ended; order is final.");
+    }
+
+    case "refund_chosen":
+    case "continue_chosen":
+    case "payout_chosen": {
+      if (status !== "failed") return notAllowed(event.type, status);
+      const reason = order.statusReason ?? null;
+      const onTo = reason === "payout_failed";
+      const fits =
+        event.type === "payout_chosen" ? onTo : !onTo && awaitsDecision({ status, statusReason: reason });
+      if (!fits) return notAllowed(event.type, status, `nothing to decide after ${reason ?? "no reason"}`);
+      if (event.type === "refund_chosen")
+        return ok({ status: "refunding" }, "Refund chosen for the held deposit; refunding.");
+      if (event.type === "continue_chosen")
+        return ok(
+          { status: "exchanging", statusReason: null },
+          "Continue chosen for the held deposit; exchanging.",
+        );
+      return ok({ status: "sending", statusReason: null }, "Payout to another recipient chosen; sending.");
     }
 
     default:

@@ -1,4 +1,5 @@
 import { parseDecimal, toJsonNumber } from "./money";
+import type { OrderActions } from "./order-actions";
 import type { OrderStatus, StatusReason } from "./order-state";
 
 export type RateType = "float" | "fixed";
@@ -52,6 +53,19 @@ export interface OrderRecord {
   idempotencyKey: string | null;
   /** SHA-256 of the canonical request, to tell a replay from a conflicting reuse of the key. */
   requestHash: string;
+  /**
+   * The ledger key of the current exchange, payout or refund when a decision started a new one
+   * (`<id>:refund:2` after a refund that failed); absent means `<id>:<kind>`. A key is never reused
+   * for another request.
+   */
+  sendKeys?: Partial<Record<SendKind, string>>;
+}
+
+export type SendKind = "exchange" | "payout" | "refund";
+
+/** The ledger key of the order's current send of this kind. */
+export function sendKey(r: Pick<OrderRecord, "id" | "sendKeys">, kind: SendKind): string {
+  return r.sendKeys?.[kind] ?? `${r.id}:${kind}`;
 }
 
 /** What the Worker decides before the object allocates the deposit address and short id. */
@@ -87,12 +101,14 @@ export interface OrderView {
   deposit_confirmations_required: number;
   payout_txid: string | null;
   refund_txid: string | null;
+  /** What can be done with the money a failed order holds; null when nothing waits for a decision. */
+  actions: OrderActions | null;
 }
 
 const num = (s: string) => toJsonNumber(parseDecimal(s));
 const numOrNull = (s: string | null) => (s === null ? null : num(s));
 
-export function orderView(r: OrderRecord): OrderView {
+export function orderView(r: OrderRecord, actions: OrderActions | null = null): OrderView {
   return {
     id: r.id,
     short_id: r.shortId,
@@ -122,6 +138,7 @@ export function orderView(r: OrderRecord): OrderView {
     deposit_confirmations_required: r.depositConfirmationsRequired,
     payout_txid: r.payoutTxid,
     refund_txid: r.refundTxid,
+    actions,
   };
 }
 

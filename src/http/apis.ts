@@ -3,12 +3,14 @@ import type { AppEnv } from "./app-env";
 import { createRouter } from "./router";
 import { adminCabinetRouter } from "./routes/admin/cabinet";
 import { adminCurrenciesRouter } from "./routes/admin/currencies";
+import { adminOrderActionsRouter } from "./routes/admin/order-actions";
 import { adminOrdersRouter } from "./routes/admin/orders";
 import { adminPartnersRouter } from "./routes/admin/partners";
 import { adminPricesRouter } from "./routes/admin/prices";
 import { adminSimRouter } from "./routes/admin/sim";
 import { currenciesRouter } from "./routes/currencies";
 import { iconsRouter } from "./routes/icons";
+import { orderActionsRouter } from "./routes/order-actions";
 import { ordersRouter } from "./routes/orders";
 import { ratesRouter } from "./routes/rates";
 import { registerWebhookEvents } from "./routes/webhook-events";
@@ -41,6 +43,7 @@ export function partnerApi(): OpenAPIHono<AppEnv> {
   api.route("/api/v1", currenciesRouter);
   api.route("/api/v1", ratesRouter);
   api.route("/api/v1", ordersRouter);
+  api.route("/api/v1", orderActionsRouter);
   api.route("/api/v1", iconsRouter);
   api.openAPIRegistry.registerComponent("securitySchemes", "PartnerBearer", {
     type: "http",
@@ -78,6 +81,7 @@ export function adminApi(): OpenAPIHono<AppEnv> {
   api.route("/admin/v1", adminCurrenciesRouter);
   api.route("/admin/v1", adminPricesRouter);
   api.route("/admin/v1", adminOrdersRouter);
+  api.route("/admin/v1", adminOrderActionsRouter);
   api.route("/admin/v1", adminSimRouter);
   api.route("/admin/v1", adminCabinetRouter);
   api.openAPIRegistry.registerComponent("securitySchemes", "AdminBearer", {
@@ -104,7 +108,7 @@ export function adminApi(): OpenAPIHono<AppEnv> {
       { name: "Admin: catalog", description: "Currencies: list, create, update (audited)." },
       { name: "Admin: audit", description: "Who changed what: the operator audit log." },
       { name: "Admin: prices", description: "Prices in static mode." },
-      { name: "Admin: orders", description: "Order inspection." },
+      { name: "Admin: orders", description: "Order inspection and decisions on held funds." },
       { name: "Admin: deposit addresses", description: "Address pools for networks without derivation." },
       { name: "Admin: SimChain", description: "Drive the simulated chains (dev and test only)." },
       { name: "Admin: cabinet", description: "Partner cabinet: invitations, members and their sessions." },

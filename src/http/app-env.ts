@@ -18,10 +18,12 @@ export interface AppEnv {
     partner?: Partner;
     /** Set by operator authentication on /admin/v1: who acts, for the audit log. */
     operator: string;
+    /** The key id the partner authenticated with: who made a decision, in the order's log. */
+    apiKeyId?: string;
   };
 }
 
 /** Routers behind required partner authentication see the partner as always present. */
 export interface PartnerEnv extends AppEnv {
-  Variables: AppEnv["Variables"] & { partner: Partner };
+  Variables: AppEnv["Variables"] & { partner: Partner; apiKeyId: string };
 }

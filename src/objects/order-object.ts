@@ -8,7 +8,22 @@ import { deriveDepositAddress } from "../domain/addresses";
 import { chooseDeposit, type DepositScheme, FIRST_MEMO_TAG, findDeposit } from "../domain/deposit";
 import { DomainError } from "../domain/errors";
 import { type Decimal, parseDecimal, toDecimalString } from "../domain/money";
-import { type OrderDraft, type OrderRecord, type OrderView, orderView } from "../domain/order";
+import {
+  type OrderDraft,
+  type OrderRecord,
+  type OrderView,
+  orderView,
+  type SendKind,
+  sendKey,
+} from "../domain/order";
+import {
+  type ActionInputs,
+  type ActionKind,
+  actionUnavailable,
+  awaitsDecision,
+  type OrderActions,
+  orderActions,
+} from "../domain/order-actions";
 import { decide, type OrderEvent, type OrderStatus } from "../domain/order-state";
 import { PairUnavailableError, pairLimits } from "../domain/pricing";
 import {
@@ -34,6 +49,26 @@ import {
   updateOrderIndexStatus,
 } from "../storage/orders";
 import { SENDS_TABLE, SendsLedger } from "./sends-ledger";
+
+/** A decision on a failed order's money, as the service has validated it. */
+export type ActionRequest =
+  | { kind: "refund"; refundAddress: string | null; refundAddressTag: string | null }
+  | { kind: "continue" }
+  | {
+      kind: "payout";
+      recipientAddress: string;
+      recipientAddressTag: string | null;
+      recipientAddressGiven: string;
+    };
+
+/** Who decides: a partner's key (only on its own orders) or the operator. */
+export type Actor = { kind: "partner"; partnerId: string; keyId: string } | { kind: "operator" };
+
+export type ActResult =
+  | { kind: "done"; order: OrderView }
+  | { kind: "not_found" }
+  | { kind: "not_available"; reason: string }
+  | { kind: "address_required" };
 
 export type CreateResult =
   | { kind: "created"; order: OrderView }
@@ -95,6 +130,8 @@ const K = {
   depositBlock: "deposit_block",
   /** After a step threw: no alarm before this time (epoch ms), whatever else looks due. */
   pause: "pause_until",
+  /** A decision's answer under its Idempotency-Key: `{hash, order}`, for the same response on a replay. */
+  action: (key: string) => `action:${key}`,
 } as const;
 
 /** Retry delay for a D1 index write or a webhook enqueue that failed. */
@@ -293,13 +330,42 @@ export class OrderObject extends DurableObject<Env> {
   // ── reads ─────────────────────────────────────────────────────────────────────────────────
 
   /** The order as its partner sees it; null for another partner's order or no order at all. */
-  get(partnerId: string): OrderView | null {
+  async get(partnerId: string): Promise<OrderView | null> {
     const r = this.#record();
-    return r && r.partnerId === partnerId ? orderView(r) : null;
+    return r && r.partnerId === partnerId ? this.#view(r, Date.now()) : null;
+  }
+
+  /** The view with its actions, priced now when the order waits for a decision. */
+  async #view(r: OrderRecord, now: number): Promise<OrderView> {
+    return awaitsDecision(r) ? orderView(r, orderActions(r, await this.#actionInputs(r, now))) : orderView(r);
+  }
+
+  /**
+   * What a decision on held funds would do now: the refund less the current network fee, and the
+   * pair's float pricing with the partner's markup. Never throws: what cannot be worked out now is
+   * shown as unavailable, with the reason.
+   */
+  async #actionInputs(r: OrderRecord, now: number): Promise<ActionInputs> {
+    const refund = await this.#refundAmount(r).then(
+      (amount) => (amount === null ? { unavailable: "no deposit received" } : { amount }),
+      (err: unknown) => ({ unavailable: `the network fee cannot be read now: ${String(err)}` }),
+    );
+    const pricing = await pricingNow(
+      this.env,
+      this.#config,
+      { coinFrom: r.coinFrom, networkFrom: r.networkFrom, coinTo: r.coinTo, networkTo: r.networkTo },
+      this.#config.SPREAD_FLOAT_BPS,
+      r.markupBps,
+      now,
+    ).then(
+      ({ input }) => input,
+      (err: unknown) => ({ unavailable: err instanceof Error ? err.message : String(err) }),
+    );
+    return { refund, pricing };
   }
 
   /** Operators' support view: the order and its full event log. */
-  inspect(): { order: OrderView; partner_id: string; events: OrderEventLogEntry[] } | null {
+  async inspect(): Promise<{ order: OrderView; partner_id: string; events: OrderEventLogEntry[] } | null> {
     const r = this.#record();
     if (!r) return null;
     const events = this.ctx.storage.sql
@@ -320,7 +386,101 @@ export class OrderObject extends DurableObject<Env> {
         reason: e.reason,
         data: e.data ? (JSON.parse(e.data) as EventData) : null,
       }));
-    return { order: orderView(r), partner_id: r.partnerId, events };
+    return { order: await this.#view(r, Date.now()), partner_id: r.partnerId, events };
+  }
+
+  // ── decisions on held funds ───────────────────────────────────────────────────────────────
+
+  /**
+   * Takes one decision on the money a failed order holds (docs/lifecycle.md, "Decisions on held
+   * funds"). The check and the transition run with no await between them, so of two decisions
+   * fired together exactly one is taken; the other finds the order no longer waiting and is refused.
+   * Money then moves only through the ledger, under a key no earlier request used.
+   */
+  async act(
+    actor: Actor,
+    action: ActionRequest,
+    idempotency: { key: string; hash: string } | null,
+  ): Promise<ActResult> {
+    const now = Date.now();
+    const first = this.#record();
+    if (!first || (actor.kind === "partner" && first.partnerId !== actor.partnerId))
+      return { kind: "not_found" };
+    const replayed = idempotency && this.#actionReplay(idempotency);
+    if (replayed) return replayed;
+    const inputs = await this.#actionInputs(first, now);
+    // Everything below is synchronous: no other decision can slip in between the check and the write.
+    const r = this.#record() ?? first;
+    const again = idempotency && this.#actionReplay(idempotency);
+    if (again) return again;
+    const actions = orderActions(r, inputs);
+    const refusal = actionUnavailable(actions, action.kind);
+    if (refusal || !actions) return { kind: "not_available", reason: refusal ?? "no actions" };
+    const kind: SendKind = action.kind === "continue" ? "exchange" : action.kind;
+    const pending = this.#ledger.get(sendKey(r, kind));
+    if (pending && pending.outcome === null)
+      return { kind: "not_available", reason: `a ${kind} of this order is still pending` };
+    const key = pending ? `${r.id}:${kind}:${this.#ledger.count(kind) + 1}` : sendKey(r, kind);
+    const sendKeys = { ...r.sendKeys, [kind]: key };
+    let extra: Partial<OrderRecord>;
+    let inputsLog: EventData;
+    switch (action.kind) {
+      case "refund": {
+        if (actions.refund.requires_address && action.refundAddress === null)
+          return { kind: "address_required" };
+        const to = action.refundAddress ?? r.refundAddress;
+        const tag = action.refundAddress === null ? r.refundAddressTag : action.refundAddressTag;
+        extra = { sendKeys, refundAddress: to, refundAddressTag: tag };
+        inputsLog = { refund_address: to, refund_address_tag: tag, amount: actions.refund.amount };
+        break;
+      }
+      case "continue": {
+        const c = actions.continue;
+        // From here the order is a float order: it is exchanged at the rate of its exchange.
+        extra = {
+          sendKeys,
+          rateType: "float",
+          spreadBps: this.#config.SPREAD_FLOAT_BPS,
+          rateQuoted: String(c.rate),
+          amountToExpected: String(c.amount_to_estimate),
+        };
+        inputsLog = { amount_to_estimate: c.amount_to_estimate, rate: c.rate };
+        break;
+      }
+      case "payout":
+        extra = {
+          sendKeys,
+          recipientAddress: action.recipientAddress,
+          recipientAddressTag: action.recipientAddressTag,
+          recipientAddressGiven: action.recipientAddressGiven,
+        };
+        inputsLog = {
+          recipient_address: action.recipientAddressGiven,
+          recipient_address_tag: action.recipientAddressTag,
+          amount: actions.payout?.amount ?? null,
+        };
+        break;
+    }
+    const decided: ActionKind = action.kind;
+    const next = this.#apply(r, { type: `${decided}_chosen` }, now, extra, {
+      decided_by: actor.kind === "partner" ? `key:${actor.keyId}` : "operator",
+      ledger_key: key,
+      ...inputsLog,
+    });
+    if (!next) return { kind: "not_available", reason: `the order cannot take a ${decided} now` };
+    const order = orderView(next);
+    if (idempotency) this.#kv.put(K.action(idempotency.key), { hash: idempotency.hash, order });
+    await this.#arm(next, now);
+    return { kind: "done", order };
+  }
+
+  /** The first answer to this Idempotency-Key, or a refusal when it was used for another decision. */
+  #actionReplay(idempotency: { key: string; hash: string }): ActResult | null {
+    const stored = this.#kv.get<{ hash: string; order: OrderView }>(K.action(idempotency.key));
+    if (!stored) return null;
+    return stored.hash === idempotency.hash
+      ? { kind: "done", order: stored.order }
+      : { kind: "not_available", reason: "this Idempotency-Key was used for another decision" };
   }
 
   // ── the lifecycle ─────────────────────────────────────────────────────────────────────────
@@ -541,6 +701,8 @@ export class OrderObject extends DurableObject<Env> {
         depositIndex: driving.index,
         amountFromReceived: driving.amount,
       },
+      null,
+      await this.#inputsIfHeld({ ...r, amountFromReceived: driving.amount }, now, !verdict.acceptable),
     );
     if (confirmed) await this.#step(now);
   }
@@ -707,7 +869,7 @@ export class OrderObject extends DurableObject<Env> {
    * failed attempt like any other, so no order waits in `exchanging` for ever.
    */
   async #exchange(r: OrderRecord, now: number): Promise<void> {
-    const key = `${r.id}:exchange`;
+    const key = sendKey(r, "exchange");
     const at = new Date(now).toISOString();
     const existing = this.#ledger.get<ExchangeRequest>(key);
     if (existing && now < existing.nextAt) return;
@@ -753,7 +915,8 @@ export class OrderObject extends DurableObject<Env> {
     if (result.status === "done" || !result.retryable || attempts >= policy.maxAttempts) {
       if (attempts >= policy.maxAttempts)
         this.#alert(r, "exchange failed after every attempt", { error, attempts });
-      const next = this.#apply(r, { type: "exchange_failed" }, now, {}, { error, attempts });
+      const inputs = await this.#inputsIfHeld(r, now, true);
+      const next = this.#apply(r, { type: "exchange_failed" }, now, {}, { error, attempts }, inputs);
       this.#ledger.finish(key, "failed", null, error, at);
       if (next?.status === "refunding") await this.#send(next, "refund", now);
       return;
@@ -768,7 +931,7 @@ export class OrderObject extends DurableObject<Env> {
     if (amount === null || !parseDecimal(amount).gt(0))
       return `nothing to ${kind}: amount ${amount ?? "unknown"}`;
     return {
-      idempotencyKey: `${r.id}:${kind}`,
+      idempotencyKey: sendKey(r, kind),
       orderId: r.id,
       kind,
       network: isPayout ? r.networkTo : r.networkFrom,
@@ -787,7 +950,7 @@ export class OrderObject extends DurableObject<Env> {
    * its signed answers end the send (docs/lifecycle.md, "The payout gateway contract").
    */
   async #send(r: OrderRecord, kind: "payout" | "refund", now: number): Promise<void> {
-    const key = `${r.id}:${kind}`;
+    const key = sendKey(r, kind);
     const at = new Date(now).toISOString();
     const policy = this.#sendPolicy;
     let row = this.#ledger.get<PayoutRequest>(key);
@@ -796,19 +959,21 @@ export class OrderObject extends DurableObject<Env> {
       this.#apply(r, kind === "payout" ? { type: "payout_sent", txid } : { type: "refund_sent", txid }, now);
       this.#ledger.finish(key, "sent", txid, null, at);
     };
-    const fail = (error: string, attempts: number) => {
+    const fail = async (error: string, attempts: number) => {
+      const inputs = await this.#inputsIfHeld(r, now, kind === "refund");
       this.#apply(
         r,
         kind === "payout" ? { type: "payout_failed" } : { type: "refund_failed" },
         now,
         {},
         { error, attempts },
+        inputs,
       );
       this.#ledger.finish(key, "failed", null, error, at);
     };
-    const follow = (step: SendStep<PayoutRequest>, attempts: number): boolean => {
+    const follow = async (step: SendStep<PayoutRequest>, attempts: number): Promise<boolean> => {
       if (step.next === "sent") sent(step.txid);
-      else if (step.next === "failed") fail(step.error, attempts);
+      else if (step.next === "failed") await fail(step.error, attempts);
       else if (step.next === "wait") {
         this.#ledger.put(step.row, at);
         this.#note(r, now, `${kind} attempt failed`, { error: step.error, attempts });
@@ -821,7 +986,7 @@ export class OrderObject extends DurableObject<Env> {
     if (!row) {
       const request = await this.#sendRequest(r, kind);
       if (typeof request === "string") {
-        fail(request, 0);
+        await fail(request, 0);
         return;
       }
       row = {
@@ -842,7 +1007,7 @@ export class OrderObject extends DurableObject<Env> {
       } catch (err) {
         answer = { status: "error", error: String(err) };
       }
-      if (!follow(afterLookup(row, answer, policy, now), row.attempts)) return;
+      if (!(await follow(afterLookup(row, answer, policy, now), row.attempts))) return;
     }
     const attempt = beforeSend(row, policy, now);
     this.#ledger.put(attempt, at);
@@ -852,7 +1017,7 @@ export class OrderObject extends DurableObject<Env> {
     } catch (err) {
       answer = { status: "unknown", error: String(err) };
     }
-    follow(afterSend(attempt, answer), attempt.attempts);
+    await follow(afterSend(attempt, answer), attempt.attempts);
   }
 
   async #refundAmount(r: OrderRecord): Promise<string | null> {
@@ -922,18 +1087,32 @@ export class OrderObject extends DurableObject<Env> {
       { type: "late_deposit", txid: deposit.txid, amount: deposit.amount, seenAt },
       now,
       { depositIndex: deposit.index, depositConfirmations: confs },
+      null,
+      await this.#inputsIfHeld(r, now, true),
     );
     this.#kv.delete(K.lateSeen);
     if (next?.status === "refunding") await this.#send(next, "refund", now);
   }
 
-  /** Applies one event through the state machine; the record and its log row commit together. */
+  /**
+   * The inputs of the actions a failure may offer, worked out before the failure is applied so its
+   * webhook says what can be done; undefined when this failure cannot hold funds for a decision.
+   */
+  async #inputsIfHeld(r: OrderRecord, now: number, mayHold: boolean): Promise<ActionInputs | undefined> {
+    return mayHold ? this.#actionInputs(r, now) : undefined;
+  }
+
+  /**
+   * Applies one event through the state machine; the record and its log row commit together. A move
+   * into a failure that holds funds carries the actions `inputs` price into its webhook.
+   */
   #apply(
     r: OrderRecord,
     event: OrderEvent,
     now: number,
     extra: Partial<OrderRecord> = {},
     logData: EventData | null = null,
+    inputs?: ActionInputs,
   ): OrderRecord | null {
     const decision = decide(
       {
@@ -941,6 +1120,7 @@ export class OrderObject extends DurableObject<Env> {
         expiresAt: Date.parse(r.expiresAt),
         hasRefundAddress: r.refundAddress !== null,
         lateWatchEndsAt: Date.parse(r.lateWatchEndsAt),
+        statusReason: r.statusReason,
       },
       event,
       now,
@@ -962,14 +1142,19 @@ export class OrderObject extends DurableObject<Env> {
       });
       if (next.status !== r.status) {
         this.#kv.put(K.projection, true);
-        this.#enqueueEvent(next, r.status, at);
+        this.#enqueueEvent(next, r.status, at, inputs && orderActions(next, inputs));
       }
     });
     return next;
   }
 
   /** Writes the webhook event of a status change to the outbox (inside the transition's transaction). */
-  #enqueueEvent(next: OrderRecord, previous: OrderStatus, at: string): void {
+  #enqueueEvent(
+    next: OrderRecord,
+    previous: OrderStatus,
+    at: string,
+    actions: OrderActions | null = null,
+  ): void {
     const row = this.ctx.storage.sql
       .exec<{ n: number | null }>("SELECT MAX(sequence) AS n FROM outbox")
       .one();
@@ -979,7 +1164,7 @@ export class OrderObject extends DurableObject<Env> {
       type: WEBHOOK_EVENT_TYPE,
       created_at: at,
       sequence,
-      data: { order: orderView(next), previous_status: previous },
+      data: { order: orderView(next, actions), previous_status: previous },
     };
     const message: WebhookMessage = {
       event_id: event.id,
@@ -1094,7 +1279,7 @@ export class OrderObject extends DurableObject<Env> {
       case "sending":
       case "refunding": {
         const kind = r.status === "exchanging" ? "exchange" : r.status === "sending" ? "payout" : "refund";
-        due.push(this.#ledger.get(`${r.id}:${kind}`)?.nextAt ?? now);
+        due.push(this.#ledger.get(sendKey(r, kind))?.nextAt ?? now);
         break;
       }
       case "expired":

@@ -50,6 +50,11 @@ export class SendsLedger {
     };
   }
 
+  /** How many sends of this kind the order has started (each under its own key). */
+  count(kind: SendRow<unknown>["kind"]): number {
+    return this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM sends WHERE kind = ?", kind).one().n;
+  }
+
   /** Writes a new row, or the progress of an existing one; its request never changes once written. */
   put<R>(row: SendRow<R>, at: string): void {
     this.sql.exec(

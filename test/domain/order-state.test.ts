@@ -10,6 +10,7 @@ import {
   type OrderStateView,
   type OrderStatus,
   STATUS_REASONS,
+  type StatusReason,
 } from "../../src/domain/order-state";
 
 // Fixed clock: times are arbitrary but far apart so every boundary is distinct.
@@ -44,6 +45,9 @@ const EVENTS = {
   refund_failed: { type: "refund_failed" },
   late_deposit: { type: "late_deposit", txid: "late-tx", amount: "0.7", seenAt: EXPIRES_AT + 1 },
   watch_ended: { type: "watch_ended" },
+  refund_chosen: { type: "refund_chosen" },
+  continue_chosen: { type: "continue_chosen" },
+  payout_chosen: { type: "payout_chosen" },
 } as const satisfies { [K in EventType]: Extract<OrderEvent, { type: K }> };
 const EVENT_TYPES = Object.keys(EVENTS) as EventType[];
 const REJECTED_DEPOSIT: OrderEvent = {
@@ -56,16 +60,16 @@ const REJECTED_DEPOSIT: OrderEvent = {
 // X = the event is accepted in that status at some time; . = rejected at every time.
 // Columns follow EVENT_TYPES order (abbreviated in the header).
 const MATRIX = `
-                exp dep drp cnf dcf exd exf pys pyf rfs rff lat wat
-waiting_deposit  X   X   .   .   .   .   .   .   .   .   .   .   .
-confirming       .   .   X   X   X   .   .   .   .   .   .   .   .
-exchanging       .   .   .   .   .   X   X   .   .   .   .   .   .
-sending          .   .   .   .   .   .   .   X   X   .   .   .   .
-completed        .   .   .   .   .   .   .   .   .   .   .   .   .
-expired          .   .   .   .   .   .   .   .   .   .   .   X   X
-refunding        .   .   .   .   .   .   .   .   .   X   X   .   .
-refunded         .   .   .   .   .   .   .   .   .   .   .   .   .
-failed           .   .   .   .   .   .   .   .   .   .   .   .   .
+                exp dep drp cnf dcf exd exf pys pyf rfs rff lat wat rfc cnc poc
+waiting_deposit  X   X   .   .   .   .   .   .   .   .   .   .   .   .   .   .
+confirming       .   .   X   X   X   .   .   .   .   .   .   .   .   .   .   .
+exchanging       .   .   .   .   .   X   X   .   .   .   .   .   .   .   .   .
+sending          .   .   .   .   .   .   .   X   X   .   .   .   .   .   .   .
+completed        .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .
+expired          .   .   .   .   .   .   .   .   .   .   .   X   X   .   .   .
+refunding        .   .   .   .   .   .   .   .   .   X   X   .   .   .   .   .
+refunded         .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .
+failed           .   .   .   .   .   .   .   .   .   .   .   .   .   X   X   X
 `;
 
 const MATRIX_ROWS = new Map(
@@ -85,8 +89,13 @@ function expectedAllowed(status: OrderStatus, type: EventType): boolean {
   return cells[EVENT_TYPES.indexOf(type)] === "X";
 }
 
+/**
+ * A failed order holds its money in coin_from (exchange_failed) on one refund branch and in coin_to
+ * (payout_failed) on the other, so the scenarios reach every decision out of failed.
+ */
 function view(status: OrderStatus, hasRefundAddress = true): OrderStateView {
-  return { status, expiresAt: EXPIRES_AT, hasRefundAddress, lateWatchEndsAt: WATCH_ENDS_AT };
+  const statusReason = status === "failed" ? (hasRefundAddress ? "exchange_failed" : "payout_failed") : null;
+  return { status, expiresAt: EXPIRES_AT, hasRefundAddress, lateWatchEndsAt: WATCH_ENDS_AT, statusReason };
 }
 
 function expectOk(d: Decision): { patch: OrderPatch; logReason: string } {
@@ -112,8 +121,8 @@ function* allScenarios(): Generator<{ from: OrderStatus; event: OrderEvent; now:
 describe("transition matrix: every status × every event type", () => {
   it("the hand-written matrix covers every status and every event type", () => {
     expect([...MATRIX_ROWS.keys()]).toStrictEqual([...ORDER_STATUSES]);
-    // 14 union members; deposit_confirmed's two variants share one column.
-    expect(EVENT_TYPES).toHaveLength(13);
+    // 17 union members; deposit_confirmed's two variants share one column.
+    expect(EVENT_TYPES).toHaveLength(16);
   });
 
   for (const from of ORDER_STATUSES) {
@@ -343,7 +352,62 @@ const CASES: Case[] = [
     now: TIMES.afterWatch,
     patch: { status: "expired" },
   },
+  // view("failed", true) holds coin_from (exchange_failed); view("failed", false) holds coin_to.
+  {
+    name: "refund chosen: refunding, the reason kept for refunded",
+    from: "failed",
+    event: EVENTS.refund_chosen,
+    now: TIMES.inWatch,
+    refund: true,
+    patch: { status: "refunding" },
+  },
+  {
+    name: "continue chosen: exchanging, the reason cleared",
+    from: "failed",
+    event: EVENTS.continue_chosen,
+    now: TIMES.inWatch,
+    refund: true,
+    patch: { status: "exchanging", statusReason: null },
+  },
+  {
+    name: "payout to another recipient chosen: sending, the reason cleared",
+    from: "failed",
+    event: EVENTS.payout_chosen,
+    now: TIMES.inWatch,
+    refund: false,
+    patch: { status: "sending", statusReason: null },
+  },
 ];
+
+describe("decisions on a failed order", () => {
+  const failed = (statusReason: StatusReason | null): OrderStateView => ({ ...view("failed"), statusReason });
+
+  it("refund and continue only while the deposit is in coin_from; payout only after payout_failed", () => {
+    const inFrom: StatusReason[] = [
+      "amount_below_min",
+      "amount_above_max",
+      "fixed_amount_mismatch",
+      "fixed_rate_expired",
+      "late_deposit",
+      "exchange_failed",
+      "refund_failed",
+    ];
+    for (const reason of inFrom) {
+      expect(decide(failed(reason), EVENTS.refund_chosen, 0).ok).toBe(true);
+      expect(decide(failed(reason), EVENTS.continue_chosen, 0).ok).toBe(true);
+      expect(expectRejected(decide(failed(reason), EVENTS.payout_chosen, 0))).toBe(
+        `payout_chosen not allowed in failed: nothing to decide after ${reason}`,
+      );
+    }
+    expect(decide(failed("payout_failed"), EVENTS.payout_chosen, 0).ok).toBe(true);
+    for (const e of [EVENTS.refund_chosen, EVENTS.continue_chosen])
+      expect(decide(failed("payout_failed"), e, 0).ok).toBe(false);
+    for (const e of [EVENTS.refund_chosen, EVENTS.continue_chosen, EVENTS.payout_chosen]) {
+      expect(decide(failed(null), e, 0).ok).toBe(false);
+      expect(decide(failed("deposit_dropped"), e, 0).ok).toBe(false);
+    }
+  });
+});
 
 describe("allowed moves: resulting status and exact patch", () => {
   for (const c of CASES) {
@@ -427,9 +491,9 @@ describe("time guards", () => {
 });
 
 describe("terminal statuses", () => {
-  const terminal: OrderStatus[] = ["completed", "refunded", "failed"];
+  const terminal: OrderStatus[] = ["completed", "refunded"];
 
-  it("completed, refunded and failed reject every event at every time", () => {
+  it("completed and refunded reject every event at every time", () => {
     for (const from of terminal)
       for (const event of ALL_EVENTS)
         for (const now of ALL_TIMES)
@@ -471,6 +535,15 @@ describe("terminal statuses", () => {
     }
     const seenAfter = { ...EVENTS.late_deposit, seenAt: TIMES.afterWatch };
     expect(decide(view("expired"), seenAfter, TIMES.afterWatch).ok).toBe(false);
+  });
+
+  it("failed rejects every lifecycle event: only a decision on held funds leaves it", () => {
+    const decisions = ["refund_chosen", "continue_chosen", "payout_chosen"];
+    for (const event of ALL_EVENTS.filter((e) => !decisions.includes(e.type)))
+      for (const refund of [true, false])
+        expect(expectRejected(decide(view("failed", refund), event, TIMES.inWatch))).toBe(
+          `${event.type} not allowed in failed`,
+        );
   });
 
   it("ALLOWED has no outgoing edges from the always-terminal statuses", () => {

@@ -86,6 +86,7 @@ export function partnerAuth(mode: "required" | "optional"): MiddlewareHandler<Ap
     } else {
       await enforceRateLimit(c, partnerBucket(result.partner.id), result.partner.rateLimitPerMinute);
       c.set("partner", result.partner);
+      c.set("apiKeyId", result.keyId);
       c.executionCtx.waitUntil(touchKey(c.env.DB, result.keyId));
     }
     await next();

@@ -30,6 +30,7 @@ const DOMAIN_STATUS: Record<DomainErrorCode, ContentfulStatusCode> = {
   last_passkey: 409,
   invalid_catalog_change: 422,
   currency_exists: 409,
+  action_not_available: 409,
 };
 
 function fromDomain(err: DomainError): ApiError {

@@ -6,13 +6,14 @@ import type { PartnerEnv } from "../app-env";
 import { partnerAuth } from "../middleware/auth";
 import { createRouter } from "../router";
 import { decimalAmount, errorResponses, okResponse, out, ticker, timestamp } from "../schemas";
+import { OrderActionsSchema } from "./order-actions-schema";
 
 const security: Record<string, string[]>[] = [{ PartnerBearer: [] }, { PartnerApiKey: [] }];
 const tags = ["Orders"];
 const middleware = partnerAuth("required");
 
 /** Optional string fields also accept null (many clients send null for "not set"). */
-const optionalText = (max: number, description: string) =>
+export const optionalText = (max: number, description: string) =>
   z
     .string()
     .min(1)
@@ -118,10 +119,14 @@ export const OrderSchema = z
       .txid()
       .nullable()
       .openapi({ description: "Beyond the contract: the refund transaction." }),
+    actions: OrderActionsSchema.nullable().openapi({
+      description:
+        "Beyond the contract: what can be done with the money a `failed` order holds (refund, continue, or payout to another recipient); null when nothing waits for a decision. See POST …/refund, …/continue, …/payout.",
+    }),
   })
   .openapi("Order");
 
-const SignatureHeader = {
+export const SignatureHeader = {
   "x-signature": z.string().max(256).optional().openapi({
     description:
       "Optional: hex HMAC-SHA256 of the raw request body keyed by the key's secret (either case). When present it is verified; a mismatch is 401 `invalid_signature`.",

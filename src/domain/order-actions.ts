@@ -1,0 +1,189 @@
+import { parseDecimal, toDecimalString, toJsonNumber } from "./money";
+import type { OrderRecord } from "./order";
+import type { StatusReason } from "./order-state";
+import { type PricingInput, pairLimits, quoteForward } from "./pricing";
+
+/**
+ * Order actions (docs/lifecycle.md, "Decisions on held funds"): an order that holds a user's money
+ * and cannot go on by itself stays `failed` with its status_reason, and says what can be done with
+ * the money. These are pure decisions over the record and the inputs of the moment (the source
+ * network's payout fee, the pair's pricing now); the object serialises the decision itself.
+ */
+
+export const ACTION_KINDS = ["refund", "continue", "payout"] as const;
+export type ActionKind = (typeof ACTION_KINDS)[number];
+
+/** Failures where the deposit is still held in coin_from: refund it, or exchange it after all. */
+const HELD_IN_FROM: readonly StatusReason[] = [
+  "amount_below_min",
+  "amount_above_max",
+  "fixed_amount_mismatch",
+  "fixed_rate_expired",
+  "late_deposit",
+  "exchange_failed",
+  "refund_failed",
+];
+
+export interface RefundAction {
+  available: boolean;
+  amount: number | null;
+  coin: string;
+  network: string;
+  address: string | null;
+  requires_address: boolean;
+  unavailable_reason: string | null;
+}
+
+export interface ContinueAction {
+  available: boolean;
+  amount_to_estimate: number | null;
+  rate: number | null;
+  /** Always null: a continued order is exchanged at the float rate of its exchange, not a locked one. */
+  valid_until: string | null;
+  unavailable_reason: string | null;
+}
+
+export interface PayoutAction {
+  available: boolean;
+  amount: number | null;
+  coin: string;
+  network: string;
+  unavailable_reason: string | null;
+}
+
+export interface OrderActions {
+  reason: StatusReason;
+  refund: RefundAction;
+  continue: ContinueAction;
+  /** Only after payout_failed: the money is in coin_to, so it can go to another recipient address. */
+  payout: PayoutAction | null;
+}
+
+/** What the moment contributes: the refund as it would be sent now, and the pair's float pricing now. */
+export interface ActionInputs {
+  /** The deposit less the source network's current payout fee (decimal string), or why it is not known now. */
+  refund: { amount: string } | { unavailable: string };
+  /** Float pricing of the pair with the partner's markup, or why there is none now. */
+  pricing: PricingInput | { unavailable: string };
+}
+
+type ActionOrder = Pick<
+  OrderRecord,
+  | "status"
+  | "statusReason"
+  | "coinFrom"
+  | "networkFrom"
+  | "coinTo"
+  | "networkTo"
+  | "amountFromReceived"
+  | "amountToActual"
+  | "refundAddress"
+>;
+
+/** Whether the order holds money and waits for someone's decision (its `actions` is not null). */
+export function awaitsDecision(o: Pick<ActionOrder, "status" | "statusReason">): boolean {
+  return (
+    o.status === "failed" &&
+    o.statusReason !== null &&
+    (HELD_IN_FROM.includes(o.statusReason) || o.statusReason === "payout_failed")
+  );
+}
+
+/** The order's `actions`: null when nothing waits for a decision. */
+export function orderActions(o: ActionOrder, inputs: ActionInputs): OrderActions | null {
+  if (!awaitsDecision(o) || o.statusReason === null) return null;
+  const reason = o.statusReason;
+  if (reason === "payout_failed") {
+    const amount = positive(o.amountToActual);
+    return {
+      reason,
+      refund: {
+        ...refundBase(o),
+        available: false,
+        amount: null,
+        unavailable_reason: "the deposit was already exchanged into coin_to: send it to another recipient",
+      },
+      continue: unavailableContinue("the deposit was already exchanged"),
+      payout: {
+        available: amount !== null,
+        amount: amount === null ? null : toJsonNumber(amount),
+        coin: o.coinTo,
+        network: o.networkTo,
+        unavailable_reason: amount === null ? "no exchanged amount to pay out" : null,
+      },
+    };
+  }
+  const refund = "amount" in inputs.refund ? positive(inputs.refund.amount) : null;
+  const noRefund =
+    "unavailable" in inputs.refund
+      ? inputs.refund.unavailable
+      : "the deposit does not cover the network fee of sending it back";
+  return {
+    reason,
+    refund: {
+      ...refundBase(o),
+      available: refund !== null,
+      amount: refund === null ? null : toJsonNumber(refund),
+      unavailable_reason: refund === null ? noRefund : null,
+    },
+    continue: continueOffer(o.amountFromReceived, inputs.pricing),
+    payout: null,
+  };
+}
+
+/** Why the order offers no such action now, or null when it does. */
+export function actionUnavailable(actions: OrderActions | null, kind: ActionKind): string | null {
+  if (!actions) return "the order is not waiting for a decision";
+  const offer = kind === "payout" ? actions.payout : actions[kind];
+  if (!offer) return `${kind} is not offered after ${actions.reason}`;
+  return offer.available ? null : `${kind} is not available: ${offer.unavailable_reason}`;
+}
+
+function refundBase(o: ActionOrder) {
+  return {
+    coin: o.coinFrom,
+    network: o.networkFrom,
+    address: o.statusReason === "refund_failed" ? null : o.refundAddress,
+    // A refund the gateway refused for good will not go through to the same address.
+    requires_address: o.refundAddress === null || o.statusReason === "refund_failed",
+  };
+}
+
+/** Continue: within the pair's limits now, at the current float rate with the partner's markup. */
+function continueOffer(received: string | null, pricing: ActionInputs["pricing"]): ContinueAction {
+  const amount = positive(received);
+  if (amount === null) return unavailableContinue("no received amount to exchange");
+  if ("unavailable" in pricing) return unavailableContinue(pricing.unavailable);
+  const limits = pairLimits(pricing);
+  if (!limits.ok) return unavailableContinue(`pair unavailable: ${limits.reason}`);
+  if (amount.lt(limits.min) || amount.gt(limits.max)) {
+    return unavailableContinue(
+      `the received amount is outside the pair's limits now (min ${toDecimalString(limits.min)}, max ${toDecimalString(limits.max)})`,
+    );
+  }
+  const q = quoteForward(pricing, amount);
+  if (!q.amountTo.gt(0)) return unavailableContinue("the exchange would pay out nothing");
+  return {
+    available: true,
+    amount_to_estimate: toJsonNumber(q.amountTo),
+    rate: toJsonNumber(q.rate),
+    valid_until: null,
+    unavailable_reason: null,
+  };
+}
+
+function unavailableContinue(why: string): ContinueAction {
+  return {
+    available: false,
+    amount_to_estimate: null,
+    rate: null,
+    valid_until: null,
+    unavailable_reason: why,
+  };
+}
+
+function positive(s: string | null) {
+  if (s === null) return null;
+  const d = parseDecimal(s);
+  return d.gt(0) ? d : null;
+}

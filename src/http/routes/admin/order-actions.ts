@@ -1,0 +1,54 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { takeOrderAction } from "../../../services/order-actions";
+import { createRouter } from "../../router";
+import { errorResponses } from "../../schemas";
+import { ACTION_ROUTES, ActionHeaders, actionBody } from "../order-actions";
+import { OrderSchema } from "../orders";
+
+const security = [{ AdminBearer: [] }];
+const operationIds = {
+  refund: "adminRefundOrder",
+  continue: "adminContinueOrder",
+  payout: "adminPayoutOrder",
+} as const;
+
+function adminActionRoute(i: 0 | 1 | 2) {
+  const a = ACTION_ROUTES[i];
+  return createRoute({
+    method: "post",
+    path: `/orders/{id}/${a.action}`,
+    operationId: operationIds[a.action],
+    tags: ["Admin: orders"],
+    security,
+    summary: `${a.summary} (operator)`,
+    description: `${a.description} The same decision a partner can take, on any partner's order; logged as decided by the operator.`,
+    request: {
+      params: z.object({ id: z.string().min(1).max(64).openapi({ description: "Order UUID or short_id." }) }),
+      headers: ActionHeaders,
+      body: { content: { "application/json": { schema: a.schema } }, required: a.action === "payout" },
+    },
+    responses: {
+      200: {
+        description: "The order after the decision (or the first answer, replayed).",
+        content: { "application/json": { schema: OrderSchema } },
+      },
+      ...errorResponses(400, 401, 404, 409, 422),
+    },
+  });
+}
+
+/** Order actions for operators: the partner's decisions, on any order (docs/lifecycle.md). */
+export const adminOrderActionsRouter = createRouter();
+for (const i of [0, 1, 2] as const) {
+  adminOrderActionsRouter.openapi(adminActionRoute(i), async (c) => {
+    const order = await takeOrderAction(
+      c.env,
+      { kind: "operator" },
+      c.req.valid("param").id,
+      actionBody(i, c.req.valid("json")),
+      c.req.valid("header")["idempotency-key"],
+    );
+    c.header("Cache-Control", "no-store");
+    return c.json(order, 200);
+  });
+}

@@ -1,0 +1,51 @@
+import { z } from "@hono/zod-openapi";
+import { STATUS_REASONS } from "../../domain/order-state";
+import { out } from "../schemas";
+
+const why = out
+  .text(300)
+  .nullable()
+  .openapi({ description: "Why the action is not available now; null when it is." });
+
+/** The `actions` of an order (src/domain/order-actions.ts), as partners and webhooks see it. */
+export const OrderActionsSchema = z
+  .object({
+    reason: z.enum(STATUS_REASONS).openapi({ description: "The order's status_reason: why it waits." }),
+    refund: z.object({
+      available: z.boolean(),
+      amount: z
+        .number()
+        .nullable()
+        .openapi({ description: "What the refund would send now: the deposit less the network fee." }),
+      coin: out.ticker(),
+      network: out.ticker(),
+      address: out.address().nullable().openapi({ description: "The refund address the order has, if any." }),
+      requires_address: z.boolean().openapi({ description: "The refund call must carry refund_address." }),
+      unavailable_reason: why,
+    }),
+    continue: z.object({
+      available: z.boolean(),
+      amount_to_estimate: z
+        .number()
+        .nullable()
+        .openapi({ description: "What the exchange would pay out now, at the float rate with your markup." }),
+      rate: z.number().nullable(),
+      valid_until: z.string().max(40).nullable().openapi({
+        description: "Always null: a continued order is exchanged at the float rate of its exchange.",
+      }),
+      unavailable_reason: why,
+    }),
+    payout: z
+      .object({
+        available: z.boolean(),
+        amount: z.number().nullable(),
+        coin: out.ticker(),
+        network: out.ticker(),
+        unavailable_reason: why,
+      })
+      .nullable()
+      .openapi({
+        description: "Only after payout_failed: send the exchanged amount to another recipient address.",
+      }),
+  })
+  .openapi("OrderActions");

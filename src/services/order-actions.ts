@@ -1,0 +1,79 @@
+import { sha256Hex } from "../domain/credentials";
+import { checkDestination } from "../domain/destination";
+import { DomainError } from "../domain/errors";
+import type { OrderView } from "../domain/order";
+import type { ActionKind } from "../domain/order-actions";
+import type { ActionRequest, Actor, ActResult } from "../objects/order-object";
+import { loadCatalog } from "../storage/catalog";
+import { canonicalJson, resolveOrderId } from "./orders";
+
+/** A decision as the API takes it: the action and its body fields. */
+export type ActionBody =
+  | { kind: "refund"; refund_address?: string | undefined; refund_address_tag?: string | undefined }
+  | { kind: "continue" }
+  | { kind: "payout"; recipient_address: string; recipient_address_tag?: string | undefined };
+
+const notFound = () => new DomainError("order_not_found", "Order not found.");
+
+/**
+ * POST …/orders/{id}/refund|continue|payout, for a partner (its own orders only) or the operator.
+ * Addresses are checked against the order's networks before the object sees the decision, so bad
+ * input changes nothing; the object then takes the decision once (docs/lifecycle.md).
+ */
+export async function takeOrderAction(
+  env: Env,
+  actor: Actor,
+  orderRef: string,
+  body: ActionBody,
+  idempotencyKey: string | undefined,
+): Promise<OrderView> {
+  const id = await resolveOrderId(env, orderRef, actor.kind === "partner" ? actor.partnerId : null);
+  if (!id) throw notFound();
+  const stub = env.ORDERS.getByName(id);
+  const order = actor.kind === "partner" ? await stub.get(actor.partnerId) : (await stub.inspect())?.order;
+  if (!order) throw notFound();
+  const request = await checkedRequest(env, order, body);
+  const idempotency = idempotencyKey
+    ? { key: idempotencyKey, hash: await sha256Hex(canonicalJson(body)) }
+    : null;
+  return answer(await stub.act(actor, request, idempotency), body.kind);
+}
+
+async function checkedRequest(env: Env, order: OrderView, body: ActionBody): Promise<ActionRequest> {
+  if (body.kind === "continue") return body;
+  const network = body.kind === "refund" ? order.network_from : order.network_to;
+  const coin = body.kind === "refund" ? order.coin_from : order.coin_to;
+  const address = body.kind === "refund" ? body.refund_address : body.recipient_address;
+  const tag = body.kind === "refund" ? body.refund_address_tag : body.recipient_address_tag;
+  if (address === undefined) {
+    if (tag !== undefined) throw new DomainError("invalid_tag", "refund_address_tag needs a refund_address.");
+    return { kind: "refund", refundAddress: null, refundAddressTag: null };
+  }
+  const row = (await loadCatalog(env.DB)).find((c) => c.coin === coin && c.network === network);
+  const field = body.kind === "refund" ? "refund_address" : "recipient_address";
+  const checked = checkDestination(network, row?.is_memo === 1, address, tag, field);
+  return body.kind === "refund"
+    ? { kind: "refund", refundAddress: checked.address, refundAddressTag: checked.tag }
+    : {
+        kind: "payout",
+        recipientAddress: checked.address,
+        recipientAddressTag: checked.tag,
+        recipientAddressGiven: address,
+      };
+}
+
+function answer(result: ActResult, kind: ActionKind): OrderView {
+  switch (result.kind) {
+    case "done":
+      return result.order;
+    case "not_found":
+      throw notFound();
+    case "address_required":
+      throw new DomainError(
+        "invalid_address",
+        "refund_address is required: the order has no refund address it can use.",
+      );
+    case "not_available":
+      throw new DomainError("action_not_available", `Cannot ${kind} this order: ${result.reason}.`);
+  }
+}

@@ -1,0 +1,185 @@
+import { describe, expect, it } from "vitest";
+import {
+  type ActionInputs,
+  actionUnavailable,
+  awaitsDecision,
+  orderActions,
+} from "../../src/domain/order-actions";
+import type { OrderStatus, StatusReason } from "../../src/domain/order-state";
+import type { PricingInput } from "../../src/domain/pricing";
+
+// BTC at 60 000 USD, USDT at 1: float spread 1 % + markup 0.5 %, 1 USDT payout fee.
+const PRICING: PricingInput = {
+  from: {
+    coin: "BTC",
+    network: "BTC",
+    decimals: 8,
+    minAmount: "0.0005",
+    maxAmount: "5",
+    withdrawFee: "0.0002",
+    usdPrice: "60000",
+  },
+  to: {
+    coin: "USDT",
+    network: "TRX",
+    decimals: 6,
+    minAmount: "10",
+    maxAmount: "100000",
+    withdrawFee: "1",
+    usdPrice: "1",
+  },
+  spreadBps: 100,
+  markupBps: 50,
+};
+
+const order = (
+  status: OrderStatus,
+  statusReason: StatusReason | null,
+  over: Record<string, unknown> = {},
+) => ({
+  status,
+  statusReason,
+  coinFrom: "BTC",
+  networkFrom: "BTC",
+  coinTo: "USDT",
+  networkTo: "TRX",
+  amountFromReceived: "0.01",
+  amountToActual: null,
+  refundAddress: null,
+  ...over,
+});
+
+const inputs = (over: Partial<ActionInputs> = {}): ActionInputs => ({
+  refund: { amount: "0.0098" },
+  pricing: PRICING,
+  ...over,
+});
+
+describe("order actions", () => {
+  it("offers nothing while the order can go on by itself or is over", () => {
+    for (const s of [
+      "waiting_deposit",
+      "confirming",
+      "exchanging",
+      "sending",
+      "refunding",
+      "completed",
+      "refunded",
+    ] as const)
+      expect(orderActions(order(s, null), inputs())).toBeNull();
+    expect(orderActions(order("expired", "deposit_dropped"), inputs())).toBeNull();
+    expect(awaitsDecision(order("failed", null))).toBe(false);
+  });
+
+  it("an underpaid float order: refund needs an address; continue is offered once the amount fits the limits now", () => {
+    // 0.0003 BTC was below the minimum at confirmation; with a lower minimum now it can go on.
+    const o = order("failed", "amount_below_min", { amountFromReceived: "0.0003" });
+    const now = orderActions(o, inputs({ refund: { amount: "0.0001" } }));
+    expect(now).toEqual({
+      reason: "amount_below_min",
+      refund: {
+        available: true,
+        amount: 0.0001,
+        coin: "BTC",
+        network: "BTC",
+        address: null,
+        requires_address: true,
+        unavailable_reason: null,
+      },
+      continue: {
+        available: false,
+        amount_to_estimate: null,
+        rate: null,
+        valid_until: null,
+        unavailable_reason: expect.stringContaining(
+          "outside the pair's limits now (min 0.0005, max 1.69206429)",
+        ),
+      },
+      payout: null,
+    });
+    const lower = { ...PRICING, from: { ...PRICING.from, minAmount: "0.0002" } };
+    // 0.0003 × 60000 × 0.985 = 17.73, less the 1 USDT fee = 16.73 USDT.
+    expect(orderActions(o, inputs({ pricing: lower }))?.continue).toEqual({
+      available: true,
+      amount_to_estimate: 16.73,
+      rate: 55766.6666666,
+      valid_until: null,
+      unavailable_reason: null,
+    });
+  });
+
+  it("an overpaid, mismatched, late or rate-expired deposit: continue at the float rate with the markup", () => {
+    for (const reason of [
+      "amount_above_max",
+      "fixed_amount_mismatch",
+      "late_deposit",
+      "fixed_rate_expired",
+      "exchange_failed",
+    ] as const) {
+      const a = orderActions(order("failed", reason), inputs());
+      expect(a?.reason).toBe(reason);
+      // 0.01 × 60000 × 0.985 − 1 = 590 USDT.
+      expect(a?.continue).toMatchObject({ available: true, amount_to_estimate: 590, rate: 59000 });
+      expect(a?.refund).toMatchObject({ available: true, amount: 0.0098, requires_address: true });
+      expect(actionUnavailable(a, "refund")).toBeNull();
+      expect(actionUnavailable(a, "continue")).toBeNull();
+      expect(actionUnavailable(a, "payout")).toBe(`payout is not offered after ${reason}`);
+    }
+    const above = orderActions(order("failed", "amount_above_max", { amountFromReceived: "6" }), inputs());
+    expect(above?.continue.available).toBe(false);
+    expect(actionUnavailable(above, "continue")).toMatch(/outside the pair's limits/);
+  });
+
+  it("continue is unavailable without prices; refund is unavailable when the fee eats the deposit", () => {
+    const a = orderActions(
+      order("failed", "late_deposit"),
+      inputs({ refund: { amount: "0" }, pricing: { unavailable: "prices are stale" } }),
+    );
+    expect(a?.continue).toMatchObject({ available: false, unavailable_reason: "prices are stale" });
+    expect(a?.refund).toMatchObject({ available: false, amount: null });
+    expect(actionUnavailable(a, "refund")).toMatch(/network fee/);
+  });
+
+  it("a refund amount that cannot be worked out now says why", () => {
+    const a = orderActions(
+      order("failed", "late_deposit"),
+      inputs({ refund: { unavailable: "the catalog is unreadable" } }),
+    );
+    expect(a?.refund).toMatchObject({
+      available: false,
+      amount: null,
+      unavailable_reason: "the catalog is unreadable",
+    });
+  });
+
+  it("refund_failed asks for a new address even when one was given at creation", () => {
+    const a = orderActions(order("failed", "refund_failed", { refundAddress: "bc1qold" }), inputs());
+    expect(a?.refund).toMatchObject({ available: true, address: null, requires_address: true });
+  });
+
+  it("a known refund address is shown and needs no new one", () => {
+    const a = orderActions(order("failed", "exchange_failed", { refundAddress: "bc1qknown" }), inputs());
+    expect(a?.refund).toMatchObject({ address: "bc1qknown", requires_address: false });
+  });
+
+  it("payout_failed offers only a payout of the exchanged amount to another recipient", () => {
+    const a = orderActions(order("failed", "payout_failed", { amountToActual: "590.5" }), inputs());
+    expect(a?.payout).toEqual({
+      available: true,
+      amount: 590.5,
+      coin: "USDT",
+      network: "TRX",
+      unavailable_reason: null,
+    });
+    expect(a?.refund.available).toBe(false);
+    expect(a?.continue.available).toBe(false);
+    expect(actionUnavailable(a, "payout")).toBeNull();
+    expect(actionUnavailable(a, "refund")).toMatch(/already exchanged/);
+    const none = orderActions(order("failed", "payout_failed"), inputs());
+    expect(none?.payout?.available).toBe(false);
+  });
+
+  it("a decided order offers nothing", () => {
+    expect(actionUnavailable(null, "refund")).toBe("the order is not waiting for a decision");
+  });
+});
