@@ -76,7 +76,11 @@ export class BucketView {
   absorb(request: SlotRequest, grant: ObjectGrant, sentAt: number): void {
     this.#settle(request);
     if (grant.leased > 0) {
-      this.#leases.push({ stampedAt: grant.stampedAt, left: grant.leased, usableUntil: sentAt + LEASE_USE_MS });
+      this.#leases.push({
+        stampedAt: grant.stampedAt,
+        left: grant.leased,
+        usableUntil: sentAt + LEASE_USE_MS,
+      });
     }
     this.#lastLeased = grant.leased;
     const r = this.#remote;

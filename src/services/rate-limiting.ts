@@ -43,7 +43,12 @@ export class IsolateRateLimiter {
     return view.take(limit, this.#clock()) ?? grant.decision;
   }
 
-  async #ask(view: BucketView, source: SlotSource, limit: number, request: SlotRequest): Promise<ObjectGrant> {
+  async #ask(
+    view: BucketView,
+    source: SlotSource,
+    limit: number,
+    request: SlotRequest,
+  ): Promise<ObjectGrant> {
     const sentAt = this.#clock();
     try {
       const grant = await source.acquire(limit, request);
