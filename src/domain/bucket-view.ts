@@ -1,25 +1,17 @@
-import { LEASE_USE_MS, type RateLimitDecision, type SlotGrant } from "./rate-limit";
+import {
+  LEASE_USE_MS,
+  type RateLimitDecision,
+  type Release,
+  type SlotGrant,
+  type SlotRequest,
+} from "./rate-limit";
 
 /** Lent slots, recorded by the bucket's object at `stampedAt`, spendable here until `usableUntil`. */
 interface Lease {
   stampedAt: number;
-  left: number;
+  size: number;
+  spentAt: number[];
   usableUntil: number;
-}
-
-/** Lent slots that expired unspent: handed back so the object can free them. */
-export interface Release {
-  stampedAt: number;
-  count: number;
-}
-
-/** What an isolate asks of a bucket's object. */
-export interface SlotRequest {
-  /** One slot for the request waiting on this answer. */
-  immediate: boolean;
-  /** Also lend slots for requests to come. */
-  lease: boolean;
-  release: Release[];
 }
 
 /** The object's answer, tagged so an isolate can order answers that crossed in flight. */
@@ -51,8 +43,8 @@ export class BucketView {
     this.#expire(now);
     const lease = this.#leases[0];
     if (!lease) return null;
-    lease.left--;
-    if (lease.left === 0) this.#leases.shift();
+    lease.spentAt.push(now);
+    if (lease.spentAt.length === lease.size) this.#close(this.#leases.shift() as Lease);
     return this.decision(limit, now);
   }
 
@@ -78,7 +70,8 @@ export class BucketView {
     if (grant.leased > 0) {
       this.#leases.push({
         stampedAt: grant.stampedAt,
-        left: grant.leased,
+        size: grant.leased,
+        spentAt: [],
         usableUntil: sentAt + LEASE_USE_MS,
       });
     }
@@ -94,10 +87,10 @@ export class BucketView {
     }
   }
 
-  /** The request failed: what it was handing back is handed back with the next one. */
+  /** The request failed: its reports go with the next one. */
   failed(request: SlotRequest): void {
     this.#settle(request);
-    this.#releases.push(...request.release);
+    this.#releases.push(...(request.release ?? []));
   }
 
   /** The bucket as this isolate sees it: the object's count plus the slots lent here, unspent. */
@@ -117,14 +110,16 @@ export class BucketView {
   }
 
   #live(): number {
-    return this.#leases.reduce((n, l) => n + l.left, 0);
+    return this.#leases.reduce((n, l) => n + l.size - l.spentAt.length, 0);
   }
 
   #expire(now: number): void {
-    while (this.#leases[0] && this.#leases[0].usableUntil <= now) {
-      const { stampedAt, left } = this.#leases.shift() as Lease;
-      this.#releases.push({ stampedAt, count: left });
-    }
+    while (this.#leases[0] && this.#leases[0].usableUntil <= now) this.#close(this.#leases.shift() as Lease);
+  }
+
+  /** A lease spent or lapsed: reported with the next request, to correct the object's log. */
+  #close({ stampedAt, size, spentAt }: Lease): void {
+    this.#releases.push({ stampedAt, count: size, spentAt });
   }
 
   #drainReleases(): Release[] {

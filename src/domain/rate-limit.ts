@@ -67,11 +67,13 @@ export class HitLog {
 
 /**
  * How long an isolate may spend slots lent to it, and how far ahead of the lending the object
- * stamps them: a lent slot is recorded no earlier than it can be spent (the extra quarter second
- * absorbs clock skew between the isolate and the object), so the window never undercounts.
+ * records them: a lent slot stands in the log no earlier than it can be spent (the extra quarter
+ * second absorbs clock skew between the isolate and the object), so the window never undercounts.
+ * The isolate later reports when it actually spent each one (Release.spentAt), which moves the
+ * record back to the truth, so lending costs no capacity either.
  */
-export const LEASE_USE_MS = 750;
-export const LEASE_STAMP_MS = 1_000;
+export const LEASE_USE_MS = 10_000;
+export const LEASE_STAMP_MS = LEASE_USE_MS + 250;
 const MAX_LEASE = 50;
 
 /**
@@ -82,6 +84,23 @@ const MAX_LEASE = 50;
 export function leaseSize(free: number, limit: number): number {
   const nearZone = Math.max(1, Math.ceil(limit / 10));
   return Math.max(0, Math.min(MAX_LEASE, Math.floor((free - nearZone) / 8)));
+}
+
+/** A lease done with (spent or lapsed): its `count` records at `stampedAt` become `spentAt`. */
+export interface Release {
+  stampedAt: number;
+  count: number;
+  /** When the isolate spent its slots, ascending; the rest lapsed unspent and are freed. */
+  spentAt: number[];
+}
+
+/** What an isolate asks of a bucket's object. */
+export interface SlotRequest {
+  /** One slot for the request waiting on this answer. */
+  immediate: boolean;
+  /** Also lend slots for requests to come. */
+  lease: boolean;
+  release?: Release[];
 }
 
 export interface SlotGrant {
@@ -95,16 +114,20 @@ export interface SlotGrant {
 /**
  * Exact sliding-window log: a request is allowed when fewer than `limit` slots were recorded in
  * the last `windowMs`. `immediate` records one slot now for the asking request; `lease` also lends
- * a few slots (leaseSize), recorded LEASE_STAMP_MS ahead. `hits` is updated in place and never
- * holds more than the largest limit used with it.
+ * a few slots (leaseSize), recorded LEASE_STAMP_MS ahead; `release` settles past leases first. `hits`
+ * is updated in place and never holds more than the largest limit used with it.
  */
 export function grantSlots(
   hits: HitLog,
   limit: number,
   now: number,
-  want: { immediate: boolean; lease: boolean },
+  want: SlotRequest,
   windowMs = WINDOW_MS,
 ): SlotGrant {
+  for (const r of want.release ?? []) {
+    hits.release(r.stampedAt, r.count);
+    for (const t of r.spentAt) if (t > now - windowMs) hits.add(t, 1);
+  }
   hits.expire(now - windowMs);
   const denied = want.immediate && hits.size >= limit;
   if (denied) {

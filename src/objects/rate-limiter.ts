@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
-import type { ObjectGrant, SlotRequest } from "../domain/bucket-view";
-import { grantSlots, HitLog } from "../domain/rate-limit";
+import type { ObjectGrant } from "../domain/bucket-view";
+import { grantSlots, HitLog, type SlotRequest } from "../domain/rate-limit";
 
 /**
  * One object per bucket (a client IP or a partner): requests to it are serialised, so the count
@@ -14,7 +14,6 @@ export class RateLimiter extends DurableObject<Env> {
   #seq = 0;
 
   acquire(limit: number, request: SlotRequest): ObjectGrant {
-    for (const r of request.release) this.#hits.release(r.stampedAt, r.count);
     const grant = grantSlots(this.#hits, limit, Date.now(), request);
     return { ...grant, epoch: this.#epoch, seq: ++this.#seq };
   }

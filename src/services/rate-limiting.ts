@@ -1,5 +1,5 @@
-import { BucketView, type ObjectGrant, type SlotRequest } from "../domain/bucket-view";
-import type { RateLimitDecision } from "../domain/rate-limit";
+import { BucketView, type ObjectGrant } from "../domain/bucket-view";
+import type { RateLimitDecision, SlotRequest } from "../domain/rate-limit";
 
 /** A bucket's object (src/objects/rate-limiter.ts), or a stand-in for it in tests. */
 export interface SlotSource {
