@@ -30,6 +30,25 @@ export class HitLog {
     this.#times.push(t);
   }
 
+  /** Adds `count` copies of `t` in order (a lease is stamped ahead of later single hits). */
+  add(t: number, count: number): void {
+    const times = this.#times;
+    let i = times.length;
+    while (i > this.#head && (times[i - 1] ?? 0) > t) i--;
+    times.splice(i, 0, ...Array<number>(count).fill(t));
+  }
+
+  /** Removes up to `count` copies of `t` (lent slots that went unused); returns how many. */
+  release(t: number, count: number): number {
+    const times = this.#times;
+    let first = this.#head;
+    while (first < times.length && (times[first] ?? 0) < t) first++;
+    let n = 0;
+    while (n < count && first + n < times.length && times[first + n] === t) n++;
+    times.splice(first, n);
+    return n;
+  }
+
   /** Drops every timestamp at or before `cutoff`. */
   expire(cutoff: number): void {
     const times = this.#times;
@@ -47,35 +66,101 @@ export class HitLog {
 }
 
 /**
- * Exact sliding-window log: a request is allowed when fewer than `limit` requests were allowed in
- * the last `windowMs`. `hits` is updated in place and never holds more than the largest limit used
- * with it.
+ * How long an isolate may spend slots lent to it, and how far ahead of the lending the object
+ * records them: a lent slot stands in the log no earlier than it can be spent (the extra quarter
+ * second absorbs clock skew between the isolate and the object), so the window never undercounts.
+ * The isolate later reports when it actually spent each one (Release.spentAt), which moves the
+ * record back to the truth, so lending costs no capacity either.
  */
+export const LEASE_USE_MS = 10_000;
+export const LEASE_STAMP_MS = LEASE_USE_MS + 250;
+const MAX_LEASE = 50;
+
+/**
+ * Slots lent to one isolate besides the one it spends now: an eighth of what stays free above the
+ * last tenth of the limit, and none inside that last tenth, where every request asks the object.
+ * Lending a fraction of what is left keeps many isolates from draining the budget between them.
+ */
+export function leaseSize(free: number, limit: number): number {
+  const nearZone = Math.max(1, Math.ceil(limit / 10));
+  return Math.max(0, Math.min(MAX_LEASE, Math.floor((free - nearZone) / 8)));
+}
+
+/** A lease done with (spent or lapsed): its `count` records at `stampedAt` become `spentAt`. */
+export interface Release {
+  stampedAt: number;
+  count: number;
+  /** When the isolate spent its slots, ascending; the rest lapsed unspent and are freed. */
+  spentAt: number[];
+}
+
+/** What an isolate asks of a bucket's object. */
+export interface SlotRequest {
+  /** One slot for the request waiting on this answer. */
+  immediate: boolean;
+  /** Also lend slots for requests to come. */
+  lease: boolean;
+  release?: Release[];
+}
+
+export interface SlotGrant {
+  /** For the request that asked now (`immediate`); a refill's decision only reports the bucket. */
+  decision: RateLimitDecision;
+  /** Slots lent for later, all recorded at `stampedAt`. */
+  leased: number;
+  stampedAt: number;
+}
+
+/**
+ * Exact sliding-window log: a request is allowed when fewer than `limit` slots were recorded in
+ * the last `windowMs`. `immediate` records one slot now for the asking request; `lease` also lends
+ * a few slots (leaseSize), recorded LEASE_STAMP_MS ahead; `release` settles past leases first. `hits`
+ * is updated in place and never holds more than the largest limit used with it.
+ */
+export function grantSlots(
+  hits: HitLog,
+  limit: number,
+  now: number,
+  want: SlotRequest,
+  windowMs = WINDOW_MS,
+): SlotGrant {
+  for (const r of want.release ?? []) {
+    hits.release(r.stampedAt, r.count);
+    for (const t of r.spentAt) if (t > now - windowMs) hits.add(t, 1);
+  }
+  hits.expire(now - windowMs);
+  const denied = want.immediate && hits.size >= limit;
+  if (denied) {
+    // The slot that frees first is the one that would bring the count below the limit.
+    const freesAt = (hits.at(hits.size - limit) ?? now) + windowMs;
+    const resetSeconds = Math.max(1, Math.ceil((freesAt - now) / 1000));
+    return { decision: { allowed: false, limit, remaining: 0, resetSeconds }, leased: 0, stampedAt: now };
+  }
+  if (want.immediate) hits.add(now, 1);
+  const stampedAt = now + LEASE_STAMP_MS;
+  const leased = want.lease ? leaseSize(limit - hits.size, limit) : 0;
+  if (leased > 0) hits.add(stampedAt, leased);
+  const oldest = hits.at(0) ?? now;
+  return {
+    decision: {
+      allowed: want.immediate,
+      limit,
+      remaining: Math.max(0, limit - hits.size),
+      resetSeconds: Math.max(1, Math.ceil((oldest + windowMs - now) / 1000)),
+    },
+    leased,
+    stampedAt,
+  };
+}
+
+/** One request, no lending: the object's exact answer. */
 export function slidingWindowHit(
   hits: HitLog,
   limit: number,
   now: number,
   windowMs = WINDOW_MS,
 ): RateLimitDecision {
-  hits.expire(now - windowMs);
-  if (hits.size >= limit) {
-    // The slot that frees first is the one that would bring the count below the limit.
-    const freesAt = (hits.at(hits.size - limit) ?? now) + windowMs;
-    return {
-      allowed: false,
-      limit,
-      remaining: 0,
-      resetSeconds: Math.max(1, Math.ceil((freesAt - now) / 1000)),
-    };
-  }
-  hits.push(now);
-  const oldest = hits.at(0) ?? now;
-  return {
-    allowed: true,
-    limit,
-    remaining: limit - hits.size,
-    resetSeconds: Math.max(1, Math.ceil((oldest + windowMs - now) / 1000)),
-  };
+  return grantSlots(hits, limit, now, { immediate: true, lease: false }, windowMs).decision;
 }
 
 /**

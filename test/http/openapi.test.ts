@@ -52,6 +52,7 @@ describe("OpenAPI documents", () => {
       "/api/v1/openapi.json",
       "/admin/v1/openapi.json",
       "/api/v1/_bench/baseline",
+      "/api/v1/_bench/limited",
     ]);
     // The partner cabinet's HTML pages are not API routes (docs/cabinet.md).
     const served = createApp()

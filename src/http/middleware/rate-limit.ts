@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import { ipRateLimitSubject, type RateLimitDecision } from "../../domain/rate-limit";
+import { IsolateRateLimiter } from "../../services/rate-limiting";
 import type { AppEnv } from "../app-env";
 import { ApiError } from "../errors";
 
@@ -11,9 +12,17 @@ function headers(d: RateLimitDecision): Record<string, string> {
   };
 }
 
+/** Module scope: shared by every request this isolate serves (see docs/auth-and-limits.md). */
+const limiter = new IsolateRateLimiter();
+
 /** Counts one request against `bucket`; throws 429 once the per-minute limit is spent. */
 export async function enforceRateLimit(c: Context<AppEnv>, bucket: string, limit: number): Promise<void> {
-  const decision = await c.env.RATE_LIMITER.getByName(bucket).hit(limit);
+  const decision = await limiter.hit(
+    bucket,
+    limit,
+    () => c.env.RATE_LIMITER.getByName(bucket),
+    (p) => c.executionCtx.waitUntil(p),
+  );
   const h = headers(decision);
   if (!decision.allowed) {
     throw new ApiError(

@@ -1,12 +1,14 @@
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import type { AppEnv } from "../app-env";
 import { ApiError } from "../errors";
+import { publicRateLimit } from "../middleware/auth";
 
 /**
- * Benchmark baseline (scripts/bench.mjs, docs/performance.md): a route of this same Worker, behind
- * the same middleware as the public routes (request id, config, body limit, per-IP rate limit),
- * that answers a constant JSON body without touching D1 or an order object. The ratio of an
- * endpoint's throughput to this one's is the cost of the endpoint's own work.
+ * Benchmark references (scripts/bench.mjs, docs/performance.md), routes of this same Worker behind
+ * its global middleware (request id, config, body limit) that answer a constant JSON body:
+ * `/_bench/baseline` with no Durable Object and no D1 on its path (what the platform itself does
+ * for a response of that size; the ratio of an endpoint's throughput to this one's is the cost of
+ * the endpoint's own work), and `/_bench/limited`, the same behind the per-IP rate limiter.
  *
  * Enabled only when the var BENCH_ROUTES is "true"; otherwise it answers like an unknown route.
  * A plain Hono route, so it never appears in the OpenAPI document.
@@ -32,8 +34,7 @@ function enabled(env: Env): boolean {
   return (env as unknown as { BENCH_ROUTES?: unknown }).BENCH_ROUTES === "true";
 }
 
-export const benchRouter = new Hono<AppEnv>().get("/_bench/baseline", (c) => {
-  if (!enabled(c.env)) throw new ApiError(404, "not_found", `No route for GET ${c.req.path}.`);
+function constant(c: Context<AppEnv>) {
   const raw = c.req.query("bytes");
   const n = raw === undefined ? DEFAULT_BYTES : Number(raw);
   const bytes = Number.isInteger(n) && n > 0 && n <= MAX_BYTES ? n : DEFAULT_BYTES;
@@ -41,4 +42,12 @@ export const benchRouter = new Hono<AppEnv>().get("/_bench/baseline", (c) => {
     "Content-Type": "application/json",
     "Cache-Control": "no-store",
   });
-});
+}
+
+export const benchRouter = new Hono<AppEnv>()
+  .use("/_bench/*", async (c, next) => {
+    if (!enabled(c.env)) throw new ApiError(404, "not_found", `No route for GET ${c.req.path}.`);
+    await next();
+  })
+  .get("/_bench/baseline", constant)
+  .get("/_bench/limited", publicRateLimit, constant);
