@@ -6,7 +6,9 @@ import { join } from "node:path";
 import sparticuz from "@sparticuz/chromium";
 import { type Browser, chromium } from "playwright-core";
 
-export const PORT = 8741;
+// Overridable so several checkouts on one machine can run the browser tests at once.
+export const PORT = Number(process.env.BROWSER_TEST_PORT ?? 8741);
+const INSPECTOR_PORT = Number(process.env.BROWSER_TEST_INSPECTOR_PORT ?? 9240);
 export const ORIGIN = `http://localhost:${PORT}`;
 export const ADMIN_TOKEN = "browser-test-admin-token";
 export const ARTIFACTS = join(process.cwd(), "test-artifacts", "cabinet");
@@ -41,7 +43,7 @@ export async function startWorker(): Promise<Server> {
       "--ip",
       "127.0.0.1",
       "--inspector-port",
-      "9240",
+      String(INSPECTOR_PORT),
       "--persist-to",
       state,
       "--var",
