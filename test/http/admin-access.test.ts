@@ -118,6 +118,8 @@ describe("operator identity: the shared token", () => {
       expect(res.headers.get("www-authenticate"), String(authorization)).toBe('Bearer realm="admin"');
       await expectError(res, 401, "invalid_api_key");
     }
-    expect((await request("/currencies", { authorization: `bearer ${ADMIN_TOKEN}` }, {}, env)).status).toBe(200);
+    expect((await request("/currencies", { authorization: `bearer ${ADMIN_TOKEN}` }, {}, env)).status).toBe(
+      200,
+    );
   });
 });
