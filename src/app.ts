@@ -1,12 +1,12 @@
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
+import { requestId } from "hono/request-id";
 import { getConfig } from "./config";
 import { adminApi, PARTNER_OPENAPI_PATH, partnerApi } from "./http/apis";
 import { createCabinet } from "./http/cabinet/routes";
 import { ApiError } from "./http/errors";
 import { adminAuth } from "./http/middleware/admin-auth";
 import { notFoundHandler, onError } from "./http/middleware/errors";
-import { requestId } from "./http/middleware/request-id";
 import { createRouter } from "./http/router";
 import { benchRouter } from "./http/routes/bench";
 import { mountDocs } from "./http/routes/docs";
@@ -15,7 +15,9 @@ export const MAX_BODY_BYTES = 64 * 1024;
 
 export function createApp() {
   const app = createRouter();
-  app.use("*", requestId);
+  // A client-supplied id is echoed when it is safe to log and to put back in a header (≤ 128 of
+  // A-Za-z0-9_-=); otherwise a UUID is generated.
+  app.use("*", requestId({ limitLength: 128 }));
   app.use("*", async (c, next) => {
     c.set("config", getConfig(c.env));
     await next();

@@ -1,10 +1,10 @@
 import { createApp } from "./app";
 import { getConfig } from "./config";
 import type { WebhookMessage } from "./domain/webhooks";
-import { refreshPrices } from "./services/prices";
 import { sweepLostAlarms } from "./services/sweep";
 import { watchMemoAddresses } from "./services/unclaimed-deposits";
 import { deliverBatch } from "./services/webhook-delivery";
+import { refreshPrices } from "./storage/market";
 
 export { OrderObject } from "./objects/order-object";
 export { RateLimiter } from "./objects/rate-limiter";

@@ -390,6 +390,10 @@ describe("cabinet commands", () => {
     expect(out).toContain("as admin");
     expect(url).toBeTruthy();
     expect(await ok("partner", "invites", id)).toContain("dev@example.com");
+    await ok("partner", "invite", id, "--email", "gone@example.com");
+    const gone = /(\S+)\s+gone@example\.com/.exec(await ok("partner", "invites", id))![1]!;
+    expect(await ok("partner", "invite-revoke", id, gone)).toBe(`Revoked invite ${gone} of partner ${id}.`);
+    expect(await ok("partner", "invites", id)).not.toContain("gone@example.com");
     expect(await ok("partner", "users", id)).toContain("No cabinet members yet");
     const member = await acceptInvite(new URL(url!).pathname.split("/").pop()!);
     expect(await ok("partner", "users", id)).toContain(member.userId);

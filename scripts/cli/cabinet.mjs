@@ -68,6 +68,20 @@ export const cabinetCommands = {
       );
     },
   },
+  "partner invite-revoke": {
+    summary: "Revoke a pending cabinet invite (its link stops working at once)",
+    args: [
+      partnerId,
+      { name: "invite_id", description: "the invite's id (see `partner invites <partner_id>`)" },
+    ],
+    examples: ["partner invite-revoke 3f2c… 7d0e…"],
+    async run({ args, api, output, print }) {
+      await api.delete(`/partners/${seg(args.partner_id)}/invites/${seg(args.invite_id)}`);
+      output({ partner_id: args.partner_id, invite_id: args.invite_id, revoked: true }, () =>
+        print(`Revoked invite ${args.invite_id} of partner ${args.partner_id}.`),
+      );
+    },
+  },
   "user sign-out": {
     summary: "End every cabinet session of a member",
     args: [partnerId, userId],

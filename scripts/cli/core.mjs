@@ -8,6 +8,8 @@
 // command (e.g. `sim deposit`) means adding an entry to a module listed in commands.mjs; the
 // dispatcher never changes.
 
+import { parseArgs } from "@pkgjs/parseargs";
+
 export const EXIT_OK = 0;
 export const EXIT_ERROR = 1;
 export const EXIT_USAGE = 2;
@@ -63,39 +65,35 @@ export const GLOBAL_FLAGS = {
 const isFlagToken = (tok) => tok === "-h" || (tok.startsWith("--") && tok.length > 2);
 
 /**
- * Reads one flag at argv[i] against `spec`. Returns the index of the last token consumed.
- * Throws UsageError for unknown flags, missing values, repeats and non-integers.
+ * argv as parseArgs reads it against `spec` (string for `int` flags, `-h` for help). Not strict:
+ * every check is ours, so each mistake gets the message an operator can act on.
  */
-function readFlag(argv, i, spec, out) {
-  const tok = argv[i];
-  let name;
-  let inline;
-  if (tok === "-h") name = "help";
-  else {
-    const eq = tok.indexOf("=");
-    name = eq < 0 ? tok.slice(2) : tok.slice(2, eq);
-    inline = eq < 0 ? undefined : tok.slice(eq + 1);
-  }
+function tokenize(argv, spec) {
+  const options = Object.fromEntries(
+    Object.entries(spec).map(([name, def]) => [
+      name,
+      { type: def.type === "boolean" ? "boolean" : "string", ...(name === "help" ? { short: "h" } : {}) },
+    ]),
+  );
+  return parseArgs({ args: argv, options, strict: false, allowPositionals: true, tokens: true }).tokens;
+}
+
+/** Checks one option token against `spec` and stores its value in `out`; UsageError otherwise. */
+function takeFlag(token, spec, out) {
+  const { name } = token;
   const def = Object.hasOwn(spec, name) ? spec[name] : undefined;
-  if (!def) throw new UsageError(`unknown option --${name}`);
+  if (!def) throw new UsageError(`unknown option ${token.rawName}`);
   if (Object.hasOwn(out, name)) throw new UsageError(`--${name} given more than once`);
   if (def.type === "boolean") {
-    if (inline !== undefined) throw new UsageError(`--${name} takes no value`);
+    if (token.value !== undefined) throw new UsageError(`--${name} takes no value`);
     out[name] = true;
-    return i;
+    return;
   }
-  let raw = inline;
-  let last = i;
-  if (raw === undefined) {
-    const next = argv[i + 1];
-    if (next === undefined || isFlagToken(next) || next === "--") {
-      throw new UsageError(`--${name} needs a value: --${name} <${def.value ?? "value"}>`);
-    }
-    raw = next;
-    last = i + 1;
+  const raw = token.value;
+  if (raw === undefined || (!token.inlineValue && (isFlagToken(raw) || raw === "--"))) {
+    throw new UsageError(`--${name} needs a value: --${name} <${def.value ?? "value"}>`);
   }
   out[name] = def.type === "int" ? parseIntFlag(name, raw, def) : raw;
-  return last;
 }
 
 function parseIntFlag(name, raw, def) {
@@ -126,7 +124,6 @@ export function parseArgv(argv, commands) {
     return names.some((n) => n === s || n.startsWith(`${s} `));
   };
 
-  let i = 0;
   // `help partner create` is the same as `partner create --help`.
   if (argv[0] === "help" && !Object.hasOwn(commands, "help")) {
     const ws = argv.slice(1).filter((t) => !isFlagToken(t));
@@ -141,28 +138,30 @@ export function parseArgv(argv, commands) {
     return { name, words: take, command, positionals: [], flags, help: !error, error };
   }
 
-  // Phase 1: command words (longest known prefix) and global flags.
-  for (; i < argv.length; i++) {
-    const tok = argv[i];
-    if (tok === "--") break;
-    if (isFlagToken(tok)) {
-      const flagName = tok === "-h" ? "help" : tok.slice(2).split("=")[0];
-      if (!Object.hasOwn(GLOBAL_FLAGS, flagName)) break;
-      try {
-        i = readFlag(argv, i, GLOBAL_FLAGS, flags);
-      } catch (e) {
-        return { name: words.join(" "), words, command: undefined, positionals: [], flags, help, error: e };
+  // Phase 1: command words (longest known prefix) and global flags; stops at the first token that
+  // is neither, which is where the command's own arguments begin.
+  let rest = argv.length;
+  try {
+    for (const token of tokenize(argv, GLOBAL_FLAGS)) {
+      const own =
+        token.kind === "option"
+          ? Object.hasOwn(GLOBAL_FLAGS, token.name)
+          : token.kind === "positional" && isPrefix([...words, token.value]);
+      if (!own) {
+        rest = token.index;
+        break;
       }
-      continue;
+      if (token.kind === "option") takeFlag(token, GLOBAL_FLAGS, flags);
+      else words.push(token.value);
     }
-    if (!isPrefix([...words, tok])) break;
-    words.push(tok);
+  } catch (e) {
+    return { name: words.join(" "), words, command: undefined, positionals: [], flags, help, error: e };
   }
 
   const name = words.join(" ");
   const command = Object.hasOwn(commands, name) ? commands[name] : undefined;
   if (!command) {
-    const next = argv[i];
+    const next = argv[rest];
     let error;
     if (next !== undefined && next !== "--") {
       error = isFlagToken(next)
@@ -178,14 +177,9 @@ export function parseArgv(argv, commands) {
   const spec = { ...GLOBAL_FLAGS, ...(command.flags ?? {}) };
   const positionals = [];
   try {
-    for (; i < argv.length; i++) {
-      const tok = argv[i];
-      if (tok === "--") {
-        positionals.push(...argv.slice(i + 1));
-        break;
-      }
-      if (isFlagToken(tok)) i = readFlag(argv, i, spec, flags);
-      else positionals.push(tok);
+    for (const token of tokenize(argv.slice(rest), spec)) {
+      if (token.kind === "option") takeFlag(token, spec, flags);
+      else if (token.kind === "positional") positionals.push(token.value);
     }
   } catch (e) {
     return { name, words, command, positionals, flags, help, error: e };

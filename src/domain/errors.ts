@@ -22,6 +22,7 @@ export const DOMAIN_ERROR_CODES = [
   "signin_throttled",
   "partner_not_found",
   "member_not_found",
+  "invite_not_found",
   "key_not_found",
   "last_admin",
   "last_passkey",

@@ -129,43 +129,6 @@ export interface OrderPatch {
 
 export type Decision = { ok: true; patch: OrderPatch; logReason: string } | { ok: false; error: string };
 
-/**
- * The transition graph. Self-edges are listed because decide() produces them (confirmation progress,
- * the late-deposit watch ending) and the object still logs them.
- */
-export const ALLOWED: Readonly<Record<OrderStatus, readonly OrderStatus[]>> = Object.freeze({
-  waiting_deposit: Object.freeze(["confirming", "expired"] as const),
-  confirming: Object.freeze([
-    "confirming",
-    "waiting_deposit",
-    "expired",
-    "exchanging",
-    "refunding",
-    "failed",
-  ] as const),
-  exchanging: Object.freeze(["sending", "refunding", "failed"] as const),
-  sending: Object.freeze(["completed", "failed"] as const),
-  completed: Object.freeze([] as const),
-  expired: Object.freeze(["expired", "refunding", "failed"] as const),
-  refunding: Object.freeze(["refunded", "failed"] as const),
-  refunded: Object.freeze([] as const),
-  failed: Object.freeze(["refunding", "exchanging", "sending"] as const),
-});
-
-/**
- * completed/refunded are always terminal; failed is final for the lifecycle, which sends no event
- * out of it (only a decision on held funds does, see order-actions). expired is terminal only once the late-deposit
- * watch is over; without both times the caller cannot know that, so expired counts as live (the
- * safe answer: treating it as terminal too early would drop a late deposit's refund).
- */
-export function isTerminal(status: OrderStatus, now?: number, lateWatchEndsAt?: number): boolean {
-  if (status === "completed" || status === "refunded" || status === "failed") return true;
-  if (status === "expired") {
-    return now !== undefined && lateWatchEndsAt !== undefined && now >= lateWatchEndsAt;
-  }
-  return false;
-}
-
 export function decide(order: OrderStateView, event: OrderEvent, now: number): Decision {
   const { status } = order;
   switch (event.type) {

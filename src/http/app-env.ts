@@ -1,12 +1,5 @@
 import type { Config } from "../config";
-
-/** The partner a request authenticated as (from its API key). */
-export interface Partner {
-  id: string;
-  name: string;
-  markupBps: number;
-  rateLimitPerMinute: number;
-}
+import type { Partner } from "../domain/partner";
 
 /** Hono environment shared by every router: the Worker bindings plus per-request variables. */
 export interface AppEnv {

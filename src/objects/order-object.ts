@@ -39,8 +39,8 @@ import {
 import { depositAcceptability, refundAmount } from "../domain/settlement";
 import { newShortId } from "../domain/short-id";
 import { newEventId, WEBHOOK_EVENT_TYPE, type WebhookEvent, type WebhookMessage } from "../domain/webhooks";
-import { pricingNow } from "../services/quoting";
 import { loadCatalog } from "../storage/catalog";
+import { pricingNow } from "../storage/market";
 import {
   claimPoolAddress,
   getOrderIndexRow,

@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import { bytesToHex } from "@noble/hashes/utils.js";
 import type { IncomingTransfer } from "../adapters/chain/types";
 import { type Decimal, toDecimalString, tryParseDecimal } from "../domain/money";
 
@@ -155,8 +156,7 @@ const SCHEMA = [
 ];
 
 function randomHex32(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(32));
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  return bytesToHex(crypto.getRandomValues(new Uint8Array(32)));
 }
 
 function positiveAmount(input: unknown): Decimal {

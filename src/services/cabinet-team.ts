@@ -9,6 +9,7 @@ import {
   deleteUserSessionsStatement,
   getUser,
   listUsers,
+  revokeInvite,
   type UserRow,
 } from "../storage/cabinet";
 import { listKeys, revokeKey } from "../storage/partners";
@@ -98,6 +99,13 @@ async function ownKey(db: D1Database, partnerId: string, keyId: string) {
   const key = (await listKeys(db, partnerId)).find((k) => k.key_id === keyId);
   if (!key) throw keyNotFound();
   return key;
+}
+
+/** Revokes a pending invite (the link stops working at once); audited like every team change. */
+export async function revokeInviteAudited(db: D1Database, actor: Actor, inviteId: string): Promise<void> {
+  if (!(await revokeInvite(db, actor.partnerId, inviteId, new Date().toISOString())))
+    throw new DomainError("invite_not_found", "Invite not found or no longer pending.");
+  await audit(db, actor, "invite.revoked", inviteId);
 }
 
 export async function createKey(

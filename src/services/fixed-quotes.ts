@@ -2,8 +2,8 @@ import { DomainError } from "../domain/errors";
 import { type Decimal, parseDecimal } from "../domain/money";
 import type { ResolvedPair } from "../domain/pairs";
 import { type QuoteTerms, quoteSigningKey, signQuote, verifyQuote } from "../domain/quote-token";
+import { TtlCache } from "../lib/ttl-cache";
 import { signingSecret } from "../storage/signing-keys";
-import { TtlCache } from "../storage/ttl-cache";
 
 // The key is read from D1 once per isolate and ten minutes; a rotated key (row deleted) takes
 // effect within that time.

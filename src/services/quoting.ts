@@ -2,22 +2,20 @@ import type { Config } from "../config";
 import { depositScheme, realPayoutRefusal } from "../domain/deposit";
 import { checkAmountPrecision, checkWithinLimits } from "../domain/limits";
 import type { Decimal } from "../domain/money";
-import { type PairPurpose, type PairRequest, type ResolvedPair, resolvePair } from "../domain/pairs";
+import type { PairRequest, ResolvedPair } from "../domain/pairs";
 import {
   type PairLimits,
   PairUnavailableError,
-  type PricedSide,
   type PricingInput,
   pairLimits,
   type Quote,
   quoteForward,
   quoteReverse,
 } from "../domain/pricing";
+import { TtlCache } from "../lib/ttl-cache";
 import type { CurrencyRow } from "../storage/catalog";
-import { loadCatalog } from "../storage/catalog";
+import { pricingNow } from "../storage/market";
 import { freePoolAddresses } from "../storage/orders";
-import { TtlCache } from "../storage/ttl-cache";
-import { currentPrices, freshUsdPrice } from "./prices";
 
 export type RateType = "float" | "fixed";
 
@@ -36,46 +34,9 @@ export interface PricedQuote {
   quote: Quote;
 }
 
-function pricedSide(row: CurrencyRow, usdPrice: string): PricedSide {
-  return {
-    coin: row.coin,
-    network: row.network,
-    decimals: row.decimals,
-    minAmount: row.min_amount,
-    maxAmount: row.max_amount,
-    withdrawFee: row.withdraw_fee,
-    usdPrice,
-  };
-}
-
 function requireLimits(limits: PairLimits): Extract<PairLimits, { ok: true }> {
   if (!limits.ok) throw new PairUnavailableError(limits.reason);
   return limits;
-}
-
-/**
- * The pair and its pricing inputs at this moment: fresh prices, the given spread and markup. By
- * default for an order that already exists (its networks are known; the operator's switches do not
- * apply to it); quotes and order creation pass "new_order".
- */
-export async function pricingNow(
-  env: Env,
-  config: Config,
-  req: PairRequest,
-  spreadBps: number,
-  markupBps: number,
-  now: number,
-  purpose: PairPurpose = "existing_order",
-): Promise<{ pair: ResolvedPair; input: PricingInput }> {
-  const pair = resolvePair(await loadCatalog(env.DB), req, purpose);
-  const prices = await currentPrices(env, config, now);
-  const input: PricingInput = {
-    from: pricedSide(pair.from, freshUsdPrice(prices, pair.from.coin, now, config)),
-    to: pricedSide(pair.to, freshUsdPrice(prices, pair.to.coin, now, config)),
-    spreadBps,
-    markupBps,
-  };
-  return { pair, input };
 }
 
 // Free pool addresses per network, for quotes only. A stale positive count is harmless (order

@@ -1,5 +1,5 @@
 import type { CurrencyRow } from "../domain/currency";
-import { TtlCache } from "./ttl-cache";
+import { TtlCache } from "../lib/ttl-cache";
 
 export type { CurrencyRow };
 

@@ -1,4 +1,4 @@
-import { TtlCache } from "./ttl-cache";
+import { TtlCache } from "../lib/ttl-cache";
 
 export interface PartnerRow {
   id: string;

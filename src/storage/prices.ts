@@ -1,5 +1,5 @@
-import type { PriceQuote } from "../adapters/prices/types";
-import { TtlCache } from "./ttl-cache";
+import type { PriceQuote } from "../domain/prices";
+import { TtlCache } from "../lib/ttl-cache";
 
 export interface PriceRow {
   coin: string;

@@ -9,15 +9,14 @@ import {
   createPriceSource,
   createSimulatedSource,
   MAX_DEVIATION,
-  type PriceQuote,
   type PriceSource,
   PriceSourceError,
-  parsePositivePrice,
   SEED_USD_PRICES,
   withFallback,
   withPinnedStablecoins,
 } from "../../src/adapters/prices";
 import { Dec } from "../../src/domain/money";
+import { type PriceQuote, parsePositivePrice } from "../../src/domain/prices";
 import binanceFixture from "../fixtures/prices/binance-ticker-price.json";
 import coinbaseFixture from "../fixtures/prices/coinbase-exchange-rates-usd.json";
 import { createMockNetwork, type MockNetwork } from "../support/msw";

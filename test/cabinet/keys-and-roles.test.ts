@@ -1,7 +1,7 @@
 // Self-serve keys, verified through the public partner API afterwards; role and Origin checks on
 // every cabinet route; the team page's last-admin rule; the audit log.
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, expectError, setPrices } from "../helpers";
+import { admin as adminApi, call, expectError, json, setPrices } from "../helpers";
 import { acceptInvite, cab, csrfOf, invite, partnerWithAdmin } from "../support/cabinet";
 import { BTC_TO_USDT } from "../support/orders";
 
@@ -213,6 +213,39 @@ describe("team", () => {
     const id = /\/cabinet\/team\/invites\/([0-9a-f-]{36})\/revoke/.exec(page)![1]!;
     expect((await cab(`/team/invites/${id}/revoke`, { ...admin, form: {} })).status).toBe(303);
     expect((await cab(`/invite/${token}`)).status).toBe(410);
+    expect(await (await cab("/audit", { cookie: admin.cookie })).text()).toContain(
+      "<code>invite.revoked</code>",
+    );
+    expect((await cab(`/team/invites/${id}/revoke`, { ...admin, form: {} })).status).toBe(404);
+  });
+
+  it("the operator revokes a pending invite: its link stops working, audited; only that partner's, only once", async () => {
+    const admin = await partnerWithAdmin();
+    await invite(admin.partnerId, "pending@wallet.example", "viewer");
+    const listed = await json<{ data: { id: string }[] }>(
+      await adminApi(`/partners/${admin.partnerId}/invites`),
+    );
+    const id = listed.data[0]!.id;
+    const other = await partnerWithAdmin();
+    await expectError(
+      await adminApi(`/partners/${other.partnerId}/invites/${id}`, { method: "DELETE" }),
+      404,
+      "invite_not_found",
+    );
+    expect((await adminApi(`/partners/${admin.partnerId}/invites/${id}`, { method: "DELETE" })).status).toBe(
+      204,
+    );
+    expect(
+      (await json<{ data: unknown[] }>(await adminApi(`/partners/${admin.partnerId}/invites`))).data,
+    ).toEqual([]);
+    await expectError(
+      await adminApi(`/partners/${admin.partnerId}/invites/${id}`, { method: "DELETE" }),
+      404,
+      "invite_not_found",
+    );
+    expect(await (await cab("/audit", { cookie: admin.cookie })).text()).toContain(
+      "<code>invite.revoked</code>",
+    );
   });
 });
 

@@ -103,3 +103,23 @@ describe("operator identity: Cloudflare Access", () => {
     await expectError(res, 401, "invalid_api_key");
   });
 });
+
+describe("operator identity: the shared token", () => {
+  it("every refusal is the error model's 401 with a Bearer challenge; the Bearer scheme is case-insensitive", async () => {
+    for (const authorization of [
+      undefined,
+      `Basic ${ADMIN_TOKEN}`,
+      "Bearer wrong-token",
+      `Bearer ${ADMIN_TOKEN}x`,
+      `Bearer ${ADMIN_TOKEN} extra`,
+      "Bearer",
+    ]) {
+      const res = await request("/currencies", authorization ? { authorization } : {}, {}, env);
+      expect(res.headers.get("www-authenticate"), String(authorization)).toBe('Bearer realm="admin"');
+      await expectError(res, 401, "invalid_api_key");
+    }
+    expect((await request("/currencies", { authorization: `bearer ${ADMIN_TOKEN}` }, {}, env)).status).toBe(
+      200,
+    );
+  });
+});

@@ -4,7 +4,7 @@ import { base64urlnopad } from "@scure/base";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { getConfig } from "../../src/config";
 import worker from "../../src/index";
-import { refreshPrices } from "../../src/services/prices";
+import { refreshPrices } from "../../src/storage/market";
 import {
   admin,
   call,

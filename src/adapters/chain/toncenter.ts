@@ -1,3 +1,4 @@
+import { bytesToHex } from "@noble/hashes/utils.js";
 /**
  * ChainReader over the toncenter API v3 (https://toncenter.com/api/v3, or a self-hosted TON
  * indexer with the same API) for native TON on the memo scheme: one shared deposit wallet, orders
@@ -82,10 +83,7 @@ const masterchainInfoSchema = z.object({ last: z.object({ seqno }) });
 const blocksSchema = z.object({ blocks: z.array(z.object({ seqno, root_hash: b64hash })) });
 
 function hexOfBase64(hash: string): string {
-  const bytes = base64.decode(hash.replace(/-/g, "+").replace(/_/g, "/").padEnd(44, "="));
-  let hex = "";
-  for (const b of bytes) hex += b.toString(16).padStart(2, "0");
-  return hex;
+  return bytesToHex(base64.decode(hash.replace(/-/g, "+").replace(/_/g, "/").padEnd(44, "=")));
 }
 
 export function createToncenterReader(options: ToncenterReaderOptions): ChainReader {

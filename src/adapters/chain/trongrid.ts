@@ -1,3 +1,4 @@
+import { bytesToHex } from "@noble/hashes/utils.js";
 /**
  * ChainReader over the TronGrid API (https://api.trongrid.io, or a node exposing the same v1 and
  * /wallet endpoints) for TRX and TRC-20 tokens. An API key, when given, is sent as
@@ -111,12 +112,6 @@ const nowBlockSchema = z.object({
 // TronGrid answers errors as `{success:false, error:"...", statusCode:...}` (usually with a 4xx).
 const failureSchema = z.object({ success: z.literal(false), error: z.string().optional() });
 
-function hexOf(bytes: Uint8Array): string {
-  let hex = "";
-  for (const b of bytes) hex += b.toString(16).padStart(2, "0");
-  return hex;
-}
-
 export function createTronGridReader(options: TronGridReaderOptions): ChainReader {
   const source = options.name ?? "trongrid";
   const base = checkBaseUrl(source, options.baseUrl);
@@ -131,7 +126,7 @@ export function createTronGridReader(options: TronGridReaderOptions): ChainReade
     const decoded = decodeBase58Check("bitcoin", address);
     if (!check.ok || !decoded.ok)
       throw new TypeError(`${source}: ${what} is not a TRON address: ${address.slice(0, 100)}`);
-    return { base58: address, hex: hexOf(decoded.bytes) };
+    return { base58: address, hex: bytesToHex(decoded.bytes) };
   };
 
   const getList = async (url: string, what: string): Promise<unknown> => {

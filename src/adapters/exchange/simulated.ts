@@ -3,7 +3,7 @@ import { DomainError } from "../../domain/errors";
 import { parseDecimal, toDecimalString } from "../../domain/money";
 import { quoteForward } from "../../domain/pricing";
 import { fixedPayoutAmount } from "../../domain/settlement";
-import { pricingNow } from "../../services/quoting";
+import { pricingNow } from "../../storage/market";
 import { simChain } from "../chain/simulated";
 import type { ExchangeResult, ExchangeVenue } from "./types";
 

@@ -17,16 +17,15 @@
  */
 import { z } from "zod";
 import { Dec } from "../../domain/money";
-import { checkBaseUrl, createHttpClient, type FetchFn, type HttpFail, validateBody } from "../http-client";
 import {
   inRequestOrder,
   normalizeCoins,
   type PriceQuote,
-  type PriceSource,
-  PriceSourceError,
   parsePositivePrice,
   priceString,
-} from "./types";
+} from "../../domain/prices";
+import { checkBaseUrl, createHttpClient, type FetchFn, type HttpFail, validateBody } from "../http-client";
+import { type PriceSource, PriceSourceError } from "./types";
 
 export type { FetchFn };
 

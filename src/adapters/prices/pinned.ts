@@ -1,4 +1,5 @@
-import { inRequestOrder, normalizeCoins, type PriceQuote, type PriceSource } from "./types";
+import { inRequestOrder, normalizeCoins, type PriceQuote } from "../../domain/prices";
+import type { PriceSource } from "./types";
 
 /**
  * Prices the STABLECOINS_PINNED coins at exactly "1" USD without asking `source`, and asks `source`

@@ -15,7 +15,8 @@
  * (coin, minute) gives the same string on every engine.
  */
 import { Dec, type Decimal, parseDecimal } from "../../domain/money";
-import { inRequestOrder, normalizeCoins, type PriceQuote, type PriceSource, priceString } from "./types";
+import { inRequestOrder, normalizeCoins, type PriceQuote, priceString } from "../../domain/prices";
+import type { PriceSource } from "./types";
 
 /** Approximate USD prices of every coin in migrations/0002_seed_catalog.sql (2025 levels). */
 export const SEED_USD_PRICES: Readonly<Record<string, string>> = Object.freeze({

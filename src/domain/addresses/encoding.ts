@@ -1,33 +1,31 @@
 import { sha256 } from "@noble/hashes/sha2.js";
-import { type BytesCoder, base58, base58xrp } from "@scure/base";
+import { type BytesCoder, base58, base58xrp, createBase58check } from "@scure/base";
 
 /** Failure carried as a value so validators can return a human reason instead of throwing. */
 export type Decoded = { ok: true; bytes: Uint8Array } | { ok: false; reason: string };
 
-export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a[i]! ^ b[i]!;
-  return diff === 0;
-}
-
-export function concatBytes(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
 export type Base58Alphabet = "bitcoin" | "xrp";
+
+const BITCOIN_DIGITS = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+// XRP permutes the Bitcoin alphabet so that account ids start with "r".
+const XRP_DIGITS = "rpshnaf39wBUDNEGHJKLM4PQRST7VWXYZ2bcdeCg65jkm8oFqi1tuvAxyz";
 
 const ALPHABETS: Record<Base58Alphabet, { coder: BytesCoder; chars: RegExp }> = {
   bitcoin: { coder: base58, chars: /^[1-9A-HJ-NP-Za-km-z]+$/ },
-  // XRP permutes the Bitcoin alphabet so that account ids start with "r".
   xrp: { coder: base58xrp, chars: /^[rpshnaf39wBUDNEGHJKLM4PQRST7VWXYZ2bcdeCg65jkm8oFqi1tuvAxyz]+$/ },
 };
+
+const base58check = createBase58check(sha256);
+
+/**
+ * Base58 works on digit values, so spelling each digit in the other alphabet turns an XRP string
+ * into the Bitcoin string of the same bytes: one base58check codec then serves both.
+ */
+function respell(s: string, from: string, to: string): string {
+  let out = "";
+  for (const ch of s) out += to[from.indexOf(ch)];
+  return out;
+}
 
 /** Longest base58 string any supported address uses (X-addresses are 47); bounds the quadratic decoder. */
 const MAX_BASE58_CHARS = 64;
@@ -43,10 +41,6 @@ export function decodeBase58(alphabet: Base58Alphabet, s: string): Decoded {
   return { ok: true, bytes };
 }
 
-function checksum4(payload: Uint8Array): Uint8Array {
-  return sha256(sha256(payload)).subarray(0, 4);
-}
-
 /**
  * Base58 with a 4-byte double-SHA256 checksum (Bitcoin, Litecoin, Dogecoin, TRON, XRP).
  * Returns the payload without the checksum.
@@ -54,16 +48,20 @@ function checksum4(payload: Uint8Array): Uint8Array {
 export function decodeBase58Check(alphabet: Base58Alphabet, s: string): Decoded {
   const raw = decodeBase58(alphabet, s);
   if (!raw.ok) return raw;
-  const all = raw.bytes;
-  if (all.length < 5) return { ok: false, reason: "too short" };
-  const payload = all.subarray(0, all.length - 4);
-  if (!bytesEqual(checksum4(payload), all.subarray(all.length - 4)))
+  if (raw.bytes.length < 5) return { ok: false, reason: "too short" };
+  try {
+    return {
+      ok: true,
+      bytes: base58check.decode(alphabet === "xrp" ? respell(s, XRP_DIGITS, BITCOIN_DIGITS) : s),
+    };
+  } catch {
     return { ok: false, reason: "bad checksum" };
-  return { ok: true, bytes: payload };
+  }
 }
 
 export function encodeBase58Check(alphabet: Base58Alphabet, payload: Uint8Array): string {
-  return ALPHABETS[alphabet].coder.encode(concatBytes(payload, checksum4(payload)));
+  const s = base58check.encode(payload);
+  return alphabet === "xrp" ? respell(s, BITCOIN_DIGITS, XRP_DIGITS) : s;
 }
 
 /** CRC-16/XMODEM (poly 0x1021, init 0, no reflection): the checksum of Stellar StrKey and TON addresses. */

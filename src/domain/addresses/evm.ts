@@ -1,5 +1,6 @@
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { keccak_256 } from "@noble/hashes/sha3.js";
+import { bytesToHex } from "@noble/hashes/utils.js";
 import { utf8 } from "@scure/base";
 import { type AddressCheck, accepted, rejected } from "./types";
 
@@ -35,7 +36,5 @@ export function evmAccountId(compressedPubkey: Uint8Array): Uint8Array {
 }
 
 export function evmAddressFromAccountId(id: Uint8Array): string {
-  let hex = "";
-  for (const b of id) hex += b.toString(16).padStart(2, "0");
-  return toChecksumAddress(hex);
+  return toChecksumAddress(bytesToHex(id));
 }

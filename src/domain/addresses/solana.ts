@@ -1,7 +1,8 @@
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { sha256 } from "@noble/hashes/sha2.js";
+import { concatBytes } from "@noble/hashes/utils.js";
 import { base58 } from "@scure/base";
-import { concatBytes, decodeBase58 } from "./encoding";
+import { decodeBase58 } from "./encoding";
 import { type AddressCheck, accepted, rejected } from "./types";
 
 export function validateSolanaAddress(address: string): AddressCheck {

@@ -1,3 +1,4 @@
+import { bytesToHex } from "@noble/hashes/utils.js";
 import { base64, base64url } from "@scure/base";
 import { crc16xmodem } from "./encoding";
 import { type AddressCheck, accepted, rejected, type TagCheck } from "./types";
@@ -40,20 +41,7 @@ export function tonAccountId(address: string): string | null {
   const check = validateTonAddress(address);
   if (!check.ok) return null;
   const bytes = base64url.decode(check.address);
-  let hex = "";
-  for (const b of bytes.subarray(2, 34)) hex += b.toString(16).padStart(2, "0");
-  return `${bytes[1] === 0xff ? -1 : 0}:${hex}`;
-}
-
-export function encodeTonAddress(workchain: 0 | -1, hash: Uint8Array, bounceable: boolean): string {
-  const bytes = new Uint8Array(36);
-  bytes[0] = bounceable ? BOUNCEABLE : NON_BOUNCEABLE;
-  bytes[1] = workchain === -1 ? 0xff : 0x00;
-  bytes.set(hash, 2);
-  const crc = crc16xmodem(bytes.subarray(0, 34));
-  bytes[34] = crc >> 8;
-  bytes[35] = crc & 0xff;
-  return base64url.encode(bytes);
+  return `${bytes[1] === 0xff ? -1 : 0}:${bytesToHex(bytes.subarray(2, 34))}`;
 }
 
 // Control characters, lone surrogates and line/paragraph separators render invisibly or break display.

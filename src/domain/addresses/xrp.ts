@@ -1,4 +1,5 @@
-import { bytesEqual, decodeBase58Check, encodeBase58Check } from "./encoding";
+import { equalBytes } from "@noble/curves/utils.js";
+import { decodeBase58Check, encodeBase58Check } from "./encoding";
 import { type AddressCheck, accepted, rejected, type TagCheck } from "./types";
 
 const X_MAINNET = Uint8Array.of(0x05, 0x44);
@@ -23,8 +24,8 @@ function validateXAddress(address: string): AddressCheck {
   const b = decoded.bytes;
   if (b.length !== 31) return rejected("not an X-address (wrong length)");
   const prefix = b.subarray(0, 2);
-  if (bytesEqual(prefix, X_TESTNET)) return rejected("not a mainnet address (testnet X-address)");
-  if (!bytesEqual(prefix, X_MAINNET)) return rejected("not an X-address (unknown prefix)");
+  if (equalBytes(prefix, X_TESTNET)) return rejected("not a mainnet address (testnet X-address)");
+  if (!equalBytes(prefix, X_MAINNET)) return rejected("not an X-address (unknown prefix)");
   const flag = b[22]!;
   const tagBytes = b.subarray(23, 31);
   // The upper four bytes are reserved for 64-bit tags, which the ledger does not support.

@@ -22,21 +22,15 @@ import {
   deactivateMember,
   parseAllowlist,
   removePasskey,
+  revokeInviteAudited,
   revokeKeyAudited,
   revokeSessions,
   rollKey,
   setAllowlist,
 } from "../../services/cabinet-team";
-import {
-  deleteSession,
-  listAudit,
-  listPasskeys,
-  listPendingInvites,
-  listUsers,
-  revokeInvite,
-} from "../../storage/cabinet";
+import { deleteSession, listAudit, listPasskeys, listPendingInvites, listUsers } from "../../storage/cabinet";
 import { listKeys } from "../../storage/partners";
-import { ApiError, badRequest } from "../errors";
+import { badRequest } from "../errors";
 import { onError } from "../middleware/errors";
 import { clientIp } from "../middleware/rate-limit";
 import { Message } from "./layout";
@@ -249,16 +243,7 @@ export function createCabinet() {
     return teamPage(signedIn(c), { issued });
   });
   app.post("/team/invites/:id/revoke", requireSession("team.write"), async (c) => {
-    const s = signedIn(c);
-    if (
-      !(await revokeInvite(
-        c.env.DB,
-        s.get("cabinet").user.partner_id,
-        c.req.param("id"),
-        new Date().toISOString(),
-      ))
-    )
-      throw new ApiError(404, "not_found", "Invite not found or no longer pending.");
+    await revokeInviteAudited(c.env.DB, actorOf(signedIn(c)), c.req.param("id"));
     return c.redirect("/cabinet/team", 303);
   });
   app.post("/team/:userId/role", requireSession("team.write"), async (c) => {

@@ -1,8 +1,9 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { createMiddleware } from "hono/factory";
 import { parseApiKey, secretMatches, signatureValid } from "../../domain/credentials";
+import type { Partner } from "../../domain/partner";
 import { findKey, touchKey } from "../../storage/partners";
-import type { AppEnv, Partner } from "../app-env";
+import type { AppEnv } from "../app-env";
 import { ApiError } from "../errors";
 import { keyAllowsIp } from "./key-allowlist";
 import { clientIp, enforceRateLimit, ipBucket, partnerBucket } from "./rate-limit";

@@ -25,6 +25,7 @@ const DOMAIN_STATUS: Record<DomainErrorCode, ContentfulStatusCode> = {
   signin_throttled: 429,
   partner_not_found: 404,
   member_not_found: 404,
+  invite_not_found: 404,
   key_not_found: 404,
   last_admin: 409,
   last_passkey: 409,

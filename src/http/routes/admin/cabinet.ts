@@ -2,7 +2,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { ROLES } from "../../../domain/cabinet";
 import { type Actor, createInvite } from "../../../services/cabinet-auth";
-import { deactivateMember, revokeSessions } from "../../../services/cabinet-team";
+import { deactivateMember, revokeInviteAudited, revokeSessions } from "../../../services/cabinet-team";
 import { listPendingInvites, listUsers } from "../../../storage/cabinet";
 import { getPartner } from "../../../storage/partners";
 import { ApiError } from "../../errors";
@@ -44,6 +44,9 @@ const NewInviteSchema = z
 const idParam = z.object({ id: z.uuid().openapi({ param: { name: "id", in: "path" } }) });
 const userParams = idParam.extend({
   user_id: z.uuid().openapi({ param: { name: "user_id", in: "path" } }),
+});
+const inviteParams = idParam.extend({
+  invite_id: z.uuid().openapi({ param: { name: "invite_id", in: "path" } }),
 });
 const security = [{ AdminBearer: [] }];
 const tags = ["Admin: cabinet"];
@@ -122,6 +125,26 @@ export const adminCabinetRouter = createRouter()
         },
         200,
       );
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "delete",
+      path: "/partners/{id}/invites/{invite_id}",
+      operationId: "adminRevokeInvite",
+      tags,
+      security,
+      summary: "Revoke a pending cabinet invite (its link stops working at once)",
+      request: { params: inviteParams },
+      responses: {
+        204: { description: "Revoked." },
+        ...errorResponses(400, 401, 404),
+      },
+    }),
+    async (c) => {
+      const { id, invite_id } = c.req.valid("param");
+      await revokeInviteAudited(c.env.DB, await operatorFor(c, id), invite_id);
+      return c.body(null, 204);
     },
   )
   .openapi(

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import type { PriceQuote } from "../../../adapters/prices/types";
-import { parsePositivePrice, priceString } from "../../../adapters/prices/types";
+import type { PriceQuote } from "../../../domain/prices";
+import { parsePositivePrice, priceString } from "../../../domain/prices";
 import { loadPrices, upsertPrices } from "../../../storage/prices";
 import { ApiError, badRequest } from "../../errors";
 import { createRouter } from "../../router";

@@ -1,8 +1,15 @@
+/**
+ * The market as the service sees it now: the catalog and fresh stored prices, and the pricing
+ * inputs of a pair made from them. Below services (DESIGN.md §7) because the order object and the
+ * simulated venue price with it too, and data flows one way.
+ */
 import { createPriceSource, type PriceSource } from "../adapters/prices";
 import type { Config } from "../config";
 import { DomainError } from "../domain/errors";
-import { loadCatalog } from "../storage/catalog";
-import { loadPrices, type PriceRow, upsertPrices } from "../storage/prices";
+import { type PairPurpose, type PairRequest, type ResolvedPair, resolvePair } from "../domain/pairs";
+import type { PricedSide, PricingInput } from "../domain/pricing";
+import { type CurrencyRow, loadCatalog } from "./catalog";
+import { loadPrices, type PriceRow, upsertPrices } from "./prices";
 
 /** How old a simulated price may get before a read refreshes it (dev has no cron). */
 const SIMULATED_REFRESH_MS = 60_000;
@@ -61,4 +68,41 @@ export function freshUsdPrice(
     );
   }
   return row.usd;
+}
+
+function pricedSide(row: CurrencyRow, usdPrice: string): PricedSide {
+  return {
+    coin: row.coin,
+    network: row.network,
+    decimals: row.decimals,
+    minAmount: row.min_amount,
+    maxAmount: row.max_amount,
+    withdrawFee: row.withdraw_fee,
+    usdPrice,
+  };
+}
+
+/**
+ * The pair and its pricing inputs at this moment: fresh prices, the given spread and markup. By
+ * default for an order that already exists (its networks are known; the operator's switches do not
+ * apply to it); quotes and order creation pass "new_order".
+ */
+export async function pricingNow(
+  env: Env,
+  config: Config,
+  req: PairRequest,
+  spreadBps: number,
+  markupBps: number,
+  now: number,
+  purpose: PairPurpose = "existing_order",
+): Promise<{ pair: ResolvedPair; input: PricingInput }> {
+  const pair = resolvePair(await loadCatalog(env.DB), req, purpose);
+  const prices = await currentPrices(env, config, now);
+  const input: PricingInput = {
+    from: pricedSide(pair.from, freshUsdPrice(prices, pair.from.coin, now, config)),
+    to: pricedSide(pair.to, freshUsdPrice(prices, pair.to.coin, now, config)),
+    spreadBps,
+    markupBps,
+  };
+  return { pair, input };
 }
