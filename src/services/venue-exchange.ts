@@ -194,7 +194,7 @@ async function advance(
           symbol: leg.symbol,
           side: leg.side,
           asset: leg.from,
-          order: leg.order,
+          venue_order: leg.order,
           venue: o.message,
         });
         return { status: "pending", retryAt: leg.nextAt, reason: describe(o) };
