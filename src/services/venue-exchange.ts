@@ -206,7 +206,11 @@ async function advance(
     }
     if (leg.execution.fills.length === 0 && leg.execution.orderId !== undefined) {
       // Found by lookup: the query answer carries no fills, the trade list does.
-      leg.execution = { ...leg.execution, fills: await deps.venue.trades(leg.symbol, leg.execution.orderId) };
+      const fills = await deps.venue.trades(leg.symbol, leg.execution.orderId);
+      // A filled order has trades; none listed yet means the list lags: its commission must count.
+      if (fills.length === 0)
+        throw new Error(`no trades listed yet for ${leg.symbol} order ${leg.execution.orderId}`);
+      leg.execution = { ...leg.execution, fills };
       save();
     }
   }
