@@ -102,6 +102,8 @@ export function venuePrice(symbol: string): Decimal {
 }
 
 export interface FakeVenue {
+  /** The venue's network, for an adapter built directly (createBinanceVenue({ fetch })). */
+  fetch: typeof fetch;
   /** Every order the venue booked, by client order id, in order (a reused id books another). */
   orders: Map<string, VenueOrderRow[]>;
   /** POST /api/v3/order requests received (each one could have traded). */
@@ -201,6 +203,7 @@ export function createFakeVenue(): FakeVenue {
   });
 
   const venue: FakeVenue = {
+    fetch: (input, init) => net.fetch(input, init),
     orders,
     posts,
     calls,
