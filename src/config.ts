@@ -39,12 +39,16 @@ export const configSchema = z.object({
   DEFAULT_PARTNER_RATE_LIMIT_PER_MINUTE: int(600, 1),
   CHAIN_MODE: z.string().default("simulated"),
   CHAIN_POLL_SECONDS: int(15, 1),
-  EXCHANGE_MODE: z.enum(["simulated"]).default("simulated"),
+  /** `binance`: market orders on the venue at EXCHANGE_URL (docs/lifecycle.md, "Venue"). */
+  EXCHANGE_MODE: z.enum(["simulated", "binance"]).default("simulated"),
   PAYOUT_MODE: z.enum(["simulated", "http"]).default("simulated"),
   PAYOUT_MAX_ATTEMPTS: int(8, 1),
   EXCHANGE_MAX_ATTEMPTS: int(8, 1),
   /** The venue's REST base (Binance spot or its testnet); with PRICE_SOURCE=http its ticker prices quotes. */
   EXCHANGE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** Worker secrets: the venue's API key and its HMAC secret (EXCHANGE_MODE=binance). */
+  EXCHANGE_API_KEY: z.string().optional(),
+  EXCHANGE_API_SECRET: z.string().optional(),
   RETRY_BASE_SECONDS: int(15, 1),
   PAYOUT_GATEWAY_URL: z.string().optional(),
   PAYOUT_GATEWAY_SECRET: z.string().optional(),

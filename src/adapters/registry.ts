@@ -1,5 +1,7 @@
 import type { Config } from "../config";
 import { chainModeFor, modeReadsNetwork } from "../domain/chain-mode";
+import { createVenueExchange, type LegStore } from "../services/venue-exchange";
+import { loadCatalog } from "../storage/catalog";
 import { createBlockbookReader } from "./chain/blockbook";
 import { createEsploraReader } from "./chain/esplora";
 import { createEvmReader } from "./chain/evm-rpc";
@@ -10,8 +12,9 @@ import { createSolanaReader } from "./chain/solana-rpc";
 import { createToncenterReader } from "./chain/toncenter";
 import { createTronGridReader } from "./chain/trongrid";
 import type { ChainReader } from "./chain/types";
+import { createBinanceVenue } from "./exchange/binance";
 import { createSimulatedExchange } from "./exchange/simulated";
-import type { ExchangeVenue } from "./exchange/types";
+import type { ExchangeVenue, SpotVenue } from "./exchange/types";
 import { createHttpPayout } from "./payout/http";
 import { createSimulatedPayout } from "./payout/simulated";
 import type { PayoutGateway } from "./payout/types";
@@ -64,6 +67,38 @@ export function payoutGatewayFor(env: Env, config: Config): PayoutGateway {
   return createHttpPayout({ baseUrl: config.PAYOUT_GATEWAY_URL, secret: config.PAYOUT_GATEWAY_SECRET });
 }
 
-export function exchangeVenueFor(env: Env, config: Config): ExchangeVenue {
-  return createSimulatedExchange(env, config);
+// One venue client per isolate and credentials: it caches the venue's markets and its clock offset.
+const spotVenues = new Map<string, SpotVenue>();
+
+/** The Binance spot client of EXCHANGE_URL and the EXCHANGE_API_KEY / EXCHANGE_API_SECRET secrets. */
+export function spotVenueFor(config: Config): SpotVenue {
+  const { EXCHANGE_URL: baseUrl, EXCHANGE_API_KEY: apiKey, EXCHANGE_API_SECRET: apiSecret } = config;
+  if (!baseUrl || !apiKey || !apiSecret)
+    throw new AdapterConfigError(
+      "EXCHANGE_MODE=binance needs EXCHANGE_URL and the EXCHANGE_API_KEY and EXCHANGE_API_SECRET secrets",
+    );
+  const id = JSON.stringify([baseUrl, apiKey, apiSecret]);
+  let venue = spotVenues.get(id);
+  if (!venue) {
+    venue = createBinanceVenue({ baseUrl, apiKey, apiSecret });
+    spotVenues.set(id, venue);
+  }
+  return venue;
+}
+
+/**
+ * The exchange step's venue, chosen by EXCHANGE_MODE. `legs` is the order's storage for its venue
+ * legs (intent, then lookup); the simulated venue keeps no state.
+ */
+export function exchangeVenueFor(env: Env, config: Config, legs: LegStore): ExchangeVenue {
+  if (config.EXCHANGE_MODE === "simulated") return createSimulatedExchange(env, config);
+  return createVenueExchange({
+    venue: spotVenueFor(config),
+    store: legs,
+    async withdrawFee(coin, network) {
+      const row = (await loadCatalog(env.DB)).find((c) => c.coin === coin && c.network === network);
+      if (!row) throw new Error(`${coin} on ${network} is not in the catalog`);
+      return row.withdraw_fee;
+    },
+  });
 }

@@ -86,7 +86,13 @@ export function sizeLeg(leg: RouteLeg, amount: Decimal, price: Decimal): LegSize
   return { ok: true, params: { quoteOrderQty: toDecimalString(quote) }, spent: quote };
 }
 
-/** The venue's client order id for a leg: the order's UUID without dashes, then the leg (≤ 36 chars). */
-export function legClientOrderId(orderId: string, legIndex: number): string {
-  return `${orderId.replaceAll("-", "")}-${legIndex + 1}`;
+/**
+ * The venue's client order id for a leg: the order's UUID without dashes, then the leg (≤ 36
+ * chars). A later exchange of the same order (an operator's "continue" after a failed one) appends
+ * its number in base 36 (`-12`: leg 1 of the 2nd exchange), so a lookup can never find the legs of
+ * an earlier exchange, which the venue may still list under their ids.
+ */
+export function legClientOrderId(orderId: string, legIndex: number, exchangeNo = 1): string {
+  const suffix = exchangeNo > 1 ? exchangeNo.toString(36) : "";
+  return `${orderId.replaceAll("-", "")}-${legIndex + 1}${suffix}`;
 }

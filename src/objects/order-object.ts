@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { type ChainReader, confirmations, type IncomingTransfer } from "../adapters/chain/types";
-import type { ExchangeRequest, ExchangeResult } from "../adapters/exchange/types";
+import type { ExchangeRequest, ExchangeResult, ExchangeVenue } from "../adapters/exchange/types";
 import type { PayoutGateway, PayoutRequest } from "../adapters/payout/types";
 import { chainReaderFor, exchangeVenueFor, payoutGatewayFor } from "../adapters/registry";
 import { type Config, getConfig } from "../config";
@@ -39,6 +39,7 @@ import {
 import { depositAcceptability, refundAmount } from "../domain/settlement";
 import { newShortId } from "../domain/short-id";
 import { newEventId, WEBHOOK_EVENT_TYPE, type WebhookEvent, type WebhookMessage } from "../domain/webhooks";
+import { kvLegStore } from "../services/venue-exchange";
 import { loadCatalog } from "../storage/catalog";
 import { pricingNow } from "../storage/market";
 import {
@@ -901,12 +902,24 @@ export class OrderObject extends DurableObject<Env> {
     this.#ledger.put(beforeSend(row, policy, now), at);
     let result: ExchangeResult;
     try {
-      result = await exchangeVenueFor(this.env, this.#config).execute(row.request);
+      result = await this.#exchangeVenue(r).execute(row.request, key);
     } catch (err) {
       result = { status: "failed", retryable: true, error: `venue call threw: ${String(err)}` };
     }
+    if (result.status === "pending") {
+      // A venue leg in progress or waiting for balance: not an attempt, and never a failure.
+      this.#ledger.put({ ...row, nextAt: result.retryAt }, at);
+      this.#note(r, now, "exchange waiting on the venue", { reason: result.reason });
+      return;
+    }
     if (result.status === "done" && parseDecimal(result.amountTo).gt(0)) {
-      const next = this.#apply(r, { type: "exchange_done", amountToActual: result.amountTo }, now);
+      const next = this.#apply(
+        r,
+        { type: "exchange_done", amountToActual: result.amountTo },
+        now,
+        {},
+        result.record ?? null,
+      );
       this.#ledger.finish(key, "sent", null, null, at);
       if (next) await this.#send(next, "payout", now);
       return;
@@ -922,6 +935,11 @@ export class OrderObject extends DurableObject<Env> {
       return;
     }
     this.#note(r, now, "exchange attempt failed", { error, attempts });
+  }
+
+  /** The venue this order is exchanged on: chosen here only, by EXCHANGE_MODE. */
+  #exchangeVenue(_r: OrderRecord): ExchangeVenue {
+    return exchangeVenueFor(this.env, this.#config, kvLegStore(this.#kv));
   }
 
   /** The transfer a payout or refund makes, decided once: it is frozen in the ledger from then on. */

@@ -8,6 +8,7 @@ import { legClientOrderId, routeLegs, sizeLeg } from "../../src/domain/venue-rou
 import { stepLeg } from "../../src/services/venue-legs";
 import errors from "../fixtures/venue/errors.json";
 import symbolInfo from "../fixtures/venue/exchange-info-symbol.json";
+import myTrades from "../fixtures/venue/my-trades.json";
 import filledFull from "../fixtures/venue/order-full-filled.json";
 import orderQuery from "../fixtures/venue/order-query.json";
 import serverTime from "../fixtures/venue/time.json";
@@ -71,6 +72,13 @@ const errorResponse = (name: Err) => {
 };
 
 const network = createMockNetwork(
+  http.get(`${BASE}/api/v3/myTrades`, ({ request }) => {
+    const q = new URL(request.url).searchParams;
+    if (q.get("orderId") === "500")
+      return HttpResponse.json({ code: -1000, msg: "An unknown error occurred" }, { status: 503 });
+    // The recorded trade, plus one of another order (the venue filters by orderId; the adapter checks).
+    return HttpResponse.json([myTrades[0], { ...myTrades[0], id: 28458, orderId: 999 }]);
+  }),
   http.get(`${BASE}/api/v3/exchangeInfo`, () => HttpResponse.json(INFO)),
   http.get(`${BASE}/api/v3/time`, () => HttpResponse.json({ serverTime: clock + 3_000 })),
   http.post(`${BASE}/api/v3/order`, async ({ request }) => {
@@ -304,5 +312,20 @@ describe("Binance venue: intent, then lookup — never two fills for one leg", (
       kind: "rate_limited",
       retryAfterSeconds: 120,
     });
+  });
+});
+
+describe("Binance venue: trades of an order found by lookup", () => {
+  it("signed GET /api/v3/myTrades by orderId: price, qty, commission and its asset per trade", async () => {
+    expect(await venue().trades("BNBBTC", 100234)).toEqual([
+      { price: "4.00000100", qty: "12.00000000", commission: "10.10000000", commissionAsset: "BNB" },
+    ]);
+    const url = new URL(network.requests.find((r) => r.url.includes("/myTrades"))!.url);
+    expect(url.searchParams.get("orderId")).toBe("100234");
+    expect(url.searchParams.get("signature")).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("an error answer throws (the exchange step then waits) rather than reading as no trades", async () => {
+    await expect(venue().trades("BNBBTC", 500)).rejects.toThrow(/HTTP 503/);
   });
 });

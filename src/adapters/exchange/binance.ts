@@ -30,6 +30,7 @@ const Fill = z.object({
 });
 const OrderBody = z.object({
   symbol: z.string(),
+  orderId: z.number().int().optional(),
   side: z.enum(["BUY", "SELL"]),
   status: z.string(),
   executedQty: z.string(),
@@ -48,6 +49,7 @@ const SymbolInfo = z.looseObject({
   filters: z.array(Filter),
 });
 const ExchangeInfo = z.looseObject({ symbols: z.array(SymbolInfo) });
+const Trades = z.array(Fill.extend({ orderId: z.number().int() }));
 const Time = z.object({ serverTime: z.number() });
 const Ticker = z.object({ symbol: z.string(), price: z.string() });
 
@@ -82,6 +84,7 @@ function fromOrder(o: z.infer<typeof OrderBody>): VenueOutcome {
   const execution: LegExecution = {
     symbol: o.symbol,
     side: o.side,
+    ...(o.orderId === undefined ? {} : { orderId: o.orderId }),
     executedQty: o.executedQty,
     quoteQty: o.cummulativeQuoteQty,
     fills: o.fills ?? [],
@@ -156,41 +159,43 @@ export function createBinanceVenue(options: BinanceOptions): SpotVenue {
     offsetMs = serverTime - Math.round((sent + now()) / 2);
   }
 
-  async function signed(
-    method: "GET" | "POST",
-    path: string,
-    params: Record<string, string>,
-  ): Promise<VenueOutcome> {
-    const send = async (): Promise<VenueOutcome> => {
-      const query = new URLSearchParams({
-        ...params,
-        recvWindow: String(recvWindow),
-        timestamp: String(now() + offsetMs),
-      }).toString();
-      const mac = await crypto.subtle.sign("HMAC", await hmacKey(), new TextEncoder().encode(query));
-      const signature = [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, "0")).join("");
-      let res: Response;
-      try {
-        res = await fetchFn(`${base}${path}?${query}&signature=${signature}`, {
-          method,
-          headers: { "X-MBX-APIKEY": options.apiKey },
-          signal: AbortSignal.timeout(timeoutMs),
-        });
-      } catch (err) {
-        return { kind: "unknown", error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) };
-      }
-      const body: unknown = await res.json().catch(() => null);
-      return classify(res.status, res.headers, body);
-    };
-    const first = await send();
-    if (first.kind !== "clock_skew") return first;
+  type Answer = { status: number; headers: Headers; body: unknown } | { error: string };
+
+  async function signedOnce(method: "GET" | "POST", path: string, params: Record<string, string>) {
+    const query = new URLSearchParams({
+      ...params,
+      recvWindow: String(recvWindow),
+      timestamp: String(now() + offsetMs),
+    }).toString();
+    const mac = await crypto.subtle.sign("HMAC", await hmacKey(), new TextEncoder().encode(query));
+    const signature = [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, "0")).join("");
+    let res: Response;
+    try {
+      res = await fetchFn(`${base}${path}?${query}&signature=${signature}`, {
+        method,
+        headers: { "X-MBX-APIKEY": options.apiKey },
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch (err) {
+      return { error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) };
+    }
+    const body: unknown = await res.json().catch(() => null);
+    return { status: res.status, headers: res.headers, body };
+  }
+
+  const outcomeOf = (a: Answer): VenueOutcome =>
+    "error" in a ? { kind: "unknown", error: a.error } : classify(a.status, a.headers, a.body);
+
+  async function signed(method: "GET" | "POST", path: string, params: Record<string, string>) {
+    const first = await signedOnce(method, path, params);
+    if (outcomeOf(first).kind !== "clock_skew") return first;
     // -1021 is refused before the matching engine: resync and send once more.
     try {
       await resync();
     } catch {
       return first;
     }
-    return send();
+    return signedOnce(method, path, params);
   }
 
   return {
@@ -211,18 +216,28 @@ export function createBinanceVenue(options: BinanceOptions): SpotVenue {
     async price(symbol) {
       return Ticker.parse(await publicGet(`/api/v3/ticker/price?symbol=${encodeURIComponent(symbol)}`)).price;
     },
-    place(order: VenueOrder, clientOrderId: string) {
-      return signed("POST", "/api/v3/order", {
-        symbol: order.symbol,
-        side: order.side,
-        type: "MARKET",
-        ...order.params,
-        newClientOrderId: clientOrderId,
-        newOrderRespType: "FULL",
-      });
+    async place(order: VenueOrder, clientOrderId: string) {
+      return outcomeOf(
+        await signed("POST", "/api/v3/order", {
+          symbol: order.symbol,
+          side: order.side,
+          type: "MARKET",
+          ...order.params,
+          newClientOrderId: clientOrderId,
+          newOrderRespType: "FULL",
+        }),
+      );
     },
-    lookup(symbol: string, clientOrderId: string) {
-      return signed("GET", "/api/v3/order", { symbol, origClientOrderId: clientOrderId });
+    async lookup(symbol: string, clientOrderId: string) {
+      return outcomeOf(await signed("GET", "/api/v3/order", { symbol, origClientOrderId: clientOrderId }));
+    },
+    async trades(symbol: string, orderId: number) {
+      const answer = await signed("GET", "/api/v3/myTrades", { symbol, orderId: String(orderId) });
+      if ("error" in answer) throw new Error(`venue /api/v3/myTrades: ${answer.error}`);
+      if (answer.status !== 200) throw new Error(`venue /api/v3/myTrades: HTTP ${answer.status}`);
+      return Trades.parse(answer.body)
+        .filter((t) => t.orderId === orderId)
+        .map(({ price, qty, commission, commissionAsset }) => ({ price, qty, commission, commissionAsset }));
     },
   };
 }

@@ -19,11 +19,15 @@ export interface ExchangeRequest {
 }
 
 export type ExchangeResult =
-  | { status: "done"; amountTo: string }
-  | { status: "failed"; retryable: boolean; error: string };
+  /** `record`: what the venue did (legs, fills, the service's difference), for the order's log. */
+  | { status: "done"; amountTo: string; record?: Record<string, string | number | null> }
+  | { status: "failed"; retryable: boolean; error: string }
+  /** Not done and not failed (a leg may be on the venue): ask again at `retryAt`; not an attempt. */
+  | { status: "pending"; retryAt: number; reason: string };
 
 export interface ExchangeVenue {
-  execute(req: ExchangeRequest): Promise<ExchangeResult>;
+  /** `key`: the exchange's ledger key; state kept between calls (venue legs) is filed under it. */
+  execute(req: ExchangeRequest, key: string): Promise<ExchangeResult>;
 }
 
 /**
@@ -42,6 +46,8 @@ export interface VenueFill {
 export interface LegExecution {
   symbol: string;
   side: "BUY" | "SELL";
+  /** The venue's own id of the order, for its trades (absent in answers that omit it). */
+  orderId?: number;
   /** Base asset bought or sold, and quote asset received or spent (before commission). */
   executedQty: string;
   quoteQty: string;
@@ -71,4 +77,6 @@ export interface SpotVenue {
   price(symbol: string): Promise<string>;
   place(order: VenueOrder, clientOrderId: string): Promise<VenueOutcome>;
   lookup(symbol: string, clientOrderId: string): Promise<VenueOutcome>;
+  /** The per-trade fills (price, qty, commission) of an order; throws when the venue cannot say. */
+  trades(symbol: string, orderId: number): Promise<VenueFill[]>;
 }

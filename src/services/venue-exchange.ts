@@ -1,0 +1,276 @@
+import type {
+  ExchangeRequest,
+  ExchangeResult,
+  ExchangeVenue,
+  LegExecution,
+  SpotVenue,
+  VenueOrder,
+  VenueOutcome,
+} from "../adapters/exchange/types";
+import { Dec, parseDecimal, toDecimalString, toSignificant } from "../domain/money";
+import { commissionSummary, legDelivered, venuePayout } from "../domain/venue-fills";
+import type { LegState } from "../domain/venue-policy";
+import { legClientOrderId, routeLegs, sizeLeg } from "../domain/venue-route";
+import { stepLeg } from "./venue-legs";
+
+/**
+ * EXCHANGE_MODE `binance`: the order's exchange as venue legs with intent, then lookup
+ * (docs/lifecycle.md, "Venue"). Every leg's intent — its client order id and, once sized, the
+ * exact order — is stored in the order's object before the venue hears of it, and each call of
+ * `execute` advances the legs as far as the venue lets it now. While any leg may be on the venue,
+ * nothing here fails the exchange: an answer it cannot trust, a venue it cannot reach, a lookup
+ * still within the lost-leg window, or a balance too small all leave the order `exchanging`
+ * (`pending`) until the next step.
+ */
+export interface VenueLeg {
+  symbol: string;
+  side: "BUY" | "SELL";
+  from: string;
+  to: string;
+  clientOrderId: string;
+  /** Frozen when first sized: every placement of the leg sends exactly this. */
+  order: VenueOrder | null;
+  state: LegState;
+  /** No venue call for this leg before this time (epoch ms). */
+  nextAt: number;
+  /** Once filled: the venue's figures and per-trade fills (price, qty, commission). */
+  execution: LegExecution | null;
+}
+
+export interface VenueExchangeState {
+  legs: VenueLeg[];
+}
+
+/** The order object's storage for its venue legs, one entry per exchange (ledger) key. */
+export interface LegStore {
+  get(key: string): VenueExchangeState | undefined;
+  /** Must be durable before the next outgoing request (the object's storage, behind its output gate). */
+  put(key: string, state: VenueExchangeState): void;
+}
+
+export interface VenueExchangeDeps {
+  venue: SpotVenue;
+  store: LegStore;
+  /** The destination's network fee a float payout bears (the catalog's withdraw_fee). */
+  withdrawFee(coin: string, network: string): Promise<string>;
+  now?: () => number;
+}
+
+/** A balance too small on the venue is retried this often, with an alert each time. */
+export const BALANCE_RETRY_MS = 5 * 60_000;
+/** After the venue could not be reached (exchangeInfo, ticker, trades), the next try. */
+const UNREACHABLE_RETRY_MS = 30_000;
+/** Venue calls one `execute` makes at most, so a venue answering "now" again and again cannot spin. */
+const MAX_STEPS = 4;
+
+/** The exchange's number among the order's exchanges: `<id>:exchange` is 1, `<id>:exchange:N` is N. */
+function exchangeNumber(key: string): number {
+  const n = /:(\d+)$/.exec(key)?.[1];
+  return n ? Number(n) : 1;
+}
+
+function alert(orderId: string, msg: string, data: Record<string, unknown>): void {
+  console.error(JSON.stringify({ level: "error", order: orderId, msg, ...data }));
+}
+
+function describe(o: VenueOutcome): string {
+  switch (o.kind) {
+    case "rejected":
+      return `venue refused (${o.code}): ${o.message}`;
+    case "rate_limited":
+      return `venue rate limit: retry after ${o.retryAfterSeconds} s`;
+    case "unknown":
+      return `venue outcome unknown: ${o.error}`;
+    default:
+      return `venue answered ${o.kind}`;
+  }
+}
+
+export function createVenueExchange(deps: VenueExchangeDeps): ExchangeVenue {
+  const now = deps.now ?? Date.now;
+  return {
+    async execute(req, key) {
+      const t = now();
+      let state = deps.store.get(key);
+      if (!state) {
+        // Nothing has reached the venue for this exchange yet: a throw here is an ordinary failed attempt.
+        const route = routeLegs(await deps.venue.markets(), req.coinFrom, req.coinTo);
+        if (!route)
+          return {
+            status: "failed",
+            retryable: false,
+            error: `the venue lists no market from ${req.coinFrom} to ${req.coinTo}, direct or through USDT`,
+          };
+        const n = exchangeNumber(key);
+        state = {
+          legs: route.map((leg, i) => ({
+            symbol: leg.market.symbol,
+            side: leg.side,
+            from: leg.from,
+            to: leg.to,
+            clientOrderId: legClientOrderId(req.orderId, i, n),
+            order: null,
+            state: { phase: "ready" },
+            nextAt: 0,
+            execution: null,
+          })),
+        };
+        deps.store.put(key, state);
+      }
+      const stored = state;
+      try {
+        return await advance(deps, req, stored, () => deps.store.put(key, stored), t);
+      } catch (err) {
+        const sent = stored.legs.some((l) => l.state.phase !== "ready" || l.execution);
+        if (!sent) throw err;
+        return {
+          status: "pending",
+          retryAt: t + UNREACHABLE_RETRY_MS,
+          reason: `venue unreachable: ${err instanceof Error ? err.message : String(err)}`,
+        };
+      }
+    },
+  };
+}
+
+async function advance(
+  deps: VenueExchangeDeps,
+  req: ExchangeRequest,
+  state: VenueExchangeState,
+  save: () => void,
+  now: number,
+): Promise<ExchangeResult> {
+  let steps = 0;
+  for (const [i, leg] of state.legs.entries()) {
+    const previous = state.legs[i - 1];
+    while (leg.state.phase !== "filled" || !leg.execution) {
+      // Filled, but its figures never made it to storage: the lookup will read them again.
+      if (leg.state.phase === "filled")
+        leg.state = { phase: "uncertain", notFound: 0, firstNotFoundAt: null };
+      if (leg.state.phase === "rejected")
+        return failed(req, i, state, `leg ${i + 1} (${leg.symbol}) was refused by the venue`);
+      if (now < leg.nextAt || steps >= MAX_STEPS)
+        return {
+          status: "pending",
+          retryAt: Math.max(leg.nextAt, now + 1000),
+          reason: "venue leg in progress",
+        };
+      if (!leg.order) {
+        const amount = previous?.execution
+          ? legDelivered({ ...previous.execution, to: previous.to })
+          : parseDecimal(req.amountFrom);
+        const market = (await deps.venue.markets()).get(leg.symbol);
+        if (!market) return failed(req, i, state, `the venue no longer lists ${leg.symbol}`);
+        const size = sizeLeg(
+          { market, side: leg.side, from: leg.from, to: leg.to },
+          amount,
+          parseDecimal(await deps.venue.price(leg.symbol)),
+        );
+        if (!size.ok) return failed(req, i, state, size.reason);
+        leg.order = { symbol: leg.symbol, side: leg.side, params: size.params };
+        save();
+      }
+      steps++;
+      const step = await stepLeg(deps.venue, leg.order, leg.clientOrderId, leg.state, now, (s) => {
+        leg.state = s;
+        save();
+      });
+      if (!step)
+        throw new Error(`venue leg ${leg.clientOrderId} has nothing to do in phase ${leg.state.phase}`);
+      const o = step.outcome;
+      if (o.kind === "filled") {
+        leg.execution = o.execution;
+        leg.nextAt = 0;
+        save();
+        break;
+      }
+      if (o.kind === "rejected" && o.reason === "insufficient_balance") {
+        // A definite refusal: nothing is open under the client id, so the same order may go later.
+        leg.state = { phase: "ready" };
+        leg.nextAt = now + BALANCE_RETRY_MS;
+        save();
+        alert(req.orderId, "venue balance insufficient: the order waits in exchanging", {
+          leg: i + 1,
+          symbol: leg.symbol,
+          side: leg.side,
+          asset: leg.from,
+          venue_order: leg.order,
+          venue: o.message,
+        });
+        return { status: "pending", retryAt: leg.nextAt, reason: describe(o) };
+      }
+      if (o.kind === "rejected") return failed(req, i, state, describe(o));
+      leg.nextAt = step.next.do === "none" ? now : step.next.notBefore;
+      save();
+      if (leg.nextAt > now) return { status: "pending", retryAt: leg.nextAt, reason: describe(o) };
+    }
+    if (leg.execution.fills.length === 0 && leg.execution.orderId !== undefined) {
+      // Found by lookup: the query answer carries no fills, the trade list does.
+      const fills = await deps.venue.trades(leg.symbol, leg.execution.orderId);
+      // A filled order has trades; none listed yet means the list lags: its commission must count.
+      if (fills.length === 0)
+        throw new Error(`no trades listed yet for ${leg.symbol} order ${leg.execution.orderId}`);
+      leg.execution = { ...leg.execution, fills };
+      save();
+    }
+  }
+  return done(deps, req, state);
+}
+
+/** A leg the venue will not take: the exchange fails (and an intermediate asset is flagged). */
+function failed(req: ExchangeRequest, i: number, state: VenueExchangeState, error: string): ExchangeResult {
+  const held = state.legs[i - 1];
+  if (held)
+    alert(req.orderId, "exchange failed after a filled leg: the service holds the intermediate asset", {
+      asset: held.to,
+      leg: i + 1,
+      error,
+    });
+  return { status: "failed", retryable: false, error };
+}
+
+async function done(
+  deps: VenueExchangeDeps,
+  req: ExchangeRequest,
+  state: VenueExchangeState,
+): Promise<ExchangeResult> {
+  const last = state.legs[state.legs.length - 1];
+  if (!last?.execution) throw new Error("venue exchange without a filled last leg");
+  const delivered = legDelivered({ ...last.execution, to: last.to });
+  const fee =
+    req.rateType === "float" ? parseDecimal(await deps.withdrawFee(req.coinTo, req.networkTo)) : new Dec(0);
+  const payout = venuePayout(req, parseDecimal(req.amountFrom), delivered, fee);
+  const record: Record<string, string | number | null> = {
+    venue_legs: state.legs.length,
+    venue_delivered: toDecimalString(delivered),
+    service_difference: payout.difference,
+  };
+  for (const [i, leg] of state.legs.entries()) {
+    const x = leg.execution;
+    if (!x) continue;
+    const p = `leg${i + 1}_`;
+    const qty = parseDecimal(x.executedQty);
+    record[`${p}order`] = `${leg.side} ${leg.symbol} ${leg.clientOrderId}`;
+    record[`${p}executed_qty`] = x.executedQty;
+    record[`${p}quote_qty`] = x.quoteQty;
+    record[`${p}price`] = qty.isZero()
+      ? null
+      : toDecimalString(toSignificant(parseDecimal(x.quoteQty).div(qty)));
+    record[`${p}commission`] = x.fills.length ? commissionSummary(x.fills) : "unknown";
+    record[`${p}fills`] = JSON.stringify(
+      x.fills.map(({ price, qty, commission, commissionAsset }) => [price, qty, commission, commissionAsset]),
+    );
+  }
+  return { status: "done", amountTo: payout.amountTo, record };
+}
+
+/** The object's key-value storage as a leg store. */
+export function kvLegStore(kv: {
+  get<T>(key: string): T | undefined;
+  put<T>(key: string, value: T): void;
+}): LegStore {
+  return {
+    get: (key) => kv.get<VenueExchangeState>(`venue:${key}`),
+    put: (key, state) => kv.put(`venue:${key}`, state),
+  };
+}

@@ -1,0 +1,272 @@
+/**
+ * The exchange step on a venue (EXCHANGE_MODE=binance) against a fake Binance served over MSW
+ * (test/support/fake-venue.ts) that, like the real one, lets a filled order's client id be used
+ * again: a blind re-send would trade twice. Every case counts the POST /api/v3/order calls the
+ * venue received.
+ */
+import { evictDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { createPartner, setPrices, type TestPartner } from "../helpers";
+import { createFakeVenue, type FakeVenue } from "../support/fake-venue";
+import {
+  advance,
+  BTC_TO_USDT,
+  createOrder,
+  events,
+  type LogEntry,
+  read,
+  simMine,
+  simSend,
+  startClock,
+  step,
+  TRON_ADDR,
+} from "../support/orders";
+
+const BTC_TO_TRX = { ...BTC_TO_USDT, coin_to: "TRX", network_to: "TRX", recipient_address: TRON_ADDR };
+
+let partner: TestPartner;
+let venue: FakeVenue;
+
+beforeAll(async () => {
+  partner = await createPartner({ name: "venue", rate_limit_per_minute: 100_000 });
+});
+
+beforeEach(async () => {
+  vi.useRealTimers();
+  await setPrices();
+  startClock();
+  venue = createFakeVenue();
+});
+
+afterEach(() => {
+  venue.detach();
+  vi.restoreAllMocks();
+  vi.useRealTimers();
+});
+
+/** An order on the fake venue whose 0.01 BTC deposit has 2 confirmations: its next step exchanges. */
+async function fundedOrder(body: Record<string, unknown>) {
+  const o = await createOrder(partner, body);
+  await venue.attach(o.id);
+  await simSend("BTC", o.deposit_address, "0.01");
+  await simMine("BTC", 2);
+  return o;
+}
+
+async function stepUntil(id: string, done: (status: string) => boolean, ms: number, max = 20) {
+  for (let i = 0; i < max; i++) {
+    await step(id, ms);
+    const { status } = await read(partner, id);
+    if (done(status)) return status;
+  }
+  return (await read(partner, id)).status;
+}
+
+const exchangeDone = async (id: string): Promise<LogEntry | undefined> =>
+  (await events(id)).find((e) => e.data?.event === "exchange_done");
+const clientIds = () => venue.posts.map((q) => q.get("newClientOrderId"));
+const legId = (orderId: string, leg: number) => `${orderId.replaceAll("-", "")}-${leg}`;
+
+describe("venue exchange: fills", () => {
+  it("direct market, float: one SELL BTCUSDT; amount_to_actual from the fill net of commission, spread and fee", async () => {
+    const o = await fundedOrder(BTC_TO_USDT);
+    await step(o.id);
+    const done = await read(partner, o.id);
+    expect(done.status).toBe("completed");
+    // 0.01 BTC at 60000 = 600 USDT, less 0.1 % commission = 599.4; × (1 − 0.5 % spread) = 596.403; − 1 USDT fee.
+    expect(done.amount_to_actual).toBe(595.403);
+    expect(venue.posts).toHaveLength(1);
+    expect(venue.posts[0]?.get("side")).toBe("SELL");
+    expect(venue.posts[0]?.get("quantity")).toBe("0.01");
+    expect(clientIds()).toEqual([legId(o.id, 1)]);
+    expect((await exchangeDone(o.id))?.data).toMatchObject({
+      venue_legs: 1,
+      venue_delivered: "599.4",
+      service_difference: "3.997",
+      leg1_order: `SELL BTCUSDT ${legId(o.id, 1)}`,
+      leg1_executed_qty: "0.01",
+      leg1_quote_qty: "600",
+      leg1_price: "60000",
+      leg1_commission: "0.6 USDT",
+      leg1_fills: JSON.stringify([["60000", "0.01", "0.6", "USDT"]]),
+    });
+    expect(venue.filledTwice()).toEqual([]);
+  });
+
+  it("no direct market: SELL BTCUSDT, then BUY TRXUSDT spending what the first leg delivered; two POSTs", async () => {
+    const o = await fundedOrder(BTC_TO_TRX);
+    await step(o.id);
+    const done = await read(partner, o.id);
+    expect(done.status).toBe("completed");
+    expect(venue.posts.map((q) => [q.get("symbol"), q.get("side")])).toEqual([
+      ["BTCUSDT", "SELL"],
+      ["TRXUSDT", "BUY"],
+    ]);
+    expect(venue.posts[1]?.get("quoteOrderQty")).toBe("599.4");
+    expect(clientIds()).toEqual([legId(o.id, 1), legId(o.id, 2)]);
+    // 599.4 USDT / 0.12 = 4995 TRX, less 4.995 TRX commission = 4990.005; × 0.995 = 4965.054975; − 1 TRX fee.
+    expect(done.amount_to_actual).toBe(4964.054975);
+    expect((await exchangeDone(o.id))?.data).toMatchObject({
+      venue_legs: 2,
+      leg2_order: `BUY TRXUSDT ${legId(o.id, 2)}`,
+      leg2_executed_qty: "4995",
+      leg2_commission: "4.995 TRX",
+    });
+  });
+
+  it("fixed: pays the quoted amount whatever the fills, and records the service's difference", async () => {
+    const o = await fundedOrder({ ...BTC_TO_USDT, rate_type: "fixed" });
+    await step(o.id);
+    const done = await read(partner, o.id);
+    expect(done.status).toBe("completed");
+    expect(done.amount_to_actual).toBe(o.amount_to_expected);
+    const data = (await exchangeDone(o.id))?.data;
+    expect(data?.venue_delivered).toBe("599.4");
+    expect(Number(data?.service_difference)).toBeCloseTo(599.4 - o.amount_to_expected, 6);
+    expect(venue.posts).toHaveLength(1);
+  });
+});
+
+describe("venue exchange: intent, then lookup", () => {
+  it("timeout after the venue traded: the lookup finds it, fills come from the trade list; one POST", async () => {
+    venue.placeFaults.push("fill_then_drop");
+    const o = await fundedOrder(BTC_TO_USDT);
+    await step(o.id);
+    expect((await read(partner, o.id)).status).toBe("exchanging");
+    expect(await stepUntil(o.id, (s) => s === "completed", 10_000)).toBe("completed");
+    expect(venue.posts).toHaveLength(1);
+    expect(venue.calls).toContain("GET /api/v3/order");
+    expect(venue.calls).toContain("GET /api/v3/myTrades");
+    // The commission from the trade list counts: the same payout as a clean fill.
+    expect((await read(partner, o.id)).amount_to_actual).toBe(595.403);
+    expect(venue.filledTwice()).toEqual([]);
+  });
+
+  it("5xx, then not found ×N over the window: placed again once, with the same client order id", async () => {
+    venue.placeFaults.push("502");
+    const o = await fundedOrder(BTC_TO_USDT);
+    await step(o.id);
+    const lookupsAt: number[] = [];
+    for (let i = 0; i < 12 && (await read(partner, o.id)).status === "exchanging"; i++) {
+      expect(venue.posts, "placed again before the lost-leg window closed").toHaveLength(1);
+      await step(o.id, 10_000);
+      lookupsAt.push(Date.now());
+    }
+    expect((await read(partner, o.id)).status).toBe("completed");
+    expect(venue.posts).toHaveLength(2);
+    expect(clientIds()).toEqual([legId(o.id, 1), legId(o.id, 1)]);
+    // At least 3 not-found lookups spread over at least 60 s before the second POST.
+    expect(venue.calls.filter((c) => c === "GET /api/v3/order").length).toBeGreaterThanOrEqual(3);
+    expect(lookupsAt.length).toBeGreaterThanOrEqual(7);
+    expect(venue.filledTwice()).toEqual([]);
+  });
+
+  it("-1021: resyncs with the venue's time and sends once more at once; two POSTs, one fill", async () => {
+    venue.placeFaults.push("1021");
+    const o = await fundedOrder(BTC_TO_USDT);
+    await step(o.id);
+    expect((await read(partner, o.id)).status).toBe("completed");
+    expect(venue.calls).toContain("GET /api/v3/time");
+    expect(venue.posts).toHaveLength(2);
+    expect(venue.orders.get(legId(o.id, 1))).toHaveLength(1);
+  });
+
+  it("insufficient balance: the order waits in exchanging and alerts; placed again after the retry delay", async () => {
+    const errors = vi.spyOn(console, "error");
+    venue.placeFaults.push("insufficient");
+    const o = await fundedOrder(BTC_TO_USDT);
+    await step(o.id);
+    expect((await read(partner, o.id)).status).toBe("exchanging");
+    const alerts = errors.mock.calls
+      .map((c) => JSON.parse(String(c[0])) as Record<string, unknown>)
+      .filter((l) => l.msg === "venue balance insufficient: the order waits in exchanging");
+    expect(alerts).toEqual([expect.objectContaining({ level: "error", order: o.id, asset: "BTC" })]);
+    expect(venue.posts).toHaveLength(1);
+    await step(o.id, 60_000);
+    expect((await read(partner, o.id)).status).toBe("exchanging");
+    expect(venue.posts).toHaveLength(1);
+    await step(o.id, 5 * 60_000);
+    expect((await read(partner, o.id)).status).toBe("completed");
+    expect(clientIds()).toEqual([legId(o.id, 1), legId(o.id, 1)]);
+    expect(venue.filledTwice()).toEqual([]);
+  });
+
+  it("a filter refusal (-1013) ends the exchange: exchange_failed, one POST", async () => {
+    venue.placeFaults.push("filter");
+    const o = await fundedOrder(BTC_TO_USDT);
+    await step(o.id);
+    const failed = await read(partner, o.id);
+    expect(failed).toMatchObject({ status: "failed", status_reason: "exchange_failed" });
+    expect(venue.posts).toHaveLength(1);
+  });
+});
+
+describe("venue exchange under random faults", () => {
+  const ORDERS = 200;
+
+  it(`${ORDERS} orders, fills delayed and failing at random, evictions: never two fills for one order leg`, async () => {
+    const t0 = performance.now();
+    venue.random = { placeFault: 0.35, lookupFault: 0.2, seed: 20261123 };
+    const bodies = Array.from({ length: ORDERS }, (_, i) => {
+      const body = i % 3 === 2 ? BTC_TO_TRX : BTC_TO_USDT;
+      return i % 4 === 3 ? { ...body, rate_type: "fixed" } : body;
+    });
+    const orders = [];
+    for (let i = 0; i < ORDERS; i += 50)
+      orders.push(...(await Promise.all(bodies.slice(i, i + 50).map((b) => createOrder(partner, b)))));
+    await Promise.all(orders.map((o) => venue.attach(o.id)));
+    for (let i = 0; i < ORDERS; i += 50)
+      await Promise.all(orders.slice(i, i + 50).map((o) => simSend("BTC", o.deposit_address, "0.01")));
+    await simMine("BTC", 2);
+
+    const live = new Set(orders.map((o) => o.id));
+    let rounds = 0;
+    let evictions = 0;
+    advance(60_000);
+    for (; rounds < 40 && live.size > 0; rounds++) {
+      await Promise.all(
+        [...live].map(async (id, i) => {
+          const stub = env.ORDERS.getByName(id);
+          if ((rounds + i) % 9 === 4) {
+            await evictDurableObject(stub);
+            await venue.attach(id);
+            evictions++;
+          }
+          await stub.tick();
+        }),
+      );
+      const statuses = await Promise.all(
+        [...live].map(async (id) => [id, (await env.ORDERS.getByName(id).inspect())?.order.status] as const),
+      );
+      for (const [id, status] of statuses)
+        if (status === "completed" || status === "failed" || status === "refunded") live.delete(id);
+      advance(15_000);
+    }
+    expect(live.size, `orders still exchanging after ${rounds} rounds`).toBe(0);
+    expect(venue.filledTwice()).toEqual([]);
+
+    const tally: Record<string, number> = {};
+    for (const [i, o] of orders.entries()) {
+      const final = await read(partner, o.id);
+      tally[final.status] = (tally[final.status] ?? 0) + 1;
+      expect(final.status, `order ${o.id}`).toBe("completed");
+      const legs = bodies[i]?.coin_to === "TRX" ? 2 : 1;
+      for (let leg = 1; leg <= legs; leg++)
+        expect(venue.orders.get(legId(o.id, leg))?.filter((r) => r.status === "FILLED")).toHaveLength(1);
+      // Prices do not move, so every float payout is the clean fill's (see the first tests), also
+      // for legs found by lookup, whose commission comes from the trade list.
+      if (bodies[i]?.rate_type === "fixed") expect(final.amount_to_actual).toBe(o.amount_to_expected);
+      else expect(final.amount_to_actual).toBe(legs === 2 ? 4964.054975 : 595.403);
+    }
+    const seconds = ((performance.now() - t0) / 1000).toFixed(1);
+    const faults =
+      venue.posts.length - orders.reduce((n, _o, i) => n + (bodies[i]?.coin_to === "TRX" ? 2 : 1), 0);
+    console.log(
+      `venue chaos: ${ORDERS} orders in ${rounds} rounds, ${seconds} s: ${JSON.stringify(tally)}; ${venue.posts.length} POSTs ` +
+        `(${faults} beyond one per leg: after 429, -1021 or a lost leg), ` +
+        `${venue.calls.filter((c) => c === "GET /api/v3/order").length} lookups, ${evictions} evictions`,
+    );
+    expect(venue.calls.filter((c) => c === "GET /api/v3/order").length).toBeGreaterThan(20);
+  }, 180_000);
+});
