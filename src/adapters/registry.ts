@@ -1,7 +1,5 @@
 import type { Config } from "../config";
 import { chainModeFor, modeReadsNetwork } from "../domain/chain-mode";
-import { createVenueExchange, type LegStore } from "../services/venue-exchange";
-import { loadCatalog } from "../storage/catalog";
 import { createBlockbookReader } from "./chain/blockbook";
 import { createEsploraReader } from "./chain/esplora";
 import { createEvmReader } from "./chain/evm-rpc";
@@ -14,7 +12,8 @@ import { createTronGridReader } from "./chain/trongrid";
 import type { ChainReader } from "./chain/types";
 import { createBinanceVenue } from "./exchange/binance";
 import { createSimulatedExchange } from "./exchange/simulated";
-import type { ExchangeVenue, SpotVenue } from "./exchange/types";
+import type { ExchangeVenue, MarketView, SpotVenue } from "./exchange/types";
+import { createVenueExchange, type LegStore } from "./exchange/venue-exchange";
 import { createHttpPayout } from "./payout/http";
 import { createSimulatedPayout } from "./payout/simulated";
 import type { PayoutGateway } from "./payout/types";
@@ -90,15 +89,16 @@ export function spotVenueFor(config: Config): SpotVenue {
  * The exchange step's venue, chosen by EXCHANGE_MODE. `legs` is the order's storage for its venue
  * legs (intent, then lookup); the simulated venue keeps no state.
  */
-export function exchangeVenueFor(env: Env, config: Config, legs: LegStore): ExchangeVenue {
-  if (config.EXCHANGE_MODE === "simulated") return createSimulatedExchange(env, config);
+export function exchangeVenueFor(
+  env: Env,
+  config: Config,
+  legs: LegStore,
+  market: MarketView,
+): ExchangeVenue {
+  if (config.EXCHANGE_MODE === "simulated") return createSimulatedExchange(env, market);
   return createVenueExchange({
     venue: spotVenueFor(config),
     store: legs,
-    async withdrawFee(coin, network) {
-      const row = (await loadCatalog(env.DB)).find((c) => c.coin === coin && c.network === network);
-      if (!row) throw new Error(`${coin} on ${network} is not in the catalog`);
-      return row.withdraw_fee;
-    },
+    withdrawFee: (coin, network) => market.withdrawFee(coin, network),
   });
 }

@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { type ChainReader, confirmations, type IncomingTransfer } from "../adapters/chain/types";
 import type { ExchangeRequest, ExchangeResult, ExchangeVenue } from "../adapters/exchange/types";
+import { kvLegStore } from "../adapters/exchange/venue-exchange";
 import type { PayoutGateway, PayoutRequest } from "../adapters/payout/types";
 import { chainReaderFor, exchangeVenueFor, payoutGatewayFor } from "../adapters/registry";
 import { type Config, getConfig } from "../config";
@@ -39,7 +40,6 @@ import {
 import { depositAcceptability, refundAmount } from "../domain/settlement";
 import { newShortId } from "../domain/short-id";
 import { newEventId, WEBHOOK_EVENT_TYPE, type WebhookEvent, type WebhookMessage } from "../domain/webhooks";
-import { kvLegStore } from "../services/venue-exchange";
 import { loadCatalog } from "../storage/catalog";
 import { pricingNow } from "../storage/market";
 import {
@@ -939,7 +939,15 @@ export class OrderObject extends DurableObject<Env> {
 
   /** The venue this order is exchanged on: chosen here only, by EXCHANGE_MODE. */
   #exchangeVenue(_r: OrderRecord): ExchangeVenue {
-    return exchangeVenueFor(this.env, this.#config, kvLegStore(this.#kv));
+    return exchangeVenueFor(this.env, this.#config, kvLegStore(this.#kv), {
+      withdrawFee: async (coin, network) => {
+        const row = (await loadCatalog(this.env.DB)).find((c) => c.coin === coin && c.network === network);
+        if (!row) throw new Error(`${coin} on ${network} is not in the catalog`);
+        return row.withdraw_fee;
+      },
+      pricing: async (pair, spreadBps, markupBps, now) =>
+        (await pricingNow(this.env, this.#config, pair, spreadBps, markupBps, now)).input,
+    });
   }
 
   /** The transfer a payout or refund makes, decided once: it is frozen in the ledger from then on. */

@@ -1,18 +1,16 @@
-import type { Config } from "../../config";
 import { DomainError } from "../../domain/errors";
 import { parseDecimal, toDecimalString } from "../../domain/money";
 import { quoteForward } from "../../domain/pricing";
 import { fixedPayoutAmount } from "../../domain/settlement";
-import { pricingNow } from "../../storage/market";
 import { simChain } from "../chain/simulated";
-import type { ExchangeResult, ExchangeVenue } from "./types";
+import type { ExchangeResult, ExchangeVenue, MarketView } from "./types";
 
 /**
  * EXCHANGE_MODE `simulated`: fills at the current market price with the order's own spread and
  * markup (float), or at the locked rate (fixed), as a real venue would settle the order. The source
  * network's SimChain can inject venue failures and crashes (SimFaults.exchangeFailRate, exchangeThrowRate).
  */
-export function createSimulatedExchange(env: Env, config: Config): ExchangeVenue {
+export function createSimulatedExchange(env: Env, market: MarketView): ExchangeVenue {
   return {
     async execute(req): Promise<ExchangeResult> {
       const fault = await simChain(env, req.networkFrom).exchangeFault();
@@ -21,9 +19,7 @@ export function createSimulatedExchange(env: Env, config: Config): ExchangeVenue
       const received = parseDecimal(req.amountFrom);
       if (req.rateType === "fixed") return { status: "done", amountTo: fixedPayoutAmount(req, received) };
       try {
-        const { input } = await pricingNow(
-          env,
-          config,
+        const input = await market.pricing(
           {
             coinFrom: req.coinFrom,
             networkFrom: req.networkFrom,

@@ -1,3 +1,5 @@
+import type { PairRequest } from "../../domain/pairs";
+import type { PricingInput } from "../../domain/pricing";
 import type { Market } from "../../domain/venue-route";
 
 /** Exchange venues: turn the received deposit into the destination coin (DESIGN.md §1). */
@@ -24,6 +26,17 @@ export type ExchangeResult =
   | { status: "failed"; retryable: boolean; error: string }
   /** Not done and not failed (a leg may be on the venue): ask again at `retryAt`; not an attempt. */
   | { status: "pending"; retryAt: number; reason: string };
+
+/**
+ * What a venue needs of the service's own market, handed in by the order object so that adapters
+ * never read the service's storage (imports point one way: objects → storage → adapters).
+ */
+export interface MarketView {
+  /** The destination's network fee a float payout bears (the catalog's withdraw_fee). */
+  withdrawFee(coin: string, network: string): Promise<string>;
+  /** A pair's pricing inputs now, with the order's spread and markup (the simulated venue fills at it). */
+  pricing(pair: PairRequest, spreadBps: number, markupBps: number, now: number): Promise<PricingInput>;
+}
 
 export interface ExchangeVenue {
   /** `key`: the exchange's ledger key; state kept between calls (venue legs) is filed under it. */

@@ -1,5 +1,5 @@
-import type { SpotVenue, VenueOrder, VenueOutcome } from "../adapters/exchange/types";
-import { afterLookup, afterPlace, type LegState, type LegStep, legAction } from "../domain/venue-policy";
+import { afterLookup, afterPlace, type LegState, type LegStep, legAction } from "../../domain/venue-policy";
+import type { SpotVenue, VenueOrder, VenueOutcome } from "./types";
 
 /**
  * One step of one venue leg, as the order object's exchange step runs it: place (after storing

@@ -1,3 +1,7 @@
+import { Dec, parseDecimal, toDecimalString, toSignificant } from "../../domain/money";
+import { commissionSummary, legDelivered, venuePayout } from "../../domain/venue-fills";
+import type { LegState } from "../../domain/venue-policy";
+import { legClientOrderId, routeLegs, sizeLeg } from "../../domain/venue-route";
 import type {
   ExchangeRequest,
   ExchangeResult,
@@ -6,11 +10,7 @@ import type {
   SpotVenue,
   VenueOrder,
   VenueOutcome,
-} from "../adapters/exchange/types";
-import { Dec, parseDecimal, toDecimalString, toSignificant } from "../domain/money";
-import { commissionSummary, legDelivered, venuePayout } from "../domain/venue-fills";
-import type { LegState } from "../domain/venue-policy";
-import { legClientOrderId, routeLegs, sizeLeg } from "../domain/venue-route";
+} from "./types";
 import { stepLeg } from "./venue-legs";
 
 /**
