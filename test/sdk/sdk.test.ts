@@ -233,7 +233,7 @@ describe("verifyWebhook", () => {
   });
 
   it("accepts any of several v1 signatures (secret rotation overlap)", async () => {
-    const oldSig = (await signatureHeader("whsec_old", body, now)).split(",")[1];
+    const oldSig = (await signatureHeader(["whsec_old"], body, now)).split(",")[1];
     const newSig = (await signatureHeader([secret], body, now)).split(",")[1];
     const header = `t=${now},${oldSig},${newSig}`;
     expect((await verifyWebhook(body, header, secret, { nowSeconds: now })).id).toBe("evt_1");
