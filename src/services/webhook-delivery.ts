@@ -68,7 +68,13 @@ export async function attemptDelivery(
   const base = { attempted_at: new Date(started).toISOString(), trigger };
   const checked = checkWebhookUrl(endpoint.url, options.rules);
   if (!checked.ok)
-    return { ...base, ok: false, status_code: null, error: `URL refused: it ${checked.reason}`, duration_ms: 0 };
+    return {
+      ...base,
+      ok: false,
+      status_code: null,
+      error: `URL refused: it ${checked.reason}`,
+      duration_ms: 0,
+    };
   let status_code: number | null = null;
   let error: string | null = null;
   try {

@@ -92,7 +92,8 @@ export async function rotateWebhookSecret(
   const now = Date.now();
   const secret = `whsec_${base64urlnopad.encode(crypto.getRandomValues(new Uint8Array(32)))}`;
   const current = await getEndpoint(db, scope.partnerId, scope.mode);
-  const until = overlapSeconds > 0 && current?.secret ? new Date(now + overlapSeconds * 1000).toISOString() : null;
+  const until =
+    overlapSeconds > 0 && current?.secret ? new Date(now + overlapSeconds * 1000).toISOString() : null;
   const row = await replaceEndpointSecret(
     db,
     scope.partnerId,

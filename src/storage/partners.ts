@@ -145,7 +145,10 @@ export async function listPartners(db: D1Database): Promise<PartnerRow[]> {
 }
 
 export type PartnerChanges = Partial<
-  Pick<PartnerRow, "name" | "is_active" | "markup_bps" | "max_markup_bps" | "contact_email" | "rate_limit_per_minute">
+  Pick<
+    PartnerRow,
+    "name" | "is_active" | "markup_bps" | "max_markup_bps" | "contact_email" | "rate_limit_per_minute"
+  >
 >;
 
 export async function updatePartner(

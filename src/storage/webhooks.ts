@@ -211,12 +211,13 @@ export interface DeliveryFilter {
 
 /** Newest first, keyset-paged on (created_at, event_id). */
 export async function listDeliveries(db: D1Database, f: DeliveryFilter): Promise<DeliveryRow[]> {
-  const where = ["partner_id = ?"];
-  const args: unknown[] = [f.partnerId];
-  if (f.mode) where.push("mode = ?"), args.push(f.mode);
-  if (f.status) where.push("status = ?"), args.push(f.status);
-  if (f.orderId) where.push("order_id = ?"), args.push(f.orderId);
-  if (f.after) where.push("(created_at, event_id) < (?, ?)"), args.push(f.after.createdAt, f.after.id);
+  const conditions: [string, unknown[]][] = [["partner_id = ?", [f.partnerId]]];
+  if (f.mode) conditions.push(["mode = ?", [f.mode]]);
+  if (f.status) conditions.push(["status = ?", [f.status]]);
+  if (f.orderId) conditions.push(["order_id = ?", [f.orderId]]);
+  if (f.after) conditions.push(["(created_at, event_id) < (?, ?)", [f.after.createdAt, f.after.id]]);
+  const where = conditions.map(([sql]) => sql);
+  const args = conditions.flatMap(([, a]) => a);
   const { results } = await db
     .prepare(
       `SELECT ${COLUMNS} FROM webhook_deliveries WHERE ${where.join(" AND ")}

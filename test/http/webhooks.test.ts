@@ -8,11 +8,7 @@ import docs from "../../docs/webhooks.md?raw";
 import { commands } from "../../scripts/cli/commands.mjs";
 import { runCli } from "../../scripts/cli/core.mjs";
 import { checkWebhookUrl } from "../../src/domain/webhook-url";
-import {
-  retryDelaySeconds,
-  type WebhookEvent,
-  type WebhookMessage,
-} from "../../src/domain/webhooks";
+import { retryDelaySeconds, type WebhookEvent, type WebhookMessage } from "../../src/domain/webhooks";
 import { deliverBatch } from "../../src/services/webhook-delivery";
 import { admin, call, createPartner, expectError, json, setPrices, type TestPartner } from "../helpers";
 import { createMockNetwork } from "../support/msw";

@@ -1,6 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { WebhookMessage } from "../../../domain/webhooks";
 import { issueKey } from "../../../services/api-keys";
+import type { Actor } from "../../../services/cabinet-auth";
+import { configureWebhook, rotateWebhookSecret } from "../../../services/webhooks";
 import {
   type ApiKeyRow,
   getPartner,
@@ -13,12 +15,10 @@ import {
   updatePartner,
 } from "../../../storage/partners";
 import { type DeliveryRow, listDeliveries, resetDelivery } from "../../../storage/webhooks";
-import { configureWebhook, rotateWebhookSecret } from "../../../services/webhooks";
-import type { Actor } from "../../../services/cabinet-auth";
 import { ApiError } from "../../errors";
-import { acceptWebhookUrl } from "../../webhook-url";
 import { createRouter } from "../../router";
 import { errorResponses } from "../../schemas";
+import { acceptWebhookUrl } from "../../webhook-url";
 
 const PartnerSchema = z
   .object({
@@ -255,7 +255,8 @@ export const adminPartnersRouter = createRouter()
       const { is_active, webhook_url, ...rest } = c.req.valid("json");
       const changes: PartnerChanges =
         is_active === undefined ? rest : { ...rest, is_active: is_active ? 1 : 0 };
-      const url = webhook_url === undefined ? undefined : acceptWebhookUrl(c, webhook_url, "webhook_url");
+      const url =
+        webhook_url === undefined ? undefined : acceptWebhookUrl(c.get("config"), webhook_url, "webhook_url");
       const row = await updatePartner(c.env.DB, id, changes, new Date().toISOString());
       if (!row) throw notFound();
       if (url === undefined) return c.json(partnerView(row), 200);
