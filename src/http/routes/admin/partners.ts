@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { WebhookMessage } from "../../../domain/webhooks";
 import { issueKey } from "../../../services/api-keys";
 import type { Actor } from "../../../services/cabinet-auth";
+import { auditSettings } from "../../../services/partner-settings";
 import { configureWebhook, rotateWebhookSecret } from "../../../services/webhooks";
 import {
   type ApiKeyRow,
@@ -257,8 +258,11 @@ export const adminPartnersRouter = createRouter()
         is_active === undefined ? rest : { ...rest, is_active: is_active ? 1 : 0 };
       const url =
         webhook_url === undefined ? undefined : acceptWebhookUrl(c.get("config"), webhook_url, "webhook_url");
+      const before = await getPartner(c.env.DB, id);
+      if (!before) throw notFound();
       const row = await updatePartner(c.env.DB, id, changes, new Date().toISOString());
       if (!row) throw notFound();
+      await auditSettings(c.env.DB, operatorActor(c, id), before, row);
       if (url === undefined) return c.json(partnerView(row), 200);
       await configureWebhook(c.env.DB, operatorActor(c, id), live(id), { url });
       const updated = await getPartner(c.env.DB, id);
