@@ -58,8 +58,8 @@ function AttemptList(props: { d: DeliveryView }) {
       </summary>
       <ol class="attempts">
         {props.d.attempts.map((a) => (
-          <li>
-            {when(a.attempted_at)} · {a.trigger} ·{" "}
+          <li title={a.attempted_at}>
+            {a.attempted_at.slice(11, 19)} UTC · {a.trigger} ·{" "}
             <strong>{a.status_code !== null ? `HTTP ${a.status_code}` : "no response"}</strong>
             {a.error && a.status_code === null ? ` · ${a.error}` : ""} · {a.duration_ms} ms
           </li>
@@ -314,7 +314,7 @@ export function webhookPages(): Hono<CabinetEnv> {
   app.post("/endpoint", requireSession("webhooks.write"), async (c) => {
     const f = await form(c);
     const raw = f.url?.trim() ?? "";
-    const url = raw === "" ? null : acceptWebhookUrl(c.get("config"), raw, "url");
+    const url = raw === "" ? null : acceptWebhookUrl(c.get("config"), raw, "The URL");
     await configureWebhook(c.env.DB, actorOf(signedIn(c)), scopeOf(signedIn(c).get("cabinet")), {
       url,
       enabled: f.enabled === "on",
