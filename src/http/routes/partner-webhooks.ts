@@ -94,13 +94,16 @@ const RotateBody = z
       .min(0)
       .max(MAX_SECRET_OVERLAP_S)
       .default(0)
-      .openapi({ description: "How long the previous secret keeps signing too (0–86400; default 0)." }),
+      .openapi({
+        description: "How long the previous secret keeps signing too (0–86400; default 0).",
+        format: "int32",
+      }),
   })
   .openapi("RotateWebhookSecret");
 
 const DeliveriesQuery = z.object({
   status: z.enum(DELIVERY_STATUSES).optional(),
-  order_id: z.uuid().optional().openapi({ description: "Only this order's events." }),
+  order_id: z.uuid().max(36).optional().openapi({ description: "Only this order's events." }),
   cursor: z.string().max(512).optional().openapi({ description: "`next_cursor` of the previous page." }),
   limit: z.coerce
     .number()
