@@ -250,6 +250,26 @@ export interface paths {
     };
 }
 export interface webhooks {
+    ping: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A test event
+         * @description Sent by `POST /api/v1/partner/webhook/test` (or the cabinet's *Send test event*), signed like every event.
+         */
+        post: operations["webhookPing"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "order.status_changed": {
         parameters: {
             query?: never;
@@ -273,6 +293,18 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        WebhookPingEvent: {
+            id: string;
+            /** @enum {string} */
+            type: "ping";
+            /**
+             * Format: date-time
+             * @description When the test event was sent.
+             * @example 2026-11-21T12:00:00.000Z
+             */
+            created_at: string;
+            data: Record<string, never>;
+        };
         WebhookEvent: {
             /** @description Unique per event; deduplicate on it (delivery is at-least-once). */
             id: string;
@@ -2989,11 +3021,38 @@ export interface operations {
             };
         };
     };
+    webhookPing: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, keyed by your webhook secret; during a secret rotation with overlap one `v1=` per secret (any one matching is enough). */
+                "x-webhook-signature": string;
+                /** @description The event id, as in the body. */
+                "x-webhook-id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookPingEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges it; a test event is not retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     orderStatusChanged: {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, keyed by your webhook secret. */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, keyed by your webhook secret; during a secret rotation with overlap one `v1=` per secret (any one matching is enough). */
                 "x-webhook-signature": string;
                 /** @description The event id, as in the body. */
                 "x-webhook-id": string;

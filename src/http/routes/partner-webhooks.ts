@@ -88,16 +88,10 @@ const UpdateBody = z
 
 const RotateBody = z
   .strictObject({
-    overlap_seconds: z
-      .number()
-      .int()
-      .min(0)
-      .max(MAX_SECRET_OVERLAP_S)
-      .default(0)
-      .openapi({
-        description: "How long the previous secret keeps signing too (0–86400; default 0).",
-        format: "int32",
-      }),
+    overlap_seconds: z.number().int().min(0).max(MAX_SECRET_OVERLAP_S).default(0).openapi({
+      description: "How long the previous secret keeps signing too (0–86400; default 0).",
+      format: "int32",
+    }),
   })
   .openapi("RotateWebhookSecret");
 
