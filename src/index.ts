@@ -3,7 +3,7 @@ import { getConfig } from "./config";
 import type { WebhookMessage } from "./domain/webhooks";
 import { sweepLostAlarms } from "./services/sweep";
 import { watchMemoAddresses } from "./services/unclaimed-deposits";
-import { deliverBatch } from "./services/webhook-delivery";
+import { deliverBatch, deliveryOptions } from "./services/webhook-delivery";
 import { refreshPrices } from "./storage/market";
 
 export { OrderObject } from "./objects/order-object";
@@ -21,8 +21,6 @@ export default {
     ctx.waitUntil(watchMemoAddresses(env, config, controller.scheduledTime));
   },
   async queue(batch, env) {
-    await deliverBatch(batch as MessageBatch<WebhookMessage>, env, {
-      timeoutMs: getConfig(env).WEBHOOK_TIMEOUT_SECONDS * 1000,
-    });
+    await deliverBatch(batch as MessageBatch<WebhookMessage>, env, deliveryOptions(getConfig(env)));
   },
 } satisfies ExportedHandler<Env>;

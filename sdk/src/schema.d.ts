@@ -139,6 +139,95 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/partner/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your webhook endpoint */
+        get: operations["getWebhookEndpoint"];
+        /** Set your webhook URL and/or switch delivery on or off */
+        put: operations["updateWebhookEndpoint"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/webhook/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or rotate the signing secret (shown only in this response)
+         * @description With `overlap_seconds`, deliveries carry a second `v1=` signature made with the previous secret until the overlap ends.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/webhook/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your webhook events with every delivery attempt, newest first */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/webhook/deliveries/{event_id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send an event again now: same body and event id, a fresh signature */
+        post: operations["resendWebhookEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/webhook/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a `ping` test event now, signed and logged like the others */
+        post: operations["sendWebhookTestEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/icons/{file}": {
         parameters: {
             query?: never;
@@ -161,6 +250,26 @@ export interface paths {
     };
 }
 export interface webhooks {
+    ping: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A test event
+         * @description Sent by `POST /api/v1/partner/webhook/test` (or the cabinet's *Send test event*), signed like every event.
+         */
+        post: operations["webhookPing"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "order.status_changed": {
         parameters: {
             query?: never;
@@ -184,6 +293,18 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        WebhookPingEvent: {
+            id: string;
+            /** @enum {string} */
+            type: "ping";
+            /**
+             * Format: date-time
+             * @description When the test event was sent.
+             * @example 2026-11-21T12:00:00.000Z
+             */
+            created_at: string;
+            data: Record<string, never>;
+        };
         WebhookEvent: {
             /** @description Unique per event; deduplicate on it (delivery is at-least-once). */
             id: string;
@@ -365,7 +486,7 @@ export interface components {
              * @description Stable machine-readable error code; branch on this.
              * @enum {string}
              */
-            code: "invalid_request" | "invalid_api_key" | "invalid_signature" | "partner_inactive" | "ip_not_allowed" | "forbidden" | "csrf_failed" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "price_source_mismatch" | "internal_error" | "pair_unavailable" | "network_required" | "amount_below_min" | "amount_above_max" | "invalid_amount" | "invalid_address" | "invalid_tag" | "quote_not_found" | "quote_expired" | "quote_mismatch" | "idempotency_conflict" | "order_not_found" | "prices_stale" | "invalid_cursor" | "cabinet_auth_failed" | "signin_throttled" | "partner_not_found" | "member_not_found" | "invite_not_found" | "key_not_found" | "last_admin" | "last_passkey" | "invalid_catalog_change" | "currency_exists" | "action_not_available";
+            code: "invalid_request" | "invalid_api_key" | "invalid_signature" | "partner_inactive" | "ip_not_allowed" | "forbidden" | "csrf_failed" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "price_source_mismatch" | "internal_error" | "pair_unavailable" | "network_required" | "amount_below_min" | "amount_above_max" | "invalid_amount" | "invalid_address" | "invalid_tag" | "quote_not_found" | "quote_expired" | "quote_mismatch" | "idempotency_conflict" | "order_not_found" | "prices_stale" | "invalid_cursor" | "cabinet_auth_failed" | "signin_throttled" | "partner_not_found" | "member_not_found" | "invite_not_found" | "key_not_found" | "last_admin" | "last_passkey" | "invalid_catalog_change" | "currency_exists" | "action_not_available" | "invalid_overlap" | "webhook_not_configured" | "event_not_found" | "markup_above_cap";
             /** @description Per-field validation problems, when the request failed schema validation. */
             errors?: {
                 field: string;
@@ -472,6 +593,101 @@ export interface components {
             recipient_address: string;
             /** @description Memo / destination tag, on memo networks. */
             recipient_address_tag?: string | null;
+        };
+        WebhookEndpoint: {
+            /** @description Where events are POSTed; null: none. */
+            url: string | null;
+            /** @description Whether events are sent (off: they are logged `skipped`). */
+            enabled: boolean;
+            /** @description Whether a signing secret exists (shown only once). */
+            secret_set: boolean;
+            /**
+             * Format: date-time
+             * @description While a rotation overlaps: until when the previous secret also signs (a second `v1=`).
+             * @example 2026-11-21T12:00:00.000Z
+             */
+            previous_secret_expires_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the endpoint was first set; null before.
+             * @example 2026-11-21T12:00:00.000Z
+             */
+            created_at: string | null;
+            /**
+             * Format: date-time
+             * @description Last change; null before the endpoint was first set.
+             * @example 2026-11-21T12:00:00.000Z
+             */
+            updated_at: string | null;
+        };
+        UpdateWebhookEndpoint: {
+            /** @description https on port 443 to a public host name: no IP literals, no local or internal names (docs/webhooks.md). null removes it. */
+            url?: string | null;
+            enabled?: boolean;
+        };
+        RotateWebhookSecret: {
+            /**
+             * Format: int32
+             * @description How long the previous secret keeps signing too (0–86400; default 0).
+             * @default 0
+             */
+            overlap_seconds: number;
+        };
+        WebhookEventDelivery: {
+            event_id: string;
+            /** @description `order.status_changed`, or `ping` for a test event. */
+            type: string;
+            /**
+             * Format: uuid
+             * @description Null for a test event.
+             */
+            order_id: string | null;
+            /** Format: int32 */
+            sequence: number;
+            /** @enum {string} */
+            status: "pending" | "delivered" | "failed" | "skipped";
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             * @example 2026-11-21T12:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When an attempt got a 2xx.
+             * @example 2026-11-21T12:00:00.000Z
+             */
+            delivered_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the next automatic attempt is due (pending events).
+             * @example 2026-11-21T12:00:00.000Z
+             */
+            next_retry_at: string | null;
+            last_error: string | null;
+            /** @description Every attempt, oldest first. */
+            attempts: components["schemas"]["WebhookAttempt"][];
+            /** @description The exact body delivered and signed. */
+            payload: string;
+        };
+        WebhookAttempt: {
+            /**
+             * Format: date-time
+             * @description When the POST started.
+             * @example 2026-11-21T12:00:00.000Z
+             */
+            attempted_at: string;
+            /** @enum {string} */
+            trigger: "automatic" | "resend" | "test";
+            /**
+             * Format: int32
+             * @description Your endpoint's HTTP status; null: none.
+             */
+            status_code: number | null;
+            /** @description Why it failed (status, timeout, refused URL). */
+            error: string | null;
+            /** Format: int32 */
+            duration_ms: number;
         };
     };
     responses: never;
@@ -1332,7 +1548,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `action_not_available` (the order offers no such action now; `detail` says why), `currency_exists` (the coin already exists on that network). */
+            /** @description Conflicts with the current state: `action_not_available` (the order offers no such action now; `detail` says why), `currency_exists` (the coin already exists on that network), `webhook_not_configured` (no enabled webhook URL and secret to send to). */
             409: {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
@@ -1560,7 +1776,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `action_not_available` (the order offers no such action now; `detail` says why), `currency_exists` (the coin already exists on that network). */
+            /** @description Conflicts with the current state: `action_not_available` (the order offers no such action now; `detail` says why), `currency_exists` (the coin already exists on that network), `webhook_not_configured` (no enabled webhook URL and secret to send to). */
             409: {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
@@ -1788,7 +2004,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `action_not_available` (the order offers no such action now; `detail` says why), `currency_exists` (the coin already exists on that network). */
+            /** @description Conflicts with the current state: `action_not_available` (the order offers no such action now; `detail` says why), `currency_exists` (the coin already exists on that network), `webhook_not_configured` (no enabled webhook URL and secret to send to). */
             409: {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
@@ -1847,6 +2063,851 @@ export interface operations {
             };
             /** @description Business rule violated (limits, address, memo, quote, idempotency). */
             422: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` and `RateLimit-*` headers. */
+            429: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error. */
+            500: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional: hex HMAC-SHA256 of the raw request body keyed by the key's secret (either case). When present it is verified; a mismatch is 401 `invalid_signature`. */
+                "x-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint. */
+            200: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description Missing or invalid API key or signature. */
+            401: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `partner_inactive` (partner account not active), `ip_not_allowed` (the key's IP allowlist does not include the client address), or action not permitted. */
+            403: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` and `RateLimit-*` headers. */
+            429: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error. */
+            500: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional: hex HMAC-SHA256 of the raw request body keyed by the key's secret (either case). When present it is verified; a mismatch is 401 `invalid_signature`. */
+                "x-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookEndpoint"];
+            };
+        };
+        responses: {
+            /** @description The endpoint after the change. */
+            200: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description Missing or invalid parameters (`invalid_request`, `pair_unavailable`, ...). */
+            400: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key or signature. */
+            401: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `partner_inactive` (partner account not active), `ip_not_allowed` (the key's IP allowlist does not include the client address), or action not permitted. */
+            403: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than 64 KiB. */
+            413: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A body sent without `Content-Type: application/json`. */
+            415: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` and `RateLimit-*` headers. */
+            429: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error. */
+            500: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional: hex HMAC-SHA256 of the raw request body keyed by the key's secret (either case). When present it is verified; a mismatch is 401 `invalid_signature`. */
+                "x-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RotateWebhookSecret"];
+            };
+        };
+        responses: {
+            /** @description The new secret. */
+            201: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example whsec_… */
+                        secret: string;
+                        endpoint: components["schemas"]["WebhookEndpoint"];
+                    };
+                };
+            };
+            /** @description Missing or invalid parameters (`invalid_request`, `pair_unavailable`, ...). */
+            400: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key or signature. */
+            401: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `partner_inactive` (partner account not active), `ip_not_allowed` (the key's IP allowlist does not include the client address), or action not permitted. */
+            403: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body larger than 64 KiB. */
+            413: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A body sent without `Content-Type: application/json`. */
+            415: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` and `RateLimit-*` headers. */
+            429: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error. */
+            500: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                status?: "pending" | "delivered" | "failed" | "skipped";
+                /** @description Only this order's events. */
+                order_id?: string;
+                /** @description `next_cursor` of the previous page. */
+                cursor?: string;
+                /** @description Page size, 1–100 (default 20). */
+                limit?: number;
+            };
+            header?: {
+                /** @description Optional: hex HMAC-SHA256 of the raw request body keyed by the key's secret (either case). When present it is verified; a mismatch is 401 `invalid_signature`. */
+                "x-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events; follow `next_cursor` until it is null. */
+            200: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookEventDelivery"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Missing or invalid parameters (`invalid_request`, `pair_unavailable`, ...). */
+            400: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key or signature. */
+            401: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `partner_inactive` (partner account not active), `ip_not_allowed` (the key's IP allowlist does not include the client address), or action not permitted. */
+            403: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` and `RateLimit-*` headers. */
+            429: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error. */
+            500: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resendWebhookEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional: hex HMAC-SHA256 of the raw request body keyed by the key's secret (either case). When present it is verified; a mismatch is 401 `invalid_signature`. */
+                "x-signature"?: string;
+            };
+            path: {
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event with the new attempt (whatever your endpoint answered). */
+            200: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEventDelivery"];
+                };
+            };
+            /** @description Missing or invalid API key or signature. */
+            401: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `partner_inactive` (partner account not active), `ip_not_allowed` (the key's IP allowlist does not include the client address), or action not permitted. */
+            403: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state: `action_not_available` (the order offers no such action now; `detail` says why), `currency_exists` (the coin already exists on that network), `webhook_not_configured` (no enabled webhook URL and secret to send to). */
+            409: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` and `RateLimit-*` headers. */
+            429: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error. */
+            500: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    sendWebhookTestEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional: hex HMAC-SHA256 of the raw request body keyed by the key's secret (either case). When present it is verified; a mismatch is 401 `invalid_signature`. */
+                "x-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The test event with its attempt. */
+            201: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEventDelivery"];
+                };
+            };
+            /** @description Missing or invalid API key or signature. */
+            401: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `partner_inactive` (partner account not active), `ip_not_allowed` (the key's IP allowlist does not include the client address), or action not permitted. */
+            403: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state: `action_not_available` (the order offers no such action now; `detail` says why), `currency_exists` (the coin already exists on that network), `webhook_not_configured` (no enabled webhook URL and secret to send to). */
+            409: {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
@@ -1960,11 +3021,38 @@ export interface operations {
             };
         };
     };
+    webhookPing: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, keyed by your webhook secret; during a secret rotation with overlap one `v1=` per secret (any one matching is enough). */
+                "x-webhook-signature": string;
+                /** @description The event id, as in the body. */
+                "x-webhook-id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookPingEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges it; a test event is not retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     orderStatusChanged: {
         parameters: {
             query?: never;
             header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, keyed by your webhook secret. */
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, keyed by your webhook secret; during a secret rotation with overlap one `v1=` per secret (any one matching is enough). */
                 "x-webhook-signature": string;
                 /** @description The event id, as in the body. */
                 "x-webhook-id": string;

@@ -29,6 +29,12 @@ export const DOMAIN_ERROR_CODES = [
   "invalid_catalog_change",
   "currency_exists",
   "action_not_available",
+  // Self-serve webhooks (docs/webhooks.md)
+  "invalid_overlap",
+  "webhook_not_configured",
+  "event_not_found",
+  // Partner settings (docs/cabinet.md)
+  "markup_above_cap",
 ] as const;
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
 

@@ -12,6 +12,7 @@ import { currenciesRouter } from "./routes/currencies";
 import { iconsRouter } from "./routes/icons";
 import { orderActionsRouter } from "./routes/order-actions";
 import { ordersRouter } from "./routes/orders";
+import { partnerWebhooksRouter } from "./routes/partner-webhooks";
 import { ratesRouter } from "./routes/rates";
 import { registerWebhookEvents } from "./routes/webhook-events";
 
@@ -44,6 +45,7 @@ export function partnerApi(): OpenAPIHono<AppEnv> {
   api.route("/api/v1", ratesRouter);
   api.route("/api/v1", ordersRouter);
   api.route("/api/v1", orderActionsRouter);
+  api.route("/api/v1", partnerWebhooksRouter);
   api.route("/api/v1", iconsRouter);
   api.openAPIRegistry.registerComponent("securitySchemes", "PartnerBearer", {
     type: "http",
@@ -70,6 +72,10 @@ export function partnerApi(): OpenAPIHono<AppEnv> {
     tags: [
       { name: "Public", description: "No key needed: the catalog, quotes and icons." },
       { name: "Orders", description: "Create and follow exchange orders with your partner API key." },
+      {
+        name: "Webhooks",
+        description: "Your webhook endpoint, signing secret and delivery log; resend and test events.",
+      },
     ],
   }));
   return api;

@@ -18,7 +18,7 @@ const errorDescriptions = {
   401: "Missing or invalid API key or signature.",
   403: "`partner_inactive` (partner account not active), `ip_not_allowed` (the key's IP allowlist does not include the client address), or action not permitted.",
   404: "Not found.",
-  409: "Conflicts with the current state: `action_not_available` (the order offers no such action now; `detail` says why), `currency_exists` (the coin already exists on that network).",
+  409: "Conflicts with the current state: `action_not_available` (the order offers no such action now; `detail` says why), `currency_exists` (the coin already exists on that network), `webhook_not_configured` (no enabled webhook URL and secret to send to).",
   413: "Request body larger than 64 KiB.",
   415: "A body sent without `Content-Type: application/json`.",
   422: "Business rule violated (limits, address, memo, quote, idempotency).",

@@ -1,9 +1,9 @@
-import { base64urlnopad } from "@scure/base";
 import type { Config } from "../config";
 import { sha256Hex } from "../domain/credentials";
 import { depositScheme } from "../domain/deposit";
 import { checkDestination } from "../domain/destination";
 import { DomainError } from "../domain/errors";
+import { decodeCursor, pageOf } from "../domain/keyset-cursor";
 import { parseDecimal, toDecimalString } from "../domain/money";
 import { idempotentOrderId, type OrderDraft, type OrderView, type RateType } from "../domain/order";
 import type { Partner } from "../domain/partner";
@@ -218,28 +218,6 @@ export interface OrderPageRequest {
 
 type OrderSummary = Omit<OrderIndexRow, "partner_id">;
 
-// The cursor is the last row's position, base64url JSON: opaque to partners, cheap to verify.
-function encodeCursor(row: OrderIndexRow): string {
-  return base64urlnopad.encode(new TextEncoder().encode(JSON.stringify([row.created_at, row.id])));
-}
-
-function decodeCursor(cursor: string): { createdAt: string; id: string } {
-  try {
-    const parsed: unknown = JSON.parse(new TextDecoder().decode(base64urlnopad.decode(cursor)));
-    if (
-      Array.isArray(parsed) &&
-      typeof parsed[0] === "string" &&
-      typeof parsed[1] === "string" &&
-      UUID_RE.test(parsed[1])
-    ) {
-      return { createdAt: parsed[0], id: parsed[1] };
-    }
-  } catch {
-    // fall through
-  }
-  throw new DomainError("invalid_cursor", "cursor is not a next_cursor this API returned.");
-}
-
 const toIso = (s: string | undefined) => (s === undefined ? undefined : new Date(s).toISOString());
 
 /** GET /partner/orders: one page of the partner's own orders from the D1 index. */
@@ -253,13 +231,9 @@ export async function listPartnerOrders(
     status: req.status,
     createdFrom: toIso(req.createdFrom),
     createdTo: toIso(req.createdTo),
-    after: req.cursor ? decodeCursor(req.cursor) : undefined,
+    after: req.cursor ? decodeCursor(req.cursor, (id) => UUID_RE.test(id)) : undefined,
     limit: req.limit + 1,
   });
-  const page = rows.slice(0, req.limit);
-  const last = page.at(-1);
-  return {
-    data: page.map(({ partner_id: _, ...summary }) => summary),
-    next_cursor: rows.length > req.limit && last ? encodeCursor(last) : null,
-  };
+  const { page, next_cursor } = pageOf(rows, req.limit, (r) => ({ createdAt: r.created_at, id: r.id }));
+  return { data: page.map(({ partner_id: _, ...summary }) => summary), next_cursor };
 }

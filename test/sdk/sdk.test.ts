@@ -210,14 +210,14 @@ describe("verifyWebhook", () => {
   const now = 1_763_726_400;
 
   it("accepts the service's own signature and returns the typed event", async () => {
-    const header = await signatureHeader(secret, body, now);
+    const header = await signatureHeader([secret], body, now);
     const verified = await verifyWebhook(body, header, secret, { nowSeconds: now + 10 });
     expect(verified.id).toBe("evt_1");
     expect(verified.data.previous_status).toBe("confirming");
   });
 
   it("refuses a tampered body, a wrong secret, a stale timestamp and a malformed header", async () => {
-    const header = await signatureHeader(secret, body, now);
+    const header = await signatureHeader([secret], body, now);
     const fails = async (p: Promise<unknown>) => expect(p).rejects.toBeInstanceOf(WebhookVerificationError);
     await fails(
       verifyWebhook(body.replace('"sequence":2', '"sequence":3'), header, secret, { nowSeconds: now }),
@@ -233,8 +233,8 @@ describe("verifyWebhook", () => {
   });
 
   it("accepts any of several v1 signatures (secret rotation overlap)", async () => {
-    const oldSig = (await signatureHeader("whsec_old", body, now)).split(",")[1];
-    const newSig = (await signatureHeader(secret, body, now)).split(",")[1];
+    const oldSig = (await signatureHeader(["whsec_old"], body, now)).split(",")[1];
+    const newSig = (await signatureHeader([secret], body, now)).split(",")[1];
     const header = `t=${now},${oldSig},${newSig}`;
     expect((await verifyWebhook(body, header, secret, { nowSeconds: now })).id).toBe("evt_1");
     expect((await verifyWebhook(body, header, "whsec_old", { nowSeconds: now })).id).toBe("evt_1");

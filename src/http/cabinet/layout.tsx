@@ -11,8 +11,10 @@ export const PRODUCT = "Swap Partner API";
 
 const NAV: { href: string; label: string; permission: Permission | null }[] = [
   { href: "/cabinet/keys", label: "API keys", permission: "keys.read" },
+  { href: "/cabinet/webhooks", label: "Webhooks", permission: "webhooks.read" },
   { href: "/cabinet/team", label: "Team", permission: "team.read" },
   { href: "/cabinet/audit", label: "Audit log", permission: "audit.read" },
+  { href: "/cabinet/settings", label: "Settings", permission: "settings.write" },
   { href: "/cabinet/account", label: "Passkeys", permission: null },
 ];
 

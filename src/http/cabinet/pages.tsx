@@ -7,7 +7,7 @@ import type { AuditEntry, InviteRow, PasskeyRow, SessionContext, UserRow } from 
 import type { ApiKeyRow } from "../../storage/partners";
 import { Csrf, Page } from "./layout";
 
-const when = (iso: string | null) => (iso ? `${iso.replace("T", " ").slice(0, 16)} UTC` : "—");
+export const when = (iso: string | null) => (iso ? `${iso.replace("T", " ").slice(0, 16)} UTC` : "—");
 
 export function SignInPage() {
   return (
