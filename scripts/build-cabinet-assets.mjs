@@ -1,6 +1,6 @@
-// Bundles the cabinet's browser script (src/client/cabinet.ts with @simplewebauthn/browser) and
-// its stylesheet into a module the Worker serves under /cabinet/assets/, named by content hash so
-// they can be cached forever. No CDN: the cabinet's CSP allows 'self' only. Runs from `prepare`.
+// Bundles the cabinet's browser script (src/client/cabinet.ts with @simplewebauthn/browser and
+// uPlot) and its stylesheet into a module the Worker serves under /cabinet/assets/, named by
+// content hash so they can be cached forever. No CDN: the cabinet's CSP allows 'self' only. Runs from `prepare`.
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { build } from "esbuild";
@@ -16,7 +16,10 @@ const result = await build({
   legalComments: "none",
 });
 const js = result.outputFiles[0].text;
-const css = readFileSync(new URL("src/client/cabinet.css", root), "utf8");
+// uPlot's own stylesheet first, so the cabinet's rules can adjust it.
+const css =
+  readFileSync(new URL("node_modules/uplot/dist/uPlot.min.css", root), "utf8") +
+  readFileSync(new URL("src/client/cabinet.css", root), "utf8");
 const hash = (s) => createHash("sha256").update(s).digest("hex").slice(0, 12);
 const assets = {
   [`cabinet-${hash(js)}.js`]: { body: js, type: "text/javascript; charset=utf-8" },

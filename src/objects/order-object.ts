@@ -7,6 +7,7 @@ import { chainReaderFor, exchangeVenueFor, payoutGatewayFor } from "../adapters/
 import { type Config, getConfig } from "../config";
 import { deriveDepositAddress } from "../domain/addresses";
 import { chooseDeposit, type DepositScheme, FIRST_MEMO_TAG, findDeposit } from "../domain/deposit";
+import { orderEarnings } from "../domain/earnings";
 import { DomainError } from "../domain/errors";
 import { type Decimal, parseDecimal, toDecimalString } from "../domain/money";
 import {
@@ -25,6 +26,7 @@ import {
   type OrderActions,
   orderActions,
 } from "../domain/order-actions";
+import { indexDetails } from "../domain/order-index";
 import { decide, type OrderEvent, type OrderStatus } from "../domain/order-state";
 import { PairUnavailableError, pairLimits } from "../domain/pricing";
 import {
@@ -47,8 +49,9 @@ import {
   getOrderIndexRow,
   insertOrderIndex,
   nextCounterValue,
-  updateOrderIndexStatus,
+  updateOrderIndex,
 } from "../storage/orders";
+import { storedUsdPrice } from "../storage/prices";
 import { SENDS_TABLE, SendsLedger } from "./sends-ledger";
 
 /** A decision on a failed order's money, as the service has validated it. */
@@ -63,7 +66,13 @@ export type ActionRequest =
     };
 
 /** Who decides: a partner's key (only on its own orders) or the operator. */
-export type Actor = { kind: "partner"; partnerId: string; keyId: string } | { kind: "operator" };
+export type Actor =
+  | { kind: "partner"; partnerId: string; keyId: string }
+  | { kind: "cabinet"; partnerId: string; user: string }
+  | { kind: "operator" };
+
+const decidedBy = (a: Actor) =>
+  a.kind === "partner" ? `key:${a.keyId}` : a.kind === "cabinet" ? `cabinet:${a.user}` : "operator";
 
 export type ActResult =
   | { kind: "done"; order: OrderView }
@@ -220,21 +229,25 @@ export class OrderObject extends DurableObject<Env> {
     for (let attempt = 1; !record; attempt++) {
       const candidate: OrderRecord = { ...draft, shortId: newShortId(), ...deposit };
       try {
-        await insertOrderIndex(this.env.DB, {
-          id: candidate.id,
-          short_id: candidate.shortId,
-          partner_id: candidate.partnerId,
-          status: candidate.status,
-          coin_from: candidate.coinFrom,
-          network_from: candidate.networkFrom,
-          coin_to: candidate.coinTo,
-          network_to: candidate.networkTo,
-          deposit_address: candidate.depositAddress,
-          deposit_address_tag: candidate.depositAddressTag,
-          created_at: candidate.createdAt,
-          updated_at: candidate.updatedAt,
-          expires_at: candidate.expiresAt,
-        });
+        await insertOrderIndex(
+          this.env.DB,
+          {
+            id: candidate.id,
+            short_id: candidate.shortId,
+            partner_id: candidate.partnerId,
+            status: candidate.status,
+            coin_from: candidate.coinFrom,
+            network_from: candidate.networkFrom,
+            coin_to: candidate.coinTo,
+            network_to: candidate.networkTo,
+            deposit_address: candidate.depositAddress,
+            deposit_address_tag: candidate.depositAddressTag,
+            created_at: candidate.createdAt,
+            updated_at: candidate.updatedAt,
+            expires_at: candidate.expiresAt,
+          },
+          indexDetails(candidate),
+        );
         record = candidate;
       } catch (err) {
         // An earlier attempt wrote the index row, then the object was evicted before it stored the
@@ -405,7 +418,7 @@ export class OrderObject extends DurableObject<Env> {
   ): Promise<ActResult> {
     const now = Date.now();
     const first = this.#record();
-    if (!first || (actor.kind === "partner" && first.partnerId !== actor.partnerId))
+    if (!first || (actor.kind !== "operator" && first.partnerId !== actor.partnerId))
       return { kind: "not_found" };
     const replayed = idempotency && this.#actionReplay(idempotency);
     if (replayed) return replayed;
@@ -464,7 +477,7 @@ export class OrderObject extends DurableObject<Env> {
     }
     const decided: ActionKind = action.kind;
     const next = this.#apply(r, { type: `${decided}_chosen` }, now, extra, {
-      decided_by: actor.kind === "partner" ? `key:${actor.keyId}` : "operator",
+      decided_by: decidedBy(actor),
       ledger_key: key,
       ...inputsLog,
     });
@@ -1263,15 +1276,21 @@ export class OrderObject extends DurableObject<Env> {
     this.#log(new Date(now).toISOString(), r.status, r.status, reason, data);
   }
 
-  async #project(r: OrderRecord): Promise<void> {
+  async #project(record: OrderRecord): Promise<void> {
     try {
-      await updateOrderIndexStatus(this.env.DB, r.id, r.status, r.updatedAt);
+      let r = record;
+      // Earnings are fixed once, with the price of the moment the order completed.
+      if (r.status === "completed" && !r.earnings) {
+        r = { ...r, earnings: orderEarnings(r, r.updatedAt, await storedUsdPrice(this.env.DB, r.coinFrom)) };
+        this.#kv.put(K.record, r);
+      }
+      await updateOrderIndex(this.env.DB, r.id, r.status, r.updatedAt, indexDetails(r));
       this.#kv.delete(K.projection);
     } catch (err) {
       console.error(
         JSON.stringify({
           level: "warn",
-          order: r.id,
+          order: record.id,
           msg: "index projection failed; will retry",
           error: String(err),
         }),

@@ -1,3 +1,4 @@
+import type { IndexDetails } from "../domain/order-index";
 import type { OrderStatus } from "../domain/order-state";
 
 export interface OrderIndexRow {
@@ -16,12 +17,39 @@ export interface OrderIndexRow {
   expires_at: string;
 }
 
+/** What the cabinet lists, searches and sums, beyond the API's index columns (migration 0017). */
+export type OrderIndexDetails = IndexDetails;
+
+export const DETAIL_COLUMNS = [
+  "rate_type",
+  "amount_from",
+  "amount_to",
+  "deposit_txid",
+  "payout_txid",
+  "refund_txid",
+  "markup_bps",
+  "completed_at",
+  "markup_amount",
+  "usd_price_from",
+  "markup_usd",
+  "volume_usd",
+] as const satisfies readonly (keyof OrderIndexDetails)[];
+
+const detailValues = (d: OrderIndexDetails) => DETAIL_COLUMNS.map((c) => d[c]);
+
 const COLUMNS =
   "id, short_id, partner_id, status, coin_from, network_from, coin_to, network_to, deposit_address, deposit_address_tag, created_at, updated_at, expires_at";
 
-export async function insertOrderIndex(db: D1Database, r: OrderIndexRow): Promise<void> {
+export async function insertOrderIndex(
+  db: D1Database,
+  r: OrderIndexRow,
+  details: OrderIndexDetails,
+): Promise<void> {
+  const marks = Array(13 + DETAIL_COLUMNS.length)
+    .fill("?")
+    .join(", ");
   await db
-    .prepare(`INSERT INTO orders (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+    .prepare(`INSERT INTO orders (${COLUMNS}, ${DETAIL_COLUMNS.join(", ")}) VALUES (${marks})`)
     .bind(
       r.id,
       r.short_id,
@@ -36,6 +64,7 @@ export async function insertOrderIndex(db: D1Database, r: OrderIndexRow): Promis
       r.created_at,
       r.updated_at,
       r.expires_at,
+      ...detailValues(details),
     )
     .run();
 }
@@ -44,15 +73,17 @@ export async function getOrderIndexRow(db: D1Database, id: string): Promise<Orde
   return db.prepare(`SELECT ${COLUMNS} FROM orders WHERE id = ?`).bind(id).first<OrderIndexRow>();
 }
 
-export async function updateOrderIndexStatus(
+export async function updateOrderIndex(
   db: D1Database,
   id: string,
   status: string,
   updatedAt: string,
+  details: OrderIndexDetails,
 ): Promise<void> {
+  const sets = DETAIL_COLUMNS.map((c) => `${c} = ?`).join(", ");
   await db
-    .prepare("UPDATE orders SET status = ?, updated_at = ? WHERE id = ?")
-    .bind(status, updatedAt, id)
+    .prepare(`UPDATE orders SET status = ?, updated_at = ?, ${sets} WHERE id = ?`)
+    .bind(status, updatedAt, ...detailValues(details), id)
     .run();
 }
 

@@ -10,6 +10,9 @@ import type { SessionContext } from "../../storage/cabinet";
 export const PRODUCT = "Swap Partner API";
 
 const NAV: { href: string; label: string; permission: Permission | null }[] = [
+  { href: "/cabinet/overview", label: "Overview", permission: "orders.read" },
+  { href: "/cabinet/orders", label: "Orders", permission: "orders.read" },
+  { href: "/cabinet/earnings", label: "Earnings", permission: "orders.read" },
   { href: "/cabinet/keys", label: "API keys", permission: "keys.read" },
   { href: "/cabinet/webhooks", label: "Webhooks", permission: "webhooks.read" },
   { href: "/cabinet/team", label: "Team", permission: "team.read" },
@@ -23,6 +26,8 @@ export function Page(props: {
   session?: SessionContext | undefined;
   current?: string;
   narrow?: boolean;
+  /** Tables with many columns (orders): a wider main column. */
+  wide?: boolean;
   /** Set on pages that answer a form post: the address a reload should GET. */
   replaceUrl?: string | undefined;
   children?: Child;
@@ -73,7 +78,7 @@ export function Page(props: {
               </form>
             ) : null}
           </header>
-          <main class={props.narrow ? "narrow" : undefined}>{props.children}</main>
+          <main class={props.narrow ? "narrow" : props.wide ? "wide" : undefined}>{props.children}</main>
         </body>
       </html>
     </>

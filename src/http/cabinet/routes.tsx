@@ -35,6 +35,7 @@ import { onError } from "../middleware/errors";
 import { clientIp } from "../middleware/rate-limit";
 import { form } from "./forms";
 import { Message } from "./layout";
+import { registerOrderRoutes } from "./order-routes";
 import { AccountPage, AuditPage, InvitePage, KeysPage, SignInPage, TeamPage } from "./pages";
 import {
   actorOf,
@@ -255,6 +256,7 @@ export function createCabinet() {
 
   app.route("/webhooks", webhookPages());
   app.route("/settings", settingsPages());
+  registerOrderRoutes(app);
 
   app.get("/audit", requireSession("audit.read"), async (c) => {
     const s = signedIn(c);
