@@ -1,6 +1,7 @@
 // The cabinet's order pages: the filtered list and search over the D1 index, the CSV export of
 // every matching row, one order with its event log, explorer links and webhook deliveries, and
 // the decisions a signed-in member takes on a failed order's money.
+import { csvLine } from "../domain/csv";
 import { checkDestination } from "../domain/destination";
 import { DomainError } from "../domain/errors";
 import { decodeCursor, pageOf } from "../domain/keyset-cursor";
@@ -90,16 +91,6 @@ export const CSV_COLUMNS = [
   "markup_amount",
   "markup_usd",
 ] as const satisfies readonly (keyof CabinetOrderRow)[];
-
-/** RFC 4180 quoting, and a leading quote on what a spreadsheet would run as a formula. */
-export function csvField(value: string | number | null): string {
-  if (value === null) return "";
-  let s = String(value);
-  if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
-  return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
-}
-
-export const csvLine = (fields: (string | number | null)[]) => `${fields.map(csvField).join(",")}\r\n`;
 
 /**
  * Every row the filter matches, as CSV, read in keyset batches while the response streams: the

@@ -2,6 +2,7 @@
 // completed orders earnings are summed from, and the webhook deliveries of one order.
 import type { EarningsRow } from "../domain/earnings";
 import type { OrderStatus } from "../domain/order-state";
+import type { DayCount } from "../domain/overview";
 import { DETAIL_COLUMNS, type OrderIndexDetails, type OrderIndexRow } from "./orders";
 import type { DeliveryRow } from "./webhooks";
 
@@ -74,16 +75,11 @@ export async function searchOrders(
   return results;
 }
 
-export interface DayCount {
-  day: string;
-  created: number;
-}
-
 /** Orders created per UTC day since `from`, on the (partner_id, created_at) index. */
 export async function ordersPerDay(db: D1Database, partnerId: string, from: string): Promise<DayCount[]> {
   const { results } = await db
     .prepare(
-      `SELECT substr(created_at, 1, 10) AS day, COUNT(*) AS created FROM orders
+      `SELECT substr(created_at, 1, 10) AS day, COUNT(*) AS created, SUM(status = 'completed') AS completed FROM orders
         WHERE partner_id = ? AND created_at >= ? GROUP BY day ORDER BY day`,
     )
     .bind(partnerId, from)

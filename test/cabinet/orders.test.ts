@@ -252,3 +252,41 @@ describe("actions from the cabinet", () => {
     );
   });
 });
+
+describe("earnings and overview", () => {
+  beforeEach(async () => {
+    await setPrices();
+    startClock();
+  });
+
+  it("a completed order's markup is fixed at completion and shows on the overview, the earnings page and its CSV", async () => {
+    const t = await team();
+    expect(
+      (await admin(`/partners/${t.partnerId}`, { method: "PATCH", json: { markup_bps: 100 } })).status,
+    ).toBe(200);
+    const o = await createOrder(t.api, BTC_TO_USDT);
+    await simSend("BTC", o.deposit_address, "0.01");
+    await step(o.id);
+    await simMine("BTC", 2);
+    await step(o.id);
+    expect((await read(t.api, o.id)).status).toBe("completed");
+    // Later prices change nothing: the price of the completion moment was stored with the order.
+    await setPrices({ BTC: "10", USDT: "1" });
+    await step(o.id);
+
+    const earnings = await page(t, "/earnings");
+    expect(earnings).toMatch(/data-testid="total-usd">\$6\.00</);
+    expect(earnings).toMatch(/0\.0001 BTC/);
+    const csv = await (await cab("/earnings.csv", { cookie: t.cookie })).text();
+    const today = new Date().toISOString().slice(0, 10);
+    expect(csv).toBe(`day,coin,orders,markup,markup_usd,unpriced_orders\r\n${today},BTC,1,0.0001,6,0\r\n`);
+
+    const overview = await page(t, "/overview");
+    expect(overview).toMatch(/data-window="Today"[\s\S]*?1 order[\s\S]*?1 completed · 100\.0 % conversion/);
+    expect(overview).toMatch(/Volume <strong>\$600\.00<\/strong>/);
+    expect(overview).toContain('data-testid="chart"');
+
+    const rows = (await (await cab("/orders.csv", { cookie: t.cookie })).text()).split("\r\n");
+    expect(rows[1]).toMatch(/,completed,.*,0\.0001,6$/);
+  });
+});

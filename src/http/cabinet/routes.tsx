@@ -37,6 +37,7 @@ import { form } from "./forms";
 import { Message } from "./layout";
 import { registerOrderRoutes } from "./order-routes";
 import { AccountPage, AuditPage, InvitePage, KeysPage, SignInPage, TeamPage } from "./pages";
+import { registerReportRoutes } from "./report-routes";
 import {
   actorOf,
   type CabinetEnv,
@@ -257,6 +258,7 @@ export function createCabinet() {
   app.route("/webhooks", webhookPages());
   app.route("/settings", settingsPages());
   registerOrderRoutes(app);
+  registerReportRoutes(app);
 
   app.get("/audit", requireSession("audit.read"), async (c) => {
     const s = signedIn(c);
