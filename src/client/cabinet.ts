@@ -1,8 +1,8 @@
 // The cabinet's only script: passkey ceremonies (sign in, accept an invite, add a passkey), the
-// copy button, confirmations, the order detail's live status and address checks, and the charts.
+// copy button, confirmations, and the order detail's live status and address checks (charts have
+// their own script, src/client/charts.ts).
 // Pages work without it except where WebAuthn needs JavaScript.
 import { startAuthentication, startRegistration } from "@simplewebauthn/browser";
-import { drawCharts } from "./charts";
 import { postJson } from "./http";
 import { checkAddresses, followOrder } from "./order-detail";
 
@@ -91,4 +91,3 @@ document.addEventListener("submit", (event) => {
 
 followOrder();
 checkAddresses();
-drawCharts();

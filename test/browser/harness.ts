@@ -22,7 +22,8 @@ export interface Server {
   stop(): Promise<void>;
 }
 
-export async function startWorker(): Promise<Server> {
+/** `vars` are extra `--var NAME:value` settings (the orders test polls the chain every second). */
+export async function startWorker(vars: Record<string, string> = {}): Promise<Server> {
   // The page script is bundled at install time; rebuild it so a changed src/client is what runs.
   const assets = spawnSync(process.execPath, ["scripts/build-cabinet-assets.mjs"], { encoding: "utf8" });
   if (assets.status !== 0) throw new Error(`cabinet assets build failed: ${assets.stderr}`);
@@ -53,6 +54,7 @@ export async function startWorker(): Promise<Server> {
       `ADMIN_TOKEN:${ADMIN_TOKEN}`,
       "--var",
       `CABINET_ORIGIN:${ORIGIN}`,
+      ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
     ],
     { env: ENV, stdio: ["ignore", "pipe", "pipe"], detached: true },
   );
@@ -112,7 +114,9 @@ export async function withPasskeys(
   b: Browser,
   viewport = { width: 1100, height: 760 },
 ): Promise<{ ctx: BrowserContext; page: Page }> {
-  const ctx = await b.newContext({ viewport });
+  // An explicit locale: from a POSIX environment Chromium reports `en-US@posix`, which no real
+  // browser does and which Intl (uPlot's date axis) refuses.
+  const ctx = await b.newContext({ viewport, locale: "en-US" });
   const page = await ctx.newPage();
   const cdp = await ctx.newCDPSession(page);
   await cdp.send("WebAuthn.enable");

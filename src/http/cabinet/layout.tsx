@@ -4,7 +4,7 @@
 import { raw } from "hono/html";
 import type { Child } from "hono/jsx";
 import { can, type Permission } from "../../domain/cabinet";
-import { CABINET_SCRIPT, CABINET_STYLE } from "../../generated/cabinet-assets";
+import { CABINET_CHARTS_SCRIPT, CABINET_SCRIPT, CABINET_STYLE } from "../../generated/cabinet-assets";
 import type { SessionContext } from "../../storage/cabinet";
 
 export const PRODUCT = "Swap Partner API";
@@ -28,6 +28,8 @@ export function Page(props: {
   narrow?: boolean;
   /** Tables with many columns (orders): a wider main column. */
   wide?: boolean;
+  /** Loads the chart script (uPlot) too. */
+  charts?: boolean;
   /** Set on pages that answer a form post: the address a reload should GET. */
   replaceUrl?: string | undefined;
   children?: Child;
@@ -44,6 +46,7 @@ export function Page(props: {
           <title>{`${props.title} · ${PRODUCT}`}</title>
           <link rel="stylesheet" href={`/cabinet/assets/${CABINET_STYLE}`} />
           <script src={`/cabinet/assets/${CABINET_SCRIPT}`} defer></script>
+          {props.charts ? <script src={`/cabinet/assets/${CABINET_CHARTS_SCRIPT}`} defer></script> : null}
         </head>
         <body data-replace-url={props.replaceUrl}>
           <header class="top">

@@ -11,7 +11,7 @@ const usd = (s: string) =>
 export function OverviewPage(props: { session: SessionContext; overview: Overview }) {
   const o = props.overview;
   return (
-    <Page title="Overview" session={props.session} current="/cabinet/overview">
+    <Page title="Overview" session={props.session} current="/cabinet/overview" charts>
       <h1>Overview</h1>
       <p class="lead">Your orders and what you earned. Days are UTC.</p>
       <div class="stats" data-testid="stats">
