@@ -21,7 +21,14 @@ function draw(el: HTMLElement): void {
       scales: { x: { time: true }, usd: { auto: true } },
       series: [
         {},
-        { label: "Orders", stroke: "#2456d6", fill: "rgba(36,86,214,0.08)", width: 2 },
+        {
+          label: "Orders",
+          stroke: "#2456d6",
+          fill: "rgba(36,86,214,0.35)",
+          width: 1,
+          paths: uPlot.paths.bars?.({ size: [0.6, 24] }),
+          points: { show: false },
+        },
         {
           label: "Earnings (USD)",
           stroke: "#0f7b3f",

@@ -349,7 +349,12 @@ export function OrderPage(props: { session: SessionContext; detail: OrderDetail 
         <p class="lead">
           {o.amount_from_received ?? o.amount_from_expected} {o.coin_from} ({o.network_from}) →{" "}
           {o.amount_to_actual ?? o.amount_to_expected} {o.coin_to} ({o.network_to}) ·{" "}
-          {o.status_reason ? <code>{o.status_reason}</code> : null} updated {when(o.updated_at)}
+          {o.status_reason ? (
+            <>
+              <code>{o.status_reason}</code> ·{" "}
+            </>
+          ) : null}
+          updated {when(o.updated_at)}
           {FINAL.includes(o.status) ? null : <span class="muted"> · updates by itself</span>}
         </p>
         {o.actions ? <ActionsCard session={props.session} order={o} actions={o.actions} /> : null}
