@@ -17,6 +17,7 @@ import {
   searchOrders,
 } from "../storage/order-search";
 import type { DeliveryRow } from "../storage/webhooks";
+import { type Actor as AuditActor, audit } from "./cabinet-auth";
 import { type ActionBody, takeOrderAction } from "./order-actions";
 import { resolveOrderId, UUID_RE } from "./orders";
 
@@ -211,18 +212,24 @@ export async function checkActionAddress(
   }
 }
 
-/** A decision from the cabinet: the partner API's logic, recorded as taken by the member. */
-export function cabinetAction(
+/**
+ * A decision from the cabinet: the partner API's logic, recorded in the order's event log as the
+ * member's (`decided_by: cabinet:<e-mail>`) and in the partner's audit log.
+ */
+export async function cabinetAction(
   env: Env,
-  member: { partnerId: string; email: string },
+  member: AuditActor,
   ref: string,
   body: ActionBody,
 ): Promise<OrderView> {
-  return takeOrderAction(
+  const order = await takeOrderAction(
     env,
-    { kind: "cabinet", partnerId: member.partnerId, user: member.email },
+    { kind: "cabinet", partnerId: member.partnerId, user: member.label },
     ref,
     body,
     undefined,
   );
+  const { kind, ...inputs } = body;
+  await audit(env.DB, member, `order.${kind}`, order.short_id, { status: order.status, ...inputs });
+  return order;
 }

@@ -246,6 +246,8 @@ describe("actions from the cabinet", () => {
       await admin(`/orders/${o.id}`),
     );
     expect(log.events.some((e) => e.data?.decided_by === "cabinet:admin@wallet.example")).toBe(true);
+    const audit = await page(t, "/audit");
+    expect(audit).toMatch(new RegExp(`<code>order\\.refund</code>[\\s\\S]*?${o.short_id}`));
     // A second decision is refused.
     expect((await cab(`/orders/${o.id}/continue`, { cookie: t.cookie, csrf: t.csrf, form: {} })).status).toBe(
       409,

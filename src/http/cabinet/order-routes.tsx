@@ -16,7 +16,7 @@ import type { ActionBody } from "../../services/order-actions";
 import { loadCatalog } from "../../storage/catalog";
 import { badRequest } from "../errors";
 import { OrderPage, OrdersPage } from "./order-pages";
-import { type CabinetEnv, requireSession, type SignedInEnv } from "./session";
+import { actorOf, type CabinetEnv, requireSession, type SignedInEnv } from "./session";
 
 const signedIn = (c: Context<CabinetEnv>) => c as unknown as Context<SignedInEnv>;
 const partnerOf = (c: Context<CabinetEnv>) => signedIn(c).get("cabinet").user.partner_id;
@@ -105,10 +105,9 @@ export function registerOrderRoutes(app: Hono<CabinetEnv>): void {
   });
 
   app.post("/orders/:ref/:action{refund|continue|payout}", requireSession("orders.act"), async (c) => {
-    const { user } = signedIn(c).get("cabinet");
     const order = await cabinetAction(
       c.env,
-      { partnerId: user.partner_id, email: user.email },
+      actorOf(signedIn(c)),
       c.req.param("ref"),
       actionBody(c.req.param("action"), await form(c)),
     );
