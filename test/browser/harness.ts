@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sparticuz from "@sparticuz/chromium";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 
 // Overridable so several checkouts on one machine can run the browser tests at once.
 export const PORT = Number(process.env.BROWSER_TEST_PORT ?? 8741);
@@ -159,3 +159,40 @@ export async function inviteUrl(partnerId: string, email: string, role: string):
   expect(res.status).toBe(201);
   return ((await res.json()) as { url: string }).url;
 }
+
+/** One Chromium and one `wrangler dev` (with extra `vars`) for a test file, stopped after it. */
+export function browserSession(vars: Record<string, string> = {}): { browser(): Browser } {
+  let server: Server | undefined;
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    server = await startWorker(vars);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+  return {
+    browser() {
+      if (!browser) throw new Error("the browser is not started");
+      return browser;
+    },
+  };
+}
+
+export const ORDER = {
+  coin_from: "BTC",
+  network_from: "BTC",
+  coin_to: "USDT",
+  network_to: "TRX",
+  amount_from: 0.01,
+  rate_type: "float",
+  recipient_address: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t",
+};
+
+export const postOrder = (key: string, body: Record<string, unknown>) =>
+  fetch(`${ORIGIN}/api/v1/partner/orders`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });

@@ -4,43 +4,24 @@
 // and read, an underpaid order refunded from its detail page with a typed-in address, and the
 // overview and earnings pages. Screenshots go to test-artifacts/cabinet/.
 import { readFileSync } from "node:fs";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import {
   admin,
+  browserSession,
   inviteUrl,
   landOn,
-  launchBrowser,
+  ORDER,
   ORIGIN,
-  type Server,
+  postOrder,
   shot,
-  startWorker,
   withPasskeys,
 } from "./harness";
 
-let server: Server | undefined;
-let browser: Browser | undefined;
+const suite = browserSession({ CHAIN_POLL_SECONDS: "1", RETRY_BASE_SECONDS: "1" });
 
-beforeAll(async () => {
-  browser = await launchBrowser();
-  server = await startWorker({ CHAIN_POLL_SECONDS: "1", RETRY_BASE_SECONDS: "1" });
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
-
-const TRON = "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t";
+const TRON = ORDER.recipient_address;
 const REFUND_TO = "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq";
-const ORDER = {
-  coin_from: "BTC",
-  network_from: "BTC",
-  coin_to: "USDT",
-  network_to: "TRX",
-  amount_from: 0.01,
-  rate_type: "float",
-  recipient_address: TRON,
-};
 
 interface Order {
   id: string;
@@ -50,11 +31,7 @@ interface Order {
 }
 
 async function createOrder(key: string, body: Record<string, unknown> = ORDER): Promise<Order> {
-  const res = await fetch(`${ORIGIN}/api/v1/partner/orders`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
+  const res = await postOrder(key, body);
   expect(res.status).toBe(201);
   return (await res.json()) as Order;
 }
@@ -90,7 +67,7 @@ describe("cabinet orders in Chromium", () => {
       await createOrder(key),
     ];
 
-    const { ctx, page } = await withPasskeys(browser!);
+    const { ctx, page } = await withPasskeys(suite.browser());
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(String(e)));
     await page.goto(await inviteUrl(partner.id, "ops@orders-wallet.example", "admin"));
