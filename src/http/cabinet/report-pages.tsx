@@ -84,7 +84,7 @@ export function EarningsPage(props: {
         <h2>
           Total <span data-testid="total-usd">{usd(s.total_usd)}</span>{" "}
           <span class="muted small">
-            from {s.orders} completed orders · volume {usd(s.volume_usd)}
+            from {s.orders} completed {s.orders === 1 ? "order" : "orders"} · volume {usd(s.volume_usd)}
           </span>
         </h2>
         {s.coins.length === 0 ? (
