@@ -78,7 +78,7 @@ describe("cabinet orders in Chromium", () => {
     await page.getByRole("link", { name: "Orders", exact: true }).click();
     await landOn(page, "/cabinet/orders");
     await expect.poll(() => rows(page).count()).toBe(3);
-    await shot(page, "10-orders");
+    await shot(page, "orders-10-orders");
     const target = orders[1]!;
     await page.getByTestId("search").fill(target.short_id.toLowerCase());
     await page.getByRole("button", { name: "Apply" }).click();
@@ -88,19 +88,19 @@ describe("cabinet orders in Chromium", () => {
     await page.getByRole("button", { name: "Apply" }).click();
     await expect.poll(() => rows(page).count()).toBe(1);
     expect(await rows(page).first().getAttribute("data-order-id")).toBe(orders[2]!.id);
-    await shot(page, "11-orders-search");
+    await shot(page, "orders-11-orders-search");
 
     // Open it (two clicks from the list) and drive it to completed: the page follows by itself.
     await rows(page).first().getByRole("link").click();
     await expect.poll(() => badge(page).textContent()).toBe("waiting_deposit");
-    await shot(page, "12-order-waiting");
+    await shot(page, "orders-12-order-waiting");
     const url = page.url();
     await deposit(orders[2]!, "0.01");
     await expect.poll(() => badge(page).textContent(), { timeout: 60_000, interval: 500 }).toBe("completed");
     expect(page.url()).toBe(url);
     expect(await page.locator('[data-field="payout_txid"]').textContent()).toMatch(/^[0-9a-f]{64}$/);
     expect(await page.getByTestId("timeline").textContent()).toContain("sending → completed");
-    await shot(page, "13-order-completed");
+    await shot(page, "orders-13-order-completed");
 
     // The CSV of every order, downloaded.
     await page.goto(`${ORIGIN}/cabinet/orders`);
@@ -126,10 +126,10 @@ describe("cabinet orders in Chromium", () => {
     const address = page.getByTestId("refund-address");
     await address.fill(TRON);
     await expect.poll(() => page.locator("[data-check]").textContent()).toMatch(/not a valid BTC address/);
-    await shot(page, "14-refund-invalid-address");
+    await shot(page, "orders-14-refund-invalid-address");
     await address.fill(REFUND_TO);
     await expect.poll(() => page.locator("[data-check]").textContent()).toBe("Valid address.");
-    await shot(page, "15-refund-ready");
+    await shot(page, "orders-15-refund-ready");
     let asked = "";
     page.removeAllListeners("dialog");
     page.on("dialog", (d) => {
@@ -141,27 +141,27 @@ describe("cabinet orders in Chromium", () => {
     expect(asked).toMatch(/^Refund 0\.0002 BTC\?/);
     expect(await page.locator('[data-field="refund_address"]').textContent()).toBe(REFUND_TO);
     expect(await page.getByTestId("actions").count()).toBe(0);
-    await shot(page, "16-order-refunded");
+    await shot(page, "orders-16-order-refunded");
 
     await page.getByRole("link", { name: "Overview" }).click();
     await landOn(page, "/cabinet/overview");
     await expect.poll(() => page.locator("[data-testid=chart] canvas").count()).toBe(1);
     expect(await page.locator('[data-window="Today"] [data-testid=earnings]').textContent()).toBe(earned);
-    await shot(page, "17-overview");
+    await shot(page, "orders-17-overview");
     await page.getByRole("link", { name: "Earnings" }).click();
     await landOn(page, "/cabinet/earnings");
     expect(await page.getByTestId("total-usd").textContent()).toBe(earned);
-    await shot(page, "18-earnings");
+    await shot(page, "orders-18-earnings");
 
     // Phone width: list, detail, overview.
     await page.setViewportSize({ width: 390, height: 800 });
     await page.goto(`${ORIGIN}/cabinet/orders`);
-    await shot(page, "19-orders-phone");
+    await shot(page, "orders-19-orders-phone");
     await page.goto(`${ORIGIN}/cabinet/orders/${orders[2]!.short_id}`);
-    await shot(page, "20-order-phone");
+    await shot(page, "orders-20-order-phone");
     await page.goto(`${ORIGIN}/cabinet/overview`);
     await expect.poll(() => page.locator("[data-testid=chart] canvas").count()).toBe(1);
-    await shot(page, "21-overview-phone");
+    await shot(page, "orders-21-overview-phone");
     expect(errors).toEqual([]);
     await ctx.close();
   });
