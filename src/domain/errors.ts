@@ -29,6 +29,7 @@ export const DOMAIN_ERROR_CODES = [
   "invalid_catalog_change",
   "currency_exists",
   "action_not_available",
+  "send_pending",
 ] as const;
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
 

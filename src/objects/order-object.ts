@@ -71,6 +71,12 @@ export type ActResult =
   | { kind: "not_available"; reason: string }
   | { kind: "address_required" };
 
+export type ResolveResult =
+  | { kind: "done"; order: OrderView }
+  | { kind: "not_found" }
+  | { kind: "not_available"; reason: string }
+  | { kind: "send_pending"; keys: string[] };
+
 export type CreateResult =
   | { kind: "created"; order: OrderView }
   | { kind: "replayed"; order: OrderView }
@@ -473,6 +479,45 @@ export class OrderObject extends DurableObject<Env> {
     if (idempotency) this.#kv.put(K.action(idempotency.key), { hash: idempotency.hash, order });
     await this.#arm(next, now);
     return { kind: "done", order };
+  }
+
+  /**
+   * Records a transfer an operator made by hand (docs/lifecycle.md, "Transfers made by hand"): the
+   * order ends completed or refunded with its txid, so no action can start another. Refused while a
+   * send of that kind is unfinished in the ledger: the gateway may still pay it.
+   */
+  async resolve(
+    kind: "payout" | "refund",
+    txid: string,
+    note: string,
+    operator: string,
+  ): Promise<ResolveResult> {
+    const now = Date.now();
+    const r = this.#record();
+    if (!r) return { kind: "not_found" };
+    const done =
+      kind === "payout"
+        ? r.status === "completed" && r.payoutTxid === txid
+        : r.status === "refunded" && r.refundTxid === txid;
+    if (done) return { kind: "done", order: await this.#view(r, now) };
+    const unfinished = this.#ledger.unfinished(kind);
+    if (unfinished.length > 0) return { kind: "send_pending", keys: unfinished };
+    if (!awaitsDecision(r))
+      return { kind: "not_available", reason: `the order is ${r.status}, not waiting for a decision` };
+    const next = this.#apply(
+      r,
+      { type: `${kind}_resolved`, txid },
+      now,
+      {},
+      {
+        decided_by: "operator",
+        operator,
+        note,
+      },
+    );
+    if (!next) return { kind: "not_available", reason: `the order cannot record a ${kind} now` };
+    await this.#arm(next, now);
+    return { kind: "done", order: await this.#view(next, now) };
   }
 
   /** The first answer to this Idempotency-Key, or a refusal when it was used for another decision. */
@@ -1265,7 +1310,7 @@ export class OrderObject extends DurableObject<Env> {
 
   async #project(r: OrderRecord): Promise<void> {
     try {
-      await updateOrderIndexStatus(this.env.DB, r.id, r.status, r.updatedAt);
+      await updateOrderIndexStatus(this.env.DB, r.id, r.status, r.updatedAt, awaitsDecision(r));
       this.#kv.delete(K.projection);
     } catch (err) {
       console.error(

@@ -3,7 +3,7 @@ import { checkDestination } from "../domain/destination";
 import { DomainError } from "../domain/errors";
 import type { OrderView } from "../domain/order";
 import type { ActionKind } from "../domain/order-actions";
-import type { ActionRequest, Actor, ActResult } from "../objects/order-object";
+import type { ActionRequest, Actor, ActResult, ResolveResult } from "../objects/order-object";
 import { loadCatalog } from "../storage/catalog";
 import { canonicalJson, resolveOrderId } from "./orders";
 
@@ -75,5 +75,45 @@ function answer(result: ActResult, kind: ActionKind): OrderView {
       );
     case "not_available":
       throw new DomainError("action_not_available", `Cannot ${kind} this order: ${result.reason}.`);
+  }
+}
+
+/** A transfer an operator made by hand, outside the service (POST /admin/v1/orders/{id}/resolve). */
+export interface ResolveBody {
+  kind: "payout" | "refund";
+  txid: string;
+  note: string;
+}
+
+/** Records a hand-made transfer on the order, once; the operator's name goes into its log. */
+export async function resolveOrder(
+  env: Env,
+  operator: string,
+  orderRef: string,
+  body: ResolveBody,
+): Promise<OrderView> {
+  const id = await resolveOrderId(env, orderRef, null);
+  if (!id) throw notFound();
+  const result: ResolveResult = await env.ORDERS.getByName(id).resolve(
+    body.kind,
+    body.txid,
+    body.note,
+    operator,
+  );
+  switch (result.kind) {
+    case "done":
+      return result.order;
+    case "not_found":
+      throw notFound();
+    case "send_pending":
+      throw new DomainError(
+        "send_pending",
+        `A ${body.kind} of this order is pending or of unknown outcome at the gateway (${result.keys.join(", ")}): it may still be paid. Settle it at the gateway first.`,
+      );
+    case "not_available":
+      throw new DomainError(
+        "action_not_available",
+        `Cannot record a ${body.kind} on this order: ${result.reason}.`,
+      );
   }
 }

@@ -219,11 +219,11 @@ export interface OrderPageRequest {
 type OrderSummary = Omit<OrderIndexRow, "partner_id">;
 
 // The cursor is the last row's position, base64url JSON: opaque to partners, cheap to verify.
-function encodeCursor(row: OrderIndexRow): string {
+export function encodeCursor(row: Pick<OrderIndexRow, "created_at" | "id">): string {
   return base64urlnopad.encode(new TextEncoder().encode(JSON.stringify([row.created_at, row.id])));
 }
 
-function decodeCursor(cursor: string): { createdAt: string; id: string } {
+export function decodeCursor(cursor: string): { createdAt: string; id: string } {
   try {
     const parsed: unknown = JSON.parse(new TextDecoder().decode(base64urlnopad.decode(cursor)));
     if (

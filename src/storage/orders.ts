@@ -44,16 +44,40 @@ export async function getOrderIndexRow(db: D1Database, id: string): Promise<Orde
   return db.prepare(`SELECT ${COLUMNS} FROM orders WHERE id = ?`).bind(id).first<OrderIndexRow>();
 }
 
+/** The object's projection into its index row: status, and whether it waits for a decision. */
 export async function updateOrderIndexStatus(
   db: D1Database,
   id: string,
   status: string,
   updatedAt: string,
+  needsAction: boolean,
 ): Promise<void> {
   await db
-    .prepare("UPDATE orders SET status = ?, updated_at = ? WHERE id = ?")
-    .bind(status, updatedAt, id)
+    .prepare("UPDATE orders SET status = ?, updated_at = ?, needs_action = ? WHERE id = ?")
+    .bind(status, updatedAt, needsAction ? 1 : 0, id)
     .run();
+}
+
+/**
+ * The review queue: orders waiting for a decision on money they hold, oldest first, after the
+ * (created_at, id) position `after`; on the partial index orders_needs_action (migration 0014).
+ */
+export async function listOrdersNeedingAction(
+  db: D1Database,
+  after: { createdAt: string; id: string } | undefined,
+  limit: number,
+): Promise<OrderIndexRow[]> {
+  // A row-value comparison, so every page is a range seek on the index, not a scan from its start.
+  const stmt = after
+    ? db
+        .prepare(
+          `SELECT ${COLUMNS} FROM orders WHERE needs_action = 1 AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?`,
+        )
+        .bind(after.createdAt, after.id, limit)
+    : db
+        .prepare(`SELECT ${COLUMNS} FROM orders WHERE needs_action = 1 ORDER BY created_at, id LIMIT ?`)
+        .bind(limit);
+  return (await stmt.all<OrderIndexRow>()).results;
 }
 
 /** The order id of a short_id; only among one partner's orders when `partnerId` is given. */
