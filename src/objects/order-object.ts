@@ -2,7 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { type ChainReader, confirmations, type IncomingTransfer } from "../adapters/chain/types";
 import type { ExchangeRequest, ExchangeResult, ExchangeVenue } from "../adapters/exchange/types";
 import { kvLegStore } from "../adapters/exchange/venue-exchange";
-import type { PayoutGateway, PayoutRequest } from "../adapters/payout/types";
+import type { PayoutRequest } from "../adapters/payout/types";
 import { chainReaderFor, exchangeVenueFor, payoutGatewayFor } from "../adapters/registry";
 import { type Config, getConfig } from "../config";
 import { deriveDepositAddress } from "../domain/addresses";
@@ -27,16 +27,7 @@ import {
 } from "../domain/order-actions";
 import { decide, type OrderEvent, type OrderStatus } from "../domain/order-state";
 import { PairUnavailableError, pairLimits } from "../domain/pricing";
-import {
-  afterLookup,
-  afterSend,
-  beforeSend,
-  type LookupAnswer,
-  type SendAnswer,
-  type SendPolicy,
-  type SendRow,
-  type SendStep,
-} from "../domain/send-step";
+import { beforeSend, type SendPolicy, type SendRow } from "../domain/send-step";
 import { depositAcceptability, refundAmount } from "../domain/settlement";
 import { newShortId } from "../domain/short-id";
 import { newEventId, WEBHOOK_EVENT_TYPE, type WebhookEvent, type WebhookMessage } from "../domain/webhooks";
@@ -49,6 +40,7 @@ import {
   nextCounterValue,
   updateOrderIndexStatus,
 } from "../storage/orders";
+import { sendOnce } from "./ledger-send";
 import { SENDS_TABLE, SendsLedger } from "./sends-ledger";
 
 /** A decision on a failed order's money, as the service has validated it. */
@@ -1014,81 +1006,41 @@ export class OrderObject extends DurableObject<Env> {
     };
   }
 
-  /**
-   * Sends the payout or refund at most once. The whole request is frozen in the sends ledger before
-   * the gateway is first called, and every retry sends exactly that, under the same idempotency
-   * key. After any attempt the gateway is asked (`lookup`) before anything is sent again, and only
-   * its signed answers end the send (docs/lifecycle.md, "The payout gateway contract").
-   */
+  /** Sends the payout or refund at most once, through the ledger (src/objects/ledger-send.ts). */
   async #send(r: OrderRecord, kind: "payout" | "refund", now: number): Promise<void> {
     const key = sendKey(r, kind);
-    const at = new Date(now).toISOString();
-    const policy = this.#sendPolicy;
-    let row = this.#ledger.get<PayoutRequest>(key);
-    if (row && now < row.nextAt) return;
-    const sent = (txid: string) => {
-      this.#apply(r, kind === "payout" ? { type: "payout_sent", txid } : { type: "refund_sent", txid }, now);
-      this.#ledger.finish(key, "sent", txid, null, at);
-    };
-    const fail = async (error: string, attempts: number) => {
-      const inputs = await this.#inputsIfHeld(r, now, kind === "refund");
-      this.#apply(
-        r,
-        kind === "payout" ? { type: "payout_failed" } : { type: "refund_failed" },
-        now,
-        {},
-        { error, attempts },
-        inputs,
-      );
-      this.#ledger.finish(key, "failed", null, error, at);
-    };
-    const follow = async (step: SendStep<PayoutRequest>, attempts: number): Promise<boolean> => {
-      if (step.next === "sent") sent(step.txid);
-      else if (step.next === "failed") await fail(step.error, attempts);
-      else if (step.next === "wait") {
-        this.#ledger.put(step.row, at);
-        this.#note(r, now, `${kind} attempt failed`, { error: step.error, attempts });
-        if (step.alert) this.#alert(r, step.alert, { key, attempts, error: step.error });
-      }
-      return step.next === "send";
-    };
-    const gateway: PayoutGateway = payoutGatewayFor(this.env, this.#config);
-
-    if (!row) {
-      const request = await this.#sendRequest(r, kind);
-      if (typeof request === "string") {
-        await fail(request, 0);
-        return;
-      }
-      row = {
-        key,
-        kind,
-        request,
-        attempts: 0,
-        failures: 0,
-        unknownLookups: 0,
-        nextAt: 0,
-        outcome: null,
-        txid: null,
-      };
-    } else {
-      let answer: LookupAnswer;
-      try {
-        answer = await gateway.lookup(key, row.request.network);
-      } catch (err) {
-        answer = { status: "error", error: String(err) };
-      }
-      if (!(await follow(afterLookup(row, answer, policy, now), row.attempts))) return;
-    }
-    const attempt = beforeSend(row, policy, now);
-    this.#ledger.put(attempt, at);
-    let answer: SendAnswer;
-    try {
-      answer = await gateway.send(row.request);
-    } catch (err) {
-      answer = { status: "unknown", error: String(err) };
-    }
-    await follow(afterSend(attempt, answer), attempt.attempts);
+    await sendOnce(
+      this.#ledger,
+      payoutGatewayFor(this.env, this.#config),
+      this.#sendPolicy,
+      key,
+      () => this.#sendRequest(r, kind),
+      {
+        sent: (txid) => {
+          this.#apply(
+            r,
+            kind === "payout" ? { type: "payout_sent", txid } : { type: "refund_sent", txid },
+            now,
+          );
+        },
+        failed: async (error, attempts) => {
+          const inputs = await this.#inputsIfHeld(r, now, kind === "refund");
+          this.#apply(
+            r,
+            kind === "payout" ? { type: "payout_failed" } : { type: "refund_failed" },
+            now,
+            {},
+            { error, attempts },
+            inputs,
+          );
+        },
+        retrying: (error, attempts, alert) => {
+          this.#note(r, now, `${kind} attempt failed`, { error, attempts });
+          if (alert) this.#alert(r, alert, { key, attempts, error });
+        },
+      },
+      now,
+    );
   }
 
   async #refundAmount(r: OrderRecord): Promise<string | null> {
