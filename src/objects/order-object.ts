@@ -22,6 +22,7 @@ import {
   type ActionKind,
   actionUnavailable,
   awaitsDecision,
+  extrasDecidable,
   type OrderActions,
   orderActions,
 } from "../domain/order-actions";
@@ -40,12 +41,25 @@ import {
   nextCounterValue,
   updateOrderIndexStatus,
 } from "../storage/orders";
+import {
+  depositId,
+  EXTRA_DEPOSIT_LOGGED,
+  EXTRAS_KEY,
+  type ExtraDeposit,
+  ExtraDeposits,
+} from "./extra-deposits";
 import { sendOnce } from "./ledger-send";
 import { SENDS_TABLE, SendsLedger } from "./sends-ledger";
 
 /** A decision on a failed order's money, as the service has validated it. */
 export type ActionRequest =
-  | { kind: "refund"; refundAddress: string | null; refundAddressTag: string | null }
+  | {
+      kind: "refund";
+      refundAddress: string | null;
+      refundAddressTag: string | null;
+      /** An extra deposit ("txid:index") to refund instead of the order's own. */
+      deposit?: string | undefined;
+    }
   | { kind: "continue" }
   | {
       kind: "payout";
@@ -119,8 +133,8 @@ const K = {
   createdView: "created_view",
   projection: "projection_pending",
   poll: "poll",
-  /** Deposits beyond the first, already logged for manual review. */
-  extras: "extra_deposits",
+  /** Deposits beyond the first (src/objects/extra-deposits.ts). */
+  extras: EXTRAS_KEY,
   /** Set once an expired order's late-deposit watch is over: nothing is due any more. */
   watchEnded: "watch_ended",
   /** A late deposit seen but not yet confirmed: when, so that it counts even if it confirms after the watch. */
@@ -171,6 +185,10 @@ export class OrderObject extends DurableObject<Env> {
 
   get #ledger(): SendsLedger {
     return new SendsLedger(this.ctx.storage.sql);
+  }
+
+  get #extraDeposits(): ExtraDeposits {
+    return new ExtraDeposits(this.#kv, this.ctx.storage.sql, this.#ledger);
   }
 
   get #retryBaseMs(): number {
@@ -336,7 +354,21 @@ export class OrderObject extends DurableObject<Env> {
 
   /** The view with its actions, priced now when the order waits for a decision. */
   async #view(r: OrderRecord, now: number): Promise<OrderView> {
-    return awaitsDecision(r) ? orderView(r, orderActions(r, await this.#actionInputs(r, now))) : orderView(r);
+    return this.#needsAction(r)
+      ? orderView(r, orderActions(r, await this.#actionInputs(r, now)))
+      : orderView(r);
+  }
+
+  /** Whether the order's `actions` is not null: its own deposit or an extra one waits for a decision. */
+  #needsAction(r: OrderRecord): boolean {
+    return awaitsDecision(r) || this.#awaitingExtras(r).length > 0;
+  }
+
+  /** The extra deposits whose refund is offered: none while the order may still take one as its own. */
+  #awaitingExtras(r: OrderRecord) {
+    return extrasDecidable(r.status, this.#kv.get<boolean>(K.watchEnded) === true)
+      ? this.#extraDeposits.awaiting()
+      : [];
   }
 
   /**
@@ -345,10 +377,16 @@ export class OrderObject extends DurableObject<Env> {
    * shown as unavailable, with the reason.
    */
   async #actionInputs(r: OrderRecord, now: number): Promise<ActionInputs> {
-    const refund = await this.#refundAmount(r).then(
-      (amount) => (amount === null ? { unavailable: "no deposit received" } : { amount }),
-      (err: unknown) => ({ unavailable: `the network fee cannot be read now: ${String(err)}` }),
+    const refundOf = (amount: string | null) =>
+      this.#refundAmount(r, amount).then(
+        (a) => (a === null ? { unavailable: "no deposit received" } : { amount: a }),
+        (err: unknown) => ({ unavailable: `the network fee cannot be read now: ${String(err)}` }),
+      );
+    const refund = await refundOf(r.amountFromReceived);
+    const extras = await Promise.all(
+      this.#awaitingExtras(r).map(async (e) => ({ ...e, refund: await refundOf(e.amount) })),
     );
+    if (!awaitsDecision(r)) return { refund, pricing: { unavailable: "no decision on the order" }, extras };
     const pricing = await pricingNow(
       this.env,
       this.#config,
@@ -360,7 +398,7 @@ export class OrderObject extends DurableObject<Env> {
       ({ input }) => input,
       (err: unknown) => ({ unavailable: err instanceof Error ? err.message : String(err) }),
     );
-    return { refund, pricing };
+    return { refund, pricing, extras };
   }
 
   /** Operators' support view: the order and its full event log. */
@@ -407,6 +445,8 @@ export class OrderObject extends DurableObject<Env> {
       return { kind: "not_found" };
     const replayed = idempotency && this.#actionReplay(idempotency);
     if (replayed) return replayed;
+    if (action.kind === "refund" && action.deposit !== undefined)
+      return this.#refundExtra(actor, first, { ...action, deposit: action.deposit }, idempotency, now);
     const inputs = await this.#actionInputs(first, now);
     // Everything below is synchronous: no other decision can slip in between the check and the write.
     const r = this.#record() ?? first;
@@ -471,6 +511,112 @@ export class OrderObject extends DurableObject<Env> {
     if (idempotency) this.#kv.put(K.action(idempotency.key), { hash: idempotency.hash, order });
     await this.#arm(next, now);
     return { kind: "done", order };
+  }
+
+  /**
+   * The refund of one extra deposit (docs/lifecycle.md, "Extra deposits"): offered once the order
+   * can no longer take the deposit as its own, and taken only if the deposit is confirmed on chain
+   * now. The check and the ledger write run with no await between them, so it is decided once.
+   */
+  async #refundExtra(
+    actor: Actor,
+    first: OrderRecord,
+    action: { refundAddress: string | null; refundAddressTag: string | null; deposit: string },
+    idempotency: { key: string; hash: string } | null,
+    now: number,
+  ): Promise<ActResult> {
+    const offered = (r: OrderRecord) => this.#awaitingExtras(r).find((e) => depositId(e) === action.deposit);
+    const target = offered(first);
+    if (!target)
+      return { kind: "not_available", reason: `no extra deposit ${action.deposit} waits for a refund` };
+    const unconfirmed = await this.#unconfirmedExtra(first, target);
+    if (unconfirmed) return { kind: "not_available", reason: unconfirmed };
+    const inputs = await this.#actionInputs(first, now);
+    // Everything below is synchronous: no other decision can slip in between the check and the write.
+    const r = this.#record() ?? first;
+    const again = idempotency && this.#actionReplay(idempotency);
+    if (again) return again;
+    const offer = orderActions(r, inputs)?.extra_deposits.find((e) => e.deposit === action.deposit);
+    if (!offer || !offered(r))
+      return { kind: "not_available", reason: `no extra deposit ${action.deposit} waits for a refund` };
+    if (!offer.refund.available || offer.refund.amount === null)
+      return { kind: "not_available", reason: `refund is not available: ${offer.refund.unavailable_reason}` };
+    if (offer.refund.requires_address && action.refundAddress === null) return { kind: "address_required" };
+    const to = action.refundAddress ?? r.refundAddress ?? "";
+    const tag = action.refundAddress === null ? r.refundAddressTag : action.refundAddressTag;
+    const amount = (inputs.extras ?? []).find((e) => depositId(e) === action.deposit)?.refund;
+    if (!amount || !("amount" in amount))
+      return { kind: "not_available", reason: "the refund amount is not known now" };
+    const at = new Date(now).toISOString();
+    const key = this.#extraDeposits.startRefund(
+      r.id,
+      target,
+      {
+        orderId: r.id,
+        kind: "refund",
+        network: r.networkFrom,
+        coin: r.coinFrom,
+        contract: r.contractFrom,
+        to,
+        tag,
+        amount: amount.amount,
+      },
+      at,
+    );
+    this.#note(r, now, "refund of an extra deposit chosen", {
+      decided_by: actor.kind === "partner" ? `key:${actor.keyId}` : "operator",
+      deposit: action.deposit,
+      refund_address: to,
+      refund_address_tag: tag,
+      amount: offer.refund.amount,
+      ledger_key: key,
+    });
+    this.#kv.put(K.projection, true);
+    const rest = { ...inputs, extras: (inputs.extras ?? []).filter((e) => depositId(e) !== action.deposit) };
+    const order = orderView(r, orderActions(r, rest));
+    if (idempotency) this.#kv.put(K.action(idempotency.key), { hash: idempotency.hash, order });
+    await this.#arm(r, now);
+    return { kind: "done", order };
+  }
+
+  /** Why an extra deposit cannot be refunded yet (not confirmed on chain now), or null. */
+  async #unconfirmedExtra(r: OrderRecord, d: ExtraDeposit): Promise<string | null> {
+    const reader = this.#reader(r);
+    const listed = (await this.#incoming(r)).find((t) => t.txid === d.txid && t.index === d.index);
+    if (!listed) return `the deposit ${depositId(d)} is not on chain now`;
+    const confs = confirmations(listed, await reader.tipHeight());
+    if (confs < r.depositConfirmationsRequired || !(await reader.isInBestChain(listed)))
+      return `the deposit ${depositId(d)} has ${confs} of ${r.depositConfirmationsRequired} confirmations: try again once it is confirmed`;
+    return null;
+  }
+
+  /** Drives the extra deposits' refunds that were decided, each at most once through the ledger. */
+  async #refundExtras(r: OrderRecord, now: number): Promise<void> {
+    const extras = this.#extraDeposits;
+    for (const key of this.#ledger.unfinished("extra_refund")) {
+      const deposit = extras.depositOf(key);
+      const settled = (reason: string, data: EventData) => {
+        this.#note(r, now, reason, { deposit, ledger_key: key, ...data });
+        this.#kv.put(K.projection, true);
+      };
+      await sendOnce(
+        this.#ledger,
+        payoutGatewayFor(this.env, this.#config),
+        this.#sendPolicy,
+        key,
+        async () => "the refund request was not frozen",
+        {
+          sent: (txid) => settled("extra deposit refunded", { txid }),
+          failed: async (error, attempts) =>
+            settled("extra deposit refund failed: its refund is offered again", { error, attempts }),
+          retrying: (error, attempts, alert) => {
+            this.#note(r, now, "extra deposit refund attempt failed", { deposit, error, attempts });
+            if (alert) this.#alert(r, alert, { key, attempts, error });
+          },
+        },
+        now,
+      );
+    }
   }
 
   /**
@@ -544,6 +690,8 @@ export class OrderObject extends DurableObject<Env> {
     const now = Date.now();
     try {
       await this.#step(now);
+      const r = this.#record();
+      if (r) await this.#refundExtras(r, now);
       this.#kv.delete(K.pause);
     } catch (err) {
       // Never let the alarm fail: log, and try again after a pause (an outside service was down,
@@ -799,9 +947,9 @@ export class OrderObject extends DurableObject<Env> {
     }
   }
 
-  /** The deposits logged for manual review, as "txid:index". */
+  /** The extra deposits, as "txid:index". */
   #extras(): Set<string> {
-    return new Set(this.#kv.get<string[]>(K.extras) ?? []);
+    return this.#extraDeposits.ids();
   }
 
   /**
@@ -823,7 +971,7 @@ export class OrderObject extends DurableObject<Env> {
         amount: to.amount,
         instead_of: from.txid,
       });
-      this.#log(at, r.status, r.status, "extra deposit to this address: for manual review", {
+      this.#log(at, r.status, r.status, EXTRA_DEPOSIT_LOGGED, {
         txid: from.txid,
         index: from.index,
         amount: from.amount,
@@ -864,7 +1012,7 @@ export class OrderObject extends DurableObject<Env> {
     this.ctx.storage.transactionSync(() => {
       for (const t of fresh) {
         logged.add(`${t.txid}:${t.index}`);
-        this.#log(at, r.status, r.status, "extra deposit to this address: for manual review", {
+        this.#log(at, r.status, r.status, EXTRA_DEPOSIT_LOGGED, {
           txid: t.txid,
           index: t.index,
           amount: t.amount,
@@ -883,7 +1031,7 @@ export class OrderObject extends DurableObject<Env> {
     const logged = this.#extras();
     if (!logged.delete(`${t.txid}:${t.index}`)) return;
     this.#kv.put(K.extras, [...logged]);
-    this.#note(r, now, "a deposit logged for manual review now drives the order: no review needed", {
+    this.#note(r, now, "an extra deposit now drives the order: its refund is no longer offered", {
       txid: t.txid,
       index: t.index,
     });
@@ -1043,14 +1191,12 @@ export class OrderObject extends DurableObject<Env> {
     );
   }
 
-  async #refundAmount(r: OrderRecord): Promise<string | null> {
-    if (r.amountFromReceived === null) return null;
+  async #refundAmount(r: OrderRecord, amount = r.amountFromReceived): Promise<string | null> {
+    if (amount === null) return null;
     const row = (await loadCatalog(this.env.DB)).find(
       (c) => c.coin === r.coinFrom && c.network === r.networkFrom,
     );
-    return toDecimalString(
-      refundAmount(parseDecimal(r.amountFromReceived), row?.withdraw_fee ?? "0", r.decimalsFrom),
-    );
+    return toDecimalString(refundAmount(parseDecimal(amount), row?.withdraw_fee ?? "0", r.decimalsFrom));
   }
 
   /**
@@ -1062,8 +1208,11 @@ export class OrderObject extends DurableObject<Env> {
     const seen = this.#kv.get<LateSeen>(K.lateSeen);
     const watching = now < Date.parse(r.lateWatchEndsAt);
     if (!watching && !seen) {
-      if (!this.#kv.get<boolean>(K.watchEnded) && this.#apply(r, { type: "watch_ended" }, now))
+      if (!this.#kv.get<boolean>(K.watchEnded) && this.#apply(r, { type: "watch_ended" }, now)) {
         this.#kv.put(K.watchEnded, true);
+        // Its extra deposits' refunds are offered from now on: the review queue must list them.
+        if (this.#extras().size > 0) this.#kv.put(K.projection, true);
+      }
       return;
     }
     if (!this.#pollDue(now)) return;
@@ -1262,7 +1411,7 @@ export class OrderObject extends DurableObject<Env> {
 
   async #project(r: OrderRecord): Promise<void> {
     try {
-      await updateOrderIndexStatus(this.env.DB, r.id, r.status, r.updatedAt, awaitsDecision(r));
+      await updateOrderIndexStatus(this.env.DB, r.id, r.status, r.updatedAt, this.#needsAction(r));
       this.#kv.delete(K.projection);
     } catch (err) {
       console.error(
@@ -1313,6 +1462,7 @@ export class OrderObject extends DurableObject<Env> {
       default:
         break;
     }
+    for (const key of this.#ledger.unfinished("extra_refund")) due.push(this.#ledger.get(key)?.nextAt ?? now);
     if (this.#kv.get<boolean>(K.projection) || this.#outboxPending()) due.push(now + PROJECTION_RETRY_MS);
     if (due.length === 0) {
       await this.ctx.storage.deleteAlarm();

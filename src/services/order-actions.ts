@@ -9,7 +9,12 @@ import { canonicalJson, resolveOrderId } from "./orders";
 
 /** A decision as the API takes it: the action and its body fields. */
 export type ActionBody =
-  | { kind: "refund"; refund_address?: string | undefined; refund_address_tag?: string | undefined }
+  | {
+      kind: "refund";
+      refund_address?: string | undefined;
+      refund_address_tag?: string | undefined;
+      deposit?: string | undefined;
+    }
   | { kind: "continue" }
   | { kind: "payout"; recipient_address: string; recipient_address_tag?: string | undefined };
 
@@ -45,15 +50,16 @@ async function checkedRequest(env: Env, order: OrderView, body: ActionBody): Pro
   const coin = body.kind === "refund" ? order.coin_from : order.coin_to;
   const address = body.kind === "refund" ? body.refund_address : body.recipient_address;
   const tag = body.kind === "refund" ? body.refund_address_tag : body.recipient_address_tag;
+  const deposit = body.kind === "refund" ? { deposit: body.deposit } : {};
   if (address === undefined) {
     if (tag !== undefined) throw new DomainError("invalid_tag", "refund_address_tag needs a refund_address.");
-    return { kind: "refund", refundAddress: null, refundAddressTag: null };
+    return { kind: "refund", refundAddress: null, refundAddressTag: null, ...deposit };
   }
   const row = (await loadCatalog(env.DB)).find((c) => c.coin === coin && c.network === network);
   const field = body.kind === "refund" ? "refund_address" : "recipient_address";
   const checked = checkDestination(network, row?.is_memo === 1, address, tag, field);
   return body.kind === "refund"
-    ? { kind: "refund", refundAddress: checked.address, refundAddressTag: checked.tag }
+    ? { kind: "refund", refundAddress: checked.address, refundAddressTag: checked.tag, ...deposit }
     : {
         kind: "payout",
         recipientAddress: checked.address,

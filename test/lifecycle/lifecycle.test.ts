@@ -455,7 +455,7 @@ describe("deposits that disappear", () => {
     await simSend("BTC", o.deposit_address, "0.5");
     await step(o.id);
     const log = await events(o.id);
-    expect(log.filter((e) => e.reason.includes("manual review"))).toEqual([
+    expect(log.filter((e) => e.reason.includes("its refund is offered"))).toEqual([
       expect.objectContaining({ data: expect.objectContaining({ amount: "0.5" }) }),
     ]);
     await simMine("BTC", 2);
@@ -474,8 +474,8 @@ describe("deposits that disappear", () => {
     await step(o.id); // the second deposit now drives the order
     expect(await read(partner, o.id)).toMatchObject({ status: "confirming", deposit_txid: second });
     const reasons = (await events(o.id)).map((e) => e.reason);
-    expect(reasons).toContain("extra deposit to this address: for manual review");
-    expect(reasons).toContain("a deposit logged for manual review now drives the order: no review needed");
+    expect(reasons).toContain("extra deposit to this address: its refund is offered in actions");
+    expect(reasons).toContain("an extra deposit now drives the order: its refund is no longer offered");
     await simMine("BTC", 2);
     await setPrices(); // five simulated minutes made the test's prices stale
     await step(o.id);
