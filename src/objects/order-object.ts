@@ -830,7 +830,7 @@ export class OrderObject extends DurableObject<Env> {
     const listed = deposit && findDeposit(transfers, deposit, this.#extras());
     const r =
       listed && listed.index !== order.depositIndex ? this.#reindexDeposit(order, listed, now) : order;
-    if (!seen) this.#logExtraDeposits(r, transfers, now);
+    this.#logExtraDeposits(r, transfers, now);
     const ours =
       listed ??
       (deposit

@@ -448,7 +448,7 @@ describe("deposits that disappear", () => {
     }
   });
 
-  it("extra deposits after the first are logged for manual review, not credited", async () => {
+  it("extra deposits after the first are logged, not credited: their refund is offered in actions", async () => {
     const o = await createOrder(partner, BTC_TO_USDT);
     await simSend("BTC", o.deposit_address, "0.01");
     await step(o.id);
@@ -463,7 +463,7 @@ describe("deposits that disappear", () => {
     expect(await read(partner, o.id)).toMatchObject({ status: "completed", amount_from_received: 0.01 });
   });
 
-  it("an extra deposit that takes over when the first is dropped is no longer for manual review", async () => {
+  it("an extra deposit that takes over when the first is dropped is no longer offered for refund", async () => {
     const o = await createOrder(partner, BTC_TO_USDT);
     const first = await simSend("BTC", o.deposit_address, "0.01");
     await step(o.id);
