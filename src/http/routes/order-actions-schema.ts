@@ -25,8 +25,10 @@ const ExtraDepositActionSchema = z
     deposit: out
       .text(200)
       .openapi({ description: "`<txid>:<index>`: pass it as `deposit` to the refund call." }),
-    txid: out.text(128),
-    index: z.number().int(),
+    txid: out.txid(),
+    index: out
+      .count(1_000_000_000)
+      .openapi({ description: "Output / log index of the deposit in its transaction." }),
     amount_received: z.number(),
     refund: RefundActionSchema,
   })
