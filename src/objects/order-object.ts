@@ -529,7 +529,9 @@ export class OrderObject extends DurableObject<Env> {
     const target = offered(first);
     if (!target)
       return { kind: "not_available", reason: `no extra deposit ${action.deposit} waits for a refund` };
-    const unconfirmed = await this.#unconfirmedExtra(first, target);
+    const unconfirmed = await this.#unconfirmedExtra(first, target).catch(
+      (err: unknown) => `the deposit's confirmations cannot be read now (${String(err)}): try again`,
+    );
     if (unconfirmed) return { kind: "not_available", reason: unconfirmed };
     const inputs = await this.#actionInputs(first, now);
     // Everything below is synchronous: no other decision can slip in between the check and the write.
