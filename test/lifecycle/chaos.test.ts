@@ -15,7 +15,6 @@ import {
   simMine,
   simSend,
   startClock,
-  step,
   XRP_ADDR,
 } from "../support/orders";
 
@@ -195,7 +194,7 @@ describe("fault injection", () => {
 });
 
 describe("decisions under faults and evictions", () => {
-  const DECIDED = 15;
+  const DECIDED = 12;
   const NEW_BTC = "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq";
   const NEW_TRON = "TZ1RFjs5gov1Qse96dMz7uCuMvabw7X72i";
   type Actions = {
