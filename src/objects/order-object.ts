@@ -956,7 +956,7 @@ export class OrderObject extends DurableObject<Env> {
 
   /**
    * The first deposit is not acceptable but a later, confirmed one is: that one drives the order and
-   * the first becomes an extra deposit (logged for review; order actions will offer its refund).
+   * the first becomes an extra deposit (its refund offered in actions).
    */
   #switchDeposit(r: OrderRecord, from: IncomingTransfer, to: IncomingTransfer, now: number): void {
     const at = new Date(now).toISOString();
@@ -995,7 +995,7 @@ export class OrderObject extends DurableObject<Env> {
     return next;
   }
 
-  /** Only the first deposit drives the order; any other is logged once for manual review. */
+  /** Only the first deposit drives the order; any other is logged once, its refund offered in actions. */
   #logExtraDeposits(
     r: OrderRecord,
     transfers: IncomingTransfer[],
@@ -1025,9 +1025,9 @@ export class OrderObject extends DurableObject<Env> {
   }
 
   /**
-   * A deposit logged "for manual review" that now drives the order (the one before it was dropped
-   * or replaced) is the order's business from here: the log says so, or an operator following the
-   * review note could refund what the order pays out.
+   * An extra deposit that now drives the order (the one before it was dropped or replaced) is the
+   * order's business from here: the log says so, and its refund is no longer offered (its refund is
+   * offered only once the order can no longer adopt it, so none is both refunded and exchanged).
    */
   #adoptExtra(r: OrderRecord, t: Pick<IncomingTransfer, "txid" | "index">, now: number): void {
     const logged = this.#extras();
