@@ -574,7 +574,7 @@ const GRAPH: Record<OrderStatus, OrderStatus[]> = {
   expired: ["expired", "refunding", "failed"],
   refunding: ["refunded", "failed"],
   refunded: [],
-  failed: ["refunding", "exchanging", "sending"],
+  failed: ["refunding", "exchanging", "sending", "completed", "refunded"],
 };
 
 describe("the transition graph", () => {
