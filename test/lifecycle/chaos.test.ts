@@ -1,7 +1,7 @@
 import { evictDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { admin, call, createPartner, json, setPrices, type TestPartner } from "../helpers";
+import { admin, call, createPartner, setPrices, type TestPartner } from "../helpers";
 import { createFakeGateway } from "../support/fake-gateway";
 import {
   advance,
@@ -205,10 +205,11 @@ describe("decisions under faults and evictions", () => {
   };
   type Held = Order & { actions: Actions | null };
 
-  // An object that is not running has nothing in memory to lose: there is nothing to evict.
+  // An object that is not running has nothing to evict, and one still serving a request (another
+  // order's round holds no reference to it, but workerd may) is evicted in a later round instead.
   const evict = (stub: DurableObjectStub) =>
     evictDurableObject(stub).catch((err: unknown) => {
-      if (!String(err).includes("not currently running")) throw err;
+      if (!/not currently running|still has active references/.test(String(err))) throw err;
     });
 
   const decide = (id: string, action: string, body: object, key: string, asOperator: boolean) =>
@@ -297,12 +298,12 @@ describe("decisions under faults and evictions", () => {
             decide(o.id, y[0], y[1], `r${round}-b`, true),
           ]);
           decisions.push({ id: o.id, statuses: responses.map((res) => res.status) });
+          const [first] = await Promise.all(responses.map((res) => res.text()));
           // A replay of the first, after an eviction, is answered from the first answer.
           if (responses[0]?.status === 200) {
-            const first = await json(responses[0]);
             await evict(stub);
             const again = await decide(o.id, x[0], x[1], `r${round}-a`, false);
-            expect(await json(again)).toEqual(first);
+            expect(await again.text()).toBe(first);
           }
         }
         if (await settled(o, kinds[orders.indexOf(o)])) live.delete(o.id);
