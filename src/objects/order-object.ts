@@ -10,6 +10,7 @@ import { chooseDeposit, type DepositScheme, FIRST_MEMO_TAG, findDeposit } from "
 import { DomainError } from "../domain/errors";
 import { type Decimal, parseDecimal, toDecimalString } from "../domain/money";
 import {
+  isLive,
   type OrderDraft,
   type OrderRecord,
   type OrderView,
@@ -234,6 +235,7 @@ export class OrderObject extends DurableObject<Env> {
           created_at: candidate.createdAt,
           updated_at: candidate.updatedAt,
           expires_at: candidate.expiresAt,
+          livemode: isLive(candidate) ? 1 : 0,
         });
         record = candidate;
       } catch (err) {
@@ -1195,6 +1197,7 @@ export class OrderObject extends DurableObject<Env> {
     const message: WebhookMessage = {
       event_id: event.id,
       partner_id: next.partnerId,
+      livemode: isLive(next),
       order_id: next.id,
       sequence,
       type: event.type,

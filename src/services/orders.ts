@@ -54,7 +54,10 @@ export async function createOrder(
   now: number,
 ): Promise<CreateOrderOutcome> {
   const requestHash = await sha256Hex(canonicalJson(body));
-  const id = idempotencyKey ? await idempotentOrderId(partner.id, idempotencyKey) : crypto.randomUUID();
+  // The same Idempotency-Key under a test and a live key names two different orders.
+  const id = idempotencyKey
+    ? await idempotentOrderId(partner.id, partner.livemode ? idempotencyKey : `test\n${idempotencyKey}`)
+    : crypto.randomUUID();
   if (idempotencyKey) {
     const earlier = await env.ORDERS.getByName(id).replay(partner.id, requestHash);
     if (earlier) return outcome(earlier);
@@ -149,6 +152,7 @@ export async function createOrder(
     refundTxid: null,
     idempotencyKey: idempotencyKey ?? null,
     requestHash,
+    livemode: partner.livemode,
   };
   return outcome(await env.ORDERS.getByName(id).create(draft, scheme));
 }
@@ -204,7 +208,8 @@ const SHORT_ID_CACHE_MAX = 50_000;
 export async function readOrder(env: Env, partner: Partner, orderId: string): Promise<OrderView> {
   const id = await resolveOrderId(env, orderId, partner.id);
   const order = id ? await env.ORDERS.getByName(id).get(partner.id) : null;
-  if (!order) throw notFound();
+  // A key sees only orders of its own mode: a test order is "not found" to a live key and back.
+  if (!order || order.livemode !== partner.livemode) throw notFound();
   return order;
 }
 
@@ -216,7 +221,7 @@ export interface OrderPageRequest {
   cursor?: string | undefined;
 }
 
-type OrderSummary = Omit<OrderIndexRow, "partner_id">;
+type OrderSummary = Omit<OrderIndexRow, "partner_id" | "livemode"> & { livemode: boolean };
 
 const toIso = (s: string | undefined) => (s === undefined ? undefined : new Date(s).toISOString());
 
@@ -228,6 +233,7 @@ export async function listPartnerOrders(
 ): Promise<{ data: OrderSummary[]; next_cursor: string | null }> {
   const rows = await listOrders(env.DB, {
     partnerId: partner.id,
+    livemode: partner.livemode,
     status: req.status,
     createdFrom: toIso(req.createdFrom),
     createdTo: toIso(req.createdTo),
@@ -235,5 +241,8 @@ export async function listPartnerOrders(
     limit: req.limit + 1,
   });
   const { page, next_cursor } = pageOf(rows, req.limit, (r) => ({ createdAt: r.created_at, id: r.id }));
-  return { data: page.map(({ partner_id: _, ...summary }) => summary), next_cursor };
+  return {
+    data: page.map(({ partner_id: _, livemode, ...summary }) => ({ ...summary, livemode: livemode === 1 })),
+    next_cursor,
+  };
 }
