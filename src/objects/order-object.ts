@@ -3,7 +3,7 @@ import { type ChainReader, confirmations, type IncomingTransfer } from "../adapt
 import type { ExchangeRequest, ExchangeResult, ExchangeVenue } from "../adapters/exchange/types";
 import { kvLegStore } from "../adapters/exchange/venue-exchange";
 import type { PayoutGateway, PayoutRequest } from "../adapters/payout/types";
-import { chainReaderFor, exchangeVenueFor, payoutGatewayFor } from "../adapters/registry";
+import { type OrderAdapters, orderAdapters } from "../adapters/registry";
 import { type Config, getConfig } from "../config";
 import { deriveDepositAddress } from "../domain/addresses";
 import { chooseDeposit, type DepositScheme, FIRST_MEMO_TAG, findDeposit } from "../domain/deposit";
@@ -311,7 +311,7 @@ export class OrderObject extends DurableObject<Env> {
       case "derive": {
         const index = await nextCounterValue(this.env.DB, scheme.counter);
         return {
-          depositAddress: deriveDepositAddress(scheme.family, scheme.xpub, index),
+          depositAddress: deriveDepositAddress(scheme.family, scheme.xpub, index, scheme.testnet),
           depositAddressTag: null,
         };
       }
@@ -556,7 +556,7 @@ export class OrderObject extends DurableObject<Env> {
   }
 
   #reader(r: OrderRecord): ChainReader {
-    return chainReaderFor(this.env, this.#config, r.networkFrom);
+    return this.#adapters(r).reader;
   }
 
   async #incoming(r: OrderRecord): Promise<IncomingTransfer[]> {
@@ -939,9 +939,14 @@ export class OrderObject extends DurableObject<Env> {
     this.#note(r, now, "exchange attempt failed", { error, attempts });
   }
 
-  /** The venue this order is exchanged on: chosen here only, by EXCHANGE_MODE. */
-  #exchangeVenue(_r: OrderRecord): ExchangeVenue {
-    return exchangeVenueFor(this.env, this.#config, kvLegStore(this.#kv), {
+  /** The venue this order is exchanged on: chosen here only, by EXCHANGE_MODE and the order's mode. */
+  #exchangeVenue(r: OrderRecord): ExchangeVenue {
+    return this.#adapters(r).venue;
+  }
+
+  /** The order's adapters (a test order's are simulated whatever the modes; docs/test-mode.md). */
+  #adapters(r: OrderRecord): OrderAdapters {
+    return orderAdapters(this.env, this.#config, r, kvLegStore(this.#kv), {
       withdrawFee: async (coin, network) => {
         const row = (await loadCatalog(this.env.DB)).find((c) => c.coin === coin && c.network === network);
         if (!row) throw new Error(`${coin} on ${network} is not in the catalog`);
@@ -1009,7 +1014,7 @@ export class OrderObject extends DurableObject<Env> {
       }
       return step.next === "send";
     };
-    const gateway: PayoutGateway = payoutGatewayFor(this.env, this.#config);
+    const gateway: PayoutGateway = this.#adapters(r).payout;
 
     if (!row) {
       const request = await this.#sendRequest(r, kind);

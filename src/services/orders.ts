@@ -1,6 +1,5 @@
 import type { Config } from "../config";
 import { sha256Hex } from "../domain/credentials";
-import { depositScheme } from "../domain/deposit";
 import { checkDestination } from "../domain/destination";
 import { DomainError } from "../domain/errors";
 import { decodeCursor, pageOf } from "../domain/keyset-cursor";
@@ -8,10 +7,11 @@ import { parseDecimal, toDecimalString } from "../domain/money";
 import { idempotentOrderId, type OrderDraft, type OrderView, type RateType } from "../domain/order";
 import type { Partner } from "../domain/partner";
 import { normalizeShortId } from "../domain/short-id";
+import { MAX_OPEN_TEST_ORDERS, OPEN_TEST_STATUSES } from "../domain/test-mode";
 import type { CreateResult } from "../objects/order-object";
-import { findOrderIdByShortId, listOrders, type OrderIndexRow } from "../storage/orders";
+import { countTestOrders, findOrderIdByShortId, listOrders, type OrderIndexRow } from "../storage/orders";
 import { lockFixedQuote } from "./fixed-quotes";
-import { priceQuote } from "./quoting";
+import { orderDepositScheme, priceQuote } from "./quoting";
 
 export interface CreateOrderBody {
   coin_from: string;
@@ -62,6 +62,7 @@ export async function createOrder(
     const earlier = await env.ORDERS.getByName(id).replay(partner.id, requestHash);
     if (earlier) return outcome(earlier);
   }
+  if (!partner.livemode) await requireTestOrderRoom(env.DB, partner.id);
   const amount = parseDecimal(String(body.amount_from));
   const priced = await priceQuote(
     env,
@@ -76,6 +77,7 @@ export async function createOrder(
     },
     partner.markupBps,
     now,
+    partner.livemode,
   );
   const { from, to } = priced.pair;
   const recipient = checkDestination(
@@ -109,7 +111,7 @@ export async function createOrder(
       )
     : null;
   // priceQuote has refused networks without a deposit scheme; the object claims the address.
-  const scheme = depositScheme(from.network, from.is_memo === 1, config.deposit);
+  const scheme = orderDepositScheme(config, from, partner.livemode);
 
   const at = new Date(now).toISOString();
   const expiresAt = now + config.ORDER_EXPIRY_SECONDS * 1000;
@@ -155,6 +157,15 @@ export async function createOrder(
     livemode: partner.livemode,
   };
   return outcome(await env.ORDERS.getByName(id).create(draft, scheme));
+}
+
+/** The bound on open test orders: test mode must not be a way to fill storage. */
+async function requireTestOrderRoom(db: D1Database, partnerId: string): Promise<void> {
+  if ((await countTestOrders(db, partnerId, OPEN_TEST_STATUSES)) >= MAX_OPEN_TEST_ORDERS)
+    throw new DomainError(
+      "test_order_limit",
+      `At most ${MAX_OPEN_TEST_ORDERS} open test orders: finish some (test helpers) before creating more.`,
+    );
 }
 
 function outcome(result: CreateResult): CreateOrderOutcome {
