@@ -132,6 +132,8 @@ const K = {
   depositBlock: "deposit_block",
   /** After a step threw: no alarm before this time (epoch ms), whatever else looks due. */
   pause: "pause_until",
+  /** A test order's clock: ms it runs ahead of real time (the `expire` test helper moves it). */
+  testClock: "test_clock_ms",
   /** A decision's answer under its Idempotency-Key: `{hash, order}`, for the same response on a replay. */
   action: (key: string) => `action:${key}`,
 } as const;
@@ -166,6 +168,11 @@ export class OrderObject extends DurableObject<Env> {
 
   #record(): OrderRecord | undefined {
     return this.#kv.get<OrderRecord>(K.record);
+  }
+
+  /** The order's time: real time, plus a test order's test clock. */
+  #now(): number {
+    return Date.now() + (this.#kv.get<number>(K.testClock) ?? 0);
   }
 
   get #config(): Config {
@@ -275,7 +282,7 @@ export class OrderObject extends DurableObject<Env> {
         nextAt: Date.parse(created.createdAt) + this.#pollMs(0),
       } satisfies PollState);
     });
-    await this.#arm(created, Date.now());
+    await this.#arm(created, this.#now());
     return { kind: "created", order: view };
   }
 
@@ -335,7 +342,7 @@ export class OrderObject extends DurableObject<Env> {
   /** The order as its partner sees it; null for another partner's order or no order at all. */
   async get(partnerId: string): Promise<OrderView | null> {
     const r = this.#record();
-    return r && r.partnerId === partnerId ? this.#view(r, Date.now()) : null;
+    return r && r.partnerId === partnerId ? this.#view(r, this.#now()) : null;
   }
 
   /** The view with its actions, priced now when the order waits for a decision. */
@@ -389,7 +396,7 @@ export class OrderObject extends DurableObject<Env> {
         reason: e.reason,
         data: e.data ? (JSON.parse(e.data) as EventData) : null,
       }));
-    return { order: await this.#view(r, Date.now()), partner_id: r.partnerId, events };
+    return { order: await this.#view(r, this.#now()), partner_id: r.partnerId, events };
   }
 
   // ── decisions on held funds ───────────────────────────────────────────────────────────────
@@ -405,7 +412,7 @@ export class OrderObject extends DurableObject<Env> {
     action: ActionRequest,
     idempotency: { key: string; hash: string } | null,
   ): Promise<ActResult> {
-    const now = Date.now();
+    const now = this.#now();
     const first = this.#record();
     if (!first || (actor.kind === "partner" && first.partnerId !== actor.partnerId))
       return { kind: "not_found" };
@@ -486,6 +493,33 @@ export class OrderObject extends DurableObject<Env> {
       : { kind: "not_available", reason: "this Idempotency-Key was used for another decision" };
   }
 
+  // ── test mode ─────────────────────────────────────────────────────────────────────────────
+
+  /** The record of this partner's test order, for the test helpers; null for anything else. */
+  testRecord(partnerId: string): OrderRecord | null {
+    const r = this.#record();
+    return r && r.partnerId === partnerId && !isLive(r) ? r : null;
+  }
+
+  /**
+   * After a test helper changed the order's world (its SimChain, its clock): run now instead of at
+   * the next poll, and answer the order as it then is. `expire` moves the test clock past expires_at.
+   */
+  async testAdvance(partnerId: string, opts: { expire: boolean }): Promise<OrderView | null> {
+    const r = this.testRecord(partnerId);
+    if (!r) return null;
+    const ahead = Date.parse(r.expiresAt) - this.#now();
+    if (opts.expire && ahead >= 0)
+      this.#kv.put(K.testClock, (this.#kv.get<number>(K.testClock) ?? 0) + ahead + 1);
+    this.#kv.put(K.poll, { idle: 0, nextAt: 0 } satisfies PollState);
+    this.#kv.delete(K.pause);
+    // A run already under way may have read the chain before the change: run once more after it.
+    if (this.#running) await this.#running;
+    await this.#runExclusive();
+    const after = this.#record() ?? r;
+    return this.#view(after, this.#now());
+  }
+
   // ── the lifecycle ─────────────────────────────────────────────────────────────────────────
 
   /** Runs whatever is due now; the cron sweep calls it for orders whose alarm may have been lost. */
@@ -506,7 +540,7 @@ export class OrderObject extends DurableObject<Env> {
   }
 
   async #run(): Promise<void> {
-    const now = Date.now();
+    const now = this.#now();
     try {
       await this.#step(now);
       this.#kv.delete(K.pause);
@@ -530,8 +564,8 @@ export class OrderObject extends DurableObject<Env> {
     const r = this.#record();
     if (!r) return;
     if (this.#kv.get<boolean>(K.projection)) await this.#project(r);
-    await this.#flushOutbox(Date.now());
-    await this.#arm(r, Date.now());
+    await this.#flushOutbox(this.#now());
+    await this.#arm(r, this.#now());
   }
 
   async #step(now: number): Promise<void> {
@@ -1330,7 +1364,9 @@ export class OrderObject extends DurableObject<Env> {
       return;
     }
     const pause = this.#kv.get<number>(K.pause) ?? 0;
-    await this.ctx.storage.setAlarm(Math.max(now, pause, Math.min(...due)));
+    // Due moments are on the order's clock; the alarm runs on real time.
+    const clock = this.#kv.get<number>(K.testClock) ?? 0;
+    await this.ctx.storage.setAlarm(Math.max(now, pause, Math.min(...due)) - clock);
   }
 }
 
