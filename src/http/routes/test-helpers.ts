@@ -20,13 +20,13 @@ const Params = z.object({
     .openapi({ description: "A test order's UUID or short_id (any case)." }),
 });
 
-const blocks = (description: string) =>
-  z.number().int().min(0).max(MAX_MINE_COUNT).optional().openapi({ description });
+const blocks = (description: string, min = 0) =>
+  z.number().int().min(min).max(MAX_MINE_COUNT).optional().openapi({ description, format: "int32" });
 
 const DepositBody = z
   .strictObject({
     amount: z
-      .union([z.string(), z.number()])
+      .union([z.string().max(64), z.number()])
       .refine(
         (v) => {
           const x = tryParseDecimal(v);
@@ -47,9 +47,7 @@ const DepositBody = z
 
 const ConfirmBody = z
   .strictObject({
-    blocks: blocks("Blocks to mine; default: enough for `deposit_confirmations_required`.").pipe(
-      z.number().int().min(1).optional(),
-    ),
+    blocks: blocks("Blocks to mine; default: enough for `deposit_confirmations_required`.", 1),
   })
   .openapi("TestConfirm");
 
