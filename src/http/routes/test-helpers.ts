@@ -27,13 +27,7 @@ const DepositBody = z
   .strictObject({
     amount: z
       .union([z.string().max(64), z.number()])
-      .refine(
-        (v) => {
-          const x = tryParseDecimal(v);
-          return x !== undefined && x.gt(0);
-        },
-        { message: "must be a positive decimal" },
-      )
+      .refine((v) => tryParseDecimal(v)?.gt(0) === true, { message: "must be a positive decimal" })
       .transform(String)
       .optional()
       .openapi({
