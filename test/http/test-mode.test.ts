@@ -298,6 +298,13 @@ describe("every status through helpers only", () => {
       status_reason: "refund_failed",
     });
 
+    // failed, waiting for a decision: an underpaid fixed order without a refund address
+    const held = await createOrder(t, { ...BTC_TO_USDT, rate_type: "fixed" });
+    await help(a, held.id, "deposit", { amount: "0.005" });
+    const waiting = await help(a, held.id, "confirm");
+    expect(waiting).toMatchObject({ status: "failed", status_reason: "fixed_amount_mismatch" });
+    expect(waiting.actions).not.toBeNull();
+
     expect([...seen].sort()).toEqual(
       [
         "waiting_deposit",
