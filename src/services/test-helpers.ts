@@ -5,7 +5,7 @@ import { DomainError } from "../domain/errors";
 import { parseDecimal, toDecimalString } from "../domain/money";
 import type { OrderRecord, OrderView } from "../domain/order";
 import { testChainName } from "../domain/test-mode";
-import type { Partner } from "../http/app-env";
+import type { Partner } from "../domain/partner";
 import type { FailStep } from "../objects/sim-chain";
 import { resolveOrderId } from "./orders";
 

@@ -1,5 +1,6 @@
 /**
- * A deployment with real chain readers and a real payout gateway (answered by MSW): a test order
+ * A deployment with real chain readers, a real venue and a real payout gateway (all answered by
+ * MSW): a test order
  * still runs on its own SimChain with simulated exchange and payouts, and not one request reaches
  * the real adapters' endpoints. The same configuration's live adapters do call them (the control).
  */
@@ -44,6 +45,10 @@ async function realModes(orderId: string): Promise<Config> {
     CHAIN_MODE: "BTC:esplora,TRX:trongrid",
     chain: { ...config.chain, urls: { BTC: "https://esplora.test", TRX: "https://trongrid.test" } },
     PAYOUT_MODE: "http",
+    EXCHANGE_MODE: "binance",
+    EXCHANGE_URL: "https://venue.test",
+    EXCHANGE_API_KEY: "venue-key",
+    EXCHANGE_API_SECRET: "venue-secret",
     PAYOUT_GATEWAY_URL: "https://gateway.test",
     PAYOUT_GATEWAY_SECRET: "gateway-secret",
   });
@@ -66,7 +71,7 @@ async function helper(orderId: string, name: string, body?: unknown): Promise<Or
   return json<Order>(res);
 }
 
-it("a test order completes on SimChain with CHAIN_MODE and PAYOUT_MODE real; the mocks see nothing", async () => {
+it("a test order completes on SimChain with CHAIN_MODE, EXCHANGE_MODE and PAYOUT_MODE real; the mocks see nothing", async () => {
   const res = await call("/api/v1/partner/orders", {
     method: "POST",
     body: JSON.stringify({ ...BTC_TO_USDT, refund_address: "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4" }),
@@ -105,7 +110,16 @@ it("a test order completes on SimChain with CHAIN_MODE and PAYOUT_MODE real; the
   expect(net.requests).toEqual([]);
 
   // Control: the same configuration's live adapters do reach the mocked endpoints.
-  const live = orderAdapters(env, config, { id: order.id, networkFrom: "BTC", livemode: true });
+  const unused = async (): Promise<never> => {
+    throw new Error("not needed by the control");
+  };
+  const live = orderAdapters(
+    env,
+    config,
+    { id: order.id, networkFrom: "BTC", livemode: true },
+    { get: () => undefined, put: () => undefined },
+    { withdrawFee: unused, pricing: unused },
+  );
   await expect(live.reader.tipHeight()).rejects.toThrow();
   await live.payout.lookup("control-key", "BTC").catch(() => undefined);
   expect(net.requests.map((r) => new URL(r.url).host).sort()).toEqual(["esplora.test", "gateway.test"]);
