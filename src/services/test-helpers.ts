@@ -4,8 +4,8 @@ import { simChain } from "../adapters/chain/simulated";
 import { DomainError } from "../domain/errors";
 import { parseDecimal, toDecimalString } from "../domain/money";
 import type { OrderRecord, OrderView } from "../domain/order";
-import { testChainName } from "../domain/test-mode";
 import type { Partner } from "../domain/partner";
+import { testChainName } from "../domain/test-mode";
 import type { FailStep } from "../objects/sim-chain";
 import { resolveOrderId } from "./orders";
 
