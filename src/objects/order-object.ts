@@ -198,7 +198,7 @@ export class OrderObject extends DurableObject<Env> {
 
   /**
    * The answer to a repeated Idempotency-Key: the first response, or a conflict when the request
-   * differs; null while no order exists. Asked before the request is validated again, so a retry
+   * differs, or `taken` when the order here is another creation's; null while no order exists. Asked before the request is validated again, so a retry
    * gets its order even after prices, limits or the quote's validity have changed.
    */
   replay(creation: CreationKey): CreateResult | null {
@@ -214,8 +214,7 @@ export class OrderObject extends DurableObject<Env> {
     if (!shortId) throw new Error(`order id ${draft.id} does not carry a short id`);
     const deposit = await allocateDeposit(this.env, draft, shortId, scheme);
     if ("unavailable" in deposit) return { kind: "unavailable", reason: deposit.unavailable };
-    const record: OrderRecord = { ...draft, shortId, ...deposit };
-    const created = record;
+    const created: OrderRecord = { ...draft, shortId, ...deposit };
     const view = orderView(created);
     // The record is the only write of a creation; the D1 index row is projected from it after the
     // answer (K.projection is the outbox). The alarm is armed first as the projection's backstop,

@@ -167,8 +167,8 @@ const ID_ATTEMPTS = 4;
 
 /**
  * The earlier answer to an Idempotency-Key, asked of the objects its order can live in (no index):
- * the key's ids in attempt order, and the id an order created before the current id layout got
- * from the same key. Null attempts number when no order exists yet: the one to create it at.
+ * the key's ids in attempt order, and the id the same key gave an order before the current id
+ * layout (docs/orders.md, "Idempotency"). When no order exists yet: the attempt to create it at.
  */
 async function findIdempotentOrder(
   env: Env,
