@@ -42,12 +42,12 @@ export function testDepositScheme(
     case "derive":
       if (Object.values(live.xpubs).includes(scheme.xpub))
         return { kind: "none", reason: `test mode: the test deposit xpub for ${network} is a live one` };
-      return { ...scheme, testnet: true, counter: `test:${scheme.counter}` };
+      return { ...scheme, testnet: true };
     case "memo":
       // A live address would let a real deposit carrying a test order's tag land in a test order.
       if (Object.values(live.addresses).includes(scheme.address))
         return { kind: "none", reason: `test mode: the test deposit address for ${network} is a live one` };
-      return { ...scheme, counter: `test:${scheme.counter}` };
+      return scheme;
     case "none":
       return { kind: "none", reason: `test mode: ${scheme.reason}` };
     default:

@@ -5,8 +5,7 @@ import { kvLegStore } from "../adapters/exchange/venue-exchange";
 import type { PayoutGateway, PayoutRequest } from "../adapters/payout/types";
 import { type OrderAdapters, orderAdapters } from "../adapters/registry";
 import { type Config, getConfig } from "../config";
-import { deriveDepositAddress } from "../domain/addresses";
-import { chooseDeposit, type DepositScheme, FIRST_MEMO_TAG, findDeposit } from "../domain/deposit";
+import { chooseDeposit, type DepositScheme, findDeposit } from "../domain/deposit";
 import { DomainError } from "../domain/errors";
 import { type Decimal, parseDecimal, toDecimalString } from "../domain/money";
 import {
@@ -26,6 +25,7 @@ import {
   type OrderActions,
   orderActions,
 } from "../domain/order-actions";
+import { type CreationKey, creationVerdict, shortIdOfOrderId } from "../domain/order-id";
 import { decide, type OrderEvent, type OrderStatus } from "../domain/order-state";
 import { PairUnavailableError, pairLimits } from "../domain/pricing";
 import {
@@ -39,17 +39,11 @@ import {
   type SendStep,
 } from "../domain/send-step";
 import { depositAcceptability, refundAmount } from "../domain/settlement";
-import { newShortId } from "../domain/short-id";
 import { newEventId, WEBHOOK_EVENT_TYPE, type WebhookEvent, type WebhookMessage } from "../domain/webhooks";
 import { loadCatalog } from "../storage/catalog";
 import { pricingNow } from "../storage/market";
-import {
-  claimPoolAddress,
-  getOrderIndexRow,
-  insertOrderIndex,
-  nextCounterValue,
-  updateOrderIndexStatus,
-} from "../storage/orders";
+import { allocateDeposit } from "./deposit-allocation";
+import { projectOrder } from "./order-projection";
 import { SENDS_TABLE, SendsLedger } from "./sends-ledger";
 
 /** A decision on a failed order's money, as the service has validated it. */
@@ -76,6 +70,8 @@ export type CreateResult =
   | { kind: "created"; order: OrderView }
   | { kind: "replayed"; order: OrderView }
   | { kind: "conflict" }
+  /** The id is another order's (a short id drawn twice): the caller moves on to another id. */
+  | { kind: "taken" }
   | { kind: "unavailable"; reason: string };
 
 /** Event data: flat JSON values only, so it crosses RPC and serialises as is. */
@@ -140,7 +136,6 @@ const K = {
 
 /** Retry delay for a D1 index write or a webhook enqueue that failed. */
 const PROJECTION_RETRY_MS = 10_000;
-const SHORT_ID_ATTEMPTS = 4;
 const RETRY_CAP_MS = 30 * 60_000;
 /**
  * A deposit first seen this long after expires_at is treated as late (refunded), not as on time: the
@@ -194,11 +189,11 @@ export class OrderObject extends DurableObject<Env> {
    * parallel) share the first call's work; later calls replay it, or conflict if the request differs.
    */
   async create(draft: OrderDraft, scheme: DepositScheme): Promise<CreateResult> {
-    const existing = this.replay(draft.partnerId, draft.requestHash);
+    const existing = this.replay(draft);
     if (existing) return existing;
     if (this.#creating) {
       await this.#creating.catch(() => undefined);
-      const now = this.replay(draft.partnerId, draft.requestHash);
+      const now = this.replay(draft);
       if (now) return now;
     }
     this.#creating = this.#doCreate(draft, scheme);
@@ -211,62 +206,28 @@ export class OrderObject extends DurableObject<Env> {
 
   /**
    * The answer to a repeated Idempotency-Key: the first response, or a conflict when the request
-   * differs; null while no order exists. Asked before the request is validated again, so a retry
+   * differs, or `taken` when the order here is another creation's; null while no order exists. Asked before the request is validated again, so a retry
    * gets its order even after prices, limits or the quote's validity have changed.
    */
-  replay(partnerId: string, requestHash: string): CreateResult | null {
+  replay(creation: CreationKey): CreateResult | null {
     const existing = this.#record();
     if (!existing) return null;
-    if (existing.partnerId !== partnerId || existing.requestHash !== requestHash) return { kind: "conflict" };
+    const verdict = creationVerdict(existing, creation);
+    if (verdict !== "replay") return { kind: verdict };
     return { kind: "replayed", order: this.#kv.get<OrderView>(K.createdView) ?? orderView(existing) };
   }
 
   async #doCreate(draft: OrderDraft, scheme: DepositScheme): Promise<CreateResult> {
-    const deposit = await this.#allocateDeposit(draft, scheme);
+    const shortId = shortIdOfOrderId(draft.id);
+    if (!shortId) throw new Error(`order id ${draft.id} does not carry a short id`);
+    const deposit = await allocateDeposit(this.env, draft, shortId, scheme);
     if ("unavailable" in deposit) return { kind: "unavailable", reason: deposit.unavailable };
-    let record: OrderRecord | undefined;
-    for (let attempt = 1; !record; attempt++) {
-      const candidate: OrderRecord = { ...draft, shortId: newShortId(), ...deposit };
-      try {
-        await insertOrderIndex(this.env.DB, {
-          id: candidate.id,
-          short_id: candidate.shortId,
-          partner_id: candidate.partnerId,
-          status: candidate.status,
-          coin_from: candidate.coinFrom,
-          network_from: candidate.networkFrom,
-          coin_to: candidate.coinTo,
-          network_to: candidate.networkTo,
-          deposit_address: candidate.depositAddress,
-          deposit_address_tag: candidate.depositAddressTag,
-          created_at: candidate.createdAt,
-          updated_at: candidate.updatedAt,
-          expires_at: candidate.expiresAt,
-          livemode: isLive(candidate) ? 1 : 0,
-        });
-        record = candidate;
-      } catch (err) {
-        // An earlier attempt wrote the index row, then the object was evicted before it stored the
-        // record (so no 201 went out): adopt that row's short_id and the address claimed for it,
-        // or the idempotent id would conflict on every retry and the address would be stranded.
-        const earlier = String(err).includes("orders.id")
-          ? await getOrderIndexRow(this.env.DB, candidate.id)
-          : null;
-        if (earlier && earlier.partner_id === candidate.partnerId) {
-          record = {
-            ...candidate,
-            shortId: earlier.short_id,
-            depositAddress: earlier.deposit_address,
-            depositAddressTag: earlier.deposit_address_tag,
-          };
-          break;
-        }
-        // A short_id collision (50 random bits) is retried with a fresh id; anything else fails.
-        if (attempt >= SHORT_ID_ATTEMPTS || !String(err).includes("orders.short_id")) throw err;
-      }
-    }
-    const created = record;
+    const created: OrderRecord = { ...draft, shortId, ...deposit };
     const view = orderView(created);
+    // The record is the only write of a creation; the D1 index row is projected from it after the
+    // answer (K.projection is the outbox). The alarm is armed first as the projection's backstop,
+    // so no eviction can leave a record that nothing will project.
+    const armed = this.ctx.storage.setAlarm(Date.now() + PROJECTION_RETRY_MS);
     this.ctx.storage.transactionSync(() => {
       this.#createTables();
       this.#kv.put(K.record, created);
@@ -281,9 +242,17 @@ export class OrderObject extends DurableObject<Env> {
         idle: 0,
         nextAt: Date.parse(created.createdAt) + this.#pollMs(0),
       } satisfies PollState);
+      this.#kv.put(K.projection, true);
     });
-    await this.#arm(created, this.#now());
+    await armed;
+    void this.#projectCreated(created);
     return { kind: "created", order: view };
+  }
+
+  /** Not awaited by the creation: the 201 never waits for D1, and the alarm retries what fails. */
+  async #projectCreated(r: OrderRecord): Promise<void> {
+    await this.#project(r);
+    await this.#arm(r, Date.now());
   }
 
   /**
@@ -308,33 +277,6 @@ export class OrderObject extends DurableObject<Env> {
       message TEXT NOT NULL,
       sent_at TEXT
     )`);
-  }
-
-  async #allocateDeposit(
-    draft: OrderDraft,
-    scheme: DepositScheme,
-  ): Promise<{ depositAddress: string; depositAddressTag: string | null } | { unavailable: string }> {
-    switch (scheme.kind) {
-      case "derive": {
-        const index = await nextCounterValue(this.env.DB, scheme.counter);
-        return {
-          depositAddress: deriveDepositAddress(scheme.family, scheme.xpub, index, scheme.testnet),
-          depositAddressTag: null,
-        };
-      }
-      case "memo": {
-        const n = await nextCounterValue(this.env.DB, scheme.counter);
-        return { depositAddress: scheme.address, depositAddressTag: String(FIRST_MEMO_TAG + n) };
-      }
-      case "pool": {
-        const address = await claimPoolAddress(this.env.DB, scheme.network, draft.id, draft.createdAt);
-        return address
-          ? { depositAddress: address, depositAddressTag: null }
-          : { unavailable: `no free deposit address for ${scheme.network}` };
-      }
-      case "none":
-        return { unavailable: scheme.reason };
-    }
   }
 
   // ── reads ─────────────────────────────────────────────────────────────────────────────────
@@ -1307,8 +1249,11 @@ export class OrderObject extends DurableObject<Env> {
 
   async #project(r: OrderRecord): Promise<void> {
     try {
-      await updateOrderIndexStatus(this.env.DB, r.id, r.status, r.updatedAt);
-      this.#kv.delete(K.projection);
+      const version = this.ctx.storage.sql.exec<{ v: number }>("SELECT MAX(seq) AS v FROM events").one().v;
+      await projectOrder(this.env.DB, r, version);
+      // Only when the record has not moved on meanwhile; else the next run projects the newer one.
+      const now = this.#record();
+      if (now?.status === r.status && now.updatedAt === r.updatedAt) this.#kv.delete(K.projection);
     } catch (err) {
       console.error(
         JSON.stringify({

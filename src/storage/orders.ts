@@ -21,9 +21,20 @@ export interface OrderIndexRow {
 const COLUMNS =
   "id, short_id, partner_id, status, coin_from, network_from, coin_to, network_to, deposit_address, deposit_address_tag, created_at, updated_at, expires_at, livemode";
 
-export async function insertOrderIndex(db: D1Database, r: OrderIndexRow): Promise<void> {
-  await db
-    .prepare(`INSERT INTO orders (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+/**
+ * Writes an order's index row as of `version` (its object's event-log position): inserted the
+ * first time, updated only by a later version. So a projection repeated after an eviction, or one
+ * overtaken by a newer one, changes nothing: each version lands at most once, and in order.
+ * Returns whether the row changed.
+ */
+export async function projectOrderIndex(db: D1Database, r: OrderIndexRow, version: number): Promise<boolean> {
+  const result = await db
+    .prepare(
+      `INSERT INTO orders (${COLUMNS}, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at,
+         version = excluded.version
+       WHERE excluded.version > orders.version`,
+    )
     .bind(
       r.id,
       r.short_id,
@@ -39,24 +50,10 @@ export async function insertOrderIndex(db: D1Database, r: OrderIndexRow): Promis
       r.updated_at,
       r.expires_at,
       r.livemode,
+      version,
     )
     .run();
-}
-
-export async function getOrderIndexRow(db: D1Database, id: string): Promise<OrderIndexRow | null> {
-  return db.prepare(`SELECT ${COLUMNS} FROM orders WHERE id = ?`).bind(id).first<OrderIndexRow>();
-}
-
-export async function updateOrderIndexStatus(
-  db: D1Database,
-  id: string,
-  status: string,
-  updatedAt: string,
-): Promise<void> {
-  await db
-    .prepare("UPDATE orders SET status = ?, updated_at = ? WHERE id = ?")
-    .bind(status, updatedAt, id)
-    .run();
+  return (result.meta.changes ?? 0) > 0;
 }
 
 /** The order id of a short_id; only among one partner's orders when `partnerId` is given. */
@@ -126,20 +123,6 @@ export async function setSweepCursor(db: D1Database, status: string, afterId: st
     )
     .bind(status, afterId)
     .run();
-}
-
-/** Next value of a named counter, atomically (D1 runs one statement at a time). */
-export async function nextCounterValue(db: D1Database, name: string): Promise<number> {
-  const row = await db
-    .prepare(
-      `INSERT INTO address_counters (name, next_value) VALUES (?, 1)
-       ON CONFLICT (name) DO UPDATE SET next_value = next_value + 1
-       RETURNING next_value - 1 AS value`,
-    )
-    .bind(name)
-    .first<{ value: number }>();
-  if (!row) throw new Error(`counter ${name} returned no row`);
-  return row.value;
 }
 
 /** Takes one free pool address for an order, atomically; null when the pool is empty. */
