@@ -7,7 +7,7 @@ import { parseDecimal, toDecimalString } from "../domain/money";
 import { idempotentOrderId, type OrderDraft, type OrderView, type RateType } from "../domain/order";
 import { type CreationKey, idempotentShortId, orderIdOf, parseOrderRef } from "../domain/order-id";
 import type { Partner } from "../domain/partner";
-import { newShortId, normalizeShortId } from "../domain/short-id";
+import { newShortId } from "../domain/short-id";
 import { MAX_OPEN_TEST_ORDERS, OPEN_TEST_STATUSES } from "../domain/test-mode";
 import type { CreateResult } from "../objects/order-object";
 import { countTestOrders, findOrderIdByShortId, listOrders, type OrderIndexRow } from "../storage/orders";
