@@ -20,6 +20,9 @@ export interface OrderIndexRow {
 
 const COLUMNS =
   "id, short_id, partner_id, status, coin_from, network_from, coin_to, network_to, deposit_address, deposit_address_tag, created_at, updated_at, expires_at, livemode";
+const PLACEHOLDERS = COLUMNS.split(",")
+  .map(() => "?")
+  .join(", ");
 
 /**
  * Writes an order's index row as of `version` (its object's event-log position): inserted the
@@ -30,7 +33,7 @@ const COLUMNS =
 export async function projectOrderIndex(db: D1Database, r: OrderIndexRow, version: number): Promise<boolean> {
   const result = await db
     .prepare(
-      `INSERT INTO orders (${COLUMNS}, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO orders (${COLUMNS}, version) VALUES (${PLACEHOLDERS}, ?)
        ON CONFLICT (id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at,
          version = excluded.version
        WHERE excluded.version > orders.version`,

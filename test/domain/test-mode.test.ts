@@ -67,7 +67,7 @@ describe("test-mode deposit addresses", () => {
     expect(testDepositScheme("BTC", false, own, live)).toMatchObject({
       kind: "derive",
       testnet: true,
-      counter: "test:xpub:xpubTEST",
+      xpub: "xpubTEST",
     });
     expect(testDepositScheme("XRP", true, own, live)).toMatchObject({ kind: "memo", address: "rTEST" });
   });
