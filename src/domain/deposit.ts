@@ -7,7 +7,7 @@ const DERIVABLE: readonly string[] = ["btc", "ltc", "doge", "evm", "tron"];
 
 /** How an order on a network gets its deposit address (DESIGN.md §4). */
 export type DepositScheme =
-  | { kind: "derive"; family: DerivableFamily; xpub: string }
+  | { kind: "derive"; family: DerivableFamily; xpub: string; testnet?: boolean }
   | { kind: "memo"; address: string }
   | { kind: "pool"; network: string }
   | { kind: "none"; reason: string };

@@ -35,6 +35,9 @@ export const DOMAIN_ERROR_CODES = [
   "event_not_found",
   // Partner settings (docs/cabinet.md)
   "markup_above_cap",
+  // Test mode (docs/test-mode.md)
+  "test_mode_only",
+  "test_order_limit",
 ] as const;
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
 

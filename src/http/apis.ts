@@ -14,6 +14,7 @@ import { orderActionsRouter } from "./routes/order-actions";
 import { ordersRouter } from "./routes/orders";
 import { partnerWebhooksRouter } from "./routes/partner-webhooks";
 import { ratesRouter } from "./routes/rates";
+import { testHelpersRouter } from "./routes/test-helpers";
 import { registerWebhookEvents } from "./routes/webhook-events";
 
 /**
@@ -46,6 +47,7 @@ export function partnerApi(): OpenAPIHono<AppEnv> {
   api.route("/api/v1", ordersRouter);
   api.route("/api/v1", orderActionsRouter);
   api.route("/api/v1", partnerWebhooksRouter);
+  api.route("/api/v1", testHelpersRouter);
   api.route("/api/v1", iconsRouter);
   api.openAPIRegistry.registerComponent("securitySchemes", "PartnerBearer", {
     type: "http",
@@ -75,6 +77,11 @@ export function partnerApi(): OpenAPIHono<AppEnv> {
       {
         name: "Webhooks",
         description: "Your webhook endpoint, signing secret and delivery log; resend and test events.",
+      },
+      {
+        name: "Test mode",
+        description:
+          "With a test key (`pk_test_…`): drive your test orders into every situation. Nothing real moves (docs/test-mode.md).",
       },
     ],
   }));

@@ -26,7 +26,12 @@ export async function allocateDeposit(
   switch (scheme.kind) {
     case "derive":
       return {
-        depositAddress: deriveDepositAddress(scheme.family, scheme.xpub, depositPath(shortId)),
+        depositAddress: deriveDepositAddress(
+          scheme.family,
+          scheme.xpub,
+          depositPath(shortId),
+          scheme.testnet,
+        ),
         depositAddressTag: null,
       };
     case "memo":

@@ -3,12 +3,13 @@ import { type ChainReader, confirmations, type IncomingTransfer } from "../adapt
 import type { ExchangeRequest, ExchangeResult, ExchangeVenue } from "../adapters/exchange/types";
 import { kvLegStore } from "../adapters/exchange/venue-exchange";
 import type { PayoutGateway, PayoutRequest } from "../adapters/payout/types";
-import { chainReaderFor, exchangeVenueFor, payoutGatewayFor } from "../adapters/registry";
+import { type OrderAdapters, orderAdapters } from "../adapters/registry";
 import { type Config, getConfig } from "../config";
 import { chooseDeposit, type DepositScheme, findDeposit } from "../domain/deposit";
 import { DomainError } from "../domain/errors";
 import { type Decimal, parseDecimal, toDecimalString } from "../domain/money";
 import {
+  isLive,
   type OrderDraft,
   type OrderRecord,
   type OrderView,
@@ -127,6 +128,8 @@ const K = {
   depositBlock: "deposit_block",
   /** After a step threw: no alarm before this time (epoch ms), whatever else looks due. */
   pause: "pause_until",
+  /** A test order's clock: ms it runs ahead of real time (the `expire` test helper moves it). */
+  testClock: "test_clock_ms",
   /** A decision's answer under its Idempotency-Key: `{hash, order}`, for the same response on a replay. */
   action: (key: string) => `action:${key}`,
 } as const;
@@ -160,6 +163,11 @@ export class OrderObject extends DurableObject<Env> {
 
   #record(): OrderRecord | undefined {
     return this.#kv.get<OrderRecord>(K.record);
+  }
+
+  /** The order's time: real time, plus a test order's test clock. */
+  #now(): number {
+    return Date.now() + (this.#kv.get<number>(K.testClock) ?? 0);
   }
 
   get #config(): Config {
@@ -276,7 +284,7 @@ export class OrderObject extends DurableObject<Env> {
   /** The order as its partner sees it; null for another partner's order or no order at all. */
   async get(partnerId: string): Promise<OrderView | null> {
     const r = this.#record();
-    return r && r.partnerId === partnerId ? this.#view(r, Date.now()) : null;
+    return r && r.partnerId === partnerId ? this.#view(r, this.#now()) : null;
   }
 
   /** The view with its actions, priced now when the order waits for a decision. */
@@ -330,7 +338,7 @@ export class OrderObject extends DurableObject<Env> {
         reason: e.reason,
         data: e.data ? (JSON.parse(e.data) as EventData) : null,
       }));
-    return { order: await this.#view(r, Date.now()), partner_id: r.partnerId, events };
+    return { order: await this.#view(r, this.#now()), partner_id: r.partnerId, events };
   }
 
   // ── decisions on held funds ───────────────────────────────────────────────────────────────
@@ -346,7 +354,7 @@ export class OrderObject extends DurableObject<Env> {
     action: ActionRequest,
     idempotency: { key: string; hash: string } | null,
   ): Promise<ActResult> {
-    const now = Date.now();
+    const now = this.#now();
     const first = this.#record();
     if (!first || (actor.kind === "partner" && first.partnerId !== actor.partnerId))
       return { kind: "not_found" };
@@ -427,6 +435,33 @@ export class OrderObject extends DurableObject<Env> {
       : { kind: "not_available", reason: "this Idempotency-Key was used for another decision" };
   }
 
+  // ── test mode ─────────────────────────────────────────────────────────────────────────────
+
+  /** The record of this partner's test order, for the test helpers; null for anything else. */
+  testRecord(partnerId: string): OrderRecord | null {
+    const r = this.#record();
+    return r && r.partnerId === partnerId && !isLive(r) ? r : null;
+  }
+
+  /**
+   * After a test helper changed the order's world (its SimChain, its clock): run now instead of at
+   * the next poll, and answer the order as it then is. `expire` moves the test clock past expires_at.
+   */
+  async testAdvance(partnerId: string, opts: { expire: boolean }): Promise<OrderView | null> {
+    const r = this.testRecord(partnerId);
+    if (!r) return null;
+    const ahead = Date.parse(r.expiresAt) - this.#now();
+    if (opts.expire && ahead >= 0)
+      this.#kv.put(K.testClock, (this.#kv.get<number>(K.testClock) ?? 0) + ahead + 1);
+    this.#kv.put(K.poll, { idle: 0, nextAt: 0 } satisfies PollState);
+    this.#kv.delete(K.pause);
+    // A run already under way may have read the chain before the change: run once more after it.
+    if (this.#running) await this.#running;
+    await this.#runExclusive();
+    const after = this.#record() ?? r;
+    return this.#view(after, this.#now());
+  }
+
   // ── the lifecycle ─────────────────────────────────────────────────────────────────────────
 
   /** Runs whatever is due now; the cron sweep calls it for orders whose alarm may have been lost. */
@@ -447,7 +482,7 @@ export class OrderObject extends DurableObject<Env> {
   }
 
   async #run(): Promise<void> {
-    const now = Date.now();
+    const now = this.#now();
     try {
       await this.#step(now);
       this.#kv.delete(K.pause);
@@ -471,8 +506,8 @@ export class OrderObject extends DurableObject<Env> {
     const r = this.#record();
     if (!r) return;
     if (this.#kv.get<boolean>(K.projection)) await this.#project(r);
-    await this.#flushOutbox(Date.now());
-    await this.#arm(r, Date.now());
+    await this.#flushOutbox(this.#now());
+    await this.#arm(r, this.#now());
   }
 
   async #step(now: number): Promise<void> {
@@ -497,7 +532,7 @@ export class OrderObject extends DurableObject<Env> {
   }
 
   #reader(r: OrderRecord): ChainReader {
-    return chainReaderFor(this.env, this.#config, r.networkFrom);
+    return this.#adapters(r).reader;
   }
 
   async #incoming(r: OrderRecord): Promise<IncomingTransfer[]> {
@@ -880,9 +915,14 @@ export class OrderObject extends DurableObject<Env> {
     this.#note(r, now, "exchange attempt failed", { error, attempts });
   }
 
-  /** The venue this order is exchanged on: chosen here only, by EXCHANGE_MODE. */
-  #exchangeVenue(_r: OrderRecord): ExchangeVenue {
-    return exchangeVenueFor(this.env, this.#config, kvLegStore(this.#kv), {
+  /** The venue this order is exchanged on: chosen here only, by EXCHANGE_MODE and the order's mode. */
+  #exchangeVenue(r: OrderRecord): ExchangeVenue {
+    return this.#adapters(r).venue;
+  }
+
+  /** The order's adapters (a test order's are simulated whatever the modes; docs/test-mode.md). */
+  #adapters(r: OrderRecord): OrderAdapters {
+    return orderAdapters(this.env, this.#config, r, kvLegStore(this.#kv), {
       withdrawFee: async (coin, network) => {
         const row = (await loadCatalog(this.env.DB)).find((c) => c.coin === coin && c.network === network);
         if (!row) throw new Error(`${coin} on ${network} is not in the catalog`);
@@ -950,7 +990,7 @@ export class OrderObject extends DurableObject<Env> {
       }
       return step.next === "send";
     };
-    const gateway: PayoutGateway = payoutGatewayFor(this.env, this.#config);
+    const gateway: PayoutGateway = this.#adapters(r).payout;
 
     if (!row) {
       const request = await this.#sendRequest(r, kind);
@@ -1138,6 +1178,7 @@ export class OrderObject extends DurableObject<Env> {
     const message: WebhookMessage = {
       event_id: event.id,
       partner_id: next.partnerId,
+      mode: isLive(next) ? "live" : "test",
       order_id: next.id,
       sequence,
       type: event.type,
@@ -1268,7 +1309,9 @@ export class OrderObject extends DurableObject<Env> {
       return;
     }
     const pause = this.#kv.get<number>(K.pause) ?? 0;
-    await this.ctx.storage.setAlarm(Math.max(now, pause, Math.min(...due)));
+    // Due moments are on the order's clock; the alarm runs on real time.
+    const clock = this.#kv.get<number>(K.testClock) ?? 0;
+    await this.ctx.storage.setAlarm(Math.max(now, pause, Math.min(...due)) - clock);
   }
 }
 

@@ -1,4 +1,4 @@
-import type { OrderRecord } from "../domain/order";
+import { isLive, type OrderRecord } from "../domain/order";
 import { type OrderIndexRow, projectOrderIndex } from "../storage/orders";
 
 /** The D1 index row of an order: what lists, the cabinet and the sweep read. */
@@ -17,6 +17,7 @@ export function indexRow(r: OrderRecord): OrderIndexRow {
     created_at: r.createdAt,
     updated_at: r.updatedAt,
     expires_at: r.expiresAt,
+    livemode: isLive(r) ? 1 : 0,
   };
 }
 

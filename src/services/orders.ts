@@ -1,6 +1,5 @@
 import type { Config } from "../config";
 import { sha256Hex } from "../domain/credentials";
-import { depositScheme } from "../domain/deposit";
 import { checkDestination } from "../domain/destination";
 import { DomainError } from "../domain/errors";
 import { decodeCursor, pageOf } from "../domain/keyset-cursor";
@@ -9,10 +8,11 @@ import { idempotentOrderId, type OrderDraft, type OrderView, type RateType } fro
 import { type CreationKey, idempotentShortId, orderIdOf, parseOrderRef } from "../domain/order-id";
 import type { Partner } from "../domain/partner";
 import { newShortId } from "../domain/short-id";
+import { MAX_OPEN_TEST_ORDERS, OPEN_TEST_STATUSES } from "../domain/test-mode";
 import type { CreateResult } from "../objects/order-object";
-import { findOrderIdByShortId, listOrders, type OrderIndexRow } from "../storage/orders";
+import { countTestOrders, findOrderIdByShortId, listOrders, type OrderIndexRow } from "../storage/orders";
 import { lockFixedQuote } from "./fixed-quotes";
-import { priceQuote } from "./quoting";
+import { orderDepositScheme, priceQuote } from "./quoting";
 
 export interface CreateOrderBody {
   coin_from: string;
@@ -60,8 +60,11 @@ export async function createOrder(
     idempotencyKey: idempotencyKey ?? null,
     requestHash,
   };
-  const firstAttempt = idempotencyKey ? await findIdempotentOrder(env, creation, idempotencyKey) : 0;
+  // The same Idempotency-Key under a test and a live key names two different orders.
+  const idKey = idempotencyKey && !partner.livemode ? `test\n${idempotencyKey}` : idempotencyKey;
+  const firstAttempt = idKey ? await findIdempotentOrder(env, creation, idKey) : 0;
   if (typeof firstAttempt !== "number") return outcome(firstAttempt);
+  if (!partner.livemode) await requireTestOrderRoom(env.DB, partner.id);
   const amount = parseDecimal(String(body.amount_from));
   const priced = await priceQuote(
     env,
@@ -76,6 +79,7 @@ export async function createOrder(
     },
     partner.markupBps,
     now,
+    partner.livemode,
   );
   const { from, to } = priced.pair;
   const recipient = checkDestination(
@@ -109,7 +113,7 @@ export async function createOrder(
       )
     : null;
   // priceQuote has refused networks without a deposit scheme; the object claims the address.
-  const scheme = depositScheme(from.network, from.is_memo === 1, config.deposit);
+  const scheme = orderDepositScheme(config, from, partner.livemode);
 
   const at = new Date(now).toISOString();
   const expiresAt = now + config.ORDER_EXPIRY_SECONDS * 1000;
@@ -151,11 +155,10 @@ export async function createOrder(
     refundTxid: null,
     idempotencyKey: idempotencyKey ?? null,
     requestHash,
+    livemode: partner.livemode,
   };
   for (let attempt = firstAttempt; attempt < firstAttempt + ID_ATTEMPTS; attempt++) {
-    const id = orderIdOf(
-      idempotencyKey ? idempotentShortId(partner.id, idempotencyKey, attempt) : newShortId(),
-    );
+    const id = orderIdOf(idKey ? idempotentShortId(partner.id, idKey, attempt) : newShortId());
     const result = await env.ORDERS.getByName(id).create({ ...draft, id }, scheme);
     if (result.kind !== "taken") return outcome(result);
   }
@@ -190,6 +193,15 @@ async function findIdempotentOrder(
     if (answer.kind !== "taken") return answer;
   }
   throw new Error(`no free order id after ${ID_ATTEMPTS} attempts`);
+}
+
+/** The bound on open test orders: test mode must not be a way to fill storage. */
+async function requireTestOrderRoom(db: D1Database, partnerId: string): Promise<void> {
+  if ((await countTestOrders(db, partnerId, OPEN_TEST_STATUSES)) >= MAX_OPEN_TEST_ORDERS)
+    throw new DomainError(
+      "test_order_limit",
+      `At most ${MAX_OPEN_TEST_ORDERS} open test orders: finish some (test helpers) before creating more.`,
+    );
 }
 
 function outcome(result: CreateResult): CreateOrderOutcome {
@@ -258,12 +270,12 @@ const SHORT_ID_CACHE_MAX = 50_000;
 export async function readOrder(env: Env, partner: Partner, orderId: string): Promise<OrderView> {
   const ref = parseOrderRef(orderId);
   if (!ref) throw notFound();
-  const order = await env.ORDERS.getByName(ref.id).get(partner.id);
-  if (order) return order;
-  const legacy = ref.kind === "short_id" ? await legacyOrderId(env, ref.shortId, partner.id) : null;
-  const found = legacy ? await env.ORDERS.getByName(legacy).get(partner.id) : null;
-  if (!found) throw notFound();
-  return found;
+  const direct = await env.ORDERS.getByName(ref.id).get(partner.id);
+  const legacy = direct || ref.kind !== "short_id" ? null : await legacyOrderId(env, ref.shortId, partner.id);
+  const order = direct ?? (legacy ? await env.ORDERS.getByName(legacy).get(partner.id) : null);
+  // A key sees only orders of its own mode: a test order is "not found" to a live key and back.
+  if (!order || order.livemode !== partner.livemode) throw notFound();
+  return order;
 }
 
 export interface OrderPageRequest {
@@ -274,7 +286,7 @@ export interface OrderPageRequest {
   cursor?: string | undefined;
 }
 
-type OrderSummary = Omit<OrderIndexRow, "partner_id">;
+type OrderSummary = Omit<OrderIndexRow, "partner_id" | "livemode"> & { livemode: boolean };
 
 const toIso = (s: string | undefined) => (s === undefined ? undefined : new Date(s).toISOString());
 
@@ -286,6 +298,7 @@ export async function listPartnerOrders(
 ): Promise<{ data: OrderSummary[]; next_cursor: string | null }> {
   const rows = await listOrders(env.DB, {
     partnerId: partner.id,
+    livemode: partner.livemode,
     status: req.status,
     createdFrom: toIso(req.createdFrom),
     createdTo: toIso(req.createdTo),
@@ -293,5 +306,8 @@ export async function listPartnerOrders(
     limit: req.limit + 1,
   });
   const { page, next_cursor } = pageOf(rows, req.limit, (r) => ({ createdAt: r.created_at, id: r.id }));
-  return { data: page.map(({ partner_id: _, ...summary }) => summary), next_cursor };
+  return {
+    data: page.map(({ partner_id: _, livemode, ...summary }) => ({ ...summary, livemode: livemode === 1 })),
+    next_cursor,
+  };
 }

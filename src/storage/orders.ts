@@ -14,10 +14,15 @@ export interface OrderIndexRow {
   created_at: string;
   updated_at: string;
   expires_at: string;
+  /** 1 for a live order, 0 for a test order (docs/test-mode.md). */
+  livemode: 0 | 1;
 }
 
 const COLUMNS =
-  "id, short_id, partner_id, status, coin_from, network_from, coin_to, network_to, deposit_address, deposit_address_tag, created_at, updated_at, expires_at";
+  "id, short_id, partner_id, status, coin_from, network_from, coin_to, network_to, deposit_address, deposit_address_tag, created_at, updated_at, expires_at, livemode";
+const PLACEHOLDERS = COLUMNS.split(",")
+  .map(() => "?")
+  .join(", ");
 
 /**
  * Writes an order's index row as of `version` (its object's event-log position): inserted the
@@ -28,7 +33,7 @@ const COLUMNS =
 export async function projectOrderIndex(db: D1Database, r: OrderIndexRow, version: number): Promise<boolean> {
   const result = await db
     .prepare(
-      `INSERT INTO orders (${COLUMNS}, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO orders (${COLUMNS}, version) VALUES (${PLACEHOLDERS}, ?)
        ON CONFLICT (id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at,
          version = excluded.version
        WHERE excluded.version > orders.version`,
@@ -47,6 +52,7 @@ export async function projectOrderIndex(db: D1Database, r: OrderIndexRow, versio
       r.created_at,
       r.updated_at,
       r.expires_at,
+      r.livemode,
       version,
     )
     .run();
@@ -175,6 +181,7 @@ export async function poolCounts(
 
 export interface OrderListQuery {
   partnerId: string;
+  livemode: boolean;
   status?: string | undefined;
   createdFrom?: string | undefined;
   createdTo?: string | undefined;
@@ -185,8 +192,8 @@ export interface OrderListQuery {
 
 /** A partner's orders, newest first, by keyset pagination on (created_at, id): no OFFSET scans. */
 export async function listOrders(db: D1Database, q: OrderListQuery): Promise<OrderIndexRow[]> {
-  const where = ["partner_id = ?"];
-  const args: (string | number)[] = [q.partnerId];
+  const where = ["partner_id = ?", "livemode = ?"];
+  const args: (string | number)[] = [q.partnerId, q.livemode ? 1 : 0];
   if (q.status) {
     where.push("status = ?");
     args.push(q.status);
@@ -210,4 +217,19 @@ export async function listOrders(db: D1Database, q: OrderListQuery): Promise<Ord
     .bind(...args, q.limit)
     .all<OrderIndexRow>();
   return results;
+}
+
+/** A partner's test orders in any of `statuses` (the bound on open test orders). */
+export async function countTestOrders(
+  db: D1Database,
+  partnerId: string,
+  statuses: readonly string[],
+): Promise<number> {
+  const row = await db
+    .prepare(
+      `SELECT COUNT(*) AS n FROM orders WHERE partner_id = ? AND livemode = 0 AND status IN (${statuses.map(() => "?").join(", ")})`,
+    )
+    .bind(partnerId, ...statuses)
+    .first<{ n: number }>();
+  return row?.n ?? 0;
 }

@@ -36,6 +36,8 @@ const DOMAIN_STATUS: Record<DomainErrorCode, ContentfulStatusCode> = {
   webhook_not_configured: 409,
   event_not_found: 404,
   markup_above_cap: 422,
+  test_mode_only: 403,
+  test_order_limit: 409,
 };
 
 function fromDomain(err: DomainError): ApiError {
