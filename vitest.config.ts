@@ -35,6 +35,8 @@ export default defineConfig(async () => ({
           name: "browser",
           include: ["test/browser/**/*.test.ts"],
           environment: "node",
+          // Each file starts its own `wrangler dev` on the one port: files run one after another.
+          fileParallelism: false,
           testTimeout: 120_000,
           hookTimeout: 180_000,
         },

@@ -3,9 +3,10 @@ import { getConfig } from "./config";
 import type { WebhookMessage } from "./domain/webhooks";
 import { sweepLostAlarms } from "./services/sweep";
 import { watchMemoAddresses } from "./services/unclaimed-deposits";
-import { deliverBatch } from "./services/webhook-delivery";
+import { deliverBatch, deliveryOptions } from "./services/webhook-delivery";
 import { refreshPrices } from "./storage/market";
 
+export { DepositTag } from "./objects/deposit-tag";
 export { OrderObject } from "./objects/order-object";
 export { RateLimiter } from "./objects/rate-limiter";
 export { SimChain } from "./objects/sim-chain";
@@ -21,8 +22,6 @@ export default {
     ctx.waitUntil(watchMemoAddresses(env, config, controller.scheduledTime));
   },
   async queue(batch, env) {
-    await deliverBatch(batch as MessageBatch<WebhookMessage>, env, {
-      timeoutMs: getConfig(env).WEBHOOK_TIMEOUT_SECONDS * 1000,
-    });
+    await deliverBatch(batch as MessageBatch<WebhookMessage>, env, deliveryOptions(getConfig(env)));
   },
 } satisfies ExportedHandler<Env>;

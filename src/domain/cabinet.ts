@@ -5,12 +5,29 @@ export const ROLES = ["admin", "developer", "viewer"] as const;
 export type Role = (typeof ROLES)[number];
 
 /** Things a cabinet user can do; pages and routes ask `can(role, permission)`. */
-export type Permission = "keys.read" | "keys.write" | "team.read" | "team.write" | "audit.read";
+export type Permission =
+  | "keys.read"
+  | "keys.write"
+  | "team.read"
+  | "team.write"
+  | "audit.read"
+  | "webhooks.read"
+  | "webhooks.write"
+  | "settings.write";
 
 const GRANTS: Record<Role, readonly Permission[]> = {
-  admin: ["keys.read", "keys.write", "team.read", "team.write", "audit.read"],
-  developer: ["keys.read", "keys.write", "audit.read"],
-  viewer: ["keys.read", "audit.read"],
+  admin: [
+    "keys.read",
+    "keys.write",
+    "team.read",
+    "team.write",
+    "audit.read",
+    "webhooks.read",
+    "webhooks.write",
+    "settings.write",
+  ],
+  developer: ["keys.read", "keys.write", "audit.read", "webhooks.read", "webhooks.write"],
+  viewer: ["keys.read", "audit.read", "webhooks.read"],
 };
 
 export function can(role: Role, permission: Permission): boolean {

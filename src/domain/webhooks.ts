@@ -4,6 +4,13 @@ import type { OrderStatus } from "./order-state";
 
 export const WEBHOOK_EVENT_TYPE = "order.status_changed";
 
+/** A partner has one endpoint per mode: live keys see live deliveries, test keys test ones. */
+export const WEBHOOK_MODES = ["live", "test"] as const;
+export type WebhookMode = (typeof WEBHOOK_MODES)[number];
+
+export const DELIVERY_STATUSES = ["pending", "delivered", "failed", "skipped"] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
 export interface WebhookEvent {
   id: string;
   type: typeof WEBHOOK_EVENT_TYPE;
@@ -17,7 +24,10 @@ export interface WebhookEvent {
 export interface WebhookMessage {
   event_id: string;
   partner_id: string;
-  order_id: string;
+  /** Which of the partner's endpoints receives it; absent means live (messages before test mode). */
+  mode?: WebhookMode;
+  /** Null for a test event (`ping`). */
+  order_id: string | null;
   sequence: number;
   type: string;
   created_at: string;
@@ -30,11 +40,44 @@ export function newEventId(): string {
 
 /**
  * `X-Webhook-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, keyed by the
- * partner's webhook secret (the Stripe scheme: the timestamp inside the MAC stops replays).
+ * partner's webhook secret (the Stripe scheme: the timestamp inside the MAC stops replays). While a
+ * rotation overlaps, one `v1=` per secret, the newest first — a receiver that keeps only the last
+ * `v1` (a naive key=value parser) still verifies with the old secret it has not yet replaced.
  */
-export async function signatureHeader(secret: string, body: string, unixSeconds: number): Promise<string> {
-  const mac = await hmacSha256Hex(secret, new TextEncoder().encode(`${unixSeconds}.${body}`));
-  return `t=${unixSeconds},v1=${mac}`;
+export async function signatureHeader(
+  secrets: readonly string[],
+  body: string,
+  unixSeconds: number,
+): Promise<string> {
+  const data = new TextEncoder().encode(`${unixSeconds}.${body}`);
+  const macs = await Promise.all(secrets.map((s) => hmacSha256Hex(s, data)));
+  return [`t=${unixSeconds}`, ...macs.map((m) => `v1=${m}`)].join(",");
+}
+
+/** A rotation may keep the previous secret signing for at most a day. */
+export const MAX_SECRET_OVERLAP_S = 24 * 3600;
+
+export interface EndpointSecrets {
+  secret: string | null;
+  previous_secret: string | null;
+  previous_secret_until: string | null;
+}
+
+/** The secrets that sign a delivery made at `now`: the current one, then the previous while it overlaps. */
+export function signingSecrets(e: EndpointSecrets, now: number): string[] {
+  if (!e.secret) return [];
+  const overlapping =
+    e.previous_secret !== null &&
+    e.previous_secret_until !== null &&
+    Date.parse(e.previous_secret_until) > now;
+  return overlapping && e.previous_secret ? [e.secret, e.previous_secret] : [e.secret];
+}
+
+export const PING_EVENT_TYPE = "ping";
+
+/** The body of a test event: no order, just proof that the endpoint and its secret work. */
+export function pingEvent(id: string, createdAt: string): string {
+  return JSON.stringify({ id, type: PING_EVENT_TYPE, created_at: createdAt, data: {} });
 }
 
 /** Retry schedule: about a minute, doubling, at most 12 h between tries, for up to 3 days. */
@@ -44,25 +87,4 @@ export const GIVE_UP_AFTER_MS = 3 * 24 * 3600 * 1000;
 
 export function retryDelaySeconds(failedAttempts: number): number {
   return Math.min(MAX_RETRY_GAP_S, FIRST_RETRY_S * 2 ** Math.max(0, failedAttempts - 1));
-}
-
-/** Webhook URLs: https, or http to localhost/127.0.0.1 when ALLOW_HTTP_WEBHOOKS is set (dev). */
-export function checkWebhookUrl(
-  raw: string,
-  allowHttpLocal: boolean,
-): { ok: true; url: string } | { ok: false; reason: string } {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return { ok: false, reason: "not a valid URL" };
-  }
-  if (url.username || url.password) return { ok: false, reason: "credentials in the URL are not allowed" };
-  if (url.protocol === "https:") return { ok: true, url: url.toString() };
-  const local = url.hostname === "localhost" || url.hostname === "127.0.0.1";
-  if (url.protocol === "http:" && local && allowHttpLocal) return { ok: true, url: url.toString() };
-  return {
-    ok: false,
-    reason: allowHttpLocal ? "must be https (or http on localhost/127.0.0.1)" : "must be https",
-  };
 }

@@ -13,7 +13,9 @@ import { currenciesRouter } from "./routes/currencies";
 import { iconsRouter } from "./routes/icons";
 import { orderActionsRouter } from "./routes/order-actions";
 import { ordersRouter } from "./routes/orders";
+import { partnerWebhooksRouter } from "./routes/partner-webhooks";
 import { ratesRouter } from "./routes/rates";
+import { testHelpersRouter } from "./routes/test-helpers";
 import { registerWebhookEvents } from "./routes/webhook-events";
 
 /**
@@ -45,6 +47,8 @@ export function partnerApi(): OpenAPIHono<AppEnv> {
   api.route("/api/v1", ratesRouter);
   api.route("/api/v1", ordersRouter);
   api.route("/api/v1", orderActionsRouter);
+  api.route("/api/v1", partnerWebhooksRouter);
+  api.route("/api/v1", testHelpersRouter);
   api.route("/api/v1", iconsRouter);
   api.openAPIRegistry.registerComponent("securitySchemes", "PartnerBearer", {
     type: "http",
@@ -71,6 +75,15 @@ export function partnerApi(): OpenAPIHono<AppEnv> {
     tags: [
       { name: "Public", description: "No key needed: the catalog, quotes and icons." },
       { name: "Orders", description: "Create and follow exchange orders with your partner API key." },
+      {
+        name: "Webhooks",
+        description: "Your webhook endpoint, signing secret and delivery log; resend and test events.",
+      },
+      {
+        name: "Test mode",
+        description:
+          "With a test key (`pk_test_…`): drive your test orders into every situation. Nothing real moves (docs/test-mode.md).",
+      },
     ],
   }));
   return api;

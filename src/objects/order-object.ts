@@ -3,13 +3,13 @@ import { type ChainReader, confirmations, type IncomingTransfer } from "../adapt
 import type { ExchangeRequest, ExchangeResult, ExchangeVenue } from "../adapters/exchange/types";
 import { kvLegStore } from "../adapters/exchange/venue-exchange";
 import type { PayoutRequest } from "../adapters/payout/types";
-import { chainReaderFor, exchangeVenueFor, payoutGatewayFor } from "../adapters/registry";
+import { type OrderAdapters, orderAdapters } from "../adapters/registry";
 import { type Config, getConfig } from "../config";
-import { deriveDepositAddress } from "../domain/addresses";
-import { chooseDeposit, type DepositScheme, FIRST_MEMO_TAG, findDeposit } from "../domain/deposit";
+import { chooseDeposit, type DepositScheme, findDeposit } from "../domain/deposit";
 import { DomainError } from "../domain/errors";
 import { type Decimal, parseDecimal, toDecimalString } from "../domain/money";
 import {
+  isLive,
   type OrderDraft,
   type OrderRecord,
   type OrderView,
@@ -26,21 +26,15 @@ import {
   type OrderActions,
   orderActions,
 } from "../domain/order-actions";
+import { type CreationKey, creationVerdict, shortIdOfOrderId } from "../domain/order-id";
 import { decide, type OrderEvent, type OrderStatus } from "../domain/order-state";
 import { PairUnavailableError, pairLimits } from "../domain/pricing";
 import { beforeSend, type SendPolicy, type SendRow } from "../domain/send-step";
 import { depositAcceptability, refundAmount } from "../domain/settlement";
-import { newShortId } from "../domain/short-id";
 import { newEventId, WEBHOOK_EVENT_TYPE, type WebhookEvent, type WebhookMessage } from "../domain/webhooks";
 import { loadCatalog } from "../storage/catalog";
 import { pricingNow } from "../storage/market";
-import {
-  claimPoolAddress,
-  getOrderIndexRow,
-  insertOrderIndex,
-  nextCounterValue,
-  updateOrderIndexStatus,
-} from "../storage/orders";
+import { allocateDeposit } from "./deposit-allocation";
 import {
   depositId,
   EXTRA_DEPOSIT_LOGGED,
@@ -49,6 +43,7 @@ import {
   ExtraDeposits,
 } from "./extra-deposits";
 import { sendOnce } from "./ledger-send";
+import { projectOrder } from "./order-projection";
 import { SENDS_TABLE, SendsLedger } from "./sends-ledger";
 
 /** A decision on a failed order's money, as the service has validated it. */
@@ -87,6 +82,8 @@ export type CreateResult =
   | { kind: "created"; order: OrderView }
   | { kind: "replayed"; order: OrderView }
   | { kind: "conflict" }
+  /** The id is another order's (a short id drawn twice): the caller moves on to another id. */
+  | { kind: "taken" }
   | { kind: "unavailable"; reason: string };
 
 /** Event data: flat JSON values only, so it crosses RPC and serialises as is. */
@@ -143,13 +140,14 @@ const K = {
   depositBlock: "deposit_block",
   /** After a step threw: no alarm before this time (epoch ms), whatever else looks due. */
   pause: "pause_until",
+  /** A test order's clock: ms it runs ahead of real time (the `expire` test helper moves it). */
+  testClock: "test_clock_ms",
   /** A decision's answer under its Idempotency-Key: `{hash, order}`, for the same response on a replay. */
   action: (key: string) => `action:${key}`,
 } as const;
 
 /** Retry delay for a D1 index write or a webhook enqueue that failed. */
 const PROJECTION_RETRY_MS = 10_000;
-const SHORT_ID_ATTEMPTS = 4;
 const RETRY_CAP_MS = 30 * 60_000;
 /**
  * A deposit first seen this long after expires_at is treated as late (refunded), not as on time: the
@@ -179,6 +177,11 @@ export class OrderObject extends DurableObject<Env> {
     return this.#kv.get<OrderRecord>(K.record);
   }
 
+  /** The order's time: real time, plus a test order's test clock. */
+  #now(): number {
+    return Date.now() + (this.#kv.get<number>(K.testClock) ?? 0);
+  }
+
   get #config(): Config {
     return getConfig(this.env);
   }
@@ -202,11 +205,11 @@ export class OrderObject extends DurableObject<Env> {
    * parallel) share the first call's work; later calls replay it, or conflict if the request differs.
    */
   async create(draft: OrderDraft, scheme: DepositScheme): Promise<CreateResult> {
-    const existing = this.replay(draft.partnerId, draft.requestHash);
+    const existing = this.replay(draft);
     if (existing) return existing;
     if (this.#creating) {
       await this.#creating.catch(() => undefined);
-      const now = this.replay(draft.partnerId, draft.requestHash);
+      const now = this.replay(draft);
       if (now) return now;
     }
     this.#creating = this.#doCreate(draft, scheme);
@@ -219,61 +222,28 @@ export class OrderObject extends DurableObject<Env> {
 
   /**
    * The answer to a repeated Idempotency-Key: the first response, or a conflict when the request
-   * differs; null while no order exists. Asked before the request is validated again, so a retry
+   * differs, or `taken` when the order here is another creation's; null while no order exists. Asked before the request is validated again, so a retry
    * gets its order even after prices, limits or the quote's validity have changed.
    */
-  replay(partnerId: string, requestHash: string): CreateResult | null {
+  replay(creation: CreationKey): CreateResult | null {
     const existing = this.#record();
     if (!existing) return null;
-    if (existing.partnerId !== partnerId || existing.requestHash !== requestHash) return { kind: "conflict" };
+    const verdict = creationVerdict(existing, creation);
+    if (verdict !== "replay") return { kind: verdict };
     return { kind: "replayed", order: this.#kv.get<OrderView>(K.createdView) ?? orderView(existing) };
   }
 
   async #doCreate(draft: OrderDraft, scheme: DepositScheme): Promise<CreateResult> {
-    const deposit = await this.#allocateDeposit(draft, scheme);
+    const shortId = shortIdOfOrderId(draft.id);
+    if (!shortId) throw new Error(`order id ${draft.id} does not carry a short id`);
+    const deposit = await allocateDeposit(this.env, draft, shortId, scheme);
     if ("unavailable" in deposit) return { kind: "unavailable", reason: deposit.unavailable };
-    let record: OrderRecord | undefined;
-    for (let attempt = 1; !record; attempt++) {
-      const candidate: OrderRecord = { ...draft, shortId: newShortId(), ...deposit };
-      try {
-        await insertOrderIndex(this.env.DB, {
-          id: candidate.id,
-          short_id: candidate.shortId,
-          partner_id: candidate.partnerId,
-          status: candidate.status,
-          coin_from: candidate.coinFrom,
-          network_from: candidate.networkFrom,
-          coin_to: candidate.coinTo,
-          network_to: candidate.networkTo,
-          deposit_address: candidate.depositAddress,
-          deposit_address_tag: candidate.depositAddressTag,
-          created_at: candidate.createdAt,
-          updated_at: candidate.updatedAt,
-          expires_at: candidate.expiresAt,
-        });
-        record = candidate;
-      } catch (err) {
-        // An earlier attempt wrote the index row, then the object was evicted before it stored the
-        // record (so no 201 went out): adopt that row's short_id and the address claimed for it,
-        // or the idempotent id would conflict on every retry and the address would be stranded.
-        const earlier = String(err).includes("orders.id")
-          ? await getOrderIndexRow(this.env.DB, candidate.id)
-          : null;
-        if (earlier && earlier.partner_id === candidate.partnerId) {
-          record = {
-            ...candidate,
-            shortId: earlier.short_id,
-            depositAddress: earlier.deposit_address,
-            depositAddressTag: earlier.deposit_address_tag,
-          };
-          break;
-        }
-        // A short_id collision (50 random bits) is retried with a fresh id; anything else fails.
-        if (attempt >= SHORT_ID_ATTEMPTS || !String(err).includes("orders.short_id")) throw err;
-      }
-    }
-    const created = record;
+    const created: OrderRecord = { ...draft, shortId, ...deposit };
     const view = orderView(created);
+    // The record is the only write of a creation; the D1 index row is projected from it after the
+    // answer (K.projection is the outbox). The alarm is armed first as the projection's backstop,
+    // so no eviction can leave a record that nothing will project.
+    const armed = this.ctx.storage.setAlarm(Date.now() + PROJECTION_RETRY_MS);
     this.ctx.storage.transactionSync(() => {
       this.#createTables();
       this.#kv.put(K.record, created);
@@ -288,9 +258,17 @@ export class OrderObject extends DurableObject<Env> {
         idle: 0,
         nextAt: Date.parse(created.createdAt) + this.#pollMs(0),
       } satisfies PollState);
+      this.#kv.put(K.projection, true);
     });
-    await this.#arm(created, Date.now());
+    await armed;
+    void this.#projectCreated(created);
     return { kind: "created", order: view };
+  }
+
+  /** Not awaited by the creation: the 201 never waits for D1, and the alarm retries what fails. */
+  async #projectCreated(r: OrderRecord): Promise<void> {
+    await this.#project(r);
+    await this.#arm(r, Date.now());
   }
 
   /**
@@ -317,39 +295,12 @@ export class OrderObject extends DurableObject<Env> {
     )`);
   }
 
-  async #allocateDeposit(
-    draft: OrderDraft,
-    scheme: DepositScheme,
-  ): Promise<{ depositAddress: string; depositAddressTag: string | null } | { unavailable: string }> {
-    switch (scheme.kind) {
-      case "derive": {
-        const index = await nextCounterValue(this.env.DB, scheme.counter);
-        return {
-          depositAddress: deriveDepositAddress(scheme.family, scheme.xpub, index),
-          depositAddressTag: null,
-        };
-      }
-      case "memo": {
-        const n = await nextCounterValue(this.env.DB, scheme.counter);
-        return { depositAddress: scheme.address, depositAddressTag: String(FIRST_MEMO_TAG + n) };
-      }
-      case "pool": {
-        const address = await claimPoolAddress(this.env.DB, scheme.network, draft.id, draft.createdAt);
-        return address
-          ? { depositAddress: address, depositAddressTag: null }
-          : { unavailable: `no free deposit address for ${scheme.network}` };
-      }
-      case "none":
-        return { unavailable: scheme.reason };
-    }
-  }
-
   // ── reads ─────────────────────────────────────────────────────────────────────────────────
 
   /** The order as its partner sees it; null for another partner's order or no order at all. */
   async get(partnerId: string): Promise<OrderView | null> {
     const r = this.#record();
-    return r && r.partnerId === partnerId ? this.#view(r, Date.now()) : null;
+    return r && r.partnerId === partnerId ? this.#view(r, this.#now()) : null;
   }
 
   /** The view with its actions, priced now when the order waits for a decision. */
@@ -423,7 +374,7 @@ export class OrderObject extends DurableObject<Env> {
         reason: e.reason,
         data: e.data ? (JSON.parse(e.data) as EventData) : null,
       }));
-    return { order: await this.#view(r, Date.now()), partner_id: r.partnerId, events };
+    return { order: await this.#view(r, this.#now()), partner_id: r.partnerId, events };
   }
 
   // ── decisions on held funds ───────────────────────────────────────────────────────────────
@@ -439,7 +390,7 @@ export class OrderObject extends DurableObject<Env> {
     action: ActionRequest,
     idempotency: { key: string; hash: string } | null,
   ): Promise<ActResult> {
-    const now = Date.now();
+    const now = this.#now();
     const first = this.#record();
     if (!first || (actor.kind === "partner" && first.partnerId !== actor.partnerId))
       return { kind: "not_found" };
@@ -603,7 +554,7 @@ export class OrderObject extends DurableObject<Env> {
       };
       await sendOnce(
         this.#ledger,
-        payoutGatewayFor(this.env, this.#config),
+        this.#adapters(r).payout,
         this.#sendPolicy,
         key,
         async () => "the refund request was not frozen",
@@ -669,6 +620,33 @@ export class OrderObject extends DurableObject<Env> {
       : { kind: "not_available", reason: "this Idempotency-Key was used for another decision" };
   }
 
+  // ── test mode ─────────────────────────────────────────────────────────────────────────────
+
+  /** The record of this partner's test order, for the test helpers; null for anything else. */
+  testRecord(partnerId: string): OrderRecord | null {
+    const r = this.#record();
+    return r && r.partnerId === partnerId && !isLive(r) ? r : null;
+  }
+
+  /**
+   * After a test helper changed the order's world (its SimChain, its clock): run now instead of at
+   * the next poll, and answer the order as it then is. `expire` moves the test clock past expires_at.
+   */
+  async testAdvance(partnerId: string, opts: { expire: boolean }): Promise<OrderView | null> {
+    const r = this.testRecord(partnerId);
+    if (!r) return null;
+    const ahead = Date.parse(r.expiresAt) - this.#now();
+    if (opts.expire && ahead >= 0)
+      this.#kv.put(K.testClock, (this.#kv.get<number>(K.testClock) ?? 0) + ahead + 1);
+    this.#kv.put(K.poll, { idle: 0, nextAt: 0 } satisfies PollState);
+    this.#kv.delete(K.pause);
+    // A run already under way may have read the chain before the change: run once more after it.
+    if (this.#running) await this.#running;
+    await this.#runExclusive();
+    const after = this.#record() ?? r;
+    return this.#view(after, this.#now());
+  }
+
   // ── the lifecycle ─────────────────────────────────────────────────────────────────────────
 
   /** Runs whatever is due now; the cron sweep calls it for orders whose alarm may have been lost. */
@@ -689,7 +667,7 @@ export class OrderObject extends DurableObject<Env> {
   }
 
   async #run(): Promise<void> {
-    const now = Date.now();
+    const now = this.#now();
     try {
       await this.#step(now);
       const r = this.#record();
@@ -715,8 +693,8 @@ export class OrderObject extends DurableObject<Env> {
     const r = this.#record();
     if (!r) return;
     if (this.#kv.get<boolean>(K.projection)) await this.#project(r);
-    await this.#flushOutbox(Date.now());
-    await this.#arm(r, Date.now());
+    await this.#flushOutbox(this.#now());
+    await this.#arm(r, this.#now());
   }
 
   async #step(now: number): Promise<void> {
@@ -741,7 +719,7 @@ export class OrderObject extends DurableObject<Env> {
   }
 
   #reader(r: OrderRecord): ChainReader {
-    return chainReaderFor(this.env, this.#config, r.networkFrom);
+    return this.#adapters(r).reader;
   }
 
   async #incoming(r: OrderRecord): Promise<IncomingTransfer[]> {
@@ -1124,9 +1102,14 @@ export class OrderObject extends DurableObject<Env> {
     this.#note(r, now, "exchange attempt failed", { error, attempts });
   }
 
-  /** The venue this order is exchanged on: chosen here only, by EXCHANGE_MODE. */
-  #exchangeVenue(_r: OrderRecord): ExchangeVenue {
-    return exchangeVenueFor(this.env, this.#config, kvLegStore(this.#kv), {
+  /** The venue this order is exchanged on: chosen here only, by EXCHANGE_MODE and the order's mode. */
+  #exchangeVenue(r: OrderRecord): ExchangeVenue {
+    return this.#adapters(r).venue;
+  }
+
+  /** The order's adapters (a test order's are simulated whatever the modes; docs/test-mode.md). */
+  #adapters(r: OrderRecord): OrderAdapters {
+    return orderAdapters(this.env, this.#config, r, kvLegStore(this.#kv), {
       withdrawFee: async (coin, network) => {
         const row = (await loadCatalog(this.env.DB)).find((c) => c.coin === coin && c.network === network);
         if (!row) throw new Error(`${coin} on ${network} is not in the catalog`);
@@ -1161,7 +1144,7 @@ export class OrderObject extends DurableObject<Env> {
     const key = sendKey(r, kind);
     await sendOnce(
       this.#ledger,
-      payoutGatewayFor(this.env, this.#config),
+      this.#adapters(r).payout,
       this.#sendPolicy,
       key,
       () => this.#sendRequest(r, kind),
@@ -1343,6 +1326,7 @@ export class OrderObject extends DurableObject<Env> {
     const message: WebhookMessage = {
       event_id: event.id,
       partner_id: next.partnerId,
+      mode: isLive(next) ? "live" : "test",
       order_id: next.id,
       sequence,
       type: event.type,
@@ -1413,8 +1397,11 @@ export class OrderObject extends DurableObject<Env> {
 
   async #project(r: OrderRecord): Promise<void> {
     try {
-      await updateOrderIndexStatus(this.env.DB, r.id, r.status, r.updatedAt, this.#needsAction(r));
-      this.#kv.delete(K.projection);
+      const version = this.ctx.storage.sql.exec<{ v: number }>("SELECT MAX(seq) AS v FROM events").one().v;
+      await projectOrder(this.env.DB, r, version, this.#needsAction(r));
+      // Only when the record has not moved on meanwhile; else the next run projects the newer one.
+      const now = this.#record();
+      if (now?.status === r.status && now.updatedAt === r.updatedAt) this.#kv.delete(K.projection);
     } catch (err) {
       console.error(
         JSON.stringify({
@@ -1471,7 +1458,9 @@ export class OrderObject extends DurableObject<Env> {
       return;
     }
     const pause = this.#kv.get<number>(K.pause) ?? 0;
-    await this.ctx.storage.setAlarm(Math.max(now, pause, Math.min(...due)));
+    // Due moments are on the order's clock; the alarm runs on real time.
+    const clock = this.#kv.get<number>(K.testClock) ?? 0;
+    await this.ctx.storage.setAlarm(Math.max(now, pause, Math.min(...due)) - clock);
   }
 }
 

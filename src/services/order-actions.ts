@@ -31,12 +31,14 @@ export async function takeOrderAction(
   orderRef: string,
   body: ActionBody,
   idempotencyKey: string | undefined,
+  /** A partner key's mode: it decides only on orders of that mode (docs/test-mode.md). */
+  keyLivemode?: boolean,
 ): Promise<OrderView> {
   const id = await resolveOrderId(env, orderRef, actor.kind === "partner" ? actor.partnerId : null);
   if (!id) throw notFound();
   const stub = env.ORDERS.getByName(id);
   const order = actor.kind === "partner" ? await stub.get(actor.partnerId) : (await stub.inspect())?.order;
-  if (!order) throw notFound();
+  if (!order || (keyLivemode !== undefined && order.livemode !== keyLivemode)) throw notFound();
   const request = await checkedRequest(env, order, body);
   const idempotency = idempotencyKey
     ? { key: idempotencyKey, hash: await sha256Hex(canonicalJson(body)) }

@@ -1,6 +1,6 @@
-import type { OrderIndexRow } from "../storage/orders";
+import { decodeCursor, pageOf } from "../domain/keyset-cursor";
 import { listOrdersNeedingAction } from "../storage/orders";
-import { decodeCursor, encodeCursor } from "./orders";
+import { orderSummary, UUID_RE } from "./orders";
 
 /**
  * GET /admin/v1/orders?needs_action=true: every order waiting for a decision on money it holds
@@ -9,13 +9,15 @@ import { decodeCursor, encodeCursor } from "./orders";
 export async function reviewQueuePage(
   env: Env,
   req: { limit: number; cursor?: string | undefined },
-): Promise<{ data: OrderIndexRow[]; next_cursor: string | null }> {
+): Promise<{
+  data: (ReturnType<typeof orderSummary> & { partner_id: string })[];
+  next_cursor: string | null;
+}> {
   const rows = await listOrdersNeedingAction(
     env.DB,
-    req.cursor ? decodeCursor(req.cursor) : undefined,
+    req.cursor ? decodeCursor(req.cursor, (id) => UUID_RE.test(id)) : undefined,
     req.limit + 1,
   );
-  const page = rows.slice(0, req.limit);
-  const last = page.at(-1);
-  return { data: page, next_cursor: rows.length > req.limit && last ? encodeCursor(last) : null };
+  const { page, next_cursor } = pageOf(rows, req.limit, (r) => ({ createdAt: r.created_at, id: r.id }));
+  return { data: page.map((r) => ({ ...orderSummary(r), partner_id: r.partner_id })), next_cursor };
 }

@@ -6,6 +6,10 @@ export interface PartnerRow {
   is_active: number;
   markup_bps: number;
   rate_limit_per_minute: number;
+  /** The highest markup a partner admin may set themselves (the operator's cap). */
+  max_markup_bps: number;
+  contact_email: string | null;
+  /** The live webhook endpoint's URL (webhook_endpoints). */
   webhook_url: string | null;
   /** 1 when a webhook signing secret exists (the secret itself is never read back out). */
   has_webhook_secret: number;
@@ -38,8 +42,10 @@ export interface KeyWithPartner {
   partner: PartnerRow;
 }
 
-const PARTNER_COLUMNS =
-  "id, name, is_active, markup_bps, rate_limit_per_minute, webhook_url, webhook_secret IS NOT NULL AS has_webhook_secret, created_at, updated_at";
+const LIVE_ENDPOINT = "FROM webhook_endpoints w WHERE w.partner_id = partners.id AND w.mode = 'live'";
+const PARTNER_COLUMNS = `id, name, is_active, markup_bps, max_markup_bps, contact_email, rate_limit_per_minute,
+  (SELECT w.url ${LIVE_ENDPOINT}) AS webhook_url,
+  EXISTS (SELECT 1 ${LIVE_ENDPOINT} AND w.secret IS NOT NULL) AS has_webhook_secret, created_at, updated_at`;
 
 // Key lookups are cached for at most 30 s: a revocation or deactivation made through another
 // isolate takes effect within that time (this isolate's own admin writes clear it at once).
@@ -55,7 +61,7 @@ export function findKey(db: D1Database, keyId: string): Promise<KeyWithPartner |
     const row = await db
       .prepare(
         `SELECT k.key_id, k.partner_id, k.secret_hash, k.created_at, k.last_used_at, k.revoked_at,
-                k.name, k.mode, k.created_by, k.expires_at, k.ip_allowlist, p.id, p.name, p.is_active, p.markup_bps, p.rate_limit_per_minute, p.created_at AS p_created_at,
+                k.name, k.mode, k.created_by, k.expires_at, k.ip_allowlist, p.id, p.name, p.is_active, p.markup_bps, p.max_markup_bps, p.contact_email, p.rate_limit_per_minute, p.created_at AS p_created_at,
                 p.updated_at AS p_updated_at
            FROM api_keys k JOIN partners p ON p.id = k.partner_id WHERE k.key_id = ?`,
       )
@@ -81,6 +87,8 @@ export function findKey(db: D1Database, keyId: string): Promise<KeyWithPartner |
         name: row.name,
         is_active: row.is_active,
         markup_bps: row.markup_bps,
+        max_markup_bps: row.max_markup_bps,
+        contact_email: row.contact_email,
         rate_limit_per_minute: row.rate_limit_per_minute,
         webhook_url: null,
         has_webhook_secret: 0,
@@ -109,33 +117,20 @@ export async function touchKey(db: D1Database, keyId: string, now = Date.now()):
 export async function insertPartner(db: D1Database, p: PartnerRow): Promise<void> {
   await db
     .prepare(
-      "INSERT INTO partners (id, name, is_active, markup_bps, rate_limit_per_minute, webhook_url, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO partners (id, name, is_active, markup_bps, max_markup_bps, contact_email, rate_limit_per_minute, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
     )
     .bind(
       p.id,
       p.name,
       p.is_active,
       p.markup_bps,
+      p.max_markup_bps,
+      p.contact_email,
       p.rate_limit_per_minute,
-      p.webhook_url,
       p.created_at,
       p.updated_at,
     )
     .run();
-}
-
-/** Stores a new webhook signing secret (replacing any previous one). */
-export async function setWebhookSecret(
-  db: D1Database,
-  id: string,
-  secret: string,
-  now: string,
-): Promise<boolean> {
-  const row = await db
-    .prepare("UPDATE partners SET webhook_secret = ?, updated_at = ? WHERE id = ? RETURNING id")
-    .bind(secret, now, id)
-    .first();
-  return row !== null;
 }
 
 export async function getPartner(db: D1Database, id: string): Promise<PartnerRow | null> {
@@ -150,7 +145,10 @@ export async function listPartners(db: D1Database): Promise<PartnerRow[]> {
 }
 
 export type PartnerChanges = Partial<
-  Pick<PartnerRow, "name" | "is_active" | "markup_bps" | "rate_limit_per_minute" | "webhook_url">
+  Pick<
+    PartnerRow,
+    "name" | "is_active" | "markup_bps" | "max_markup_bps" | "contact_email" | "rate_limit_per_minute"
+  >
 >;
 
 export async function updatePartner(
@@ -161,12 +159,12 @@ export async function updatePartner(
 ): Promise<PartnerRow | null> {
   const entries = Object.entries(changes).filter(([, v]) => v !== undefined);
   const sets = [...entries.map(([k]) => `${k} = ?`), "updated_at = ?"].join(", ");
-  const row = await db
-    .prepare(`UPDATE partners SET ${sets} WHERE id = ? RETURNING ${PARTNER_COLUMNS}`)
+  const changed = await db
+    .prepare(`UPDATE partners SET ${sets} WHERE id = ? RETURNING id`)
     .bind(...entries.map(([, v]) => v), now, id)
-    .first<PartnerRow>();
+    .first();
   invalidateKeyCache();
-  return row;
+  return changed ? getPartner(db, id) : null;
 }
 
 export async function insertKey(db: D1Database, k: ApiKeyRow): Promise<void> {

@@ -1,13 +1,100 @@
-import type { WebhookMessage } from "../domain/webhooks";
+import type { KeysetPosition } from "../domain/keyset-cursor";
+import type { DeliveryStatus, WebhookMode } from "../domain/webhooks";
+
+// ---- endpoints --------------------------------------------------------------------------------
+
+export interface EndpointRow {
+  partner_id: string;
+  mode: WebhookMode;
+  url: string | null;
+  enabled: number;
+  secret: string | null;
+  previous_secret: string | null;
+  previous_secret_until: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+const ENDPOINT_COLUMNS =
+  "partner_id, mode, url, enabled, secret, previous_secret, previous_secret_until, created_at, updated_at";
+
+export async function getEndpoint(
+  db: D1Database,
+  partnerId: string,
+  mode: WebhookMode,
+): Promise<EndpointRow | null> {
+  return db
+    .prepare(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE partner_id = ? AND mode = ?`)
+    .bind(partnerId, mode)
+    .first<EndpointRow>();
+}
+
+/** Sets URL and/or enabled, creating the endpoint on first use. */
+export async function upsertEndpoint(
+  db: D1Database,
+  partnerId: string,
+  mode: WebhookMode,
+  changes: { url?: string | null; enabled?: boolean },
+  now: string,
+): Promise<EndpointRow> {
+  const url = changes.url === undefined ? null : changes.url;
+  const enabled = changes.enabled === undefined ? null : changes.enabled ? 1 : 0;
+  const row = await db
+    .prepare(
+      `INSERT INTO webhook_endpoints (partner_id, mode, url, enabled, created_at, updated_at)
+       VALUES (?1, ?2, ?3, COALESCE(?4, 1), ?5, ?5)
+       ON CONFLICT (partner_id, mode) DO UPDATE SET
+         url = CASE WHEN ?6 THEN excluded.url ELSE url END,
+         enabled = COALESCE(?4, enabled),
+         updated_at = ?5
+       RETURNING ${ENDPOINT_COLUMNS}`,
+    )
+    .bind(partnerId, mode, url, enabled, now, changes.url === undefined ? 0 : 1)
+    .first<EndpointRow>();
+  if (!row) throw new Error("webhook endpoint upsert returned nothing");
+  return row;
+}
+
+/**
+ * Replaces the signing secret. With `previousUntil`, the old secret keeps signing until then;
+ * without, it stops at once (and any earlier overlap ends too).
+ */
+export async function replaceEndpointSecret(
+  db: D1Database,
+  partnerId: string,
+  mode: WebhookMode,
+  secret: string,
+  previousUntil: string | null,
+  now: string,
+): Promise<EndpointRow> {
+  const row = await db
+    .prepare(
+      `INSERT INTO webhook_endpoints (partner_id, mode, url, enabled, secret, created_at, updated_at)
+       VALUES (?1, ?2, NULL, 1, ?3, ?5, ?5)
+       ON CONFLICT (partner_id, mode) DO UPDATE SET
+         previous_secret = CASE WHEN ?4 IS NULL THEN NULL ELSE secret END,
+         previous_secret_until = ?4,
+         secret = excluded.secret,
+         updated_at = ?5
+       RETURNING ${ENDPOINT_COLUMNS}`,
+    )
+    .bind(partnerId, mode, secret, previousUntil, now)
+    .first<EndpointRow>();
+  if (!row) throw new Error("webhook secret upsert returned nothing");
+  return row;
+}
+
+// ---- deliveries -------------------------------------------------------------------------------
 
 export interface DeliveryRow {
   event_id: string;
   partner_id: string;
-  order_id: string;
+  mode: WebhookMode;
+  order_id: string | null;
   sequence: number;
   type: string;
   payload: string;
-  status: "pending" | "delivered" | "failed" | "skipped";
+  status: DeliveryStatus;
   attempts: number;
   last_status_code: number | null;
   last_error: string | null;
@@ -18,67 +105,151 @@ export interface DeliveryRow {
 }
 
 const COLUMNS =
-  "event_id, partner_id, order_id, sequence, type, payload, status, attempts, last_status_code, last_error, next_retry_at, window_start, created_at, delivered_at";
+  "event_id, partner_id, mode, order_id, sequence, type, payload, status, attempts, last_status_code, last_error, next_retry_at, window_start, created_at, delivered_at";
 
-/** The delivery row of a message, created on first sight (a redelivered message finds it). */
-export async function deliveryFor(db: D1Database, m: WebhookMessage, now: string): Promise<DeliveryRow> {
+export interface NewDelivery {
+  event_id: string;
+  partner_id: string;
+  mode: WebhookMode;
+  order_id: string | null;
+  sequence: number;
+  type: string;
+  created_at: string;
+  body: string;
+}
+
+/** The delivery row of an event, created on first sight (a redelivered message finds it). */
+export async function deliveryFor(db: D1Database, m: NewDelivery, now: string): Promise<DeliveryRow> {
   const row = await db
     .prepare(
-      `INSERT INTO webhook_deliveries (event_id, partner_id, order_id, sequence, type, payload, status, attempts, window_start, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?)
+      `INSERT INTO webhook_deliveries (event_id, partner_id, mode, order_id, sequence, type, payload, status, attempts, window_start, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?)
        ON CONFLICT (event_id) DO UPDATE SET event_id = excluded.event_id
        RETURNING ${COLUMNS}`,
     )
-    .bind(m.event_id, m.partner_id, m.order_id, m.sequence, m.type, m.body, now, m.created_at)
+    .bind(m.event_id, m.partner_id, m.mode, m.order_id, m.sequence, m.type, m.body, now, m.created_at)
     .first<DeliveryRow>();
   if (!row) throw new Error(`no delivery row for ${m.event_id}`);
   return row;
 }
 
-export type DeliveryOutcome =
-  | { status: "delivered"; code: number; at: string }
-  | { status: "pending"; code: number | null; error: string; nextRetryAt: string }
-  | { status: "failed"; code: number | null; error: string }
-  | { status: "skipped"; error: string };
+export type AttemptTrigger = "automatic" | "resend" | "test";
 
+export interface AttemptRow {
+  id: number;
+  event_id: string;
+  attempted_at: string;
+  trigger: AttemptTrigger;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
+/** What an attempt leaves on the delivery: its new status and, for `pending`, when to retry. */
+export interface DeliveryUpdate {
+  status: DeliveryStatus;
+  nextRetryAt?: string | null;
+  deliveredAt?: string | null;
+}
+
+/**
+ * Records one outcome: the delivery's new state and, when an HTTP attempt was made (or refused at
+ * the URL check), the attempt row — in one batch, so the log never shows one without the other.
+ */
 export async function recordAttempt(
   db: D1Database,
   eventId: string,
-  o: DeliveryOutcome,
-  attempted: boolean,
+  update: DeliveryUpdate,
+  attempt: Omit<AttemptRow, "id" | "event_id"> | null,
+  skipReason: string | null = null,
 ): Promise<void> {
-  const code = "code" in o ? o.code : null;
-  const error = "error" in o ? o.error : null;
-  await db
-    .prepare(
-      `UPDATE webhook_deliveries
-          SET status = ?, attempts = attempts + ?, last_status_code = COALESCE(?, last_status_code), last_error = ?,
-              next_retry_at = ?, delivered_at = ?
-        WHERE event_id = ?`,
-    )
-    .bind(
-      o.status,
-      attempted ? 1 : 0,
-      code,
-      error,
-      o.status === "pending" ? o.nextRetryAt : null,
-      o.status === "delivered" ? o.at : null,
-      eventId,
-    )
-    .run();
+  const statements = [
+    db
+      .prepare(
+        `UPDATE webhook_deliveries
+            SET status = ?, attempts = attempts + ?, last_status_code = COALESCE(?, last_status_code),
+                last_error = ?, next_retry_at = ?, delivered_at = COALESCE(?, delivered_at)
+          WHERE event_id = ?`,
+      )
+      .bind(
+        update.status,
+        attempt ? 1 : 0,
+        attempt?.status_code ?? null,
+        attempt?.error ?? skipReason,
+        update.nextRetryAt ?? null,
+        update.deliveredAt ?? null,
+        eventId,
+      ),
+  ];
+  if (attempt)
+    statements.push(
+      db
+        .prepare(
+          "INSERT INTO webhook_attempts (event_id, attempted_at, trigger, status_code, error, duration_ms) VALUES (?, ?, ?, ?, ?, ?)",
+        )
+        .bind(
+          eventId,
+          attempt.attempted_at,
+          attempt.trigger,
+          attempt.status_code,
+          attempt.error,
+          attempt.duration_ms,
+        ),
+    );
+  await db.batch(statements);
 }
 
-export async function listDeliveries(
-  db: D1Database,
-  partnerId: string,
-  limit: number,
-): Promise<DeliveryRow[]> {
+export interface DeliveryFilter {
+  partnerId: string;
+  /** Absent: every mode (the operator's log). */
+  mode?: WebhookMode | undefined;
+  status?: DeliveryStatus | undefined;
+  orderId?: string | undefined;
+  after?: KeysetPosition | undefined;
+  limit: number;
+}
+
+/** Newest first, keyset-paged on (created_at, event_id). */
+export async function listDeliveries(db: D1Database, f: DeliveryFilter): Promise<DeliveryRow[]> {
+  const conditions: [string, unknown[]][] = [["partner_id = ?", [f.partnerId]]];
+  if (f.mode) conditions.push(["mode = ?", [f.mode]]);
+  if (f.status) conditions.push(["status = ?", [f.status]]);
+  if (f.orderId) conditions.push(["order_id = ?", [f.orderId]]);
+  if (f.after) conditions.push(["(created_at, event_id) < (?, ?)", [f.after.createdAt, f.after.id]]);
+  const where = conditions.map(([sql]) => sql);
+  const args = conditions.flatMap(([, a]) => a);
   const { results } = await db
     .prepare(
-      `SELECT ${COLUMNS} FROM webhook_deliveries WHERE partner_id = ? ORDER BY created_at DESC, event_id DESC LIMIT ?`,
+      `SELECT ${COLUMNS} FROM webhook_deliveries WHERE ${where.join(" AND ")}
+        ORDER BY created_at DESC, event_id DESC LIMIT ?`,
     )
-    .bind(partnerId, limit)
+    .bind(...args, f.limit)
     .all<DeliveryRow>();
+  return results;
+}
+
+export async function getDelivery(
+  db: D1Database,
+  partnerId: string,
+  mode: WebhookMode,
+  eventId: string,
+): Promise<DeliveryRow | null> {
+  return db
+    .prepare(`SELECT ${COLUMNS} FROM webhook_deliveries WHERE partner_id = ? AND mode = ? AND event_id = ?`)
+    .bind(partnerId, mode, eventId)
+    .first<DeliveryRow>();
+}
+
+/** The attempts of some deliveries, oldest first per event. */
+export async function attemptsOf(db: D1Database, eventIds: readonly string[]): Promise<AttemptRow[]> {
+  if (eventIds.length === 0) return [];
+  const { results } = await db
+    .prepare(
+      `SELECT id, event_id, attempted_at, trigger, status_code, error, duration_ms FROM webhook_attempts
+        WHERE event_id IN (SELECT value FROM json_each(?)) ORDER BY event_id, id`,
+    )
+    .bind(JSON.stringify(eventIds))
+    .all<AttemptRow>();
   return results;
 }
 
@@ -96,15 +267,4 @@ export async function resetDelivery(
     )
     .bind(now, partnerId, eventId)
     .first<DeliveryRow>();
-}
-
-export async function webhookTarget(
-  db: D1Database,
-  partnerId: string,
-): Promise<{ url: string; secret: string } | null> {
-  const row = await db
-    .prepare("SELECT webhook_url, webhook_secret FROM partners WHERE id = ?")
-    .bind(partnerId)
-    .first<{ webhook_url: string | null; webhook_secret: string | null }>();
-  return row?.webhook_url && row.webhook_secret ? { url: row.webhook_url, secret: row.webhook_secret } : null;
 }

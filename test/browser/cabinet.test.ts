@@ -1,10 +1,20 @@
 // The cabinet in a real Chromium with a CDP virtual authenticator, against `wrangler dev`:
 // invite → passkey → key → order with it → roll → revoke → viewer → sign out. Screenshots of each
 // page go to test-artifacts/cabinet/.
-import { join } from "node:path";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, ARTIFACTS, admin, launchBrowser, ORIGIN, type Server, startWorker } from "./harness";
+import {
+  ADMIN_TOKEN,
+  admin,
+  inviteUrl,
+  landOn,
+  launchBrowser,
+  ORIGIN,
+  type Server,
+  shot,
+  startWorker,
+  withPasskeys,
+} from "./harness";
 
 let server: Server | undefined;
 let browser: Browser | undefined;
@@ -34,55 +44,6 @@ const createOrder = (key: string) =>
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
     body: JSON.stringify(ORDER),
   });
-
-/** A browser context with its own passkey store (a platform authenticator). */
-async function withPasskeys(
-  b: Browser,
-  viewport = { width: 1100, height: 760 },
-): Promise<{ ctx: BrowserContext; page: Page }> {
-  const ctx = await b.newContext({ viewport });
-  const page = await ctx.newPage();
-  const cdp = await ctx.newCDPSession(page);
-  await cdp.send("WebAuthn.enable");
-  await cdp.send("WebAuthn.addVirtualAuthenticator", {
-    options: {
-      protocol: "ctap2",
-      transport: "internal",
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      automaticPresenceSimulation: true,
-    },
-  });
-  page.on("dialog", (d) => void d.accept());
-  return { ctx, page };
-}
-
-/** Waits for a page; on failure says what the page's status line showed (a ceremony's error). */
-async function landOn(page: Page, path: string) {
-  try {
-    await page.waitForURL(`${ORIGIN}${path}`, { timeout: 15_000 });
-  } catch (err) {
-    const status = await page
-      .locator("[data-status]")
-      .first()
-      .textContent()
-      .catch(() => null);
-    await shot(page, `failed-${path.replace(/\W+/g, "-")}`).catch(() => undefined);
-    throw new Error(
-      `did not reach ${path} (page says: ${status ?? "nothing"}): ${String(err).split("\n")[0]}`,
-    );
-  }
-}
-
-const shot = (page: Page, name: string) =>
-  page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
-
-async function inviteUrl(partnerId: string, email: string, role: string): Promise<string> {
-  const res = await admin(`/partners/${partnerId}/invites`, { json: { email, role } });
-  expect(res.status).toBe(201);
-  return ((await res.json()) as { url: string }).url;
-}
 
 describe("partner cabinet in Chromium", () => {
   it("invite → passkey → key → order → roll → revoke → viewer → sign out", async () => {

@@ -4,11 +4,14 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sparticuz from "@sparticuz/chromium";
-import { type Browser, chromium } from "playwright-core";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { expect } from "vitest";
 
 // Overridable so several checkouts on one machine can run the browser tests at once.
 export const PORT = Number(process.env.BROWSER_TEST_PORT ?? 8741);
 const INSPECTOR_PORT = Number(process.env.BROWSER_TEST_INSPECTOR_PORT ?? 9240);
+/** The local webhook receiver of the webhooks test (a plain Node server on 127.0.0.1). */
+export const RECEIVER_PORT = Number(process.env.BROWSER_TEST_RECEIVER_PORT ?? 8743);
 export const ORIGIN = `http://localhost:${PORT}`;
 export const ADMIN_TOKEN = "browser-test-admin-token";
 export const ARTIFACTS = join(process.cwd(), "test-artifacts", "cabinet");
@@ -102,4 +105,53 @@ export function admin(path: string, init: { method?: string; json?: unknown } = 
     headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
     ...(init.json ? { body: JSON.stringify(init.json) } : {}),
   });
+}
+
+/** A browser context with its own passkey store (a platform authenticator). */
+export async function withPasskeys(
+  b: Browser,
+  viewport = { width: 1100, height: 760 },
+): Promise<{ ctx: BrowserContext; page: Page }> {
+  const ctx = await b.newContext({ viewport });
+  const page = await ctx.newPage();
+  const cdp = await ctx.newCDPSession(page);
+  await cdp.send("WebAuthn.enable");
+  await cdp.send("WebAuthn.addVirtualAuthenticator", {
+    options: {
+      protocol: "ctap2",
+      transport: "internal",
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  });
+  page.on("dialog", (d) => void d.accept());
+  return { ctx, page };
+}
+
+/** Waits for a page; on failure says what the page's status line showed (a ceremony's error). */
+export async function landOn(page: Page, path: string) {
+  try {
+    await page.waitForURL(`${ORIGIN}${path}`, { timeout: 15_000 });
+  } catch (err) {
+    const status = await page
+      .locator("[data-status]")
+      .first()
+      .textContent()
+      .catch(() => null);
+    await shot(page, `failed-${path.replace(/\W+/g, "-")}`).catch(() => undefined);
+    throw new Error(
+      `did not reach ${path} (page says: ${status ?? "nothing"}): ${String(err).split("\n")[0]}`,
+    );
+  }
+}
+
+export const shot = (page: Page, name: string) =>
+  page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+
+export async function inviteUrl(partnerId: string, email: string, role: string): Promise<string> {
+  const res = await admin(`/partners/${partnerId}/invites`, { json: { email, role } });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { url: string }).url;
 }

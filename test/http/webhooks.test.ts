@@ -7,12 +7,8 @@ import snippet from "../../docs/examples/verify-webhook.ts?raw";
 import docs from "../../docs/webhooks.md?raw";
 import { commands } from "../../scripts/cli/commands.mjs";
 import { runCli } from "../../scripts/cli/core.mjs";
-import {
-  checkWebhookUrl,
-  retryDelaySeconds,
-  type WebhookEvent,
-  type WebhookMessage,
-} from "../../src/domain/webhooks";
+import { checkWebhookUrl } from "../../src/domain/webhook-url";
+import { retryDelaySeconds, type WebhookEvent, type WebhookMessage } from "../../src/domain/webhooks";
 import { deliverBatch } from "../../src/services/webhook-delivery";
 import { admin, call, createPartner, expectError, json, setPrices, type TestPartner } from "../helpers";
 import { createMockNetwork } from "../support/msw";
@@ -64,7 +60,7 @@ async function deliver(messages: WebhookMessage[], fetch: typeof globalThis.fetc
     messages.map((body, i) => ({ id: `m${i}`, timestamp: new Date(), attempts: 1, body })),
   );
   const ctx = createExecutionContext();
-  await deliverBatch(batch, env, { fetch, timeoutMs });
+  await deliverBatch(batch, env, { fetch, timeoutMs, rules: { allowHttpLocal: false } });
   return getQueueResult(batch, ctx);
 }
 
@@ -99,8 +95,8 @@ describe("webhook settings (operator API and CLI)", () => {
     );
     expect(off.webhook_url).toBeNull();
     // Production (ALLOW_HTTP_WEBHOOKS unset): https only.
-    expect(checkWebhookUrl("http://localhost/h", false)).toMatchObject({ ok: false });
-    expect(checkWebhookUrl(HOOK, false)).toMatchObject({ ok: true });
+    expect(checkWebhookUrl("http://localhost/h", { allowHttpLocal: false })).toMatchObject({ ok: false });
+    expect(checkWebhookUrl(HOOK, { allowHttpLocal: false })).toMatchObject({ ok: true });
   });
 
   it("the signing secret is ≥ 32 random bytes, shown once, rotatable, never returned again", async () => {

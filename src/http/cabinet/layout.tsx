@@ -11,8 +11,10 @@ export const PRODUCT = "Swap Partner API";
 
 const NAV: { href: string; label: string; permission: Permission | null }[] = [
   { href: "/cabinet/keys", label: "API keys", permission: "keys.read" },
+  { href: "/cabinet/webhooks", label: "Webhooks", permission: "webhooks.read" },
   { href: "/cabinet/team", label: "Team", permission: "team.read" },
   { href: "/cabinet/audit", label: "Audit log", permission: "audit.read" },
+  { href: "/cabinet/settings", label: "Settings", permission: "settings.write" },
   { href: "/cabinet/account", label: "Passkeys", permission: null },
 ];
 
@@ -54,11 +56,16 @@ export function Page(props: {
               </nav>
             ) : null}
             <span class="spacer"></span>
-            {/* Test mode (issue 15) turns this into a link pair that filters every page by mode. */}
-            <span class="mode-switch" title="Test mode is coming soon">
-              <span aria-current="true">Live</span>
-              <span>Test</span>
-            </span>
+            {s ? (
+              <nav class="mode-switch" aria-label="Live or test data" data-testid="mode-switch">
+                <a href="?mode=live" aria-current={s.mode !== "test" ? "true" : undefined}>
+                  Live
+                </a>
+                <a href="?mode=test" aria-current={s.mode === "test" ? "true" : undefined}>
+                  Test
+                </a>
+              </nav>
+            ) : null}
             {s ? (
               <form class="inline" method="post" action="/cabinet/sign-out">
                 <input type="hidden" name="_csrf" value={s.session.csrf_token} />

@@ -33,6 +33,7 @@ import { listKeys } from "../../storage/partners";
 import { badRequest } from "../errors";
 import { onError } from "../middleware/errors";
 import { clientIp } from "../middleware/rate-limit";
+import { form } from "./forms";
 import { Message } from "./layout";
 import { AccountPage, AuditPage, InvitePage, KeysPage, SignInPage, TeamPage } from "./pages";
 import {
@@ -46,6 +47,8 @@ import {
   type SignedInEnv,
   setSessionCookie,
 } from "./session";
+import { settingsPages } from "./settings";
+import { webhookPages } from "./webhooks";
 
 const CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
@@ -58,13 +61,6 @@ async function jsonBody<T extends z.ZodType>(c: Context, schema: T): Promise<z.i
   const parsed = schema.safeParse(await c.req.json().catch(() => null));
   if (!parsed.success) throw badRequest("Invalid request body.");
   return parsed.data;
-}
-
-async function form(c: Context): Promise<Record<string, string>> {
-  const body = await c.req.parseBody();
-  return Object.fromEntries(
-    Object.entries(body).flatMap(([k, v]) => (typeof v === "string" ? [[k, v]] : [])),
-  );
 }
 
 const ceremonyResponse = z.object({
@@ -204,6 +200,7 @@ export function createCabinet() {
     const issued = await createKey(c.env.DB, actorOf(signedIn(c)), {
       name,
       ipAllowlist: allowlistFrom(f.ip_allowlist),
+      mode: f.mode === "test" ? "test" : "live",
     });
     return keysPage(signedIn(c), { issued });
   });
@@ -256,6 +253,9 @@ export function createCabinet() {
     await deactivateMember(c.env.DB, actorOf(signedIn(c)), c.req.param("userId"), { enforceLastAdmin: true });
     return c.redirect("/cabinet/team", 303);
   });
+
+  app.route("/webhooks", webhookPages());
+  app.route("/settings", settingsPages());
 
   app.get("/audit", requireSession("audit.read"), async (c) => {
     const s = signedIn(c);

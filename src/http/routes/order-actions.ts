@@ -128,6 +128,7 @@ for (const i of [0, 1, 2] as const) {
       c.req.valid("param").order_id,
       actionBody(i, c.req.valid("json")),
       c.req.valid("header")["idempotency-key"],
+      c.get("partner").livemode,
     );
     c.header("Cache-Control", "no-store");
     return c.json(order, 200);

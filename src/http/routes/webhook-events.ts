@@ -1,6 +1,6 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { ORDER_STATUSES } from "../../domain/order-state";
-import { WEBHOOK_EVENT_TYPE } from "../../domain/webhooks";
+import { PING_EVENT_TYPE, WEBHOOK_EVENT_TYPE } from "../../domain/webhooks";
 import { out, timestamp } from "../schemas";
 import { OrderSchema } from "./orders";
 
@@ -22,8 +22,40 @@ export const WebhookEventSchema = z
   })
   .openapi("WebhookEvent");
 
+export const PingEventSchema = z
+  .object({
+    id: out.text(64),
+    type: z.literal(PING_EVENT_TYPE),
+    created_at: timestamp("When the test event was sent."),
+    data: z.object({}),
+  })
+  .openapi("WebhookPingEvent");
+
+const SignatureHeaders = z.object({
+  "x-webhook-signature": out.text(400).openapi({
+    description:
+      '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, keyed by your webhook secret; during a secret rotation with overlap one `v1=` per secret (any one matching is enough).',
+  }),
+  "x-webhook-id": out.text(64).openapi({ description: "The event id, as in the body." }),
+});
+
 /** The events the service POSTs to a partner's endpoint (OpenAPI 3.1 `webhooks`; docs/webhooks.md). */
 export function registerWebhookEvents(registry: OpenAPIHono["openAPIRegistry"]): void {
+  registry.registerWebhook({
+    method: "post",
+    path: PING_EVENT_TYPE,
+    operationId: "webhookPing",
+    tags: ["Webhooks"],
+    security: [],
+    summary: "A test event",
+    description:
+      "Sent by `POST /api/v1/partner/webhook/test` (or the cabinet's *Send test event*), signed like every event.",
+    request: {
+      headers: SignatureHeaders,
+      body: { content: { "application/json": { schema: PingEventSchema } }, required: true },
+    },
+    responses: { 200: { description: "Any 2xx acknowledges it; a test event is not retried." } },
+  });
   registry.registerWebhook({
     method: "post",
     path: WEBHOOK_EVENT_TYPE,
@@ -35,13 +67,7 @@ export function registerWebhookEvents(registry: OpenAPIHono["openAPIRegistry"]):
     description:
       "Sent to your webhook endpoint after every status change. Verify `X-Webhook-Signature` over the raw body before parsing (docs/webhooks.md; the SDK's `verifyWebhook`).",
     request: {
-      headers: z.object({
-        "x-webhook-signature": out.text(400).openapi({
-          description:
-            '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, keyed by your webhook secret.',
-        }),
-        "x-webhook-id": out.text(64).openapi({ description: "The event id, as in the body." }),
-      }),
+      headers: SignatureHeaders,
       body: { content: { "application/json": { schema: WebhookEventSchema } }, required: true },
     },
     responses: {

@@ -1,7 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { base64urlnopad } from "@scure/base";
-import { checkWebhookUrl, type WebhookMessage } from "../../../domain/webhooks";
+import type { WebhookMessage } from "../../../domain/webhooks";
 import { issueKey } from "../../../services/api-keys";
+import type { Actor } from "../../../services/cabinet-auth";
+import { auditSettings } from "../../../services/partner-settings";
+import { configureWebhook, rotateWebhookSecret } from "../../../services/webhooks";
 import {
   type ApiKeyRow,
   getPartner,
@@ -11,13 +13,13 @@ import {
   type PartnerChanges,
   type PartnerRow,
   revokeKey,
-  setWebhookSecret,
   updatePartner,
 } from "../../../storage/partners";
 import { type DeliveryRow, listDeliveries, resetDelivery } from "../../../storage/webhooks";
-import { ApiError, badRequest } from "../../errors";
+import { ApiError } from "../../errors";
 import { createRouter } from "../../router";
 import { errorResponses } from "../../schemas";
+import { acceptWebhookUrl } from "../../webhook-url";
 
 const PartnerSchema = z
   .object({
@@ -28,6 +30,10 @@ const PartnerSchema = z
       .number()
       .int()
       .openapi({ description: "Partner markup in basis points, on top of the service spread." }),
+    max_markup_bps: z.number().int().openapi({
+      description: "The highest markup the partner's cabinet admins may set themselves (default 200).",
+    }),
+    contact_email: z.string().nullable().openapi({ description: "The partner's contact e-mail." }),
     rate_limit_per_minute: z.number().int(),
     webhook_url: z
       .string()
@@ -41,9 +47,14 @@ const PartnerSchema = z
   })
   .openapi("Partner");
 
+const KeyModeSchema = z.enum(["live", "test"]).openapi({
+  description: "`test` keys (ids `pk_test_…`) create test orders only (docs/test-mode.md).",
+});
+
 const KeySchema = z
   .object({
     key_id: z.string(),
+    mode: KeyModeSchema,
     created_at: z.string(),
     last_used_at: z.string().nullable(),
     revoked_at: z.string().nullable(),
@@ -56,6 +67,7 @@ const NewKeySchema = z
     key: z
       .string()
       .openapi({ description: "The full key `<key_id>.<secret>`. Shown only in this response." }),
+    mode: KeyModeSchema,
     created_at: z.string(),
   })
   .openapi("NewApiKey");
@@ -63,7 +75,8 @@ const NewKeySchema = z
 const DeliverySchema = z
   .object({
     event_id: z.string(),
-    order_id: z.string(),
+    mode: z.enum(["live", "test"]),
+    order_id: z.string().nullable().openapi({ description: "Null for a test event (`ping`)." }),
     sequence: z.number().int(),
     type: z.string(),
     status: z.enum(["pending", "delivered", "failed", "skipped"]),
@@ -79,6 +92,7 @@ const DeliverySchema = z
 function deliveryView(d: DeliveryRow) {
   return {
     event_id: d.event_id,
+    mode: d.mode,
     order_id: d.order_id,
     sequence: d.sequence,
     type: d.type,
@@ -106,6 +120,10 @@ const UpdatePartner = z
     name: name.optional(),
     is_active: z.boolean().optional(),
     markup_bps: markup.optional(),
+    max_markup_bps: markup.optional().openapi({
+      description: "Cap on the markup the partner's cabinet admins may set (0–1000).",
+    }),
+    contact_email: z.email().max(254).nullable().optional(),
     rate_limit_per_minute: rateLimit.optional(),
     webhook_url: z.string().max(2048).nullable().optional().openapi({
       description: "https URL (http on localhost when ALLOW_HTTP_WEBHOOKS); null disables webhooks.",
@@ -135,12 +153,19 @@ function partnerView(p: PartnerRow) {
 function keyView(k: ApiKeyRow) {
   return {
     key_id: k.key_id,
+    mode: k.mode,
     created_at: k.created_at,
     last_used_at: k.last_used_at,
     revoked_at: k.revoked_at,
   };
 }
 const notFound = () => new ApiError(404, "not_found", "Partner not found.");
+
+/** The operator, acting on a partner: changes land in that partner's cabinet audit log. */
+function operatorActor(c: { req: { raw: Request } }, partnerId: string): Actor {
+  return { partnerId, label: "operator", ip: c.req.raw.headers.get("cf-connecting-ip") };
+}
+const live = (partnerId: string) => ({ partnerId, mode: "live" as const });
 
 export const adminPartnersRouter = createRouter()
   .openapi(
@@ -165,6 +190,8 @@ export const adminPartnersRouter = createRouter()
         name: body.name,
         is_active: 1,
         markup_bps: body.markup_bps ?? 0,
+        max_markup_bps: 200,
+        contact_email: null,
         rate_limit_per_minute:
           body.rate_limit_per_minute ?? c.get("config").DEFAULT_PARTNER_RATE_LIMIT_PER_MINUTE,
         webhook_url: null,
@@ -232,23 +259,22 @@ export const adminPartnersRouter = createRouter()
       },
     }),
     async (c) => {
+      const id = c.req.valid("param").id;
       const { is_active, webhook_url, ...rest } = c.req.valid("json");
       const changes: PartnerChanges =
         is_active === undefined ? rest : { ...rest, is_active: is_active ? 1 : 0 };
-      if (webhook_url !== undefined) {
-        if (webhook_url === null) changes.webhook_url = null;
-        else {
-          const checked = checkWebhookUrl(webhook_url, c.get("config").ALLOW_HTTP_WEBHOOKS);
-          if (!checked.ok)
-            throw badRequest(`webhook_url ${checked.reason}.`, [
-              { field: "webhook_url", message: checked.reason },
-            ]);
-          changes.webhook_url = checked.url;
-        }
-      }
-      const row = await updatePartner(c.env.DB, c.req.valid("param").id, changes, new Date().toISOString());
+      const url =
+        webhook_url === undefined ? undefined : acceptWebhookUrl(c.get("config"), webhook_url, "webhook_url");
+      const before = await getPartner(c.env.DB, id);
+      if (!before) throw notFound();
+      const row = await updatePartner(c.env.DB, id, changes, new Date().toISOString());
       if (!row) throw notFound();
-      return c.json(partnerView(row), 200);
+      await auditSettings(c.env.DB, operatorActor(c, id), before, row);
+      if (url === undefined) return c.json(partnerView(row), 200);
+      await configureWebhook(c.env.DB, operatorActor(c, id), live(id), { url });
+      const updated = await getPartner(c.env.DB, id);
+      if (!updated) throw notFound();
+      return c.json(partnerView(updated), 200);
     },
   )
   .openapi(
@@ -259,7 +285,17 @@ export const adminPartnersRouter = createRouter()
       tags,
       security,
       summary: "Create an API key (the full key is returned only here)",
-      request: { params: idParam },
+      request: {
+        params: idParam,
+        body: {
+          content: {
+            "application/json": {
+              schema: z.strictObject({ mode: KeyModeSchema.default("live") }).openapi("NewApiKeyRequest"),
+            },
+          },
+          required: false,
+        },
+      },
       responses: {
         201: { description: "The new key.", content: { "application/json": { schema: NewKeySchema } } },
         ...errorResponses(400, 401, 404),
@@ -268,7 +304,9 @@ export const adminPartnersRouter = createRouter()
     async (c) => {
       const partnerId = c.req.valid("param").id;
       if (!(await getPartner(c.env.DB, partnerId))) throw notFound();
-      const issued = await issueKey(c.env.DB, partnerId, { createdBy: "operator" });
+      // The body is optional: a POST without one creates a live key, as before test mode.
+      const mode = (c.req.valid("json") as { mode?: "live" | "test" } | undefined)?.mode ?? "live";
+      const issued = await issueKey(c.env.DB, partnerId, { createdBy: "operator", mode });
       c.header("Cache-Control", "no-store");
       return c.json(issued, 201);
     },
@@ -338,9 +376,9 @@ export const adminPartnersRouter = createRouter()
       },
     }),
     async (c) => {
-      const secret = `whsec_${base64urlnopad.encode(crypto.getRandomValues(new Uint8Array(32)))}`;
-      if (!(await setWebhookSecret(c.env.DB, c.req.valid("param").id, secret, new Date().toISOString())))
-        throw notFound();
+      const id = c.req.valid("param").id;
+      if (!(await getPartner(c.env.DB, id))) throw notFound();
+      const { secret } = await rotateWebhookSecret(c.env.DB, operatorActor(c, id), live(id), 0);
       c.header("Cache-Control", "no-store");
       return c.json({ secret }, 201);
     },
@@ -368,7 +406,7 @@ export const adminPartnersRouter = createRouter()
     async (c) => {
       const partnerId = c.req.valid("param").id;
       if (!(await getPartner(c.env.DB, partnerId))) throw notFound();
-      const rows = await listDeliveries(c.env.DB, partnerId, c.req.valid("query").limit);
+      const rows = await listDeliveries(c.env.DB, { partnerId, limit: c.req.valid("query").limit });
       return c.json({ data: rows.map(deliveryView) }, 200);
     },
   )
@@ -400,6 +438,7 @@ export const adminPartnersRouter = createRouter()
       const message: WebhookMessage = {
         event_id: row.event_id,
         partner_id: row.partner_id,
+        mode: row.mode,
         order_id: row.order_id,
         sequence: row.sequence,
         type: row.type,

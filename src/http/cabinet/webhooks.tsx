@@ -1,0 +1,356 @@
+// The cabinet's Webhooks page: the endpoint (URL, on/off), secret rotation (shown once, with an
+// optional overlap), "send test event" and the delivery log with every attempt and a resend
+// button. Everything goes through the same service as the partner API (services/webhooks.ts).
+import { type Context, Hono } from "hono";
+import { can } from "../../domain/cabinet";
+import { DELIVERY_STATUSES, type DeliveryStatus } from "../../domain/webhooks";
+import { deliveryOptions } from "../../services/webhook-delivery";
+import {
+  configureWebhook,
+  type DeliveryView,
+  deliveryPage,
+  type EndpointView,
+  resendDelivery,
+  rotateWebhookSecret,
+  sendTestEvent,
+  type WebhookScope,
+  webhookEndpoint,
+} from "../../services/webhooks";
+import type { SessionContext } from "../../storage/cabinet";
+import { badRequest } from "../errors";
+import { acceptWebhookUrl } from "../webhook-url";
+import { form } from "./forms";
+import { Csrf, Page } from "./layout";
+import { when } from "./pages";
+import { actorOf, type CabinetEnv, requireSession, type SignedInEnv } from "./session";
+
+const PAGE_SIZE = 20;
+/** Overlaps offered when rotating: how long the previous secret keeps signing too. */
+const OVERLAPS = { now: 0, "1h": 3600, "24h": 86_400 } as const;
+
+interface LogFilter {
+  status?: DeliveryStatus | undefined;
+  orderId?: string | undefined;
+  cursor?: string | undefined;
+}
+
+interface PageProps {
+  session: SessionContext;
+  endpoint: EndpointView;
+  deliveries: DeliveryView[];
+  nextCursor: string | null;
+  filter: LogFilter;
+  secret?: string | undefined;
+  notice?: string | undefined;
+}
+
+function statusBadge(status: DeliveryStatus) {
+  const tone = { delivered: "ok", pending: "warn", failed: "bad", skipped: "" }[status];
+  return <span class={`badge ${tone}`.trim()}>{status}</span>;
+}
+
+function AttemptList(props: { d: DeliveryView }) {
+  if (props.d.attempts.length === 0) return <span class="muted">{props.d.last_error ?? "none yet"}</span>;
+  return (
+    <details>
+      <summary>
+        {props.d.attempts.length} attempt{props.d.attempts.length === 1 ? "" : "s"}
+      </summary>
+      <ol class="attempts">
+        {props.d.attempts.map((a) => (
+          <li title={a.attempted_at}>
+            {a.attempted_at.slice(11, 19)} UTC · {a.trigger} ·{" "}
+            <strong>{a.status_code !== null ? `HTTP ${a.status_code}` : "no response"}</strong>
+            {a.error && a.status_code === null ? ` · ${a.error}` : ""} · {a.duration_ms} ms
+          </li>
+        ))}
+      </ol>
+    </details>
+  );
+}
+
+function filterQuery(f: LogFilter, cursor: string): string {
+  const q = new URLSearchParams();
+  if (f.status) q.set("status", f.status);
+  if (f.orderId) q.set("order_id", f.orderId);
+  q.set("cursor", cursor);
+  return q.toString();
+}
+
+export function WebhooksPage(props: PageProps) {
+  const s = props.session;
+  const write = can(s.user.role, "webhooks.write");
+  const e = props.endpoint;
+  return (
+    <Page
+      title="Webhooks"
+      session={s}
+      current="/cabinet/webhooks"
+      replaceUrl={props.secret || props.notice ? "/cabinet/webhooks" : undefined}
+    >
+      <h1>Webhooks</h1>
+      <p class="lead">
+        We POST a signed event to your endpoint whenever an order changes status. Live mode endpoint.
+      </p>
+      {props.notice ? (
+        <p class="notice" role="status" data-testid="notice">
+          {props.notice}
+        </p>
+      ) : null}
+      {props.secret ? (
+        <div class="secret" role="alert">
+          <strong>Store this signing secret now.</strong> It is shown only this once.
+          <code id="new-secret" data-testid="new-secret">
+            {props.secret}
+          </code>
+          <button type="button" class="small" data-copy="new-secret">
+            Copy
+          </button>
+        </div>
+      ) : null}
+      <section class="card">
+        <h2>Endpoint</h2>
+        {write ? (
+          <form class="row" method="post" action="/cabinet/webhooks/endpoint">
+            <Csrf session={s} />
+            <label class="grow">
+              URL
+              <input
+                name="url"
+                type="url"
+                value={e.url ?? ""}
+                placeholder="https://your-server.example/webhooks"
+                maxlength={2048}
+              />
+            </label>
+            <label class="check">
+              <input type="checkbox" name="enabled" value="on" checked={e.url === null || e.enabled} />
+              Enabled
+            </label>
+            <button type="submit">Save</button>
+          </form>
+        ) : (
+          <p>
+            <span class="mono">{e.url ?? "No endpoint set."}</span>{" "}
+            {e.url ? (
+              <span class={e.enabled ? "badge ok" : "badge"}>{e.enabled ? "enabled" : "disabled"}</span>
+            ) : null}
+          </p>
+        )}
+        <p class="muted">
+          https on port 443 to a public host name; IP addresses and local or internal names are refused.
+        </p>
+      </section>
+      <section class="card">
+        <h2>Signing secret</h2>
+        <p>
+          {e.secret_set ? <span class="badge ok">set</span> : <span class="badge warn">not set</span>}
+          {e.previous_secret_expires_at ? (
+            <span class="muted">
+              {" "}
+              · the previous secret also signs until {when(e.previous_secret_expires_at)}
+            </span>
+          ) : null}
+        </p>
+        {write ? (
+          <div class="actions">
+            <form
+              class="row"
+              method="post"
+              action="/cabinet/webhooks/secret"
+              data-confirm={e.secret_set ? "Replace the signing secret?" : undefined}
+            >
+              <Csrf session={s} />
+              {e.secret_set ? (
+                <label>
+                  Old secret keeps signing for
+                  <select name="overlap">
+                    <option value="now">no overlap (stops now)</option>
+                    <option value="1h" selected>
+                      1 hour
+                    </option>
+                    <option value="24h">24 hours</option>
+                  </select>
+                </label>
+              ) : null}
+              <button type="submit" class="secondary">
+                {e.secret_set ? "Rotate secret" : "Create secret"}
+              </button>
+            </form>
+            <form class="row" method="post" action="/cabinet/webhooks/test">
+              <Csrf session={s} />
+              <button type="submit" class="secondary" disabled={!e.url || !e.secret_set || !e.enabled}>
+                Send test event
+              </button>
+            </form>
+          </div>
+        ) : null}
+      </section>
+      <section class="card">
+        <h2>Delivery log</h2>
+        <form class="row" method="get" action="/cabinet/webhooks">
+          <label>
+            Status
+            <select name="status">
+              <option value="">any</option>
+              {DELIVERY_STATUSES.map((st) => (
+                <option value={st} selected={props.filter.status === st}>
+                  {st}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label class="grow">
+            Order id
+            <input name="order_id" value={props.filter.orderId ?? ""} placeholder="order UUID" />
+          </label>
+          <button type="submit" class="secondary">
+            Filter
+          </button>
+        </form>
+        {props.deliveries.length === 0 ? (
+          <p class="muted">No events yet.</p>
+        ) : (
+          <table class="stack" data-testid="deliveries">
+            <thead>
+              <tr>
+                <th>When</th>
+                <th>Event</th>
+                <th>Status</th>
+                <th>Attempts</th>
+                {write ? <th></th> : null}
+              </tr>
+            </thead>
+            <tbody>
+              {props.deliveries.map((d) => (
+                <tr data-event={d.event_id}>
+                  <td data-label="When">{when(d.created_at)}</td>
+                  <td data-label="Event">
+                    <code>{d.type}</code>
+                    <div class="mono muted">{d.event_id}</div>
+                    {d.order_id ? <div class="mono muted">order {d.order_id}</div> : null}
+                  </td>
+                  <td data-label="Status">{statusBadge(d.status)}</td>
+                  <td data-label="Attempts">
+                    <AttemptList d={d} />
+                  </td>
+                  {write ? (
+                    <td data-label="">
+                      <form
+                        class="inline"
+                        method="post"
+                        action={`/cabinet/webhooks/deliveries/${d.event_id}/resend`}
+                      >
+                        <Csrf session={s} />
+                        <button class="secondary small" type="submit">
+                          Resend
+                        </button>
+                      </form>
+                    </td>
+                  ) : null}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        {props.nextCursor ? (
+          <div class="pager">
+            <a href={`/cabinet/webhooks?${filterQuery(props.filter, props.nextCursor)}`}>Older events →</a>
+          </div>
+        ) : null}
+      </section>
+    </Page>
+  );
+}
+
+// The cabinet acts on the live endpoint until test mode gives the header switch a meaning.
+const scopeOf = (s: SessionContext): WebhookScope => ({ partnerId: s.user.partner_id, mode: "live" });
+
+async function render(c: Context<SignedInEnv>, extra: Partial<PageProps> = {}, filter: LogFilter = {}) {
+  const s = c.get("cabinet");
+  const scope = scopeOf(s);
+  const [endpoint, page] = await Promise.all([
+    webhookEndpoint(c.env.DB, scope),
+    deliveryPage(c.env.DB, scope, { ...filter, limit: PAGE_SIZE }),
+  ]);
+  return c.html(
+    <WebhooksPage
+      session={s}
+      endpoint={endpoint}
+      deliveries={page.data}
+      nextCursor={page.next_cursor}
+      filter={filter}
+      {...extra}
+    />,
+    extra.secret ? 201 : 200,
+  );
+}
+
+function outcome(d: DeliveryView): string {
+  const last = d.attempts.at(-1);
+  const answer = last?.status_code != null ? `HTTP ${last.status_code}` : (last?.error ?? "no answer");
+  return `${d.type} ${d.event_id}: ${d.status} (${answer}).`;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function webhookPages(): Hono<CabinetEnv> {
+  const app = new Hono<CabinetEnv>();
+  const signedIn = (c: Context<CabinetEnv>) => c as unknown as Context<SignedInEnv>;
+
+  app.get("/", requireSession("webhooks.read"), (c) => {
+    const status = c.req.query("status");
+    const orderId = c.req.query("order_id")?.trim();
+    return render(
+      signedIn(c),
+      {},
+      {
+        status: DELIVERY_STATUSES.find((st) => st === status),
+        orderId: orderId && UUID.test(orderId) ? orderId.toLowerCase() : undefined,
+        cursor: c.req.query("cursor") || undefined,
+      },
+    );
+  });
+  app.post("/endpoint", requireSession("webhooks.write"), async (c) => {
+    const f = await form(c);
+    const raw = f.url?.trim() ?? "";
+    const url = raw === "" ? null : acceptWebhookUrl(c.get("config"), raw, "The URL");
+    await configureWebhook(c.env.DB, actorOf(signedIn(c)), scopeOf(signedIn(c).get("cabinet")), {
+      url,
+      enabled: f.enabled === "on",
+    });
+    return render(signedIn(c), { notice: url ? `Endpoint saved: ${url}` : "Endpoint removed." });
+  });
+  app.post("/secret", requireSession("webhooks.write"), async (c) => {
+    const overlap = (await form(c)).overlap ?? "now";
+    if (!(overlap in OVERLAPS))
+      throw badRequest(`overlap must be one of ${Object.keys(OVERLAPS).join(", ")}.`);
+    const { secret } = await rotateWebhookSecret(
+      c.env.DB,
+      actorOf(signedIn(c)),
+      scopeOf(signedIn(c).get("cabinet")),
+      OVERLAPS[overlap as keyof typeof OVERLAPS],
+    );
+    return render(signedIn(c), { secret });
+  });
+  app.post("/test", requireSession("webhooks.write"), async (c) => {
+    const d = await sendTestEvent(
+      c.env.DB,
+      deliveryOptions(c.get("config")),
+      actorOf(signedIn(c)),
+      scopeOf(signedIn(c).get("cabinet")),
+    );
+    return render(signedIn(c), { notice: `Test event sent — ${outcome(d)}` });
+  });
+  app.post("/deliveries/:eventId/resend", requireSession("webhooks.write"), async (c) => {
+    const d = await resendDelivery(
+      c.env.DB,
+      deliveryOptions(c.get("config")),
+      actorOf(signedIn(c)),
+      scopeOf(signedIn(c).get("cabinet")),
+      c.req.param("eventId"),
+    );
+    return render(signedIn(c), { notice: `Resent — ${outcome(d)}` });
+  });
+  return app;
+}

@@ -1,0 +1,152 @@
+// Webhooks and Settings in a real Chromium against `wrangler dev`, with a local receiver: set the
+// endpoint, create the secret, send a test event the receiver refuses once, see it failed in the
+// log, resend it, see it delivered — the receiver checks both signatures. Then the markup setting.
+// Screenshots go to test-artifacts/cabinet/ (10-…).
+import { createServer, type Server as HttpServer, type IncomingHttpHeaders } from "node:http";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { verifyWebhook } from "../../docs/examples/verify-webhook";
+import {
+  admin,
+  inviteUrl,
+  landOn,
+  launchBrowser,
+  RECEIVER_PORT,
+  type Server,
+  shot,
+  startWorker,
+  withPasskeys,
+} from "./harness";
+
+interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** The partner's endpoint: records every POST; answers 500 while `failures` is above zero. */
+function startReceiver(): Promise<{ server: HttpServer; received: Received[]; failNext(n: number): void }> {
+  const received: Received[] = [];
+  let failures = 0;
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (d) => (body += d));
+    req.on("end", () => {
+      received.push({ headers: req.headers, body });
+      res.statusCode = failures > 0 ? 500 : 200;
+      if (failures > 0) failures--;
+      res.end();
+    });
+  });
+  return new Promise((resolve) =>
+    server.listen(RECEIVER_PORT, "127.0.0.1", () =>
+      resolve({ server, received, failNext: (n) => (failures = n) }),
+    ),
+  );
+}
+
+let worker: Server | undefined;
+let browser: Browser | undefined;
+let receiver: Awaited<ReturnType<typeof startReceiver>> | undefined;
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  receiver = await startReceiver();
+  worker = await startWorker();
+});
+afterAll(async () => {
+  await browser?.close();
+  await worker?.stop();
+  await new Promise((r) => receiver?.server.close(r));
+});
+
+describe("webhooks and settings in Chromium", () => {
+  it("endpoint → secret → test event refused once → resend delivered; markup within the cap", async () => {
+    const partner = (await (await admin("/partners", { json: { name: "Hook Wallet" } })).json()) as {
+      id: string;
+    };
+    const { ctx, page } = await withPasskeys(browser!);
+    await page.goto(await inviteUrl(partner.id, "dev@hook-wallet.example", "admin"));
+    await page.getByRole("button", { name: "Create passkey and sign in" }).click();
+    await landOn(page, "/cabinet/keys");
+
+    await page.getByRole("link", { name: "Webhooks" }).click();
+    await landOn(page, "/cabinet/webhooks");
+    await shot(page, "10-webhooks-empty");
+
+    // An address inside the operator's network is refused with the reason.
+    await page.getByLabel("URL").fill("https://169.254.169.254/latest/meta-data/");
+    await page.getByRole("button", { name: "Save" }).click();
+    await expect.poll(() => page.locator("main").textContent()).toContain("not an IP address (link-local)");
+    await shot(page, "11-webhooks-ssrf-refused");
+    await page.goto(page.url().replace(/\/cabinet\/.*$/, "/cabinet/webhooks"));
+
+    const hook = `http://127.0.0.1:${RECEIVER_PORT}/hook`;
+    await page.getByLabel("URL").fill(hook);
+    await page.getByRole("button", { name: "Save" }).click();
+    await expect.poll(() => page.getByTestId("notice").textContent()).toContain(`Endpoint saved: ${hook}`);
+
+    await page.getByRole("button", { name: "Create secret" }).click();
+    const secret = (await page.getByTestId("new-secret").textContent())!.trim();
+    expect(secret).toMatch(/^whsec_[\w-]{43}$/);
+    await shot(page, "12-webhooks-secret-shown-once");
+
+    // The receiver refuses the first delivery.
+    receiver!.failNext(1);
+    await page.getByRole("button", { name: "Send test event" }).click();
+    await expect.poll(() => page.getByTestId("notice").textContent()).toMatch(/failed \(HTTP 500\)/);
+    const row = page.locator("tr[data-event]").first();
+    const eventId = (await row.getAttribute("data-event"))!;
+    expect(eventId).toMatch(/^evt_[0-9a-f]{32}$/);
+    await expect.poll(() => row.locator(".badge").textContent()).toBe("failed");
+    await row.locator("summary").click();
+    await expect.poll(() => row.locator("ol.attempts li").first().textContent()).toContain("HTTP 500");
+    await shot(page, "13-webhooks-test-failed");
+
+    // Resend: a new attempt, delivered.
+    await row.getByRole("button", { name: "Resend" }).click();
+    await expect
+      .poll(() => page.getByTestId("notice").textContent())
+      .toContain(`Resent — ping ${eventId}: delivered (HTTP 200)`);
+    const after = page.locator(`tr[data-event="${eventId}"]`);
+    await expect.poll(() => after.locator(".badge").textContent()).toBe("delivered");
+    await after.locator("summary").click();
+    await expect.poll(() => after.locator("ol.attempts li").count()).toBe(2);
+    await shot(page, "14-webhooks-resent-delivered");
+
+    // The receiver got the same event twice, each signed so that the docs' verifier accepts it.
+    expect(receiver!.received.map((r) => r.headers["x-webhook-id"])).toEqual([eventId, eventId]);
+    expect(receiver!.received[1]!.body).toBe(receiver!.received[0]!.body);
+    for (const r of receiver!.received)
+      expect(await verifyWebhook(r.body, String(r.headers["x-webhook-signature"]), secret)).toBe(true);
+
+    // Reload: no secret, no re-post.
+    await page.reload();
+    expect(page.url()).toMatch(/\/cabinet\/webhooks$/);
+    expect(await page.content()).not.toContain(secret.slice(6));
+    expect(receiver!.received.length).toBe(2);
+
+    // Settings: the markup within the operator's cap (200 bps by default).
+    await page.getByRole("link", { name: "Settings" }).click();
+    await landOn(page, "/cabinet/settings");
+    await page.getByLabel("Markup (basis points)").fill("150");
+    await page.getByRole("button", { name: "Save markup" }).click();
+    await expect.poll(() => page.getByTestId("markup").textContent()).toBe("150 bps");
+    await page.getByLabel("E-mail").fill("ops@hook-wallet.example");
+    await page.getByRole("button", { name: "Save e-mail" }).click();
+    await expect.poll(() => page.getByTestId("notice").textContent()).toBe("Saved.");
+    await shot(page, "15-settings");
+    const p = (await (await admin(`/partners/${partner.id}`)).json()) as Record<string, unknown>;
+    expect(p).toMatchObject({
+      markup_bps: 150,
+      max_markup_bps: 200,
+      contact_email: "ops@hook-wallet.example",
+    });
+
+    await page.getByRole("link", { name: "Audit log" }).click();
+    await expect
+      .poll(() => page.locator("td code").allTextContents())
+      .toEqual(expect.arrayContaining(["webhook.resent", "webhook.test_sent", "settings.markup_changed"]));
+    await shot(page, "16-audit-webhooks-settings");
+    await ctx.close();
+  });
+});
