@@ -89,8 +89,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Refund the deposit a failed order holds
-         * @description Beyond the contract. Sends the deposit, less the network fee, back to `refund_address` (or the order's own). Offered while `actions.refund.available`. The answer is the order after the decision; the decision and your key id go into its log and a webhook.
+         * Refund the deposit a failed order holds, or an extra deposit
+         * @description Beyond the contract. Sends the deposit, less the network fee, back to `refund_address` (or the order's own). Offered while `actions.refund.available`. With `deposit`, sends that extra deposit back instead, once (offered while its `actions.extra_deposits[].refund.available`, and only once it is confirmed). The answer is the order after the decision; the decision and your key id go into its log and a webhook.
          */
         post: operations["refundOrder"];
         delete?: never;
@@ -498,10 +498,10 @@ export interface components {
         /** @description Beyond the contract: what can be done with the money a `failed` order holds (refund, continue, or payout to another recipient); null when nothing waits for a decision. See POST …/refund, …/continue, …/payout. */
         OrderActions: {
             /**
-             * @description The order's status_reason: why it waits.
-             * @enum {string}
+             * @description The order's status_reason: why it waits; null when only extra deposits wait.
+             * @enum {string|null}
              */
-            reason: "amount_below_min" | "amount_above_max" | "fixed_amount_mismatch" | "fixed_rate_expired" | "late_deposit" | "exchange_failed" | "payout_failed" | "refund_failed" | "deposit_dropped";
+            reason: "amount_below_min" | "amount_above_max" | "fixed_amount_mismatch" | "fixed_rate_expired" | "late_deposit" | "exchange_failed" | "payout_failed" | "refund_failed" | "deposit_dropped" | null;
             refund: {
                 available: boolean;
                 /** @description What the refund would send now: the deposit less the network fee. */
@@ -534,7 +534,33 @@ export interface components {
                 /** @description Why the action is not available now; null when it is. */
                 unavailable_reason: string | null;
             } | null;
+            /** @description Deposits to this order's address beyond the one it runs on, each waiting for its own refund (POST …/refund with `deposit`). */
+            extra_deposits: components["schemas"]["ExtraDepositAction"][];
         } | null;
+        ExtraDepositAction: {
+            /** @description `<txid>:<index>`: pass it as `deposit` to the refund call. */
+            deposit: string;
+            txid: string;
+            /**
+             * Format: int32
+             * @description Output / log index of the deposit in its transaction.
+             */
+            index: number;
+            amount_received: number;
+            refund: {
+                available: boolean;
+                /** @description What the refund would send now: the deposit less the network fee. */
+                amount: number | null;
+                coin: string;
+                network: string;
+                /** @description The refund address the order has, if any. */
+                address: string | null;
+                /** @description The refund call must carry refund_address. */
+                requires_address: boolean;
+                /** @description Why the action is not available now; null when it is. */
+                unavailable_reason: string | null;
+            };
+        };
         Currency: {
             /**
              * Format: uuid
@@ -588,7 +614,7 @@ export interface components {
              * @description Stable machine-readable error code; branch on this.
              * @enum {string}
              */
-            code: "invalid_request" | "invalid_api_key" | "invalid_signature" | "partner_inactive" | "ip_not_allowed" | "forbidden" | "csrf_failed" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "price_source_mismatch" | "internal_error" | "pair_unavailable" | "network_required" | "amount_below_min" | "amount_above_max" | "invalid_amount" | "invalid_address" | "invalid_tag" | "quote_not_found" | "quote_expired" | "quote_mismatch" | "idempotency_conflict" | "order_not_found" | "prices_stale" | "invalid_cursor" | "cabinet_auth_failed" | "signin_throttled" | "partner_not_found" | "member_not_found" | "invite_not_found" | "key_not_found" | "last_admin" | "last_passkey" | "invalid_catalog_change" | "currency_exists" | "action_not_available" | "invalid_overlap" | "webhook_not_configured" | "event_not_found" | "markup_above_cap" | "test_mode_only" | "test_order_limit";
+            code: "invalid_request" | "invalid_api_key" | "invalid_signature" | "partner_inactive" | "ip_not_allowed" | "forbidden" | "csrf_failed" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "price_source_mismatch" | "internal_error" | "pair_unavailable" | "network_required" | "amount_below_min" | "amount_above_max" | "invalid_amount" | "invalid_address" | "invalid_tag" | "quote_not_found" | "quote_expired" | "quote_mismatch" | "idempotency_conflict" | "order_not_found" | "prices_stale" | "invalid_cursor" | "cabinet_auth_failed" | "signin_throttled" | "partner_not_found" | "member_not_found" | "invite_not_found" | "key_not_found" | "last_admin" | "last_passkey" | "invalid_catalog_change" | "currency_exists" | "action_not_available" | "send_pending" | "invalid_overlap" | "webhook_not_configured" | "event_not_found" | "markup_above_cap" | "test_mode_only" | "test_order_limit";
             /** @description Per-field validation problems, when the request failed schema validation. */
             errors?: {
                 field: string;
@@ -690,6 +716,8 @@ export interface components {
             refund_address?: string | null;
             /** @description Memo for the refund address on memo networks. */
             refund_address_tag?: string | null;
+            /** @description Refund this extra deposit (`actions.extra_deposits[].deposit`, `<txid>:<index>`) instead of the order's own; without it the order's own deposit is refunded. */
+            deposit?: string;
         };
         ContinueOrder: Record<string, never>;
         PayoutOrder: {

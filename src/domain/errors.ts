@@ -29,6 +29,7 @@ export const DOMAIN_ERROR_CODES = [
   "invalid_catalog_change",
   "currency_exists",
   "action_not_available",
+  "send_pending",
   // Self-serve webhooks (docs/webhooks.md)
   "invalid_overlap",
   "webhook_not_configured",

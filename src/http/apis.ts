@@ -4,6 +4,7 @@ import { createRouter } from "./router";
 import { adminCabinetRouter } from "./routes/admin/cabinet";
 import { adminCurrenciesRouter } from "./routes/admin/currencies";
 import { adminOrderActionsRouter } from "./routes/admin/order-actions";
+import { adminOrderReviewRouter } from "./routes/admin/order-review";
 import { adminOrdersRouter } from "./routes/admin/orders";
 import { adminPartnersRouter } from "./routes/admin/partners";
 import { adminPricesRouter } from "./routes/admin/prices";
@@ -95,6 +96,7 @@ export function adminApi(): OpenAPIHono<AppEnv> {
   api.route("/admin/v1", adminPricesRouter);
   api.route("/admin/v1", adminOrdersRouter);
   api.route("/admin/v1", adminOrderActionsRouter);
+  api.route("/admin/v1", adminOrderReviewRouter);
   api.route("/admin/v1", adminSimRouter);
   api.route("/admin/v1", adminCabinetRouter);
   api.openAPIRegistry.registerComponent("securitySchemes", "AdminBearer", {

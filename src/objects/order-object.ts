@@ -2,7 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { type ChainReader, confirmations, type IncomingTransfer } from "../adapters/chain/types";
 import type { ExchangeRequest, ExchangeResult, ExchangeVenue } from "../adapters/exchange/types";
 import { kvLegStore } from "../adapters/exchange/venue-exchange";
-import type { PayoutGateway, PayoutRequest } from "../adapters/payout/types";
+import type { PayoutRequest } from "../adapters/payout/types";
 import { type OrderAdapters, orderAdapters } from "../adapters/registry";
 import { type Config, getConfig } from "../config";
 import { chooseDeposit, type DepositScheme, findDeposit } from "../domain/deposit";
@@ -22,33 +22,39 @@ import {
   type ActionKind,
   actionUnavailable,
   awaitsDecision,
+  extrasDecidable,
   type OrderActions,
   orderActions,
 } from "../domain/order-actions";
 import { type CreationKey, creationVerdict, shortIdOfOrderId } from "../domain/order-id";
 import { decide, type OrderEvent, type OrderStatus } from "../domain/order-state";
 import { PairUnavailableError, pairLimits } from "../domain/pricing";
-import {
-  afterLookup,
-  afterSend,
-  beforeSend,
-  type LookupAnswer,
-  type SendAnswer,
-  type SendPolicy,
-  type SendRow,
-  type SendStep,
-} from "../domain/send-step";
+import { beforeSend, type SendPolicy, type SendRow } from "../domain/send-step";
 import { depositAcceptability, refundAmount } from "../domain/settlement";
 import { newEventId, WEBHOOK_EVENT_TYPE, type WebhookEvent, type WebhookMessage } from "../domain/webhooks";
 import { loadCatalog } from "../storage/catalog";
 import { pricingNow } from "../storage/market";
 import { allocateDeposit } from "./deposit-allocation";
+import {
+  depositId,
+  EXTRA_DEPOSIT_LOGGED,
+  EXTRAS_KEY,
+  type ExtraDeposit,
+  ExtraDeposits,
+} from "./extra-deposits";
+import { sendOnce } from "./ledger-send";
 import { projectOrder } from "./order-projection";
 import { SENDS_TABLE, SendsLedger } from "./sends-ledger";
 
 /** A decision on a failed order's money, as the service has validated it. */
 export type ActionRequest =
-  | { kind: "refund"; refundAddress: string | null; refundAddressTag: string | null }
+  | {
+      kind: "refund";
+      refundAddress: string | null;
+      refundAddressTag: string | null;
+      /** An extra deposit ("txid:index") to refund instead of the order's own. */
+      deposit?: string | undefined;
+    }
   | { kind: "continue" }
   | {
       kind: "payout";
@@ -65,6 +71,12 @@ export type ActResult =
   | { kind: "not_found" }
   | { kind: "not_available"; reason: string }
   | { kind: "address_required" };
+
+export type ResolveResult =
+  | { kind: "done"; order: OrderView }
+  | { kind: "not_found" }
+  | { kind: "not_available"; reason: string }
+  | { kind: "send_pending"; keys: string[] };
 
 export type CreateResult =
   | { kind: "created"; order: OrderView }
@@ -118,8 +130,8 @@ const K = {
   createdView: "created_view",
   projection: "projection_pending",
   poll: "poll",
-  /** Deposits beyond the first, already logged for manual review. */
-  extras: "extra_deposits",
+  /** Deposits beyond the first (src/objects/extra-deposits.ts). */
+  extras: EXTRAS_KEY,
   /** Set once an expired order's late-deposit watch is over: nothing is due any more. */
   watchEnded: "watch_ended",
   /** A late deposit seen but not yet confirmed: when, so that it counts even if it confirms after the watch. */
@@ -176,6 +188,10 @@ export class OrderObject extends DurableObject<Env> {
 
   get #ledger(): SendsLedger {
     return new SendsLedger(this.ctx.storage.sql);
+  }
+
+  get #extraDeposits(): ExtraDeposits {
+    return new ExtraDeposits(this.#kv, this.ctx.storage.sql, this.#ledger);
   }
 
   get #retryBaseMs(): number {
@@ -289,7 +305,21 @@ export class OrderObject extends DurableObject<Env> {
 
   /** The view with its actions, priced now when the order waits for a decision. */
   async #view(r: OrderRecord, now: number): Promise<OrderView> {
-    return awaitsDecision(r) ? orderView(r, orderActions(r, await this.#actionInputs(r, now))) : orderView(r);
+    return this.#needsAction(r)
+      ? orderView(r, orderActions(r, await this.#actionInputs(r, now)))
+      : orderView(r);
+  }
+
+  /** Whether the order's `actions` is not null: its own deposit or an extra one waits for a decision. */
+  #needsAction(r: OrderRecord): boolean {
+    return awaitsDecision(r) || this.#awaitingExtras(r).length > 0;
+  }
+
+  /** The extra deposits whose refund is offered: none while the order may still take one as its own. */
+  #awaitingExtras(r: OrderRecord) {
+    return extrasDecidable(r.status, this.#kv.get<boolean>(K.watchEnded) === true)
+      ? this.#extraDeposits.awaiting()
+      : [];
   }
 
   /**
@@ -298,10 +328,16 @@ export class OrderObject extends DurableObject<Env> {
    * shown as unavailable, with the reason.
    */
   async #actionInputs(r: OrderRecord, now: number): Promise<ActionInputs> {
-    const refund = await this.#refundAmount(r).then(
-      (amount) => (amount === null ? { unavailable: "no deposit received" } : { amount }),
-      (err: unknown) => ({ unavailable: `the network fee cannot be read now: ${String(err)}` }),
+    const refundOf = (amount: string | null) =>
+      this.#refundAmount(r, amount).then(
+        (a) => (a === null ? { unavailable: "no deposit received" } : { amount: a }),
+        (err: unknown) => ({ unavailable: `the network fee cannot be read now: ${String(err)}` }),
+      );
+    const refund = await refundOf(r.amountFromReceived);
+    const extras = await Promise.all(
+      this.#awaitingExtras(r).map(async (e) => ({ ...e, refund: await refundOf(e.amount) })),
     );
+    if (!awaitsDecision(r)) return { refund, pricing: { unavailable: "no decision on the order" }, extras };
     const pricing = await pricingNow(
       this.env,
       this.#config,
@@ -313,7 +349,7 @@ export class OrderObject extends DurableObject<Env> {
       ({ input }) => input,
       (err: unknown) => ({ unavailable: err instanceof Error ? err.message : String(err) }),
     );
-    return { refund, pricing };
+    return { refund, pricing, extras };
   }
 
   /** Operators' support view: the order and its full event log. */
@@ -360,6 +396,8 @@ export class OrderObject extends DurableObject<Env> {
       return { kind: "not_found" };
     const replayed = idempotency && this.#actionReplay(idempotency);
     if (replayed) return replayed;
+    if (action.kind === "refund" && action.deposit !== undefined)
+      return this.#refundExtra(actor, first, { ...action, deposit: action.deposit }, idempotency, now);
     const inputs = await this.#actionInputs(first, now);
     // Everything below is synchronous: no other decision can slip in between the check and the write.
     const r = this.#record() ?? first;
@@ -426,6 +464,153 @@ export class OrderObject extends DurableObject<Env> {
     return { kind: "done", order };
   }
 
+  /**
+   * The refund of one extra deposit (docs/lifecycle.md, "Extra deposits"): offered once the order
+   * can no longer take the deposit as its own, and taken only if the deposit is confirmed on chain
+   * now. The check and the ledger write run with no await between them, so it is decided once.
+   */
+  async #refundExtra(
+    actor: Actor,
+    first: OrderRecord,
+    action: { refundAddress: string | null; refundAddressTag: string | null; deposit: string },
+    idempotency: { key: string; hash: string } | null,
+    now: number,
+  ): Promise<ActResult> {
+    const offered = (r: OrderRecord) => this.#awaitingExtras(r).find((e) => depositId(e) === action.deposit);
+    const target = offered(first);
+    if (!target)
+      return { kind: "not_available", reason: `no extra deposit ${action.deposit} waits for a refund` };
+    const unconfirmed = await this.#unconfirmedExtra(first, target).catch(
+      (err: unknown) => `the deposit's confirmations cannot be read now (${String(err)}): try again`,
+    );
+    if (unconfirmed) return { kind: "not_available", reason: unconfirmed };
+    const inputs = await this.#actionInputs(first, now);
+    // Everything below is synchronous: no other decision can slip in between the check and the write.
+    const r = this.#record() ?? first;
+    const again = idempotency && this.#actionReplay(idempotency);
+    if (again) return again;
+    const offer = orderActions(r, inputs)?.extra_deposits.find((e) => e.deposit === action.deposit);
+    if (!offer || !offered(r))
+      return { kind: "not_available", reason: `no extra deposit ${action.deposit} waits for a refund` };
+    if (!offer.refund.available || offer.refund.amount === null)
+      return { kind: "not_available", reason: `refund is not available: ${offer.refund.unavailable_reason}` };
+    if (offer.refund.requires_address && action.refundAddress === null) return { kind: "address_required" };
+    const to = action.refundAddress ?? r.refundAddress ?? "";
+    const tag = action.refundAddress === null ? r.refundAddressTag : action.refundAddressTag;
+    const amount = (inputs.extras ?? []).find((e) => depositId(e) === action.deposit)?.refund;
+    if (!amount || !("amount" in amount))
+      return { kind: "not_available", reason: "the refund amount is not known now" };
+    const at = new Date(now).toISOString();
+    const key = this.#extraDeposits.startRefund(
+      r.id,
+      target,
+      {
+        orderId: r.id,
+        kind: "refund",
+        network: r.networkFrom,
+        coin: r.coinFrom,
+        contract: r.contractFrom,
+        to,
+        tag,
+        amount: amount.amount,
+      },
+      at,
+    );
+    this.#note(r, now, "refund of an extra deposit chosen", {
+      decided_by: actor.kind === "partner" ? `key:${actor.keyId}` : "operator",
+      deposit: action.deposit,
+      refund_address: to,
+      refund_address_tag: tag,
+      amount: offer.refund.amount,
+      ledger_key: key,
+    });
+    this.#kv.put(K.projection, true);
+    const rest = { ...inputs, extras: (inputs.extras ?? []).filter((e) => depositId(e) !== action.deposit) };
+    const order = orderView(r, orderActions(r, rest));
+    if (idempotency) this.#kv.put(K.action(idempotency.key), { hash: idempotency.hash, order });
+    await this.#arm(r, now);
+    return { kind: "done", order };
+  }
+
+  /** Why an extra deposit cannot be refunded yet (not confirmed on chain now), or null. */
+  async #unconfirmedExtra(r: OrderRecord, d: ExtraDeposit): Promise<string | null> {
+    const reader = this.#reader(r);
+    const listed = (await this.#incoming(r)).find((t) => t.txid === d.txid && t.index === d.index);
+    if (!listed) return `the deposit ${depositId(d)} is not on chain now`;
+    const confs = confirmations(listed, await reader.tipHeight());
+    if (confs < r.depositConfirmationsRequired || !(await reader.isInBestChain(listed)))
+      return `the deposit ${depositId(d)} has ${confs} of ${r.depositConfirmationsRequired} confirmations: try again once it is confirmed`;
+    return null;
+  }
+
+  /** Drives the extra deposits' refunds that were decided, each at most once through the ledger. */
+  async #refundExtras(r: OrderRecord, now: number): Promise<void> {
+    const extras = this.#extraDeposits;
+    for (const key of this.#ledger.unfinished("extra_refund")) {
+      const deposit = extras.depositOf(key);
+      const settled = (reason: string, data: EventData) => {
+        this.#note(r, now, reason, { deposit, ledger_key: key, ...data });
+        this.#kv.put(K.projection, true);
+      };
+      await sendOnce(
+        this.#ledger,
+        this.#adapters(r).payout,
+        this.#sendPolicy,
+        key,
+        async () => "the refund request was not frozen",
+        {
+          sent: (txid) => settled("extra deposit refunded", { txid }),
+          failed: async (error, attempts) =>
+            settled("extra deposit refund failed: its refund is offered again", { error, attempts }),
+          retrying: (error, attempts, alert) => {
+            this.#note(r, now, "extra deposit refund attempt failed", { deposit, error, attempts });
+            if (alert) this.#alert(r, alert, { key, attempts, error });
+          },
+        },
+        now,
+      );
+    }
+  }
+
+  /**
+   * Records a transfer an operator made by hand (docs/lifecycle.md, "Transfers made by hand"): the
+   * order ends completed or refunded with its txid, so no action can start another. Refused while a
+   * send of that kind is unfinished in the ledger: the gateway may still pay it.
+   */
+  async resolve(
+    kind: "payout" | "refund",
+    txid: string,
+    note: string,
+    operator: string,
+  ): Promise<ResolveResult> {
+    const now = Date.now();
+    const r = this.#record();
+    if (!r) return { kind: "not_found" };
+    const done =
+      kind === "payout"
+        ? r.status === "completed" && r.payoutTxid === txid
+        : r.status === "refunded" && r.refundTxid === txid;
+    if (done) return { kind: "done", order: await this.#view(r, now) };
+    const unfinished = this.#ledger.unfinished(kind);
+    if (unfinished.length > 0) return { kind: "send_pending", keys: unfinished };
+    if (!awaitsDecision(r))
+      return { kind: "not_available", reason: `the order is ${r.status}, not waiting for a decision` };
+    const next = this.#apply(
+      r,
+      { type: `${kind}_resolved`, txid },
+      now,
+      {},
+      {
+        decided_by: "operator",
+        operator,
+        note,
+      },
+    );
+    if (!next) return { kind: "not_available", reason: `the order cannot record a ${kind} now` };
+    await this.#arm(next, now);
+    return { kind: "done", order: await this.#view(next, now) };
+  }
+
   /** The first answer to this Idempotency-Key, or a refusal when it was used for another decision. */
   #actionReplay(idempotency: { key: string; hash: string }): ActResult | null {
     const stored = this.#kv.get<{ hash: string; order: OrderView }>(K.action(idempotency.key));
@@ -485,6 +670,8 @@ export class OrderObject extends DurableObject<Env> {
     const now = this.#now();
     try {
       await this.#step(now);
+      const r = this.#record();
+      if (r) await this.#refundExtras(r, now);
       this.#kv.delete(K.pause);
     } catch (err) {
       // Never let the alarm fail: log, and try again after a pause (an outside service was down,
@@ -623,7 +810,7 @@ export class OrderObject extends DurableObject<Env> {
     const listed = deposit && findDeposit(transfers, deposit, this.#extras());
     const r =
       listed && listed.index !== order.depositIndex ? this.#reindexDeposit(order, listed, now) : order;
-    if (!seen) this.#logExtraDeposits(r, transfers, now);
+    this.#logExtraDeposits(r, transfers, now);
     const ours =
       listed ??
       (deposit
@@ -740,14 +927,14 @@ export class OrderObject extends DurableObject<Env> {
     }
   }
 
-  /** The deposits logged for manual review, as "txid:index". */
+  /** The extra deposits, as "txid:index". */
   #extras(): Set<string> {
-    return new Set(this.#kv.get<string[]>(K.extras) ?? []);
+    return this.#extraDeposits.ids();
   }
 
   /**
    * The first deposit is not acceptable but a later, confirmed one is: that one drives the order and
-   * the first becomes an extra deposit (logged for review; order actions will offer its refund).
+   * the first becomes an extra deposit (its refund offered in actions).
    */
   #switchDeposit(r: OrderRecord, from: IncomingTransfer, to: IncomingTransfer, now: number): void {
     const at = new Date(now).toISOString();
@@ -764,7 +951,7 @@ export class OrderObject extends DurableObject<Env> {
         amount: to.amount,
         instead_of: from.txid,
       });
-      this.#log(at, r.status, r.status, "extra deposit to this address: for manual review", {
+      this.#log(at, r.status, r.status, EXTRA_DEPOSIT_LOGGED, {
         txid: from.txid,
         index: from.index,
         amount: from.amount,
@@ -786,7 +973,7 @@ export class OrderObject extends DurableObject<Env> {
     return next;
   }
 
-  /** Only the first deposit drives the order; any other is logged once for manual review. */
+  /** Only the first deposit drives the order; any other is logged once, its refund offered in actions. */
   #logExtraDeposits(
     r: OrderRecord,
     transfers: IncomingTransfer[],
@@ -805,7 +992,7 @@ export class OrderObject extends DurableObject<Env> {
     this.ctx.storage.transactionSync(() => {
       for (const t of fresh) {
         logged.add(`${t.txid}:${t.index}`);
-        this.#log(at, r.status, r.status, "extra deposit to this address: for manual review", {
+        this.#log(at, r.status, r.status, EXTRA_DEPOSIT_LOGGED, {
           txid: t.txid,
           index: t.index,
           amount: t.amount,
@@ -816,15 +1003,15 @@ export class OrderObject extends DurableObject<Env> {
   }
 
   /**
-   * A deposit logged "for manual review" that now drives the order (the one before it was dropped
-   * or replaced) is the order's business from here: the log says so, or an operator following the
-   * review note could refund what the order pays out.
+   * An extra deposit that now drives the order (the one before it was dropped or replaced) is the
+   * order's business from here: the log says so, and its refund is no longer offered (its refund is
+   * offered only once the order can no longer adopt it, so none is both refunded and exchanged).
    */
   #adoptExtra(r: OrderRecord, t: Pick<IncomingTransfer, "txid" | "index">, now: number): void {
     const logged = this.#extras();
     if (!logged.delete(`${t.txid}:${t.index}`)) return;
     this.#kv.put(K.extras, [...logged]);
-    this.#note(r, now, "a deposit logged for manual review now drives the order: no review needed", {
+    this.#note(r, now, "an extra deposit now drives the order: its refund is no longer offered", {
       txid: t.txid,
       index: t.index,
     });
@@ -952,91 +1139,49 @@ export class OrderObject extends DurableObject<Env> {
     };
   }
 
-  /**
-   * Sends the payout or refund at most once. The whole request is frozen in the sends ledger before
-   * the gateway is first called, and every retry sends exactly that, under the same idempotency
-   * key. After any attempt the gateway is asked (`lookup`) before anything is sent again, and only
-   * its signed answers end the send (docs/lifecycle.md, "The payout gateway contract").
-   */
+  /** Sends the payout or refund at most once, through the ledger (src/objects/ledger-send.ts). */
   async #send(r: OrderRecord, kind: "payout" | "refund", now: number): Promise<void> {
     const key = sendKey(r, kind);
-    const at = new Date(now).toISOString();
-    const policy = this.#sendPolicy;
-    let row = this.#ledger.get<PayoutRequest>(key);
-    if (row && now < row.nextAt) return;
-    const sent = (txid: string) => {
-      this.#apply(r, kind === "payout" ? { type: "payout_sent", txid } : { type: "refund_sent", txid }, now);
-      this.#ledger.finish(key, "sent", txid, null, at);
-    };
-    const fail = async (error: string, attempts: number) => {
-      const inputs = await this.#inputsIfHeld(r, now, kind === "refund");
-      this.#apply(
-        r,
-        kind === "payout" ? { type: "payout_failed" } : { type: "refund_failed" },
-        now,
-        {},
-        { error, attempts },
-        inputs,
-      );
-      this.#ledger.finish(key, "failed", null, error, at);
-    };
-    const follow = async (step: SendStep<PayoutRequest>, attempts: number): Promise<boolean> => {
-      if (step.next === "sent") sent(step.txid);
-      else if (step.next === "failed") await fail(step.error, attempts);
-      else if (step.next === "wait") {
-        this.#ledger.put(step.row, at);
-        this.#note(r, now, `${kind} attempt failed`, { error: step.error, attempts });
-        if (step.alert) this.#alert(r, step.alert, { key, attempts, error: step.error });
-      }
-      return step.next === "send";
-    };
-    const gateway: PayoutGateway = this.#adapters(r).payout;
-
-    if (!row) {
-      const request = await this.#sendRequest(r, kind);
-      if (typeof request === "string") {
-        await fail(request, 0);
-        return;
-      }
-      row = {
-        key,
-        kind,
-        request,
-        attempts: 0,
-        failures: 0,
-        unknownLookups: 0,
-        nextAt: 0,
-        outcome: null,
-        txid: null,
-      };
-    } else {
-      let answer: LookupAnswer;
-      try {
-        answer = await gateway.lookup(key, row.request.network);
-      } catch (err) {
-        answer = { status: "error", error: String(err) };
-      }
-      if (!(await follow(afterLookup(row, answer, policy, now), row.attempts))) return;
-    }
-    const attempt = beforeSend(row, policy, now);
-    this.#ledger.put(attempt, at);
-    let answer: SendAnswer;
-    try {
-      answer = await gateway.send(row.request);
-    } catch (err) {
-      answer = { status: "unknown", error: String(err) };
-    }
-    await follow(afterSend(attempt, answer), attempt.attempts);
+    await sendOnce(
+      this.#ledger,
+      this.#adapters(r).payout,
+      this.#sendPolicy,
+      key,
+      () => this.#sendRequest(r, kind),
+      {
+        sent: (txid) => {
+          this.#apply(
+            r,
+            kind === "payout" ? { type: "payout_sent", txid } : { type: "refund_sent", txid },
+            now,
+          );
+        },
+        failed: async (error, attempts) => {
+          const inputs = await this.#inputsIfHeld(r, now, kind === "refund");
+          this.#apply(
+            r,
+            kind === "payout" ? { type: "payout_failed" } : { type: "refund_failed" },
+            now,
+            {},
+            { error, attempts },
+            inputs,
+          );
+        },
+        retrying: (error, attempts, alert) => {
+          this.#note(r, now, `${kind} attempt failed`, { error, attempts });
+          if (alert) this.#alert(r, alert, { key, attempts, error });
+        },
+      },
+      now,
+    );
   }
 
-  async #refundAmount(r: OrderRecord): Promise<string | null> {
-    if (r.amountFromReceived === null) return null;
+  async #refundAmount(r: OrderRecord, amount = r.amountFromReceived): Promise<string | null> {
+    if (amount === null) return null;
     const row = (await loadCatalog(this.env.DB)).find(
       (c) => c.coin === r.coinFrom && c.network === r.networkFrom,
     );
-    return toDecimalString(
-      refundAmount(parseDecimal(r.amountFromReceived), row?.withdraw_fee ?? "0", r.decimalsFrom),
-    );
+    return toDecimalString(refundAmount(parseDecimal(amount), row?.withdraw_fee ?? "0", r.decimalsFrom));
   }
 
   /**
@@ -1048,8 +1193,11 @@ export class OrderObject extends DurableObject<Env> {
     const seen = this.#kv.get<LateSeen>(K.lateSeen);
     const watching = now < Date.parse(r.lateWatchEndsAt);
     if (!watching && !seen) {
-      if (!this.#kv.get<boolean>(K.watchEnded) && this.#apply(r, { type: "watch_ended" }, now))
+      if (!this.#kv.get<boolean>(K.watchEnded) && this.#apply(r, { type: "watch_ended" }, now)) {
         this.#kv.put(K.watchEnded, true);
+        // Its extra deposits' refunds are offered from now on: the review queue must list them.
+        if (this.#extras().size > 0) this.#kv.put(K.projection, true);
+      }
       return;
     }
     if (!this.#pollDue(now)) return;
@@ -1250,7 +1398,7 @@ export class OrderObject extends DurableObject<Env> {
   async #project(r: OrderRecord): Promise<void> {
     try {
       const version = this.ctx.storage.sql.exec<{ v: number }>("SELECT MAX(seq) AS v FROM events").one().v;
-      await projectOrder(this.env.DB, r, version);
+      await projectOrder(this.env.DB, r, version, this.#needsAction(r));
       // Only when the record has not moved on meanwhile; else the next run projects the newer one.
       const now = this.#record();
       if (now?.status === r.status && now.updatedAt === r.updatedAt) this.#kv.delete(K.projection);
@@ -1303,6 +1451,7 @@ export class OrderObject extends DurableObject<Env> {
       default:
         break;
     }
+    for (const key of this.#ledger.unfinished("extra_refund")) due.push(this.#ledger.get(key)?.nextAt ?? now);
     if (this.#kv.get<boolean>(K.projection) || this.#outboxPending()) due.push(now + PROJECTION_RETRY_MS);
     if (due.length === 0) {
       await this.ctx.storage.deleteAlarm();

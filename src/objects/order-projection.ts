@@ -2,7 +2,7 @@ import { isLive, type OrderRecord } from "../domain/order";
 import { type OrderIndexRow, projectOrderIndex } from "../storage/orders";
 
 /** The D1 index row of an order: what lists, the cabinet and the sweep read. */
-export function indexRow(r: OrderRecord): OrderIndexRow {
+export function indexRow(r: OrderRecord, needsAction = false): OrderIndexRow {
   return {
     id: r.id,
     short_id: r.shortId,
@@ -18,6 +18,7 @@ export function indexRow(r: OrderRecord): OrderIndexRow {
     updated_at: r.updatedAt,
     expires_at: r.expiresAt,
     livemode: isLive(r) ? 1 : 0,
+    needs_action: needsAction ? 1 : 0,
   };
 }
 
@@ -27,6 +28,11 @@ export function indexRow(r: OrderRecord): OrderIndexRow {
  * until this succeeds, so a failed or evicted projection is retried; the version guard makes the
  * retry, and any stale duplicate, change nothing.
  */
-export function projectOrder(db: D1Database, r: OrderRecord, version: number): Promise<boolean> {
-  return projectOrderIndex(db, indexRow(r), version);
+export function projectOrder(
+  db: D1Database,
+  r: OrderRecord,
+  version: number,
+  needsAction = false,
+): Promise<boolean> {
+  return projectOrderIndex(db, indexRow(r, needsAction), version);
 }

@@ -30,7 +30,7 @@ export interface CreateOrderBody {
 
 export type CreateOrderOutcome = { created: boolean; order: OrderView };
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
@@ -286,7 +286,17 @@ export interface OrderPageRequest {
   cursor?: string | undefined;
 }
 
-type OrderSummary = Omit<OrderIndexRow, "partner_id" | "livemode"> & { livemode: boolean };
+type OrderSummary = Omit<OrderIndexRow, "partner_id" | "livemode" | "needs_action"> & { livemode: boolean };
+
+/** An index row as the order list shows it. */
+export function orderSummary({
+  partner_id: _,
+  livemode,
+  needs_action: _n,
+  ...rest
+}: OrderIndexRow): OrderSummary {
+  return { ...rest, livemode: livemode === 1 };
+}
 
 const toIso = (s: string | undefined) => (s === undefined ? undefined : new Date(s).toISOString());
 
@@ -307,7 +317,7 @@ export async function listPartnerOrders(
   });
   const { page, next_cursor } = pageOf(rows, req.limit, (r) => ({ createdAt: r.created_at, id: r.id }));
   return {
-    data: page.map(({ partner_id: _, livemode, ...summary }) => ({ ...summary, livemode: livemode === 1 })),
+    data: page.map(orderSummary),
     next_cursor,
   };
 }

@@ -16,10 +16,12 @@ export interface OrderIndexRow {
   expires_at: string;
   /** 1 for a live order, 0 for a test order (docs/test-mode.md). */
   livemode: 0 | 1;
+  /** 1 while the order waits for a decision on money it holds: the operator's review queue. */
+  needs_action: 0 | 1;
 }
 
 const COLUMNS =
-  "id, short_id, partner_id, status, coin_from, network_from, coin_to, network_to, deposit_address, deposit_address_tag, created_at, updated_at, expires_at, livemode";
+  "id, short_id, partner_id, status, coin_from, network_from, coin_to, network_to, deposit_address, deposit_address_tag, created_at, updated_at, expires_at, livemode, needs_action";
 const PLACEHOLDERS = COLUMNS.split(",")
   .map(() => "?")
   .join(", ");
@@ -35,7 +37,7 @@ export async function projectOrderIndex(db: D1Database, r: OrderIndexRow, versio
     .prepare(
       `INSERT INTO orders (${COLUMNS}, version) VALUES (${PLACEHOLDERS}, ?)
        ON CONFLICT (id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at,
-         version = excluded.version
+         needs_action = excluded.needs_action, version = excluded.version
        WHERE excluded.version > orders.version`,
     )
     .bind(
@@ -53,10 +55,33 @@ export async function projectOrderIndex(db: D1Database, r: OrderIndexRow, versio
       r.updated_at,
       r.expires_at,
       r.livemode,
+      r.needs_action,
       version,
     )
     .run();
   return (result.meta.changes ?? 0) > 0;
+}
+
+/**
+ * The review queue: orders waiting for a decision on money they hold, oldest first, after the
+ * (created_at, id) position `after`; on the partial index orders_needs_action (migration 0018).
+ */
+export async function listOrdersNeedingAction(
+  db: D1Database,
+  after: { createdAt: string; id: string } | undefined,
+  limit: number,
+): Promise<OrderIndexRow[]> {
+  // A row-value comparison, so every page is a range seek on the index, not a scan from its start.
+  const stmt = after
+    ? db
+        .prepare(
+          `SELECT ${COLUMNS} FROM orders WHERE needs_action = 1 AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?`,
+        )
+        .bind(after.createdAt, after.id, limit)
+    : db
+        .prepare(`SELECT ${COLUMNS} FROM orders WHERE needs_action = 1 ORDER BY created_at, id LIMIT ?`)
+        .bind(limit);
+  return (await stmt.all<OrderIndexRow>()).results;
 }
 
 /** The order id of a short_id; only among one partner's orders when `partnerId` is given. */

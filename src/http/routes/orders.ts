@@ -155,7 +155,7 @@ const IdempotencyHeaders = z.object({
     }),
 });
 
-const OrderSummarySchema = z
+export const OrderSummarySchema = z
   .object({
     id: out.uuid(),
     short_id: out.text(10),
