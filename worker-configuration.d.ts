@@ -34,6 +34,7 @@ interface __BaseEnv_Env {
 	ORDERS: DurableObjectNamespace<import("./src/index").OrderObject>;
 	RATE_LIMITER: DurableObjectNamespace<import("./src/index").RateLimiter>;
 	SIM_CHAIN: DurableObjectNamespace<import("./src/index").SimChain>;
+	DEPOSIT_TAGS: DurableObjectNamespace<import("./src/index").DepositTag>;
 }
 declare namespace Cloudflare {
 	interface GlobalProps {

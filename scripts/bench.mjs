@@ -16,6 +16,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import {
   adminClient,
@@ -298,6 +299,10 @@ async function table() {
 
   const lines = renderTable(baseline, { ...baseAll, serial: baselineSerial }, baselines, rows);
   console.log(`\n${lines.join("\n")}\n`);
+  const lag = await listingLag(base, key);
+  console.log(
+    `Listing lag (201 → in GET /partner/orders), ${lag.samples.length} orders one at a time: p50 ${fmt(lag.p50)} ms, max ${fmt(lag.max)} ms (bound ${LISTING_LAG_BOUND_MS} ms: ${lag.pass ? "pass" : "FAIL"})\n`,
+  );
 
   const report = {
     kind: "bench",
@@ -336,6 +341,7 @@ async function table() {
       scaling_pass: r.scaleTarget === undefined ? null : r.result.rps / r.serial.rps >= r.scaleTarget,
     })),
     table: lines.join("\n"),
+    listing_lag: lag,
   };
   mkdirSync(RESULTS_DIR, { recursive: true });
   writeFileSync(join(RESULTS_DIR, "latest.json"), `${JSON.stringify(report, null, 2)}\n`);
@@ -343,7 +349,37 @@ async function table() {
   const missed = report.rows.filter(
     (r) => r.ratio_pass === false || r.p99_pass === false || r.scaling_pass === false || r.non2xx > 0,
   );
-  return missed.length;
+  return missed.length + (lag.pass ? 0 : 1);
+}
+
+/** docs/orders.md: a new order is in the partner's list within this bound, locally. */
+const LISTING_LAG_BOUND_MS = 2_000;
+
+/**
+ * How long after its 201 a new order shows in GET /partner/orders (the D1 index is projected from
+ * the order's object after the answer): orders created one at a time, the list polled every 5 ms.
+ */
+async function listingLag(base, key, n = 20) {
+  const samples = [];
+  for (let i = 0; i < n; i++) {
+    const { order } = await createOrder(base, key, ORDER_BODY);
+    const t0 = performance.now();
+    for (;;) {
+      const list = await call(base, "GET", "/api/v1/partner/orders?limit=5", { token: key });
+      if (list.body?.data?.some((o) => o.id === order.id)) break;
+      if (performance.now() - t0 > 30_000) throw new Error(`order ${order.id} not listed after 30 s`);
+      await sleep(5);
+    }
+    samples.push(performance.now() - t0);
+  }
+  const max = Math.max(...samples);
+  return {
+    samples,
+    p50: median(samples),
+    max,
+    bound_ms: LISTING_LAG_BOUND_MS,
+    pass: max <= LISTING_LAG_BOUND_MS,
+  };
 }
 
 /** p99 at CONNECTIONS within P99_FACTOR of the baseline's median p99 (null for reference rows). */

@@ -67,7 +67,12 @@ export interface ChainEndpoints {
   scanBlocks: Readonly<Record<string, string>>;
 }
 
-export type Config = z.infer<typeof configSchema> & { deposit: DepositConfig; chain: ChainEndpoints };
+export type Config = z.infer<typeof configSchema> & {
+  deposit: DepositConfig;
+  /** TEST_DEPOSIT_XPUB_* / TEST_DEPOSIT_ADDRESS_*: where test orders' deposit addresses come from. */
+  testDeposit: DepositConfig;
+  chain: ChainEndpoints;
+};
 
 /** Vars named `<prefix><SUFFIX>` (DEPOSIT_XPUB_BTC, CHAIN_URL_ETH, ...), keyed by suffix. */
 function byPrefix(env: object, prefix: string): Record<string, string> {
@@ -94,6 +99,10 @@ export function getConfig(env: Env): Config {
     config = {
       ...parsed.data,
       deposit: { xpubs: byPrefix(env, "DEPOSIT_XPUB_"), addresses: byPrefix(env, "DEPOSIT_ADDRESS_") },
+      testDeposit: {
+        xpubs: byPrefix(env, "TEST_DEPOSIT_XPUB_"),
+        addresses: byPrefix(env, "TEST_DEPOSIT_ADDRESS_"),
+      },
       chain: {
         urls: byPrefix(env, "CHAIN_URL_"),
         apiKeys: byPrefix(env, "CHAIN_API_KEY_"),

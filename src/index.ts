@@ -6,6 +6,7 @@ import { watchMemoAddresses } from "./services/unclaimed-deposits";
 import { deliverBatch, deliveryOptions } from "./services/webhook-delivery";
 import { refreshPrices } from "./storage/market";
 
+export { DepositTag } from "./objects/deposit-tag";
 export { OrderObject } from "./objects/order-object";
 export { RateLimiter } from "./objects/rate-limiter";
 export { SimChain } from "./objects/sim-chain";

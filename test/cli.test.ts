@@ -143,14 +143,14 @@ describe("cli: keys", () => {
     // The printed key is the one the Worker will authenticate: same checks as partner auth.
     const parsed = parseApiKey(key!);
     if (!parsed.ok) throw new Error(parsed.reason);
-    expect(out).toContain(`Created API key ${parsed.keyId} for partner ${id}.`);
+    expect(out).toContain(`Created live API key ${parsed.keyId} for partner ${id}.`);
     const found = await findKey(env.DB, parsed.keyId);
     expect(found?.partner.id).toBe(id);
     expect(await secretMatches(parsed.secret, found!.key.secret_hash)).toBe(true);
 
     const list = await ok("key", "list", id);
-    expect(list.split("\n")[0]).toMatch(/^KEY_ID\s+STATUS\s+CREATED_AT\s+LAST_USED_AT\s+REVOKED_AT$/);
-    expect(list).toMatch(new RegExp(`^${parsed.keyId}\\s+active\\s`, "m"));
+    expect(list.split("\n")[0]).toMatch(/^KEY_ID\s+MODE\s+STATUS\s+CREATED_AT\s+LAST_USED_AT\s+REVOKED_AT$/);
+    expect(list).toMatch(new RegExp(`^${parsed.keyId}\\s+live\\s+active\\s`, "m"));
     expect(list).not.toContain(parsed.secret);
     const listJson = await okJson<{ data: Record<string, unknown>[] }>("key", "list", id);
     expect(listJson.data).toEqual([expect.objectContaining({ key_id: parsed.keyId, revoked_at: null })]);
@@ -160,7 +160,7 @@ describe("cli: keys", () => {
       `Revoked API key ${parsed.keyId} of partner ${id}.`,
     );
     expect(await ok("key", "list", id)).toMatch(
-      new RegExp(`^${parsed.keyId}\\s+revoked\\s.*\\d{4}-\\d\\d-\\d\\dT`, "m"),
+      new RegExp(`^${parsed.keyId}\\s+live\\s+revoked\\s.*\\d{4}-\\d\\d-\\d\\dT`, "m"),
     );
     const after = await okJson<{ data: { revoked_at: string | null }[] }>("key", "list", id);
     expect(after.data[0]?.revoked_at).toMatch(/^\d{4}-\d\d-\d\dT/);
@@ -174,12 +174,22 @@ describe("cli: keys", () => {
     });
   });
 
-  it("key create --json returns {key_id, key, created_at}", async () => {
+  it("key create --json returns {key_id, key, mode, created_at}", async () => {
     const id = await newPartner();
     const k = await okJson<{ key_id: string; key: string; created_at: string }>("key", "create", id);
     expect(k.key).toMatch(FULL_KEY);
     expect(k.key.startsWith(`${k.key_id}.`)).toBe(true);
-    expect(Object.keys(k).sort()).toEqual(["created_at", "key", "key_id"]);
+    expect(Object.keys(k).sort()).toEqual(["created_at", "key", "key_id", "mode"]);
+  });
+
+  it("key create --test makes a pk_test_ key (test mode)", async () => {
+    const id = await newPartner();
+    const out = await ok("key", "create", id, "--test");
+    const parsed = parseApiKey(/pk_test_[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]{43}/.exec(out)?.[0] ?? "");
+    if (!parsed.ok) throw new Error(parsed.reason);
+    expect(out).toContain(`Created test API key ${parsed.keyId} for partner ${id}.`);
+    expect((await findKey(env.DB, parsed.keyId))?.key.mode).toBe("test");
+    expect(await ok("key", "list", id)).toMatch(new RegExp(`^${parsed.keyId}\\s+test\\s+active\\s`, "m"));
   });
 
   it("empty lists say how to go on", async () => {

@@ -3,6 +3,7 @@
 // spread it in here; the dispatcher in core.mjs picks them up, help included.
 import { cabinetCommands } from "./cabinet.mjs";
 import { currencyCommands } from "./currencies.mjs";
+import { orderCommands } from "./orders.mjs";
 import { partnerCommands } from "./partners.mjs";
 import { simCommands } from "./sim.mjs";
 
@@ -11,5 +12,6 @@ export const commands = {
   ...partnerCommands,
   ...currencyCommands,
   ...simCommands,
+  ...orderCommands,
   ...cabinetCommands,
 };

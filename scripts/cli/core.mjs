@@ -176,9 +176,16 @@ export function parseArgv(argv, commands) {
   // Phase 2: the command's own positionals and flags (global flags still allowed).
   const spec = { ...GLOBAL_FLAGS, ...(command.flags ?? {}) };
   const positionals = [];
+  const own = argv.slice(rest);
+  let lastShort = -1;
   try {
-    for (const token of tokenize(argv.slice(rest), spec)) {
-      if (token.kind === "option") takeFlag(token, spec, flags);
+    for (const token of tokenize(own, spec)) {
+      // Only `-h` and `--name` are options: a lone dash word such as `-1` is an argument (a
+      // negative number the command refuses with its own message), however parseArgs split it.
+      if (token.kind === "option" && !isFlagToken(own[token.index])) {
+        if (token.index !== lastShort) positionals.push(own[token.index]);
+        lastShort = token.index;
+      } else if (token.kind === "option") takeFlag(token, spec, flags);
       else if (token.kind === "positional") positionals.push(token.value);
     }
   } catch (e) {

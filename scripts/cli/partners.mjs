@@ -160,11 +160,19 @@ export const partnerCommands = {
   "key create": {
     summary: "Create an API key for a partner (the full key is shown only once)",
     args: [partnerId],
-    examples: ["key create 3f2c…", "key create 3f2c… --json | jq -r .key"],
-    async run({ args, api, output, print }) {
-      const k = await api.post(`/partners/${seg(args.partner_id)}/keys`);
+    flags: {
+      test: {
+        type: "boolean",
+        description: "a test-mode key (pk_test_…): test orders only, nothing real moves",
+      },
+    },
+    examples: ["key create 3f2c…", "key create 3f2c… --test", "key create 3f2c… --json | jq -r .key"],
+    async run({ args, flags, api, output, print }) {
+      const k = await api.post(`/partners/${seg(args.partner_id)}/keys`, {
+        mode: flags.test ? "test" : "live",
+      });
       output(k, () => {
-        print(`Created API key ${k.key_id} for partner ${args.partner_id}.`);
+        print(`Created ${k.mode} API key ${k.key_id} for partner ${args.partner_id}.`);
         print("");
         print(`  ${k.key}`);
         print("");
@@ -188,9 +196,10 @@ export const partnerCommands = {
         }
         print(
           formatTable(
-            ["KEY_ID", "STATUS", "CREATED_AT", "LAST_USED_AT", "REVOKED_AT"],
+            ["KEY_ID", "MODE", "STATUS", "CREATED_AT", "LAST_USED_AT", "REVOKED_AT"],
             data.map((k) => [
               k.key_id,
+              k.mode,
               k.revoked_at ? "revoked" : "active",
               k.created_at,
               k.last_used_at,

@@ -99,6 +99,9 @@ export async function startWorker(opts) {
     "127.0.0.1",
     "--port",
     String(opts.port),
+    // Next to the port, not wrangler's fixed 9229: checkouts side by side each get their own.
+    "--inspector-port",
+    String(opts.port + 1),
     "--persist-to",
     persistDir,
     "--show-interactive-dev-session=false",

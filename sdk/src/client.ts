@@ -11,6 +11,9 @@ export type OrderSummary = components["schemas"]["OrderSummary"];
 export type RateQuery = operations["getRate"]["parameters"]["query"];
 export type ListOrdersQuery = Omit<NonNullable<operations["listOrders"]["parameters"]["query"]>, "cursor">;
 export type OrdersPage = { data: OrderSummary[]; next_cursor: string | null };
+export type TestDepositRequest = components["schemas"]["TestDeposit"];
+export type TestConfirmRequest = components["schemas"]["TestConfirm"];
+export type TestFailStep = components["schemas"]["TestFail"]["step"];
 
 export interface ClientOptions {
   /** Where the API lives, e.g. `https://api.example.com` (no `/api/v1`). */
@@ -37,6 +40,8 @@ async function unwrap<T>(pending: Promise<Result<T>>): Promise<T> {
  * A typed client for every partner operation (methods named after the document's operationIds).
  * Errors are thrown as `ApiError`; `raw` is the underlying openapi-fetch client.
  */
+const at = (orderId: string) => ({ path: { order_id: orderId } });
+
 export function createClient(options: ClientOptions) {
   const { apiKey } = options;
   const secret = apiKey?.includes(".") ? apiKey.slice(apiKey.indexOf(".") + 1) : null;
@@ -83,6 +88,26 @@ export function createClient(options: ClientOptions) {
     },
     getIcon: (file: string): Promise<string> =>
       unwrap(raw.GET("/api/v1/icons/{file}", { params: { path: { file } }, parseAs: "text" })),
+    /**
+     * Test helpers (a test key only; docs/test-mode.md): each changes one of your test orders and
+     * returns it after the change. Not retried: a repeated deposit would be a second deposit.
+     */
+    test: {
+      deposit: (orderId: string, body: TestDepositRequest = {}): Promise<Order> =>
+        unwrap(raw.POST("/api/v1/partner/test/orders/{order_id}/deposit", { params: at(orderId), body })),
+      confirm: (orderId: string, body: TestConfirmRequest = {}): Promise<Order> =>
+        unwrap(raw.POST("/api/v1/partner/test/orders/{order_id}/confirm", { params: at(orderId), body })),
+      dropDeposit: (orderId: string): Promise<Order> =>
+        unwrap(
+          raw.POST("/api/v1/partner/test/orders/{order_id}/drop-deposit", { params: at(orderId), body: {} }),
+        ),
+      expire: (orderId: string): Promise<Order> =>
+        unwrap(raw.POST("/api/v1/partner/test/orders/{order_id}/expire", { params: at(orderId), body: {} })),
+      fail: (orderId: string, step: TestFailStep): Promise<Order> =>
+        unwrap(
+          raw.POST("/api/v1/partner/test/orders/{order_id}/fail", { params: at(orderId), body: { step } }),
+        ),
+    },
   };
 }
 

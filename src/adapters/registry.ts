@@ -1,5 +1,7 @@
 import type { Config } from "../config";
 import { chainModeFor, modeReadsNetwork } from "../domain/chain-mode";
+import { isLive, type OrderRecord } from "../domain/order";
+import { testChainName } from "../domain/test-mode";
 import { createBlockbookReader } from "./chain/blockbook";
 import { createEsploraReader } from "./chain/esplora";
 import { createEvmReader } from "./chain/evm-rpc";
@@ -101,4 +103,45 @@ export function exchangeVenueFor(
     store: legs,
     withdrawFee: (coin, network) => market.withdrawFee(coin, network),
   });
+}
+
+/** The adapters one order runs on. */
+export interface OrderAdapters {
+  reader: ChainReader;
+  venue: ExchangeVenue;
+  payout: PayoutGateway;
+}
+
+type AdapterOrder = Pick<OrderRecord, "id" | "networkFrom" | "livemode">;
+
+/**
+ * A live order's adapters follow CHAIN_MODE, EXCHANGE_MODE and PAYOUT_MODE; a test order's are
+ * always its own SimChain with the simulated venue and payouts on it, whatever those modes say, so
+ * nothing a test order does reaches anything real (docs/test-mode.md). Each is built on first use.
+ */
+export function orderAdapters(
+  env: Env,
+  config: Config,
+  order: AdapterOrder,
+  legs: LegStore,
+  market: MarketView,
+): OrderAdapters {
+  if (isLive(order))
+    return {
+      get reader() {
+        return chainReaderFor(env, config, order.networkFrom);
+      },
+      get venue() {
+        return exchangeVenueFor(env, config, legs, market);
+      },
+      get payout() {
+        return payoutGatewayFor(env, config);
+      },
+    };
+  const chain = testChainName(order.id);
+  return {
+    reader: createSimulatedReader(env, chain),
+    venue: createSimulatedExchange(env, market, chain),
+    payout: createSimulatedPayout(env, chain),
+  };
 }

@@ -1,10 +1,15 @@
 import { base64urlnopad, hex } from "@scure/base";
 
-// Key format `<key_id>.<secret>`: key_id = "pk_" + 16 base64url chars (12 bytes), secret = 43
-// base64url chars (32 bytes). Both halves are URL-safe and never contain the dot.
+// Key format `<key_id>.<secret>`: key_id = "pk_" (live) or "pk_test_" (test mode) + 16 base64url
+// chars (12 bytes), secret = 43 base64url chars (32 bytes). Both halves are URL-safe and never
+// contain the dot. The prefix only labels the key for humans: the mode is the stored key's.
 const KEY_ID_BYTES = 12;
 const SECRET_BYTES = 32;
-const KEY_ID_RE = /^pk_[A-Za-z0-9_-]{16}$/;
+const KEY_ID_RE = /^pk_(?:test_)?[A-Za-z0-9_-]{16}$/;
+
+/** A key's mode: test keys create test orders (docs/test-mode.md). */
+export type KeyMode = "live" | "test";
+export const KEY_ID_PREFIX: Readonly<Record<KeyMode, string>> = { live: "pk_", test: "pk_test_" };
 const SECRET_RE = /^[A-Za-z0-9_-]{43}$/;
 
 export interface NewApiKey {
@@ -24,8 +29,8 @@ export async function sha256Hex(data: string | Uint8Array): Promise<string> {
   return hex.encode(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)));
 }
 
-export async function generateApiKey(): Promise<NewApiKey> {
-  const keyId = `pk_${base64urlnopad.encode(randomBytes(KEY_ID_BYTES))}`;
+export async function generateApiKey(mode: KeyMode = "live"): Promise<NewApiKey> {
+  const keyId = `${KEY_ID_PREFIX[mode]}${base64urlnopad.encode(randomBytes(KEY_ID_BYTES))}`;
   const secret = base64urlnopad.encode(randomBytes(SECRET_BYTES));
   return { keyId, secret, key: `${keyId}.${secret}`, secretHash: await sha256Hex(secret) };
 }

@@ -7,8 +7,8 @@ const DERIVABLE: readonly string[] = ["btc", "ltc", "doge", "evm", "tron"];
 
 /** How an order on a network gets its deposit address (DESIGN.md §4). */
 export type DepositScheme =
-  | { kind: "derive"; family: DerivableFamily; xpub: string; counter: string }
-  | { kind: "memo"; address: string; counter: string }
+  | { kind: "derive"; family: DerivableFamily; xpub: string; testnet?: boolean }
+  | { kind: "memo"; address: string }
   | { kind: "pool"; network: string }
   | { kind: "none"; reason: string };
 
@@ -21,28 +21,25 @@ export interface DepositConfig {
 
 /**
  * Memo networks share one configured address and tell orders apart by tag; secp256k1 chains derive
- * a fresh address per order from the account xpub (one counter per xpub, so ETH and BSC, which
- * share the EVM xpub, never hand out the same index twice); ed25519 chains without public
- * derivation draw from an operator-loaded pool.
+ * a fresh address per order from the account xpub at a path taken from the order's id (so ETH and
+ * BSC, which share the EVM xpub, never hand out the same one twice: src/domain/deposit-allocation.ts);
+ * ed25519 chains without public derivation draw from an operator-loaded pool.
  */
 export function depositScheme(network: string, isMemo: boolean, config: DepositConfig): DepositScheme {
   if (isMemo) {
     const address = config.addresses[network];
     if (!address) return { kind: "none", reason: `no deposit address is configured for ${network}` };
-    return { kind: "memo", address, counter: `tag:${network}` };
+    return { kind: "memo", address };
   }
   const family = addressFamily(network);
   if (family === "sol") return { kind: "pool", network };
   if (family && DERIVABLE.includes(family)) {
     const xpub = config.xpubs[family.toUpperCase()];
     if (!xpub) return { kind: "none", reason: `no deposit xpub is configured for ${network}` };
-    return { kind: "derive", family: family as DerivableFamily, xpub, counter: `xpub:${xpub}` };
+    return { kind: "derive", family: family as DerivableFamily, xpub };
   }
   return { kind: "none", reason: `deposits on ${network} are not supported` };
 }
-
-/** Memo tags start at six digits: short enough to type, never confused with small ids. */
-export const FIRST_MEMO_TAG = 100_000;
 
 /**
  * The dev deposit keys of wrangler.toml: account xpubs and memo addresses of the public BIP39 test

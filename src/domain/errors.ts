@@ -29,12 +29,16 @@ export const DOMAIN_ERROR_CODES = [
   "invalid_catalog_change",
   "currency_exists",
   "action_not_available",
+  "send_pending",
   // Self-serve webhooks (docs/webhooks.md)
   "invalid_overlap",
   "webhook_not_configured",
   "event_not_found",
   // Partner settings (docs/cabinet.md)
   "markup_above_cap",
+  // Test mode (docs/test-mode.md)
+  "test_mode_only",
+  "test_order_limit",
 ] as const;
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
 

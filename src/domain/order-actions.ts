@@ -1,6 +1,6 @@
 import { parseDecimal, toDecimalString, toJsonNumber } from "./money";
 import type { OrderRecord } from "./order";
-import type { StatusReason } from "./order-state";
+import type { OrderStatus, StatusReason } from "./order-state";
 import { type PricingInput, pairLimits, quoteForward } from "./pricing";
 
 /**
@@ -51,12 +51,25 @@ export interface PayoutAction {
   unavailable_reason: string | null;
 }
 
+/** A deposit beyond the one the order runs on: its own refund, decided and paid once. */
+export interface ExtraDepositAction {
+  /** `<txid>:<index>`: what POST …/refund takes as `deposit`. */
+  deposit: string;
+  txid: string;
+  index: number;
+  amount_received: number;
+  refund: RefundAction;
+}
+
 export interface OrderActions {
-  reason: StatusReason;
+  /** The order's status_reason; null when only extra deposits wait for a decision. */
+  reason: StatusReason | null;
   refund: RefundAction;
   continue: ContinueAction;
   /** Only after payout_failed: the money is in coin_to, so it can go to another recipient address. */
   payout: PayoutAction | null;
+  /** Deposits beyond the one the order runs on whose refund waits for a decision. */
+  extra_deposits: ExtraDepositAction[];
 }
 
 /** What the moment contributes: the refund as it would be sent now, and the pair's float pricing now. */
@@ -65,6 +78,19 @@ export interface ActionInputs {
   refund: { amount: string } | { unavailable: string };
   /** Float pricing of the pair with the partner's markup, or why there is none now. */
   pricing: PricingInput | { unavailable: string };
+  /** The extra deposits waiting for a decision (src/objects/extra-deposits.ts); none when absent. */
+  extras?: ExtraDepositInput[];
+}
+
+export interface ExtraDepositInput {
+  txid: string;
+  index: number;
+  /** As received (decimal string). */
+  amount: string;
+  /** The deposit less the source network's payout fee now, or why it is not known. */
+  refund: { amount: string } | { unavailable: string };
+  /** An earlier refund of it was refused for good: it needs a new address. */
+  refundFailed: boolean;
 }
 
 type ActionOrder = Pick<
@@ -89,8 +115,66 @@ export function awaitsDecision(o: Pick<ActionOrder, "status" | "statusReason">):
   );
 }
 
+/**
+ * Whether the order can no longer take an extra deposit as the one it runs on (a dropped first
+ * deposit, a late one): only then is an extra deposit's refund offered, so none is both refunded
+ * and exchanged.
+ */
+export function extrasDecidable(status: OrderStatus, lateWatchEnded: boolean): boolean {
+  if (status === "waiting_deposit" || status === "confirming") return false;
+  return status !== "expired" || lateWatchEnded;
+}
+
 /** The order's `actions`: null when nothing waits for a decision. */
 export function orderActions(o: ActionOrder, inputs: ActionInputs): OrderActions | null {
+  const extra_deposits = (inputs.extras ?? []).map((e) => extraDepositAction(o, e));
+  const own = ownActions(o, inputs);
+  if (own) return { ...own, extra_deposits };
+  if (extra_deposits.length === 0) return null;
+  const idle = "the order's own deposit waits for no decision";
+  return {
+    reason: null,
+    refund: {
+      ...refundBase(o),
+      available: false,
+      amount: null,
+      requires_address: o.refundAddress === null,
+      unavailable_reason: idle,
+    },
+    continue: unavailableContinue(idle),
+    payout: null,
+    extra_deposits,
+  };
+}
+
+function extraDepositAction(o: ActionOrder, e: ExtraDepositInput): ExtraDepositAction {
+  const amount = "amount" in e.refund ? positive(e.refund.amount) : null;
+  // A refused address will not take the refund the next time either.
+  const address = e.refundFailed ? null : o.refundAddress;
+  return {
+    deposit: `${e.txid}:${e.index}`,
+    txid: e.txid,
+    index: e.index,
+    amount_received: toJsonNumber(parseDecimal(e.amount)),
+    refund: {
+      available: amount !== null,
+      amount: amount === null ? null : toJsonNumber(amount),
+      coin: o.coinFrom,
+      network: o.networkFrom,
+      address,
+      requires_address: address === null,
+      unavailable_reason:
+        amount !== null
+          ? null
+          : "unavailable" in e.refund
+            ? e.refund.unavailable
+            : "the deposit does not cover the network fee of sending it back",
+    },
+  };
+}
+
+/** The decisions on the order's own deposit, or null when it waits for none. */
+function ownActions(o: ActionOrder, inputs: ActionInputs): Omit<OrderActions, "extra_deposits"> | null {
   if (!awaitsDecision(o) || o.statusReason === null) return null;
   const reason = o.statusReason;
   if (reason === "payout_failed") {
@@ -133,7 +217,7 @@ export function orderActions(o: ActionOrder, inputs: ActionInputs): OrderActions
 
 /** Why the order offers no such action now, or null when it does. */
 export function actionUnavailable(actions: OrderActions | null, kind: ActionKind): string | null {
-  if (!actions) return "the order is not waiting for a decision";
+  if (!actions || actions.reason === null) return "the order is not waiting for a decision";
   const offer = kind === "payout" ? actions.payout : actions[kind];
   if (!offer) return `${kind} is not offered after ${actions.reason}`;
   return offer.available ? null : `${kind} is not available: ${offer.unavailable_reason}`;

@@ -31,6 +31,9 @@
  *   reason is cleared: the order goes on as if nothing had gone wrong). Each is accepted only after a
  *   failure it can act on: refund and continue while the deposit is still in coin_from, payout only
  *   after payout_failed.
+ * - A transfer the operator made by hand is recorded with `payout_resolved` / `refund_resolved`,
+ *   accepted only while the order waits for a decision: failed → completed (reason cleared) or
+ *   refunded (reason kept). Both are terminal, so no second transfer of that kind can start.
  * - Status reasons are set on moves into refunding/failed and on a dropped-deposit expiry, cleared on
  *   a return to waiting_deposit and on a plain expiry, and otherwise left alone, so `refunded` keeps
  *   the reason the refund started for.
@@ -101,7 +104,10 @@ export type OrderEvent =
   /** Decisions on a failed order that holds funds (order actions); who and with what is logged. */
   | { type: "refund_chosen" }
   | { type: "continue_chosen" }
-  | { type: "payout_chosen" };
+  | { type: "payout_chosen" }
+  /** The operator records a transfer made by hand, outside the service (docs/lifecycle.md). */
+  | { type: "payout_resolved"; txid: string }
+  | { type: "refund_resolved"; txid: string };
 
 export type OrderEventType = OrderEvent["type"];
 
@@ -286,6 +292,24 @@ export function decide(order: OrderStateView, event: OrderEvent, now: number): D
           "Continue chosen for the held deposit; exchanging.",
         );
       return ok({ status: "sending", statusReason: null }, "Payout to another recipient chosen; sending.");
+    }
+
+    case "payout_resolved":
+    case "refund_resolved": {
+      if (status !== "failed") return notAllowed(event.type, status);
+      if (!awaitsDecision({ status, statusReason: order.statusReason ?? null }))
+        return notAllowed(event.type, status, "the order holds no money waiting for a decision");
+      const bad = checkTxid(event.txid);
+      if (bad) return invalid(event.type, bad);
+      if (event.type === "payout_resolved")
+        return ok(
+          { status: "completed", statusReason: null, payoutTxid: event.txid },
+          `Payout ${event.txid} made by hand, recorded by an operator; order completed.`,
+        );
+      return ok(
+        { status: "refunded", refundTxid: event.txid },
+        `Refund ${event.txid} made by hand, recorded by an operator; order refunded.`,
+      );
     }
 
     default:

@@ -55,6 +55,12 @@ export interface OrderRecord {
   /** SHA-256 of the canonical request, to tell a replay from a conflicting reuse of the key. */
   requestHash: string;
   /**
+   * False for a test order (created with a test key): it runs on its own SimChain and simulated
+   * venues whatever the deployment's modes (docs/test-mode.md). Absent on orders from before test
+   * mode, which are all live.
+   */
+  livemode?: boolean;
+  /**
    * The ledger key of the current exchange, payout or refund when a decision started a new one
    * (`<id>:refund:2` after a refund that failed); absent means `<id>:<kind>`. A key is never reused
    * for another request.
@@ -106,6 +112,8 @@ export interface OrderView {
   refund_txid: string | null;
   /** What can be done with the money a failed order holds; null when nothing waits for a decision. */
   actions: OrderActions | null;
+  /** False for a test order. */
+  livemode: boolean;
 }
 
 const num = (s: string) => toJsonNumber(parseDecimal(s));
@@ -142,8 +150,12 @@ export function orderView(r: OrderRecord, actions: OrderActions | null = null): 
     payout_txid: r.payoutTxid,
     refund_txid: r.refundTxid,
     actions,
+    livemode: isLive(r),
   };
 }
+
+/** Whether an order is live (orders from before test mode carry no flag and are live). */
+export const isLive = (r: Pick<OrderRecord, "livemode">): boolean => r.livemode !== false;
 
 /**
  * The order id for a request carrying an Idempotency-Key: a UUID (RFC 9562 version 8) derived from

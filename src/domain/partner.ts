@@ -4,4 +4,6 @@ export interface Partner {
   name: string;
   markupBps: number;
   rateLimitPerMinute: number;
+  /** The mode of the key the request came with: false for a test key (docs/test-mode.md). */
+  livemode: boolean;
 }

@@ -6,8 +6,11 @@ import { backoffMs } from "./settlement";
  */
 export interface SendRow<R> {
   key: string;
-  /** `exchange` rows hold the venue intent (docs/lifecycle.md); the others are money sent out. */
-  kind: "payout" | "refund" | "exchange";
+  /**
+   * `exchange` rows hold the venue intent (docs/lifecycle.md); the others are money sent out:
+   * `extra_refund` sends an extra deposit back (one row per decision on it).
+   */
+  kind: "payout" | "refund" | "exchange" | "extra_refund";
   request: R;
   /** Sends made (each one may have gone out): after the first, every send is preceded by a lookup. */
   attempts: number;

@@ -4,6 +4,7 @@ import { createRouter } from "./router";
 import { adminCabinetRouter } from "./routes/admin/cabinet";
 import { adminCurrenciesRouter } from "./routes/admin/currencies";
 import { adminOrderActionsRouter } from "./routes/admin/order-actions";
+import { adminOrderReviewRouter } from "./routes/admin/order-review";
 import { adminOrdersRouter } from "./routes/admin/orders";
 import { adminPartnersRouter } from "./routes/admin/partners";
 import { adminPricesRouter } from "./routes/admin/prices";
@@ -14,6 +15,7 @@ import { orderActionsRouter } from "./routes/order-actions";
 import { ordersRouter } from "./routes/orders";
 import { partnerWebhooksRouter } from "./routes/partner-webhooks";
 import { ratesRouter } from "./routes/rates";
+import { testHelpersRouter } from "./routes/test-helpers";
 import { registerWebhookEvents } from "./routes/webhook-events";
 
 /**
@@ -46,6 +48,7 @@ export function partnerApi(): OpenAPIHono<AppEnv> {
   api.route("/api/v1", ordersRouter);
   api.route("/api/v1", orderActionsRouter);
   api.route("/api/v1", partnerWebhooksRouter);
+  api.route("/api/v1", testHelpersRouter);
   api.route("/api/v1", iconsRouter);
   api.openAPIRegistry.registerComponent("securitySchemes", "PartnerBearer", {
     type: "http",
@@ -76,6 +79,11 @@ export function partnerApi(): OpenAPIHono<AppEnv> {
         name: "Webhooks",
         description: "Your webhook endpoint, signing secret and delivery log; resend and test events.",
       },
+      {
+        name: "Test mode",
+        description:
+          "With a test key (`pk_test_…`): drive your test orders into every situation. Nothing real moves (docs/test-mode.md).",
+      },
     ],
   }));
   return api;
@@ -88,6 +96,7 @@ export function adminApi(): OpenAPIHono<AppEnv> {
   api.route("/admin/v1", adminPricesRouter);
   api.route("/admin/v1", adminOrdersRouter);
   api.route("/admin/v1", adminOrderActionsRouter);
+  api.route("/admin/v1", adminOrderReviewRouter);
   api.route("/admin/v1", adminSimRouter);
   api.route("/admin/v1", adminCabinetRouter);
   api.openAPIRegistry.registerComponent("securitySchemes", "AdminBearer", {

@@ -2,15 +2,15 @@ import { DurableObject } from "cloudflare:workers";
 import { type ChainReader, confirmations, type IncomingTransfer } from "../adapters/chain/types";
 import type { ExchangeRequest, ExchangeResult, ExchangeVenue } from "../adapters/exchange/types";
 import { kvLegStore } from "../adapters/exchange/venue-exchange";
-import type { PayoutGateway, PayoutRequest } from "../adapters/payout/types";
-import { chainReaderFor, exchangeVenueFor, payoutGatewayFor } from "../adapters/registry";
+import type { PayoutRequest } from "../adapters/payout/types";
+import { type OrderAdapters, orderAdapters } from "../adapters/registry";
 import { type Config, getConfig } from "../config";
-import { deriveDepositAddress } from "../domain/addresses";
-import { chooseDeposit, type DepositScheme, FIRST_MEMO_TAG, findDeposit } from "../domain/deposit";
+import { chooseDeposit, type DepositScheme, findDeposit } from "../domain/deposit";
 import { orderEarnings } from "../domain/earnings";
 import { DomainError } from "../domain/errors";
 import { type Decimal, parseDecimal, toDecimalString } from "../domain/money";
 import {
+  isLive,
   type OrderDraft,
   type OrderRecord,
   type OrderView,
@@ -23,40 +23,40 @@ import {
   type ActionKind,
   actionUnavailable,
   awaitsDecision,
+  extrasDecidable,
   type OrderActions,
   orderActions,
 } from "../domain/order-actions";
-import { indexDetails } from "../domain/order-index";
+import { type CreationKey, creationVerdict, shortIdOfOrderId } from "../domain/order-id";
 import { decide, type OrderEvent, type OrderStatus } from "../domain/order-state";
 import { PairUnavailableError, pairLimits } from "../domain/pricing";
-import {
-  afterLookup,
-  afterSend,
-  beforeSend,
-  type LookupAnswer,
-  type SendAnswer,
-  type SendPolicy,
-  type SendRow,
-  type SendStep,
-} from "../domain/send-step";
+import { beforeSend, type SendPolicy, type SendRow } from "../domain/send-step";
 import { depositAcceptability, refundAmount } from "../domain/settlement";
-import { newShortId } from "../domain/short-id";
 import { newEventId, WEBHOOK_EVENT_TYPE, type WebhookEvent, type WebhookMessage } from "../domain/webhooks";
 import { loadCatalog } from "../storage/catalog";
 import { pricingNow } from "../storage/market";
-import {
-  claimPoolAddress,
-  getOrderIndexRow,
-  insertOrderIndex,
-  nextCounterValue,
-  updateOrderIndex,
-} from "../storage/orders";
 import { storedUsdPrice } from "../storage/prices";
+import { allocateDeposit } from "./deposit-allocation";
+import {
+  depositId,
+  EXTRA_DEPOSIT_LOGGED,
+  EXTRAS_KEY,
+  type ExtraDeposit,
+  ExtraDeposits,
+} from "./extra-deposits";
+import { sendOnce } from "./ledger-send";
+import { projectOrder } from "./order-projection";
 import { SENDS_TABLE, SendsLedger } from "./sends-ledger";
 
 /** A decision on a failed order's money, as the service has validated it. */
 export type ActionRequest =
-  | { kind: "refund"; refundAddress: string | null; refundAddressTag: string | null }
+  | {
+      kind: "refund";
+      refundAddress: string | null;
+      refundAddressTag: string | null;
+      /** An extra deposit ("txid:index") to refund instead of the order's own. */
+      deposit?: string | undefined;
+    }
   | { kind: "continue" }
   | {
       kind: "payout";
@@ -80,10 +80,18 @@ export type ActResult =
   | { kind: "not_available"; reason: string }
   | { kind: "address_required" };
 
+export type ResolveResult =
+  | { kind: "done"; order: OrderView }
+  | { kind: "not_found" }
+  | { kind: "not_available"; reason: string }
+  | { kind: "send_pending"; keys: string[] };
+
 export type CreateResult =
   | { kind: "created"; order: OrderView }
   | { kind: "replayed"; order: OrderView }
   | { kind: "conflict" }
+  /** The id is another order's (a short id drawn twice): the caller moves on to another id. */
+  | { kind: "taken" }
   | { kind: "unavailable"; reason: string };
 
 /** Event data: flat JSON values only, so it crosses RPC and serialises as is. */
@@ -130,8 +138,8 @@ const K = {
   createdView: "created_view",
   projection: "projection_pending",
   poll: "poll",
-  /** Deposits beyond the first, already logged for manual review. */
-  extras: "extra_deposits",
+  /** Deposits beyond the first (src/objects/extra-deposits.ts). */
+  extras: EXTRAS_KEY,
   /** Set once an expired order's late-deposit watch is over: nothing is due any more. */
   watchEnded: "watch_ended",
   /** A late deposit seen but not yet confirmed: when, so that it counts even if it confirms after the watch. */
@@ -140,13 +148,14 @@ const K = {
   depositBlock: "deposit_block",
   /** After a step threw: no alarm before this time (epoch ms), whatever else looks due. */
   pause: "pause_until",
+  /** A test order's clock: ms it runs ahead of real time (the `expire` test helper moves it). */
+  testClock: "test_clock_ms",
   /** A decision's answer under its Idempotency-Key: `{hash, order}`, for the same response on a replay. */
   action: (key: string) => `action:${key}`,
 } as const;
 
 /** Retry delay for a D1 index write or a webhook enqueue that failed. */
 const PROJECTION_RETRY_MS = 10_000;
-const SHORT_ID_ATTEMPTS = 4;
 const RETRY_CAP_MS = 30 * 60_000;
 /**
  * A deposit first seen this long after expires_at is treated as late (refunded), not as on time: the
@@ -176,12 +185,21 @@ export class OrderObject extends DurableObject<Env> {
     return this.#kv.get<OrderRecord>(K.record);
   }
 
+  /** The order's time: real time, plus a test order's test clock. */
+  #now(): number {
+    return Date.now() + (this.#kv.get<number>(K.testClock) ?? 0);
+  }
+
   get #config(): Config {
     return getConfig(this.env);
   }
 
   get #ledger(): SendsLedger {
     return new SendsLedger(this.ctx.storage.sql);
+  }
+
+  get #extraDeposits(): ExtraDeposits {
+    return new ExtraDeposits(this.#kv, this.ctx.storage.sql, this.#ledger);
   }
 
   get #retryBaseMs(): number {
@@ -195,11 +213,11 @@ export class OrderObject extends DurableObject<Env> {
    * parallel) share the first call's work; later calls replay it, or conflict if the request differs.
    */
   async create(draft: OrderDraft, scheme: DepositScheme): Promise<CreateResult> {
-    const existing = this.replay(draft.partnerId, draft.requestHash);
+    const existing = this.replay(draft);
     if (existing) return existing;
     if (this.#creating) {
       await this.#creating.catch(() => undefined);
-      const now = this.replay(draft.partnerId, draft.requestHash);
+      const now = this.replay(draft);
       if (now) return now;
     }
     this.#creating = this.#doCreate(draft, scheme);
@@ -212,65 +230,28 @@ export class OrderObject extends DurableObject<Env> {
 
   /**
    * The answer to a repeated Idempotency-Key: the first response, or a conflict when the request
-   * differs; null while no order exists. Asked before the request is validated again, so a retry
+   * differs, or `taken` when the order here is another creation's; null while no order exists. Asked before the request is validated again, so a retry
    * gets its order even after prices, limits or the quote's validity have changed.
    */
-  replay(partnerId: string, requestHash: string): CreateResult | null {
+  replay(creation: CreationKey): CreateResult | null {
     const existing = this.#record();
     if (!existing) return null;
-    if (existing.partnerId !== partnerId || existing.requestHash !== requestHash) return { kind: "conflict" };
+    const verdict = creationVerdict(existing, creation);
+    if (verdict !== "replay") return { kind: verdict };
     return { kind: "replayed", order: this.#kv.get<OrderView>(K.createdView) ?? orderView(existing) };
   }
 
   async #doCreate(draft: OrderDraft, scheme: DepositScheme): Promise<CreateResult> {
-    const deposit = await this.#allocateDeposit(draft, scheme);
+    const shortId = shortIdOfOrderId(draft.id);
+    if (!shortId) throw new Error(`order id ${draft.id} does not carry a short id`);
+    const deposit = await allocateDeposit(this.env, draft, shortId, scheme);
     if ("unavailable" in deposit) return { kind: "unavailable", reason: deposit.unavailable };
-    let record: OrderRecord | undefined;
-    for (let attempt = 1; !record; attempt++) {
-      const candidate: OrderRecord = { ...draft, shortId: newShortId(), ...deposit };
-      try {
-        await insertOrderIndex(
-          this.env.DB,
-          {
-            id: candidate.id,
-            short_id: candidate.shortId,
-            partner_id: candidate.partnerId,
-            status: candidate.status,
-            coin_from: candidate.coinFrom,
-            network_from: candidate.networkFrom,
-            coin_to: candidate.coinTo,
-            network_to: candidate.networkTo,
-            deposit_address: candidate.depositAddress,
-            deposit_address_tag: candidate.depositAddressTag,
-            created_at: candidate.createdAt,
-            updated_at: candidate.updatedAt,
-            expires_at: candidate.expiresAt,
-          },
-          indexDetails(candidate),
-        );
-        record = candidate;
-      } catch (err) {
-        // An earlier attempt wrote the index row, then the object was evicted before it stored the
-        // record (so no 201 went out): adopt that row's short_id and the address claimed for it,
-        // or the idempotent id would conflict on every retry and the address would be stranded.
-        const earlier = String(err).includes("orders.id")
-          ? await getOrderIndexRow(this.env.DB, candidate.id)
-          : null;
-        if (earlier && earlier.partner_id === candidate.partnerId) {
-          record = {
-            ...candidate,
-            shortId: earlier.short_id,
-            depositAddress: earlier.deposit_address,
-            depositAddressTag: earlier.deposit_address_tag,
-          };
-          break;
-        }
-        // A short_id collision (50 random bits) is retried with a fresh id; anything else fails.
-        if (attempt >= SHORT_ID_ATTEMPTS || !String(err).includes("orders.short_id")) throw err;
-      }
-    }
-    const created = record;
+    const created: OrderRecord = { ...draft, shortId, ...deposit };
     const view = orderView(created);
+    // The record is the only write of a creation; the D1 index row is projected from it after the
+    // answer (K.projection is the outbox). The alarm is armed first as the projection's backstop,
+    // so no eviction can leave a record that nothing will project.
+    const armed = this.ctx.storage.setAlarm(Date.now() + PROJECTION_RETRY_MS);
     this.ctx.storage.transactionSync(() => {
       this.#createTables();
       this.#kv.put(K.record, created);
@@ -285,9 +266,17 @@ export class OrderObject extends DurableObject<Env> {
         idle: 0,
         nextAt: Date.parse(created.createdAt) + this.#pollMs(0),
       } satisfies PollState);
+      this.#kv.put(K.projection, true);
     });
-    await this.#arm(created, Date.now());
+    await armed;
+    void this.#projectCreated(created);
     return { kind: "created", order: view };
+  }
+
+  /** Not awaited by the creation: the 201 never waits for D1, and the alarm retries what fails. */
+  async #projectCreated(r: OrderRecord): Promise<void> {
+    await this.#project(r);
+    await this.#arm(r, Date.now());
   }
 
   /**
@@ -314,44 +303,31 @@ export class OrderObject extends DurableObject<Env> {
     )`);
   }
 
-  async #allocateDeposit(
-    draft: OrderDraft,
-    scheme: DepositScheme,
-  ): Promise<{ depositAddress: string; depositAddressTag: string | null } | { unavailable: string }> {
-    switch (scheme.kind) {
-      case "derive": {
-        const index = await nextCounterValue(this.env.DB, scheme.counter);
-        return {
-          depositAddress: deriveDepositAddress(scheme.family, scheme.xpub, index),
-          depositAddressTag: null,
-        };
-      }
-      case "memo": {
-        const n = await nextCounterValue(this.env.DB, scheme.counter);
-        return { depositAddress: scheme.address, depositAddressTag: String(FIRST_MEMO_TAG + n) };
-      }
-      case "pool": {
-        const address = await claimPoolAddress(this.env.DB, scheme.network, draft.id, draft.createdAt);
-        return address
-          ? { depositAddress: address, depositAddressTag: null }
-          : { unavailable: `no free deposit address for ${scheme.network}` };
-      }
-      case "none":
-        return { unavailable: scheme.reason };
-    }
-  }
-
   // ── reads ─────────────────────────────────────────────────────────────────────────────────
 
   /** The order as its partner sees it; null for another partner's order or no order at all. */
   async get(partnerId: string): Promise<OrderView | null> {
     const r = this.#record();
-    return r && r.partnerId === partnerId ? this.#view(r, Date.now()) : null;
+    return r && r.partnerId === partnerId ? this.#view(r, this.#now()) : null;
   }
 
   /** The view with its actions, priced now when the order waits for a decision. */
   async #view(r: OrderRecord, now: number): Promise<OrderView> {
-    return awaitsDecision(r) ? orderView(r, orderActions(r, await this.#actionInputs(r, now))) : orderView(r);
+    return this.#needsAction(r)
+      ? orderView(r, orderActions(r, await this.#actionInputs(r, now)))
+      : orderView(r);
+  }
+
+  /** Whether the order's `actions` is not null: its own deposit or an extra one waits for a decision. */
+  #needsAction(r: OrderRecord): boolean {
+    return awaitsDecision(r) || this.#awaitingExtras(r).length > 0;
+  }
+
+  /** The extra deposits whose refund is offered: none while the order may still take one as its own. */
+  #awaitingExtras(r: OrderRecord) {
+    return extrasDecidable(r.status, this.#kv.get<boolean>(K.watchEnded) === true)
+      ? this.#extraDeposits.awaiting()
+      : [];
   }
 
   /**
@@ -360,10 +336,16 @@ export class OrderObject extends DurableObject<Env> {
    * shown as unavailable, with the reason.
    */
   async #actionInputs(r: OrderRecord, now: number): Promise<ActionInputs> {
-    const refund = await this.#refundAmount(r).then(
-      (amount) => (amount === null ? { unavailable: "no deposit received" } : { amount }),
-      (err: unknown) => ({ unavailable: `the network fee cannot be read now: ${String(err)}` }),
+    const refundOf = (amount: string | null) =>
+      this.#refundAmount(r, amount).then(
+        (a) => (a === null ? { unavailable: "no deposit received" } : { amount: a }),
+        (err: unknown) => ({ unavailable: `the network fee cannot be read now: ${String(err)}` }),
+      );
+    const refund = await refundOf(r.amountFromReceived);
+    const extras = await Promise.all(
+      this.#awaitingExtras(r).map(async (e) => ({ ...e, refund: await refundOf(e.amount) })),
     );
+    if (!awaitsDecision(r)) return { refund, pricing: { unavailable: "no decision on the order" }, extras };
     const pricing = await pricingNow(
       this.env,
       this.#config,
@@ -375,7 +357,7 @@ export class OrderObject extends DurableObject<Env> {
       ({ input }) => input,
       (err: unknown) => ({ unavailable: err instanceof Error ? err.message : String(err) }),
     );
-    return { refund, pricing };
+    return { refund, pricing, extras };
   }
 
   /** Operators' support view: the order and its full event log. */
@@ -400,7 +382,7 @@ export class OrderObject extends DurableObject<Env> {
         reason: e.reason,
         data: e.data ? (JSON.parse(e.data) as EventData) : null,
       }));
-    return { order: await this.#view(r, Date.now()), partner_id: r.partnerId, events };
+    return { order: await this.#view(r, this.#now()), partner_id: r.partnerId, events };
   }
 
   // ── decisions on held funds ───────────────────────────────────────────────────────────────
@@ -416,12 +398,14 @@ export class OrderObject extends DurableObject<Env> {
     action: ActionRequest,
     idempotency: { key: string; hash: string } | null,
   ): Promise<ActResult> {
-    const now = Date.now();
+    const now = this.#now();
     const first = this.#record();
     if (!first || (actor.kind !== "operator" && first.partnerId !== actor.partnerId))
       return { kind: "not_found" };
     const replayed = idempotency && this.#actionReplay(idempotency);
     if (replayed) return replayed;
+    if (action.kind === "refund" && action.deposit !== undefined)
+      return this.#refundExtra(actor, first, { ...action, deposit: action.deposit }, idempotency, now);
     const inputs = await this.#actionInputs(first, now);
     // Everything below is synchronous: no other decision can slip in between the check and the write.
     const r = this.#record() ?? first;
@@ -488,6 +472,153 @@ export class OrderObject extends DurableObject<Env> {
     return { kind: "done", order };
   }
 
+  /**
+   * The refund of one extra deposit (docs/lifecycle.md, "Extra deposits"): offered once the order
+   * can no longer take the deposit as its own, and taken only if the deposit is confirmed on chain
+   * now. The check and the ledger write run with no await between them, so it is decided once.
+   */
+  async #refundExtra(
+    actor: Actor,
+    first: OrderRecord,
+    action: { refundAddress: string | null; refundAddressTag: string | null; deposit: string },
+    idempotency: { key: string; hash: string } | null,
+    now: number,
+  ): Promise<ActResult> {
+    const offered = (r: OrderRecord) => this.#awaitingExtras(r).find((e) => depositId(e) === action.deposit);
+    const target = offered(first);
+    if (!target)
+      return { kind: "not_available", reason: `no extra deposit ${action.deposit} waits for a refund` };
+    const unconfirmed = await this.#unconfirmedExtra(first, target).catch(
+      (err: unknown) => `the deposit's confirmations cannot be read now (${String(err)}): try again`,
+    );
+    if (unconfirmed) return { kind: "not_available", reason: unconfirmed };
+    const inputs = await this.#actionInputs(first, now);
+    // Everything below is synchronous: no other decision can slip in between the check and the write.
+    const r = this.#record() ?? first;
+    const again = idempotency && this.#actionReplay(idempotency);
+    if (again) return again;
+    const offer = orderActions(r, inputs)?.extra_deposits.find((e) => e.deposit === action.deposit);
+    if (!offer || !offered(r))
+      return { kind: "not_available", reason: `no extra deposit ${action.deposit} waits for a refund` };
+    if (!offer.refund.available || offer.refund.amount === null)
+      return { kind: "not_available", reason: `refund is not available: ${offer.refund.unavailable_reason}` };
+    if (offer.refund.requires_address && action.refundAddress === null) return { kind: "address_required" };
+    const to = action.refundAddress ?? r.refundAddress ?? "";
+    const tag = action.refundAddress === null ? r.refundAddressTag : action.refundAddressTag;
+    const amount = (inputs.extras ?? []).find((e) => depositId(e) === action.deposit)?.refund;
+    if (!amount || !("amount" in amount))
+      return { kind: "not_available", reason: "the refund amount is not known now" };
+    const at = new Date(now).toISOString();
+    const key = this.#extraDeposits.startRefund(
+      r.id,
+      target,
+      {
+        orderId: r.id,
+        kind: "refund",
+        network: r.networkFrom,
+        coin: r.coinFrom,
+        contract: r.contractFrom,
+        to,
+        tag,
+        amount: amount.amount,
+      },
+      at,
+    );
+    this.#note(r, now, "refund of an extra deposit chosen", {
+      decided_by: actor.kind === "partner" ? `key:${actor.keyId}` : "operator",
+      deposit: action.deposit,
+      refund_address: to,
+      refund_address_tag: tag,
+      amount: offer.refund.amount,
+      ledger_key: key,
+    });
+    this.#kv.put(K.projection, true);
+    const rest = { ...inputs, extras: (inputs.extras ?? []).filter((e) => depositId(e) !== action.deposit) };
+    const order = orderView(r, orderActions(r, rest));
+    if (idempotency) this.#kv.put(K.action(idempotency.key), { hash: idempotency.hash, order });
+    await this.#arm(r, now);
+    return { kind: "done", order };
+  }
+
+  /** Why an extra deposit cannot be refunded yet (not confirmed on chain now), or null. */
+  async #unconfirmedExtra(r: OrderRecord, d: ExtraDeposit): Promise<string | null> {
+    const reader = this.#reader(r);
+    const listed = (await this.#incoming(r)).find((t) => t.txid === d.txid && t.index === d.index);
+    if (!listed) return `the deposit ${depositId(d)} is not on chain now`;
+    const confs = confirmations(listed, await reader.tipHeight());
+    if (confs < r.depositConfirmationsRequired || !(await reader.isInBestChain(listed)))
+      return `the deposit ${depositId(d)} has ${confs} of ${r.depositConfirmationsRequired} confirmations: try again once it is confirmed`;
+    return null;
+  }
+
+  /** Drives the extra deposits' refunds that were decided, each at most once through the ledger. */
+  async #refundExtras(r: OrderRecord, now: number): Promise<void> {
+    const extras = this.#extraDeposits;
+    for (const key of this.#ledger.unfinished("extra_refund")) {
+      const deposit = extras.depositOf(key);
+      const settled = (reason: string, data: EventData) => {
+        this.#note(r, now, reason, { deposit, ledger_key: key, ...data });
+        this.#kv.put(K.projection, true);
+      };
+      await sendOnce(
+        this.#ledger,
+        this.#adapters(r).payout,
+        this.#sendPolicy,
+        key,
+        async () => "the refund request was not frozen",
+        {
+          sent: (txid) => settled("extra deposit refunded", { txid }),
+          failed: async (error, attempts) =>
+            settled("extra deposit refund failed: its refund is offered again", { error, attempts }),
+          retrying: (error, attempts, alert) => {
+            this.#note(r, now, "extra deposit refund attempt failed", { deposit, error, attempts });
+            if (alert) this.#alert(r, alert, { key, attempts, error });
+          },
+        },
+        now,
+      );
+    }
+  }
+
+  /**
+   * Records a transfer an operator made by hand (docs/lifecycle.md, "Transfers made by hand"): the
+   * order ends completed or refunded with its txid, so no action can start another. Refused while a
+   * send of that kind is unfinished in the ledger: the gateway may still pay it.
+   */
+  async resolve(
+    kind: "payout" | "refund",
+    txid: string,
+    note: string,
+    operator: string,
+  ): Promise<ResolveResult> {
+    const now = Date.now();
+    const r = this.#record();
+    if (!r) return { kind: "not_found" };
+    const done =
+      kind === "payout"
+        ? r.status === "completed" && r.payoutTxid === txid
+        : r.status === "refunded" && r.refundTxid === txid;
+    if (done) return { kind: "done", order: await this.#view(r, now) };
+    const unfinished = this.#ledger.unfinished(kind);
+    if (unfinished.length > 0) return { kind: "send_pending", keys: unfinished };
+    if (!awaitsDecision(r))
+      return { kind: "not_available", reason: `the order is ${r.status}, not waiting for a decision` };
+    const next = this.#apply(
+      r,
+      { type: `${kind}_resolved`, txid },
+      now,
+      {},
+      {
+        decided_by: "operator",
+        operator,
+        note,
+      },
+    );
+    if (!next) return { kind: "not_available", reason: `the order cannot record a ${kind} now` };
+    await this.#arm(next, now);
+    return { kind: "done", order: await this.#view(next, now) };
+  }
+
   /** The first answer to this Idempotency-Key, or a refusal when it was used for another decision. */
   #actionReplay(idempotency: { key: string; hash: string }): ActResult | null {
     const stored = this.#kv.get<{ hash: string; order: OrderView }>(K.action(idempotency.key));
@@ -495,6 +626,33 @@ export class OrderObject extends DurableObject<Env> {
     return stored.hash === idempotency.hash
       ? { kind: "done", order: stored.order }
       : { kind: "not_available", reason: "this Idempotency-Key was used for another decision" };
+  }
+
+  // ── test mode ─────────────────────────────────────────────────────────────────────────────
+
+  /** The record of this partner's test order, for the test helpers; null for anything else. */
+  testRecord(partnerId: string): OrderRecord | null {
+    const r = this.#record();
+    return r && r.partnerId === partnerId && !isLive(r) ? r : null;
+  }
+
+  /**
+   * After a test helper changed the order's world (its SimChain, its clock): run now instead of at
+   * the next poll, and answer the order as it then is. `expire` moves the test clock past expires_at.
+   */
+  async testAdvance(partnerId: string, opts: { expire: boolean }): Promise<OrderView | null> {
+    const r = this.testRecord(partnerId);
+    if (!r) return null;
+    const ahead = Date.parse(r.expiresAt) - this.#now();
+    if (opts.expire && ahead >= 0)
+      this.#kv.put(K.testClock, (this.#kv.get<number>(K.testClock) ?? 0) + ahead + 1);
+    this.#kv.put(K.poll, { idle: 0, nextAt: 0 } satisfies PollState);
+    this.#kv.delete(K.pause);
+    // A run already under way may have read the chain before the change: run once more after it.
+    if (this.#running) await this.#running;
+    await this.#runExclusive();
+    const after = this.#record() ?? r;
+    return this.#view(after, this.#now());
   }
 
   // ── the lifecycle ─────────────────────────────────────────────────────────────────────────
@@ -517,9 +675,11 @@ export class OrderObject extends DurableObject<Env> {
   }
 
   async #run(): Promise<void> {
-    const now = Date.now();
+    const now = this.#now();
     try {
       await this.#step(now);
+      const r = this.#record();
+      if (r) await this.#refundExtras(r, now);
       this.#kv.delete(K.pause);
     } catch (err) {
       // Never let the alarm fail: log, and try again after a pause (an outside service was down,
@@ -541,8 +701,8 @@ export class OrderObject extends DurableObject<Env> {
     const r = this.#record();
     if (!r) return;
     if (this.#kv.get<boolean>(K.projection)) await this.#project(r);
-    await this.#flushOutbox(Date.now());
-    await this.#arm(r, Date.now());
+    await this.#flushOutbox(this.#now());
+    await this.#arm(r, this.#now());
   }
 
   async #step(now: number): Promise<void> {
@@ -567,7 +727,7 @@ export class OrderObject extends DurableObject<Env> {
   }
 
   #reader(r: OrderRecord): ChainReader {
-    return chainReaderFor(this.env, this.#config, r.networkFrom);
+    return this.#adapters(r).reader;
   }
 
   async #incoming(r: OrderRecord): Promise<IncomingTransfer[]> {
@@ -658,7 +818,7 @@ export class OrderObject extends DurableObject<Env> {
     const listed = deposit && findDeposit(transfers, deposit, this.#extras());
     const r =
       listed && listed.index !== order.depositIndex ? this.#reindexDeposit(order, listed, now) : order;
-    if (!seen) this.#logExtraDeposits(r, transfers, now);
+    this.#logExtraDeposits(r, transfers, now);
     const ours =
       listed ??
       (deposit
@@ -775,14 +935,14 @@ export class OrderObject extends DurableObject<Env> {
     }
   }
 
-  /** The deposits logged for manual review, as "txid:index". */
+  /** The extra deposits, as "txid:index". */
   #extras(): Set<string> {
-    return new Set(this.#kv.get<string[]>(K.extras) ?? []);
+    return this.#extraDeposits.ids();
   }
 
   /**
    * The first deposit is not acceptable but a later, confirmed one is: that one drives the order and
-   * the first becomes an extra deposit (logged for review; order actions will offer its refund).
+   * the first becomes an extra deposit (its refund offered in actions).
    */
   #switchDeposit(r: OrderRecord, from: IncomingTransfer, to: IncomingTransfer, now: number): void {
     const at = new Date(now).toISOString();
@@ -799,7 +959,7 @@ export class OrderObject extends DurableObject<Env> {
         amount: to.amount,
         instead_of: from.txid,
       });
-      this.#log(at, r.status, r.status, "extra deposit to this address: for manual review", {
+      this.#log(at, r.status, r.status, EXTRA_DEPOSIT_LOGGED, {
         txid: from.txid,
         index: from.index,
         amount: from.amount,
@@ -821,7 +981,7 @@ export class OrderObject extends DurableObject<Env> {
     return next;
   }
 
-  /** Only the first deposit drives the order; any other is logged once for manual review. */
+  /** Only the first deposit drives the order; any other is logged once, its refund offered in actions. */
   #logExtraDeposits(
     r: OrderRecord,
     transfers: IncomingTransfer[],
@@ -840,7 +1000,7 @@ export class OrderObject extends DurableObject<Env> {
     this.ctx.storage.transactionSync(() => {
       for (const t of fresh) {
         logged.add(`${t.txid}:${t.index}`);
-        this.#log(at, r.status, r.status, "extra deposit to this address: for manual review", {
+        this.#log(at, r.status, r.status, EXTRA_DEPOSIT_LOGGED, {
           txid: t.txid,
           index: t.index,
           amount: t.amount,
@@ -851,15 +1011,15 @@ export class OrderObject extends DurableObject<Env> {
   }
 
   /**
-   * A deposit logged "for manual review" that now drives the order (the one before it was dropped
-   * or replaced) is the order's business from here: the log says so, or an operator following the
-   * review note could refund what the order pays out.
+   * An extra deposit that now drives the order (the one before it was dropped or replaced) is the
+   * order's business from here: the log says so, and its refund is no longer offered (its refund is
+   * offered only once the order can no longer adopt it, so none is both refunded and exchanged).
    */
   #adoptExtra(r: OrderRecord, t: Pick<IncomingTransfer, "txid" | "index">, now: number): void {
     const logged = this.#extras();
     if (!logged.delete(`${t.txid}:${t.index}`)) return;
     this.#kv.put(K.extras, [...logged]);
-    this.#note(r, now, "a deposit logged for manual review now drives the order: no review needed", {
+    this.#note(r, now, "an extra deposit now drives the order: its refund is no longer offered", {
       txid: t.txid,
       index: t.index,
     });
@@ -950,9 +1110,14 @@ export class OrderObject extends DurableObject<Env> {
     this.#note(r, now, "exchange attempt failed", { error, attempts });
   }
 
-  /** The venue this order is exchanged on: chosen here only, by EXCHANGE_MODE. */
-  #exchangeVenue(_r: OrderRecord): ExchangeVenue {
-    return exchangeVenueFor(this.env, this.#config, kvLegStore(this.#kv), {
+  /** The venue this order is exchanged on: chosen here only, by EXCHANGE_MODE and the order's mode. */
+  #exchangeVenue(r: OrderRecord): ExchangeVenue {
+    return this.#adapters(r).venue;
+  }
+
+  /** The order's adapters (a test order's are simulated whatever the modes; docs/test-mode.md). */
+  #adapters(r: OrderRecord): OrderAdapters {
+    return orderAdapters(this.env, this.#config, r, kvLegStore(this.#kv), {
       withdrawFee: async (coin, network) => {
         const row = (await loadCatalog(this.env.DB)).find((c) => c.coin === coin && c.network === network);
         if (!row) throw new Error(`${coin} on ${network} is not in the catalog`);
@@ -982,91 +1147,49 @@ export class OrderObject extends DurableObject<Env> {
     };
   }
 
-  /**
-   * Sends the payout or refund at most once. The whole request is frozen in the sends ledger before
-   * the gateway is first called, and every retry sends exactly that, under the same idempotency
-   * key. After any attempt the gateway is asked (`lookup`) before anything is sent again, and only
-   * its signed answers end the send (docs/lifecycle.md, "The payout gateway contract").
-   */
+  /** Sends the payout or refund at most once, through the ledger (src/objects/ledger-send.ts). */
   async #send(r: OrderRecord, kind: "payout" | "refund", now: number): Promise<void> {
     const key = sendKey(r, kind);
-    const at = new Date(now).toISOString();
-    const policy = this.#sendPolicy;
-    let row = this.#ledger.get<PayoutRequest>(key);
-    if (row && now < row.nextAt) return;
-    const sent = (txid: string) => {
-      this.#apply(r, kind === "payout" ? { type: "payout_sent", txid } : { type: "refund_sent", txid }, now);
-      this.#ledger.finish(key, "sent", txid, null, at);
-    };
-    const fail = async (error: string, attempts: number) => {
-      const inputs = await this.#inputsIfHeld(r, now, kind === "refund");
-      this.#apply(
-        r,
-        kind === "payout" ? { type: "payout_failed" } : { type: "refund_failed" },
-        now,
-        {},
-        { error, attempts },
-        inputs,
-      );
-      this.#ledger.finish(key, "failed", null, error, at);
-    };
-    const follow = async (step: SendStep<PayoutRequest>, attempts: number): Promise<boolean> => {
-      if (step.next === "sent") sent(step.txid);
-      else if (step.next === "failed") await fail(step.error, attempts);
-      else if (step.next === "wait") {
-        this.#ledger.put(step.row, at);
-        this.#note(r, now, `${kind} attempt failed`, { error: step.error, attempts });
-        if (step.alert) this.#alert(r, step.alert, { key, attempts, error: step.error });
-      }
-      return step.next === "send";
-    };
-    const gateway: PayoutGateway = payoutGatewayFor(this.env, this.#config);
-
-    if (!row) {
-      const request = await this.#sendRequest(r, kind);
-      if (typeof request === "string") {
-        await fail(request, 0);
-        return;
-      }
-      row = {
-        key,
-        kind,
-        request,
-        attempts: 0,
-        failures: 0,
-        unknownLookups: 0,
-        nextAt: 0,
-        outcome: null,
-        txid: null,
-      };
-    } else {
-      let answer: LookupAnswer;
-      try {
-        answer = await gateway.lookup(key, row.request.network);
-      } catch (err) {
-        answer = { status: "error", error: String(err) };
-      }
-      if (!(await follow(afterLookup(row, answer, policy, now), row.attempts))) return;
-    }
-    const attempt = beforeSend(row, policy, now);
-    this.#ledger.put(attempt, at);
-    let answer: SendAnswer;
-    try {
-      answer = await gateway.send(row.request);
-    } catch (err) {
-      answer = { status: "unknown", error: String(err) };
-    }
-    await follow(afterSend(attempt, answer), attempt.attempts);
+    await sendOnce(
+      this.#ledger,
+      this.#adapters(r).payout,
+      this.#sendPolicy,
+      key,
+      () => this.#sendRequest(r, kind),
+      {
+        sent: (txid) => {
+          this.#apply(
+            r,
+            kind === "payout" ? { type: "payout_sent", txid } : { type: "refund_sent", txid },
+            now,
+          );
+        },
+        failed: async (error, attempts) => {
+          const inputs = await this.#inputsIfHeld(r, now, kind === "refund");
+          this.#apply(
+            r,
+            kind === "payout" ? { type: "payout_failed" } : { type: "refund_failed" },
+            now,
+            {},
+            { error, attempts },
+            inputs,
+          );
+        },
+        retrying: (error, attempts, alert) => {
+          this.#note(r, now, `${kind} attempt failed`, { error, attempts });
+          if (alert) this.#alert(r, alert, { key, attempts, error });
+        },
+      },
+      now,
+    );
   }
 
-  async #refundAmount(r: OrderRecord): Promise<string | null> {
-    if (r.amountFromReceived === null) return null;
+  async #refundAmount(r: OrderRecord, amount = r.amountFromReceived): Promise<string | null> {
+    if (amount === null) return null;
     const row = (await loadCatalog(this.env.DB)).find(
       (c) => c.coin === r.coinFrom && c.network === r.networkFrom,
     );
-    return toDecimalString(
-      refundAmount(parseDecimal(r.amountFromReceived), row?.withdraw_fee ?? "0", r.decimalsFrom),
-    );
+    return toDecimalString(refundAmount(parseDecimal(amount), row?.withdraw_fee ?? "0", r.decimalsFrom));
   }
 
   /**
@@ -1078,8 +1201,11 @@ export class OrderObject extends DurableObject<Env> {
     const seen = this.#kv.get<LateSeen>(K.lateSeen);
     const watching = now < Date.parse(r.lateWatchEndsAt);
     if (!watching && !seen) {
-      if (!this.#kv.get<boolean>(K.watchEnded) && this.#apply(r, { type: "watch_ended" }, now))
+      if (!this.#kv.get<boolean>(K.watchEnded) && this.#apply(r, { type: "watch_ended" }, now)) {
         this.#kv.put(K.watchEnded, true);
+        // Its extra deposits' refunds are offered from now on: the review queue must list them.
+        if (this.#extras().size > 0) this.#kv.put(K.projection, true);
+      }
       return;
     }
     if (!this.#pollDue(now)) return;
@@ -1208,6 +1334,7 @@ export class OrderObject extends DurableObject<Env> {
     const message: WebhookMessage = {
       event_id: event.id,
       partner_id: next.partnerId,
+      mode: isLive(next) ? "live" : "test",
       order_id: next.id,
       sequence,
       type: event.type,
@@ -1279,13 +1406,21 @@ export class OrderObject extends DurableObject<Env> {
   async #project(record: OrderRecord): Promise<void> {
     try {
       let r = record;
-      // Earnings are fixed once, with the price of the moment the order completed.
+      // Earnings are fixed once, with the price of the moment the order completed. The price read
+      // lets other events in, so they are added to the record as it is after it.
       if (r.status === "completed" && !r.earnings) {
-        r = { ...r, earnings: orderEarnings(r, r.updatedAt, await storedUsdPrice(this.env.DB, r.coinFrom)) };
-        this.#kv.put(K.record, r);
+        const usd = await storedUsdPrice(this.env.DB, r.coinFrom);
+        const current = this.#record();
+        if (current?.status === "completed" && !current.earnings) {
+          r = { ...current, earnings: orderEarnings(current, current.updatedAt, usd) };
+          this.#kv.put(K.record, r);
+        }
       }
-      await updateOrderIndex(this.env.DB, r.id, r.status, r.updatedAt, indexDetails(r));
-      this.#kv.delete(K.projection);
+      const version = this.ctx.storage.sql.exec<{ v: number }>("SELECT MAX(seq) AS v FROM events").one().v;
+      await projectOrder(this.env.DB, r, version, this.#needsAction(r));
+      // Only when the record has not moved on meanwhile; else the next run projects the newer one.
+      const now = this.#record();
+      if (now?.status === r.status && now.updatedAt === r.updatedAt) this.#kv.delete(K.projection);
     } catch (err) {
       console.error(
         JSON.stringify({
@@ -1335,13 +1470,16 @@ export class OrderObject extends DurableObject<Env> {
       default:
         break;
     }
+    for (const key of this.#ledger.unfinished("extra_refund")) due.push(this.#ledger.get(key)?.nextAt ?? now);
     if (this.#kv.get<boolean>(K.projection) || this.#outboxPending()) due.push(now + PROJECTION_RETRY_MS);
     if (due.length === 0) {
       await this.ctx.storage.deleteAlarm();
       return;
     }
     const pause = this.#kv.get<number>(K.pause) ?? 0;
-    await this.ctx.storage.setAlarm(Math.max(now, pause, Math.min(...due)));
+    // Due moments are on the order's clock; the alarm runs on real time.
+    const clock = this.#kv.get<number>(K.testClock) ?? 0;
+    await this.ctx.storage.setAlarm(Math.max(now, pause, Math.min(...due)) - clock);
   }
 }
 

@@ -55,6 +55,14 @@ export class SendsLedger {
     return this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM sends WHERE kind = ?", kind).one().n;
   }
 
+  /** Keys of the sends of this kind not yet finished: pending, or of unknown outcome at the gateway. */
+  unfinished(kind: SendRow<unknown>["kind"]): string[] {
+    return this.sql
+      .exec<{ key: string }>("SELECT key FROM sends WHERE kind = ? AND outcome IS NULL ORDER BY key", kind)
+      .toArray()
+      .map((r) => r.key);
+  }
+
   /** Writes a new row, or the progress of an existing one; its request never changes once written. */
   put<R>(row: SendRow<R>, at: string): void {
     this.sql.exec(

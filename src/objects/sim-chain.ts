@@ -7,6 +7,8 @@ import { type Decimal, toDecimalString, tryParseDecimal } from "../domain/money"
 export const MAX_MINE_COUNT = 1000;
 
 export type PayoutKind = "payout" | "refund";
+/** A step a test order's `fail` helper makes fail for good. */
+export type FailStep = "exchange" | PayoutKind;
 
 export interface SendInput {
   to: string;
@@ -244,8 +246,30 @@ export class SimChain extends DurableObject<Env> {
     if (this.#chance(this.faults().readFailRate)) throw new Error("simulated chain provider outage");
   }
 
+  /**
+   * The next attempt of this step fails for good (a test order's `fail` helper): the venue answers
+   * a permanent failure, the payout gateway refuses the send with nothing sent.
+   */
+  failNext(step: FailStep): void {
+    const steps = new Set(this.ctx.storage.kv.get<FailStep[]>("fail_next") ?? []);
+    steps.add(step);
+    this.ctx.storage.kv.put("fail_next", [...steps]);
+  }
+
+  /** Takes a `failNext` of this step: true once per call of failNext. */
+  #takeFailure(step: FailStep): boolean {
+    const steps = this.ctx.storage.kv.get<FailStep[]>("fail_next") ?? [];
+    if (!steps.includes(step)) return false;
+    this.ctx.storage.kv.put(
+      "fail_next",
+      steps.filter((s) => s !== step),
+    );
+    return true;
+  }
+
   /** Whether the simulated exchange should fail this attempt (chaos for orders from this network). */
-  exchangeFault(): "fail" | "throw" | null {
+  exchangeFault(): "fail" | "throw" | "fail_for_good" | null {
+    if (this.#takeFailure("exchange")) return "fail_for_good";
     const f = this.faults();
     if (this.#chance(f.exchangeThrowRate ?? 0)) return "throw";
     return this.#chance(f.exchangeFailRate) ? "fail" : null;
@@ -398,6 +422,8 @@ export class SimChain extends DurableObject<Env> {
     const key = requiredText("idempotencyKey", input.idempotencyKey);
     const existing = this.#payoutByKey(key);
     if (existing) return { txid: existing.txid, created: false };
+    if ((input.kind === "payout" || input.kind === "refund") && this.#takeFailure(input.kind))
+      throw new RangeError(`${input.kind} refused (test helper: fail)`);
     if (this.#chance(this.faults().payoutFailRate))
       throw new Error("simulated payout failure (nothing sent)");
     if (input.kind !== "payout" && input.kind !== "refund")

@@ -1,5 +1,6 @@
 // Team and key management shared by the cabinet and the operator API; every change is audited.
 import { leavesAnAdmin, ROLL_OVERLAPS, type Role, type RollOverlap } from "../domain/cabinet";
+import type { KeyMode } from "../domain/credentials";
 import { DomainError } from "../domain/errors";
 import { parseCidr } from "../domain/ip-allowlist";
 import { setKeyAllowlist, setKeyExpiry } from "../storage/api-keys";
@@ -111,14 +112,15 @@ export async function revokeInviteAudited(db: D1Database, actor: Actor, inviteId
 export async function createKey(
   db: D1Database,
   actor: Actor,
-  input: { name: string; ipAllowlist: string[] | null },
+  input: { name: string; ipAllowlist: string[] | null; mode?: KeyMode },
 ): Promise<IssuedKey> {
   const issued = await issueKey(db, actor.partnerId, {
     name: input.name,
     createdBy: actor.label,
     ipAllowlist: input.ipAllowlist?.length ? JSON.stringify(input.ipAllowlist) : null,
+    mode: input.mode ?? "live",
   });
-  await audit(db, actor, "key.created", issued.key_id, { name: input.name });
+  await audit(db, actor, "key.created", issued.key_id, { name: input.name, mode: issued.mode });
   return issued;
 }
 
@@ -141,6 +143,7 @@ export async function rollKey(
     name: old.name,
     createdBy: actor.label,
     ipAllowlist: old.ip_allowlist,
+    mode: old.mode,
   });
   const expiresAt = new Date(Date.now() + ROLL_OVERLAPS[overlap]).toISOString();
   await setKeyExpiry(db, actor.partnerId, keyId, expiresAt, issued.key_id);

@@ -3,13 +3,18 @@ import { checkDestination } from "../domain/destination";
 import { DomainError } from "../domain/errors";
 import type { OrderView } from "../domain/order";
 import type { ActionKind } from "../domain/order-actions";
-import type { ActionRequest, Actor, ActResult } from "../objects/order-object";
+import type { ActionRequest, Actor, ActResult, ResolveResult } from "../objects/order-object";
 import { loadCatalog } from "../storage/catalog";
 import { canonicalJson, resolveOrderId } from "./orders";
 
 /** A decision as the API takes it: the action and its body fields. */
 export type ActionBody =
-  | { kind: "refund"; refund_address?: string | undefined; refund_address_tag?: string | undefined }
+  | {
+      kind: "refund";
+      refund_address?: string | undefined;
+      refund_address_tag?: string | undefined;
+      deposit?: string | undefined;
+    }
   | { kind: "continue" }
   | { kind: "payout"; recipient_address: string; recipient_address_tag?: string | undefined };
 
@@ -26,12 +31,14 @@ export async function takeOrderAction(
   orderRef: string,
   body: ActionBody,
   idempotencyKey: string | undefined,
+  /** A partner key's mode: it decides only on orders of that mode (docs/test-mode.md). */
+  keyLivemode?: boolean,
 ): Promise<OrderView> {
   const id = await resolveOrderId(env, orderRef, actor.kind === "operator" ? null : actor.partnerId);
   if (!id) throw notFound();
   const stub = env.ORDERS.getByName(id);
   const order = actor.kind === "operator" ? (await stub.inspect())?.order : await stub.get(actor.partnerId);
-  if (!order) throw notFound();
+  if (!order || (keyLivemode !== undefined && order.livemode !== keyLivemode)) throw notFound();
   const request = await checkedRequest(env, order, body);
   const idempotency = idempotencyKey
     ? { key: idempotencyKey, hash: await sha256Hex(canonicalJson(body)) }
@@ -45,15 +52,16 @@ async function checkedRequest(env: Env, order: OrderView, body: ActionBody): Pro
   const coin = body.kind === "refund" ? order.coin_from : order.coin_to;
   const address = body.kind === "refund" ? body.refund_address : body.recipient_address;
   const tag = body.kind === "refund" ? body.refund_address_tag : body.recipient_address_tag;
+  const deposit = body.kind === "refund" ? { deposit: body.deposit } : {};
   if (address === undefined) {
     if (tag !== undefined) throw new DomainError("invalid_tag", "refund_address_tag needs a refund_address.");
-    return { kind: "refund", refundAddress: null, refundAddressTag: null };
+    return { kind: "refund", refundAddress: null, refundAddressTag: null, ...deposit };
   }
   const row = (await loadCatalog(env.DB)).find((c) => c.coin === coin && c.network === network);
   const field = body.kind === "refund" ? "refund_address" : "recipient_address";
   const checked = checkDestination(network, row?.is_memo === 1, address, tag, field);
   return body.kind === "refund"
-    ? { kind: "refund", refundAddress: checked.address, refundAddressTag: checked.tag }
+    ? { kind: "refund", refundAddress: checked.address, refundAddressTag: checked.tag, ...deposit }
     : {
         kind: "payout",
         recipientAddress: checked.address,
@@ -75,5 +83,45 @@ function answer(result: ActResult, kind: ActionKind): OrderView {
       );
     case "not_available":
       throw new DomainError("action_not_available", `Cannot ${kind} this order: ${result.reason}.`);
+  }
+}
+
+/** A transfer an operator made by hand, outside the service (POST /admin/v1/orders/{id}/resolve). */
+export interface ResolveBody {
+  kind: "payout" | "refund";
+  txid: string;
+  note: string;
+}
+
+/** Records a hand-made transfer on the order, once; the operator's name goes into its log. */
+export async function resolveOrder(
+  env: Env,
+  operator: string,
+  orderRef: string,
+  body: ResolveBody,
+): Promise<OrderView> {
+  const id = await resolveOrderId(env, orderRef, null);
+  if (!id) throw notFound();
+  const result: ResolveResult = await env.ORDERS.getByName(id).resolve(
+    body.kind,
+    body.txid,
+    body.note,
+    operator,
+  );
+  switch (result.kind) {
+    case "done":
+      return result.order;
+    case "not_found":
+      throw notFound();
+    case "send_pending":
+      throw new DomainError(
+        "send_pending",
+        `A ${body.kind} of this order is pending or of unknown outcome at the gateway (${result.keys.join(", ")}): it may still be paid. Settle it at the gateway first.`,
+      );
+    case "not_available":
+      throw new DomainError(
+        "action_not_available",
+        `Cannot record a ${body.kind} on this order: ${result.reason}.`,
+      );
   }
 }

@@ -1,17 +1,18 @@
 import type { Config } from "../config";
 import { sha256Hex } from "../domain/credentials";
-import { depositScheme } from "../domain/deposit";
 import { checkDestination } from "../domain/destination";
 import { DomainError } from "../domain/errors";
 import { decodeCursor, pageOf } from "../domain/keyset-cursor";
 import { parseDecimal, toDecimalString } from "../domain/money";
 import { idempotentOrderId, type OrderDraft, type OrderView, type RateType } from "../domain/order";
+import { type CreationKey, idempotentShortId, orderIdOf, parseOrderRef } from "../domain/order-id";
 import type { Partner } from "../domain/partner";
-import { normalizeShortId } from "../domain/short-id";
+import { newShortId } from "../domain/short-id";
+import { MAX_OPEN_TEST_ORDERS, OPEN_TEST_STATUSES } from "../domain/test-mode";
 import type { CreateResult } from "../objects/order-object";
-import { findOrderIdByShortId, listOrders, type OrderIndexRow } from "../storage/orders";
+import { countTestOrders, findOrderIdByShortId, listOrders, type OrderIndexRow } from "../storage/orders";
 import { lockFixedQuote } from "./fixed-quotes";
-import { priceQuote } from "./quoting";
+import { orderDepositScheme, priceQuote } from "./quoting";
 
 export interface CreateOrderBody {
   coin_from: string;
@@ -54,11 +55,16 @@ export async function createOrder(
   now: number,
 ): Promise<CreateOrderOutcome> {
   const requestHash = await sha256Hex(canonicalJson(body));
-  const id = idempotencyKey ? await idempotentOrderId(partner.id, idempotencyKey) : crypto.randomUUID();
-  if (idempotencyKey) {
-    const earlier = await env.ORDERS.getByName(id).replay(partner.id, requestHash);
-    if (earlier) return outcome(earlier);
-  }
+  const creation: CreationKey = {
+    partnerId: partner.id,
+    idempotencyKey: idempotencyKey ?? null,
+    requestHash,
+  };
+  // The same Idempotency-Key under a test and a live key names two different orders.
+  const idKey = idempotencyKey && !partner.livemode ? `test\n${idempotencyKey}` : idempotencyKey;
+  const firstAttempt = idKey ? await findIdempotentOrder(env, creation, idKey) : 0;
+  if (typeof firstAttempt !== "number") return outcome(firstAttempt);
+  if (!partner.livemode) await requireTestOrderRoom(env.DB, partner.id);
   const amount = parseDecimal(String(body.amount_from));
   const priced = await priceQuote(
     env,
@@ -73,6 +79,7 @@ export async function createOrder(
     },
     partner.markupBps,
     now,
+    partner.livemode,
   );
   const { from, to } = priced.pair;
   const recipient = checkDestination(
@@ -106,12 +113,11 @@ export async function createOrder(
       )
     : null;
   // priceQuote has refused networks without a deposit scheme; the object claims the address.
-  const scheme = depositScheme(from.network, from.is_memo === 1, config.deposit);
+  const scheme = orderDepositScheme(config, from, partner.livemode);
 
   const at = new Date(now).toISOString();
   const expiresAt = now + config.ORDER_EXPIRY_SECONDS * 1000;
-  const draft: OrderDraft = {
-    id,
+  const draft: Omit<OrderDraft, "id"> = {
     partnerId: partner.id,
     status: "waiting_deposit",
     statusReason: null,
@@ -149,8 +155,53 @@ export async function createOrder(
     refundTxid: null,
     idempotencyKey: idempotencyKey ?? null,
     requestHash,
+    livemode: partner.livemode,
   };
-  return outcome(await env.ORDERS.getByName(id).create(draft, scheme));
+  for (let attempt = firstAttempt; attempt < firstAttempt + ID_ATTEMPTS; attempt++) {
+    const id = orderIdOf(idKey ? idempotentShortId(partner.id, idKey, attempt) : newShortId());
+    const result = await env.ORDERS.getByName(id).create({ ...draft, id }, scheme);
+    if (result.kind !== "taken") return outcome(result);
+  }
+  throw new Error(`no free order id after ${ID_ATTEMPTS} attempts`);
+}
+
+/** A short id is drawn twice about once in 10^9 creations at a million orders; four in a row is a bug. */
+const ID_ATTEMPTS = 4;
+
+/**
+ * The earlier answer to an Idempotency-Key, asked of the objects its order can live in (no index):
+ * the key's ids in attempt order, and the id the same key gave an order before the current id
+ * layout (docs/orders.md, "Idempotency"). When no order exists yet: the attempt to create it at.
+ */
+async function findIdempotentOrder(
+  env: Env,
+  creation: CreationKey,
+  key: string,
+): Promise<CreateResult | number> {
+  const [legacy, first] = await Promise.all([
+    env.ORDERS.getByName(await idempotentOrderId(creation.partnerId, key)).replay(creation),
+    env.ORDERS.getByName(orderIdOf(idempotentShortId(creation.partnerId, key, 0))).replay(creation),
+  ]);
+  if (legacy && legacy.kind !== "taken") return legacy;
+  let answer = first;
+  for (let attempt = 0; attempt < ID_ATTEMPTS; attempt++) {
+    if (attempt > 0) {
+      const id = orderIdOf(idempotentShortId(creation.partnerId, key, attempt));
+      answer = await env.ORDERS.getByName(id).replay(creation);
+    }
+    if (answer === null) return attempt;
+    if (answer.kind !== "taken") return answer;
+  }
+  throw new Error(`no free order id after ${ID_ATTEMPTS} attempts`);
+}
+
+/** The bound on open test orders: test mode must not be a way to fill storage. */
+async function requireTestOrderRoom(db: D1Database, partnerId: string): Promise<void> {
+  if ((await countTestOrders(db, partnerId, OPEN_TEST_STATUSES)) >= MAX_OPEN_TEST_ORDERS)
+    throw new DomainError(
+      "test_order_limit",
+      `At most ${MAX_OPEN_TEST_ORDERS} open test orders: finish some (test helpers) before creating more.`,
+    );
 }
 
 function outcome(result: CreateResult): CreateOrderOutcome {
@@ -166,23 +217,34 @@ function outcome(result: CreateResult): CreateOrderOutcome {
       );
     case "unavailable":
       throw new DomainError("pair_unavailable", `Pair unavailable: ${result.reason}.`);
+    case "taken":
+      throw new Error("an order id taken by another order reached the response");
   }
 }
 
 const notFound = () => new DomainError("order_not_found", "Order not found.");
 
 /**
- * The order UUID a path segment names: a UUID is taken as is (no D1 read); a short_id, in any
- * case, goes through the D1 index — restricted to one partner's orders when `partnerId` is given.
+ * The order UUID a path segment names, for admin and order actions: a UUID as is; a short_id (any
+ * case) names its order's object directly, and only a short_id of an order created before the
+ * current id layout (docs/orders.md, "Order ids") is looked up in the D1 index — restricted to
+ * one partner's orders when `partnerId` is given.
  */
 export async function resolveOrderId(
   env: Env,
   raw: string,
   partnerId: string | null,
 ): Promise<string | null> {
-  if (UUID_RE.test(raw)) return raw.toLowerCase();
-  const shortId = normalizeShortId(raw);
-  if (!shortId) return null;
+  const ref = parseOrderRef(raw);
+  if (!ref) return null;
+  if (ref.kind === "id") return ref.id;
+  const stub = env.ORDERS.getByName(ref.id);
+  const held = partnerId === null ? await stub.inspect() : await stub.get(partnerId);
+  return held ? ref.id : legacyOrderId(env, ref.shortId, partnerId);
+}
+
+/** The id of an order created before the current layout, by its short_id, from the D1 index. */
+async function legacyOrderId(env: Env, shortId: string, partnerId: string | null): Promise<string | null> {
   const key = `${partnerId ?? "*"}:${shortId}`;
   const cached = shortIdCache.get(key);
   if (cached) return cached;
@@ -196,15 +258,23 @@ export async function resolveOrderId(
   return id;
 }
 
-/** short_id → order id, per isolate. The mapping is immutable, so entries never go stale. */
+/** short_id → order id of earlier orders, per isolate. The mapping is immutable, so entries never go stale. */
 const shortIdCache = new Map<string, string>();
 const SHORT_ID_CACHE_MAX = 50_000;
 
-/** GET by UUID goes straight to the order's object (no D1); a short_id goes through the index. */
+/**
+ * GET /partner/orders/{id}: the UUID or the short_id names the order's object, which checks the
+ * owner; no D1 read, except for a short_id the object does not hold (an order from before the
+ * current id layout, or none at all).
+ */
 export async function readOrder(env: Env, partner: Partner, orderId: string): Promise<OrderView> {
-  const id = await resolveOrderId(env, orderId, partner.id);
-  const order = id ? await env.ORDERS.getByName(id).get(partner.id) : null;
-  if (!order) throw notFound();
+  const ref = parseOrderRef(orderId);
+  if (!ref) throw notFound();
+  const direct = await env.ORDERS.getByName(ref.id).get(partner.id);
+  const legacy = direct || ref.kind !== "short_id" ? null : await legacyOrderId(env, ref.shortId, partner.id);
+  const order = direct ?? (legacy ? await env.ORDERS.getByName(legacy).get(partner.id) : null);
+  // A key sees only orders of its own mode: a test order is "not found" to a live key and back.
+  if (!order || order.livemode !== partner.livemode) throw notFound();
   return order;
 }
 
@@ -216,7 +286,17 @@ export interface OrderPageRequest {
   cursor?: string | undefined;
 }
 
-type OrderSummary = Omit<OrderIndexRow, "partner_id">;
+type OrderSummary = Omit<OrderIndexRow, "partner_id" | "livemode" | "needs_action"> & { livemode: boolean };
+
+/** An index row as the order list shows it. */
+export function orderSummary({
+  partner_id: _,
+  livemode,
+  needs_action: _n,
+  ...rest
+}: OrderIndexRow): OrderSummary {
+  return { ...rest, livemode: livemode === 1 };
+}
 
 const toIso = (s: string | undefined) => (s === undefined ? undefined : new Date(s).toISOString());
 
@@ -228,6 +308,7 @@ export async function listPartnerOrders(
 ): Promise<{ data: OrderSummary[]; next_cursor: string | null }> {
   const rows = await listOrders(env.DB, {
     partnerId: partner.id,
+    livemode: partner.livemode,
     status: req.status,
     createdFrom: toIso(req.createdFrom),
     createdTo: toIso(req.createdTo),
@@ -235,5 +316,8 @@ export async function listPartnerOrders(
     limit: req.limit + 1,
   });
   const { page, next_cursor } = pageOf(rows, req.limit, (r) => ({ createdAt: r.created_at, id: r.id }));
-  return { data: page.map(({ partner_id: _, ...summary }) => summary), next_cursor };
+  return {
+    data: page.map(orderSummary),
+    next_cursor,
+  };
 }

@@ -1,5 +1,5 @@
 import type { Config } from "../config";
-import { depositScheme, realPayoutRefusal } from "../domain/deposit";
+import { type DepositScheme, depositScheme, realPayoutRefusal } from "../domain/deposit";
 import { checkAmountPrecision, checkWithinLimits } from "../domain/limits";
 import type { Decimal } from "../domain/money";
 import type { PairRequest, ResolvedPair } from "../domain/pairs";
@@ -12,6 +12,7 @@ import {
   quoteForward,
   quoteReverse,
 } from "../domain/pricing";
+import { testDepositScheme } from "../domain/test-mode";
 import { TtlCache } from "../lib/ttl-cache";
 import type { CurrencyRow } from "../storage/catalog";
 import { pricingNow } from "../storage/market";
@@ -44,14 +45,29 @@ function requireLimits(limits: PairLimits): Extract<PairLimits, { ok: true }> {
 // dry); a zero is never kept, so a pool the operator just loaded is offered at once.
 const freePool = new TtlCache<number>(5_000, 64);
 
+/** Where an order's deposit address comes from: the live keys, or the test keys for a test order. */
+export function orderDepositScheme(config: Config, from: CurrencyRow, livemode: boolean): DepositScheme {
+  const isMemo = from.is_memo === 1;
+  return livemode
+    ? depositScheme(from.network, isMemo, config.deposit)
+    : testDepositScheme(from.network, isMemo, config.testDeposit, config.deposit);
+}
+
 /**
  * A pair is offered only if an order on it could be given a deposit address: an xpub or memo
  * address configured for the source network, or a free address in its pool; with real payouts,
  * only if that deposit is real too (realPayoutRefusal).
  */
-async function requireDepositAddress(env: Env, config: Config, from: CurrencyRow): Promise<void> {
-  const scheme = depositScheme(from.network, from.is_memo === 1, config.deposit);
+async function requireDepositAddress(
+  env: Env,
+  config: Config,
+  from: CurrencyRow,
+  livemode: boolean,
+): Promise<void> {
+  const scheme = orderDepositScheme(config, from, livemode);
   if (scheme.kind === "none") throw new PairUnavailableError(scheme.reason);
+  // Test orders never touch real money: the real-payout rule and the pools are live matters.
+  if (!livemode) return;
   const refusal = realPayoutRefusal(from.network, scheme, config.PAYOUT_MODE, config.CHAIN_MODE);
   if (refusal) throw new PairUnavailableError(refusal);
   if (scheme.kind === "pool") {
@@ -74,10 +90,12 @@ export async function priceQuote(
   params: QuoteParams,
   markupBps: number,
   now: number,
+  /** False for a test key: the same prices, the test deposit keys (docs/test-mode.md). */
+  livemode = true,
 ): Promise<PricedQuote> {
   const spreadBps = params.rateType === "fixed" ? config.SPREAD_FIXED_BPS : config.SPREAD_FLOAT_BPS;
   const { pair, input } = await pricingNow(env, config, params, spreadBps, markupBps, now, "new_order");
-  await requireDepositAddress(env, config, pair.from);
+  await requireDepositAddress(env, config, pair.from, livemode);
   let quote: Quote;
   if (params.amountTo !== undefined) {
     checkAmountPrecision(params.amountTo, pair.to.decimals, pair.to.coin, "amount_to");

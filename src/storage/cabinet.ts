@@ -51,6 +51,8 @@ export interface SessionContext {
   session: SessionRow;
   user: UserRow;
   partner: { id: string; name: string; is_active: number };
+  /** The header switch's Live / Test view this browser chose (a cookie; not stored with the session). */
+  mode?: "live" | "test";
 }
 
 const USER_COLUMNS = "id, partner_id, email, role, status, created_at, updated_at";

@@ -15,6 +15,10 @@ export interface OrderIndexRow {
   created_at: string;
   updated_at: string;
   expires_at: string;
+  /** 1 for a live order, 0 for a test order (docs/test-mode.md). */
+  livemode: 0 | 1;
+  /** 1 while the order waits for a decision on money it holds: the operator's review queue. */
+  needs_action: 0 | 1;
 }
 
 /** What the cabinet lists, searches and sums, beyond the API's index columns (migration 0017). */
@@ -38,18 +42,33 @@ export const DETAIL_COLUMNS = [
 const detailValues = (d: OrderIndexDetails) => DETAIL_COLUMNS.map((c) => d[c]);
 
 const COLUMNS =
-  "id, short_id, partner_id, status, coin_from, network_from, coin_to, network_to, deposit_address, deposit_address_tag, created_at, updated_at, expires_at";
+  "id, short_id, partner_id, status, coin_from, network_from, coin_to, network_to, deposit_address, deposit_address_tag, created_at, updated_at, expires_at, livemode, needs_action";
+const PLACEHOLDERS = COLUMNS.split(",")
+  .map(() => "?")
+  .join(", ");
 
-export async function insertOrderIndex(
+/**
+ * Writes an order's index row as of `version` (its object's event-log position): inserted the
+ * first time, updated only by a later version. So a projection repeated after an eviction, or one
+ * overtaken by a newer one, changes nothing: each version lands at most once, and in order.
+ * Returns whether the row changed.
+ */
+export async function projectOrderIndex(
   db: D1Database,
   r: OrderIndexRow,
   details: OrderIndexDetails,
-): Promise<void> {
-  const marks = Array(13 + DETAIL_COLUMNS.length)
-    .fill("?")
-    .join(", ");
-  await db
-    .prepare(`INSERT INTO orders (${COLUMNS}, ${DETAIL_COLUMNS.join(", ")}) VALUES (${marks})`)
+  version: number,
+): Promise<boolean> {
+  const detailMarks = DETAIL_COLUMNS.map(() => "?").join(", ");
+  const detailSets = DETAIL_COLUMNS.map((c) => `${c} = excluded.${c}`).join(", ");
+  const result = await db
+    .prepare(
+      `INSERT INTO orders (${COLUMNS}, ${DETAIL_COLUMNS.join(", ")}, version)
+       VALUES (${PLACEHOLDERS}, ${detailMarks}, ?)
+       ON CONFLICT (id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at,
+         needs_action = excluded.needs_action, ${detailSets}, version = excluded.version
+       WHERE excluded.version > orders.version`,
+    )
     .bind(
       r.id,
       r.short_id,
@@ -64,27 +83,35 @@ export async function insertOrderIndex(
       r.created_at,
       r.updated_at,
       r.expires_at,
+      r.livemode,
+      r.needs_action,
       ...detailValues(details),
+      version,
     )
     .run();
+  return (result.meta.changes ?? 0) > 0;
 }
 
-export async function getOrderIndexRow(db: D1Database, id: string): Promise<OrderIndexRow | null> {
-  return db.prepare(`SELECT ${COLUMNS} FROM orders WHERE id = ?`).bind(id).first<OrderIndexRow>();
-}
-
-export async function updateOrderIndex(
+/**
+ * The review queue: orders waiting for a decision on money they hold, oldest first, after the
+ * (created_at, id) position `after`; on the partial index orders_needs_action (migration 0018).
+ */
+export async function listOrdersNeedingAction(
   db: D1Database,
-  id: string,
-  status: string,
-  updatedAt: string,
-  details: OrderIndexDetails,
-): Promise<void> {
-  const sets = DETAIL_COLUMNS.map((c) => `${c} = ?`).join(", ");
-  await db
-    .prepare(`UPDATE orders SET status = ?, updated_at = ?, ${sets} WHERE id = ?`)
-    .bind(status, updatedAt, ...detailValues(details), id)
-    .run();
+  after: { createdAt: string; id: string } | undefined,
+  limit: number,
+): Promise<OrderIndexRow[]> {
+  // A row-value comparison, so every page is a range seek on the index, not a scan from its start.
+  const stmt = after
+    ? db
+        .prepare(
+          `SELECT ${COLUMNS} FROM orders WHERE needs_action = 1 AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?`,
+        )
+        .bind(after.createdAt, after.id, limit)
+    : db
+        .prepare(`SELECT ${COLUMNS} FROM orders WHERE needs_action = 1 ORDER BY created_at, id LIMIT ?`)
+        .bind(limit);
+  return (await stmt.all<OrderIndexRow>()).results;
 }
 
 /** The order id of a short_id; only among one partner's orders when `partnerId` is given. */
@@ -156,20 +183,6 @@ export async function setSweepCursor(db: D1Database, status: string, afterId: st
     .run();
 }
 
-/** Next value of a named counter, atomically (D1 runs one statement at a time). */
-export async function nextCounterValue(db: D1Database, name: string): Promise<number> {
-  const row = await db
-    .prepare(
-      `INSERT INTO address_counters (name, next_value) VALUES (?, 1)
-       ON CONFLICT (name) DO UPDATE SET next_value = next_value + 1
-       RETURNING next_value - 1 AS value`,
-    )
-    .bind(name)
-    .first<{ value: number }>();
-  if (!row) throw new Error(`counter ${name} returned no row`);
-  return row.value;
-}
-
 /** Takes one free pool address for an order, atomically; null when the pool is empty. */
 export async function claimPoolAddress(
   db: D1Database,
@@ -223,6 +236,7 @@ export async function poolCounts(
 
 export interface OrderListQuery {
   partnerId: string;
+  livemode: boolean;
   status?: string | undefined;
   createdFrom?: string | undefined;
   createdTo?: string | undefined;
@@ -233,8 +247,8 @@ export interface OrderListQuery {
 
 /** A partner's orders, newest first, by keyset pagination on (created_at, id): no OFFSET scans. */
 export async function listOrders(db: D1Database, q: OrderListQuery): Promise<OrderIndexRow[]> {
-  const where = ["partner_id = ?"];
-  const args: (string | number)[] = [q.partnerId];
+  const where = ["partner_id = ?", "livemode = ?"];
+  const args: (string | number)[] = [q.partnerId, q.livemode ? 1 : 0];
   if (q.status) {
     where.push("status = ?");
     args.push(q.status);
@@ -258,4 +272,19 @@ export async function listOrders(db: D1Database, q: OrderListQuery): Promise<Ord
     .bind(...args, q.limit)
     .all<OrderIndexRow>();
   return results;
+}
+
+/** A partner's test orders in any of `statuses` (the bound on open test orders). */
+export async function countTestOrders(
+  db: D1Database,
+  partnerId: string,
+  statuses: readonly string[],
+): Promise<number> {
+  const row = await db
+    .prepare(
+      `SELECT COUNT(*) AS n FROM orders WHERE partner_id = ? AND livemode = 0 AND status IN (${statuses.map(() => "?").join(", ")})`,
+    )
+    .bind(partnerId, ...statuses)
+    .first<{ n: number }>();
+  return row?.n ?? 0;
 }

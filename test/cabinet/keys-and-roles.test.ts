@@ -264,3 +264,38 @@ describe("audit log", () => {
     expect(second).not.toContain("Older entries");
   });
 });
+
+describe("the Live / Test switch", () => {
+  it("filters the keys page by mode, remembers the choice, and creates keys of the mode on show", async () => {
+    const admin = await partnerWithAdmin("switch@wallet.example");
+    const live = await createKey(admin);
+    const testPage = await cab("/keys?mode=test", { cookie: admin.cookie });
+    const remembered = /(__Host-cabinet_mode=test)/.exec(testPage.headers.get("set-cookie") ?? "")?.[1];
+    expect(remembered).toBeTruthy();
+    const html = await testPage.text();
+    expect(html).toContain("No test keys yet.");
+    expect(html).not.toContain(live.split(".")[0]);
+    expect(html).toMatch(/href="\?mode=test" aria-current="true"/);
+
+    // The form carries the mode on show; the key is a test key that creates test orders.
+    const res = await cab("/keys", {
+      cookie: admin.cookie,
+      csrf: admin.csrf,
+      form: { name: "ci", mode: "test" },
+    });
+    expect(res.status).toBe(201);
+    const testKey = keyIn(await res.text());
+    expect(testKey).toMatch(/^pk_test_[A-Za-z0-9_-]{16}\./);
+    const order = await api(testKey ?? "");
+    expect(order.status).toBe(201);
+    expect((await order.json<{ livemode: boolean }>()).livemode).toBe(false);
+
+    // With the cookie, every page keeps the test view; the live view lists only live keys.
+    const again = await (await cab("/keys", { cookie: `${admin.cookie}; ${remembered}` })).text();
+    expect(again).toContain(testKey?.split(".")[0]);
+    expect(again).not.toContain(live.split(".")[0]);
+    const livePage = await (await cab("/keys?mode=live", { cookie: admin.cookie })).text();
+    expect(livePage).toContain(live.split(".")[0]);
+    expect(livePage).not.toContain(testKey?.split(".")[0]);
+  });
+});

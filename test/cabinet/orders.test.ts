@@ -4,7 +4,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { searchStatement } from "../../src/storage/order-search";
-import { insertOrderIndex } from "../../src/storage/orders";
+import { projectOrderIndex } from "../../src/storage/orders";
 import { admin, json, setPrices, type TestPartner } from "../helpers";
 import { acceptInvite, cab, csrfOf, invite, partnerWithAdmin } from "../support/cabinet";
 import {
@@ -105,7 +105,7 @@ describe("keyset paging", () => {
       // Pairs of orders share a created_at, so the id breaks ties.
       const at = new Date(base + Math.floor(i / 2) * 1000).toISOString();
       const id = crypto.randomUUID();
-      await insertOrderIndex(
+      await projectOrderIndex(
         env.DB,
         {
           id,
@@ -121,6 +121,8 @@ describe("keyset paging", () => {
           created_at: at,
           updated_at: at,
           expires_at: at,
+          livemode: 1,
+          needs_action: 0,
         },
         {
           rate_type: "float",
@@ -136,6 +138,7 @@ describe("keyset paging", () => {
           markup_usd: "6",
           volume_usd: "600",
         },
+        1,
       );
     }
     const seen: string[] = [];

@@ -3,6 +3,7 @@ import {
   type ActionInputs,
   actionUnavailable,
   awaitsDecision,
+  extrasDecidable,
   orderActions,
 } from "../../src/domain/order-actions";
 import type { OrderStatus, StatusReason } from "../../src/domain/order-state";
@@ -96,6 +97,7 @@ describe("order actions", () => {
         ),
       },
       payout: null,
+      extra_deposits: [],
     });
     const lower = { ...PRICING, from: { ...PRICING.from, minAmount: "0.0002" } };
     // 0.0003 × 60000 × 0.985 = 17.73, less the 1 USDT fee = 16.73 USDT.
@@ -181,5 +183,68 @@ describe("order actions", () => {
 
   it("a decided order offers nothing", () => {
     expect(actionUnavailable(null, "refund")).toBe("the order is not waiting for a decision");
+  });
+
+  it("extra deposits: one refund each, the order's refund address by default, a new one after a refusal", () => {
+    const extra = (over: Record<string, unknown> = {}) => ({
+      txid: "ab".repeat(32),
+      index: 1,
+      amount: "0.002",
+      refund: { amount: "0.0018" },
+      refundFailed: false,
+      ...over,
+    });
+    const done = order("completed", null, { refundAddress: "bc1qknown" });
+    const a = orderActions(done, inputs({ extras: [extra(), extra({ index: 2, refundFailed: true })] }));
+    expect(a).toMatchObject({
+      reason: null,
+      refund: { available: false, requires_address: false },
+      continue: { available: false },
+      payout: null,
+    });
+    expect(a?.extra_deposits).toEqual([
+      {
+        deposit: `${"ab".repeat(32)}:1`,
+        txid: "ab".repeat(32),
+        index: 1,
+        amount_received: 0.002,
+        refund: {
+          available: true,
+          amount: 0.0018,
+          coin: "BTC",
+          network: "BTC",
+          address: "bc1qknown",
+          requires_address: false,
+          unavailable_reason: null,
+        },
+      },
+      expect.objectContaining({
+        deposit: `${"ab".repeat(32)}:2`,
+        refund: expect.objectContaining({ available: true, address: null, requires_address: true }),
+      }),
+    ]);
+    // The order's own decisions stay closed: only the extra deposit's refund is offered.
+    expect(actionUnavailable(a, "refund")).toBe("the order is not waiting for a decision");
+    // Dust that does not cover the fee is listed, with why it cannot be refunded.
+    const dust = orderActions(done, inputs({ extras: [extra({ refund: { amount: "0" } })] }));
+    expect(dust?.extra_deposits[0]?.refund).toMatchObject({
+      available: false,
+      amount: null,
+      unavailable_reason: "the deposit does not cover the network fee of sending it back",
+    });
+    // A held order lists its extra deposits beside its own decisions.
+    const held = orderActions(order("failed", "amount_below_min"), inputs({ extras: [extra()] }));
+    expect(held).toMatchObject({ reason: "amount_below_min", refund: { available: true } });
+    expect(held?.extra_deposits).toHaveLength(1);
+    expect(orderActions(done, inputs({ extras: [] }))).toBeNull();
+  });
+
+  it("an extra deposit's refund is offered only once the order cannot take it as its own", () => {
+    expect(extrasDecidable("waiting_deposit", false)).toBe(false);
+    expect(extrasDecidable("confirming", false)).toBe(false);
+    expect(extrasDecidable("expired", false)).toBe(false);
+    expect(extrasDecidable("expired", true)).toBe(true);
+    for (const s of ["exchanging", "sending", "completed", "refunding", "refunded", "failed"] as const)
+      expect(extrasDecidable(s, false)).toBe(true);
   });
 });

@@ -46,6 +46,8 @@ const EVENTS = {
   refund_chosen: { type: "refund_chosen" },
   continue_chosen: { type: "continue_chosen" },
   payout_chosen: { type: "payout_chosen" },
+  payout_resolved: { type: "payout_resolved", txid: "hand-pay-tx" },
+  refund_resolved: { type: "refund_resolved", txid: "hand-ref-tx" },
 } as const satisfies { [K in EventType]: Extract<OrderEvent, { type: K }> };
 const EVENT_TYPES = Object.keys(EVENTS) as EventType[];
 const REJECTED_DEPOSIT: OrderEvent = {
@@ -58,16 +60,16 @@ const REJECTED_DEPOSIT: OrderEvent = {
 // X = the event is accepted in that status at some time; . = rejected at every time.
 // Columns follow EVENT_TYPES order (abbreviated in the header).
 const MATRIX = `
-                exp dep drp cnf dcf exd exf pys pyf rfs rff lat wat rfc cnc poc
-waiting_deposit  X   X   .   .   .   .   .   .   .   .   .   .   .   .   .   .
-confirming       .   .   X   X   X   .   .   .   .   .   .   .   .   .   .   .
-exchanging       .   .   .   .   .   X   X   .   .   .   .   .   .   .   .   .
-sending          .   .   .   .   .   .   .   X   X   .   .   .   .   .   .   .
-completed        .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .
-expired          .   .   .   .   .   .   .   .   .   .   .   X   X   .   .   .
-refunding        .   .   .   .   .   .   .   .   .   X   X   .   .   .   .   .
-refunded         .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .
-failed           .   .   .   .   .   .   .   .   .   .   .   .   .   X   X   X
+                exp dep drp cnf dcf exd exf pys pyf rfs rff lat wat rfc cnc poc pyr rfr
+waiting_deposit  X   X   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .
+confirming       .   .   X   X   X   .   .   .   .   .   .   .   .   .   .   .   .   .
+exchanging       .   .   .   .   .   X   X   .   .   .   .   .   .   .   .   .   .   .
+sending          .   .   .   .   .   .   .   X   X   .   .   .   .   .   .   .   .   .
+completed        .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .
+expired          .   .   .   .   .   .   .   .   .   .   .   X   X   .   .   .   .   .
+refunding        .   .   .   .   .   .   .   .   .   X   X   .   .   .   .   .   .   .
+refunded         .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .
+failed           .   .   .   .   .   .   .   .   .   .   .   .   .   X   X   X   X   X
 `;
 
 const MATRIX_ROWS = new Map(
@@ -119,8 +121,8 @@ function* allScenarios(): Generator<{ from: OrderStatus; event: OrderEvent; now:
 describe("transition matrix: every status × every event type", () => {
   it("the hand-written matrix covers every status and every event type", () => {
     expect([...MATRIX_ROWS.keys()]).toStrictEqual([...ORDER_STATUSES]);
-    // 17 union members; deposit_confirmed's two variants share one column.
-    expect(EVENT_TYPES).toHaveLength(16);
+    // 19 union members; deposit_confirmed's two variants share one column.
+    expect(EVENT_TYPES).toHaveLength(18);
   });
 
   for (const from of ORDER_STATUSES) {
@@ -375,6 +377,22 @@ const CASES: Case[] = [
     refund: false,
     patch: { status: "sending", statusReason: null },
   },
+  {
+    name: "a payout made by hand, recorded: completed with its txid, the reason cleared",
+    from: "failed",
+    event: EVENTS.payout_resolved,
+    now: TIMES.inWatch,
+    refund: false,
+    patch: { status: "completed", statusReason: null, payoutTxid: "hand-pay-tx" },
+  },
+  {
+    name: "a refund made by hand, recorded: refunded with its txid, the reason kept",
+    from: "failed",
+    event: EVENTS.refund_resolved,
+    now: TIMES.inWatch,
+    refund: true,
+    patch: { status: "refunded", refundTxid: "hand-ref-tx" },
+  },
 ];
 
 describe("decisions on a failed order", () => {
@@ -404,6 +422,21 @@ describe("decisions on a failed order", () => {
       expect(decide(failed(null), e, 0).ok).toBe(false);
       expect(decide(failed("deposit_dropped"), e, 0).ok).toBe(false);
     }
+  });
+
+  it("a transfer made by hand ends the order: payout → completed with its txid, refund → refunded keeping the reason", () => {
+    const paid = expectOk(decide(failed("payout_failed"), EVENTS.payout_resolved, 0));
+    expect(paid.patch).toEqual({ status: "completed", statusReason: null, payoutTxid: "hand-pay-tx" });
+    const refunded = expectOk(decide(failed("amount_below_min"), EVENTS.refund_resolved, 0));
+    expect(refunded.patch).toEqual({ status: "refunded", refundTxid: "hand-ref-tx" });
+    for (const e of [EVENTS.payout_resolved, EVENTS.refund_resolved]) {
+      expect(expectRejected(decide(failed(null), e, 0))).toMatch(/holds no money waiting/);
+      expect(decide(view("sending"), e, 0).ok).toBe(false);
+      expect(decide(view("refunding"), e, 0).ok).toBe(false);
+    }
+    expect(expectRejected(decide(failed("exchange_failed"), { type: "refund_resolved", txid: " " }, 0))).toBe(
+      "invalid refund_resolved: txid is empty",
+    );
   });
 });
 
@@ -514,7 +547,13 @@ describe("terminal statuses", () => {
   });
 
   it("failed rejects every lifecycle event: only a decision on held funds leaves it", () => {
-    const decisions = ["refund_chosen", "continue_chosen", "payout_chosen"];
+    const decisions = [
+      "refund_chosen",
+      "continue_chosen",
+      "payout_chosen",
+      "payout_resolved",
+      "refund_resolved",
+    ];
     for (const event of ALL_EVENTS.filter((e) => !decisions.includes(e.type)))
       for (const refund of [true, false])
         expect(expectRejected(decide(view("failed", refund), event, TIMES.inWatch))).toBe(
@@ -535,7 +574,7 @@ const GRAPH: Record<OrderStatus, OrderStatus[]> = {
   expired: ["expired", "refunding", "failed"],
   refunding: ["refunded", "failed"],
   refunded: [],
-  failed: ["refunding", "exchanging", "sending"],
+  failed: ["refunding", "exchanging", "sending", "completed", "refunded"],
 };
 
 describe("the transition graph", () => {

@@ -3,10 +3,11 @@ import { env } from "cloudflare:workers";
 import { base64urlnopad } from "@scure/base";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { deriveDepositAddress, validateAddress } from "../../src/domain/addresses";
-import { idempotentOrderId } from "../../src/domain/order";
+import { depositPath } from "../../src/domain/deposit-allocation";
+import { idempotentShortId, orderIdOf } from "../../src/domain/order-id";
 import { sweepLostAlarms } from "../../src/services/sweep";
 import { admin, call, createPartner, expectError, json, setPrices, type TestPartner } from "../helpers";
-import { BTC_REFUND, BTC_TO_USDT, TRON_ADDR, XRP_ADDR } from "../support/orders";
+import { BTC_REFUND, BTC_TO_USDT, indexed, TRON_ADDR, XRP_ADDR } from "../support/orders";
 
 interface Order {
   [k: string]: unknown;
@@ -37,7 +38,24 @@ function post(body: unknown, p: TestPartner = partner, headers: Record<string, s
 const get = (id: string, p: TestPartner = partner) =>
   call(`/api/v1/partner/orders/${id}`, { headers: { "X-API-Key": p.key } });
 
+/** A created order, once its index row is there (the projection follows the 201). */
+async function postIndexed(body: unknown): Promise<Order> {
+  const o = await json<Order>(await post(body));
+  await indexed(o.id);
+  return o;
+}
+
+/** D1 as a whole, once the projections of orders created so far have landed. */
 async function state() {
+  for (let last = await snapshot(); ; ) {
+    await new Promise((r) => setTimeout(r, 150));
+    const now = await snapshot();
+    if (JSON.stringify(now) === JSON.stringify(last)) return now;
+    last = now;
+  }
+}
+
+async function snapshot() {
   const orders = await env.DB.prepare("SELECT COUNT(*) AS n FROM orders").first<{ n: number }>();
   const counters = await env.DB.prepare("SELECT name, next_value FROM address_counters ORDER BY name").all();
   const pool = await env.DB.prepare("SELECT address, order_id FROM address_pool ORDER BY address").all();
@@ -87,15 +105,11 @@ describe("POST /api/v1/partner/orders", () => {
     expect(Date.parse(o.expires_at) - Date.parse(o.created_at)).toBe(1800 * 1000);
     expect(o.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(validateAddress("BTC", o.deposit_address)).toMatchObject({ ok: true });
-    // The address is the xpub's child at the index the counter handed out.
-    const counter = await env.DB.prepare(
-      "SELECT next_value FROM address_counters WHERE name LIKE 'xpub:%' AND name = ?",
-    )
-      .bind(`xpub:${env.DEPOSIT_XPUB_BTC}`)
-      .first<{ next_value: number }>();
+    // The address is the xpub's child at the path the order's id names (no counter anywhere).
     expect(o.deposit_address).toBe(
-      deriveDepositAddress("btc", env.DEPOSIT_XPUB_BTC, (counter?.next_value ?? 0) - 1),
+      deriveDepositAddress("btc", env.DEPOSIT_XPUB_BTC, depositPath(o.short_id)),
     );
+    await indexed(o.id);
     const row = await env.DB.prepare("SELECT * FROM orders WHERE id = ?").bind(o.id).first();
     expect(row).toMatchObject({
       short_id: o.short_id,
@@ -421,23 +435,27 @@ describe("Idempotency-Key", () => {
     }
   });
 
-  it("a retry after an eviction between the index write and the record adopts the indexed short_id and address", async () => {
+  it("a retry after an eviction between the record and its projection replays the order; the index row lands once", async () => {
     const key = `evicted-${crypto.randomUUID()}`;
-    const id = await idempotentOrderId(partner.id, key);
-    const address = deriveDepositAddress("btc", env.DEPOSIT_XPUB_BTC, 1_000_000);
-    const at = new Date().toISOString();
-    await env.DB.prepare(
-      `INSERT INTO orders (id, short_id, partner_id, status, coin_from, network_from, coin_to, network_to,
-                           deposit_address, deposit_address_tag, created_at, updated_at, expires_at)
-       VALUES (?, 'ABCDEFGHJK', ?, 'waiting_deposit', 'BTC', 'BTC', 'USDT', 'TRX', ?, NULL, ?, ?, ?)`,
-    )
-      .bind(id, partner.id, address, at, at, at)
-      .run();
-    const res = await post(BASE_ORDER, partner, { "Idempotency-Key": key });
-    expect(res.status).toBe(201);
-    const o = await json<Order>(res);
-    expect(o).toMatchObject({ id, short_id: "ABCDEFGHJK", deposit_address: address });
-    expect(await json<Order>(await get("abcdefghjk"))).toEqual(o);
+    const first = await post(BASE_ORDER, partner, { "Idempotency-Key": key });
+    expect(first.status).toBe(201);
+    const o = await json<Order>(first);
+    expect(o.id).toBe(orderIdOf(idempotentShortId(partner.id, key, 0)));
+    // Evicted before the alarm projected it: the record (the truth) is there, the index row not yet.
+    const stub = env.ORDERS.getByName(o.id);
+    await env.DB.prepare("DELETE FROM orders WHERE id = ?").bind(o.id).run();
+    await runInDurableObject(stub, (_obj, state) => state.storage.kv.put("projection_pending", true));
+    const retry = await post(BASE_ORDER, partner, { "Idempotency-Key": key });
+    expect(retry.status).toBe(201);
+    expect(await json<Order>(retry)).toEqual(o);
+    expect(await json<Order>(await get(o.short_id.toLowerCase()))).toEqual(o);
+    // The pending projection runs on the next alarm, and once only: replays change nothing.
+    await runDurableObjectAlarm(stub);
+    await runDurableObjectAlarm(stub);
+    const rows = await env.DB.prepare("SELECT short_id, deposit_address, version FROM orders WHERE id = ?")
+      .bind(o.id)
+      .all();
+    expect(rows.results).toEqual([{ short_id: o.short_id, deposit_address: o.deposit_address, version: 1 }]);
   });
 
   it("concurrent duplicates create one order", async () => {
@@ -518,7 +536,7 @@ describe("expiry", () => {
   });
 
   it("the cron sweep repairs an order whose alarm was lost", async () => {
-    const o = await json<Order>(await post(BASE_ORDER));
+    const o = await postIndexed(BASE_ORDER);
     const stub = env.ORDERS.getByName(o.id);
     await runInDurableObject(stub, (_obj, state) => state.storage.deleteAlarm());
     vi.useFakeTimers({ now: Date.parse(o.expires_at) + 120_000, toFake: ["Date"] });
@@ -530,9 +548,7 @@ describe("expiry", () => {
   });
 
   it("the sweep wakes each overdue order once per run, even those it cannot move on", async () => {
-    const mine = await Promise.all(
-      Array.from({ length: 5 }, async () => json<Order>(await post(BASE_ORDER))),
-    );
+    const mine = await Promise.all(Array.from({ length: 5 }, () => postIndexed(BASE_ORDER)));
     const faults = (rate: number) =>
       admin("/sim/BTC/faults", {
         method: "PUT",
@@ -589,12 +605,10 @@ describe("expiry", () => {
   it("a backlog the sweep cannot move on does not starve the orders behind it", async () => {
     // BTC orders whose chain reads fail stay waiting_deposit however often they are woken; the
     // LTC orders behind them expire as soon as the sweep reaches them.
-    const stuck = await Promise.all(
-      Array.from({ length: 3 }, async () => json<Order>(await post(BASE_ORDER))),
-    );
+    const stuck = await Promise.all(Array.from({ length: 3 }, () => postIndexed(BASE_ORDER)));
     const ltc = await Promise.all(
-      Array.from({ length: 3 }, async () =>
-        json<Order>(await post({ ...BASE_ORDER, coin_from: "LTC", network_from: "LTC", amount_from: 1 })),
+      Array.from({ length: 3 }, () =>
+        postIndexed({ ...BASE_ORDER, coin_from: "LTC", network_from: "LTC", amount_from: 1 }),
       ),
     );
     await admin("/sim/BTC/faults", { method: "PUT", json: { read_fail_rate: 1 } });

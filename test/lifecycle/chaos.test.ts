@@ -1,12 +1,14 @@
 import { evictDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { admin, createPartner, setPrices, type TestPartner } from "../helpers";
+import { admin, call, createPartner, setPrices, type TestPartner } from "../helpers";
+import { createFakeGateway } from "../support/fake-gateway";
 import {
   advance,
   BTC_REFUND,
   BTC_TO_USDT,
   createOrder,
+  events,
   type Order,
   outgoing,
   read,
@@ -189,4 +191,163 @@ describe("fault injection", () => {
     expect(tally.completed ?? 0).toBeGreaterThan(ORDERS / 3);
     expect(tally.refunded ?? 0).toBeGreaterThan(ORDERS / 10);
   }, 240_000);
+});
+
+describe("decisions under faults and evictions", () => {
+  const DECIDED = 12;
+  const NEW_BTC = "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq";
+  const NEW_TRON = "TZ1RFjs5gov1Qse96dMz7uCuMvabw7X72i";
+  type Actions = {
+    refund: { available: boolean; requires_address: boolean };
+    continue: { available: boolean };
+    payout: { available: boolean } | null;
+    extra_deposits: { deposit: string; refund: { available: boolean } }[];
+  };
+  type Held = Order & { actions: Actions | null };
+
+  // An object that is not running has nothing to evict, and one still serving a request (another
+  // order's round holds no reference to it, but workerd may) is evicted in a later round instead.
+  const evict = (stub: DurableObjectStub) =>
+    evictDurableObject(stub).catch((err: unknown) => {
+      if (!/not currently running|still has active references/.test(String(err))) throw err;
+    });
+
+  const decide = (id: string, action: string, body: object, key: string, asOperator: boolean) =>
+    asOperator
+      ? admin(`/orders/${id}/${action}`, { method: "POST", json: body, headers: { "Idempotency-Key": key } })
+      : call(`/api/v1/partner/orders/${id}/${action}`, {
+          method: "POST",
+          body: JSON.stringify(body),
+          headers: {
+            Authorization: `Bearer ${partner.key}`,
+            "content-type": "application/json",
+            "Idempotency-Key": key,
+          },
+        });
+
+  it(`${DECIDED} orders: refunds, continues, payouts and extra refunds fired twice at once, with evictions, over a gateway that does not deduplicate: each transfer paid once`, async () => {
+    const random = rng(20261123);
+    const gw = createFakeGateway();
+    gw.random = { sendFault: 0.4, lookupFault: 0.3, seed: 20261123 };
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    const faults = { read_fail_rate: 0.2, exchange_fail_rate: 0.2, seed: 11 };
+    expect((await admin("/sim/BTC/faults", { method: "PUT", json: faults })).status).toBe(200);
+    await setPrices();
+    // Underpaid without a refund address, fixed orders paid off the tolerance (refund or continue),
+    // and orders paid in full with an extra deposit after the first.
+    const kinds = Array.from({ length: DECIDED }, (_, i) => i % 3);
+    const orders: Order[] = [];
+    for (const kind of kinds)
+      orders.push(
+        await createOrder(partner, kind === 1 ? { ...BTC_TO_USDT, rate_type: "fixed" } : BTC_TO_USDT),
+      );
+    const detach = await gw.attach(orders[0]?.id ?? "");
+    const decisions: { id: string; statuses: number[] }[] = [];
+    const resolvedByHand = new Set<string>();
+    try {
+      for (const [i, o] of orders.entries())
+        await simSend("BTC", o.deposit_address, ["0.0003", "0.0102", "0.01"][kinds[i] ?? 0] ?? "0.01");
+      await simMine("BTC", 1);
+      for (const [i, o] of orders.entries())
+        if (kinds[i] === 2) await simSend("BTC", o.deposit_address, "0.005");
+      await simMine("BTC", 2);
+
+      // Over, with nothing waiting for a decision, and an extra deposit's decided refund sent.
+      const settled = async (o: Order, kind: number | undefined) => {
+        const r = (await read(partner, o.id)) as Held;
+        if (!(r.status === "completed" || r.status === "refunded") || r.actions !== null) return false;
+        return kind !== 2 || (await events(o.id)).some((e) => e.reason === "extra deposit refunded");
+      };
+      const live = new Set(orders.map((o) => o.id));
+      const roundOf = async (o: Order, round: number) => {
+        const stub = env.ORDERS.getByName(o.id);
+        if (random() < 0.3) await evict(stub);
+        await stub.tick();
+        const r = (await read(partner, o.id)) as Held;
+        if (r.status === "sending" || r.status === "refunding") {
+          // A transfer made by hand is never recorded while the service's own may still be paid.
+          const kind = r.status === "sending" ? "payout" : "refund";
+          const res = await admin(`/orders/${o.id}/resolve`, {
+            method: "POST",
+            json: { kind, txid: "d".repeat(64), note: "chaos" },
+          });
+          if (res.status === 200) resolvedByHand.add(o.id);
+          else expect(res.status).toBe(409);
+        }
+        const a = r.actions;
+        if (a) {
+          // Two decisions fired together, by the partner and the operator.
+          const pick = (): [string, object] =>
+            a.payout?.available
+              ? ["payout", { recipient_address: NEW_TRON }]
+              : a.refund.available && (random() < 0.5 || !a.continue.available)
+                ? ["refund", { refund_address: NEW_BTC }]
+                : a.continue.available
+                  ? ["continue", {}]
+                  : ["refund", { refund_address: NEW_BTC }];
+          const extra = a.extra_deposits.find((e) => e.refund.available);
+          type Decision = [string, object];
+          const [x, y]: [Decision, Decision] = extra
+            ? [
+                ["refund", { deposit: extra.deposit, refund_address: NEW_BTC }],
+                ["refund", { deposit: extra.deposit }],
+              ]
+            : [pick(), pick()];
+          const responses = await Promise.all([
+            decide(o.id, x[0], x[1], `r${round}-a`, false),
+            decide(o.id, y[0], y[1], `r${round}-b`, true),
+          ]);
+          decisions.push({ id: o.id, statuses: responses.map((res) => res.status) });
+          const [first] = await Promise.all(responses.map((res) => res.text()));
+          // A replay of the first, after an eviction, is answered from the first answer.
+          if (responses[0]?.status === 200) {
+            await evict(stub);
+            const again = await decide(o.id, x[0], x[1], `r${round}-a`, false);
+            expect(await again.text()).toBe(first);
+          }
+        }
+        if (await settled(o, kinds[orders.indexOf(o)])) live.delete(o.id);
+      };
+      let rounds = 0;
+      for (; rounds < 60 && live.size > 0; rounds++) {
+        const round = rounds;
+        advance(30_000);
+        await setPrices();
+        if (round % 4 === 3) gw.settle();
+        await Promise.all(orders.filter((x) => live.has(x.id)).map((o) => roundOf(o, round)));
+      }
+      gw.settle();
+      expect(live.size, `orders not settled after ${rounds} rounds`).toBe(0);
+      console.log(`chaos decisions: settled in ${rounds} rounds`);
+    } finally {
+      detach();
+    }
+
+    expect(gw.paidTwice()).toEqual([]);
+    expect(gw.resentWithoutLookup()).toEqual([]);
+    // Two decisions fired together: never both taken (an extra deposit's second needs an address it lacks).
+    for (const d of decisions) expect(d.statuses.filter((s) => s === 200).length).toBeLessThanOrEqual(1);
+    expect(decisions.filter((d) => d.statuses.includes(200)).length).toBeGreaterThanOrEqual(DECIDED);
+    for (const [i, o] of orders.entries()) {
+      const r = await read(partner, o.id);
+      const keys = [...gw.payments.keys()].filter((k) => k.startsWith(`${o.id}:`));
+      const main = keys.filter((k) => !k.includes(":extra:"));
+      if (resolvedByHand.has(o.id)) expect(main).toEqual([]);
+      else {
+        expect(main, `order ${o.id} (kind ${kinds[i]}, ${r.status}): ${keys}`).toHaveLength(1);
+        const txid = gw.payments.get(main[0] ?? "")?.[0]?.txid;
+        expect(r.status === "completed" ? r.payout_txid : r.refund_txid).toBe(txid);
+      }
+      // The extra deposit, when there is one, is refunded exactly once, for its own amount less the fee.
+      const extras = keys.filter((k) => k.includes(":extra:"));
+      expect(extras, `order ${o.id} (kind ${kinds[i]}, ${r.status}): ${keys}`).toHaveLength(
+        kinds[i] === 2 ? 1 : 0,
+      );
+      for (const k of extras)
+        expect(JSON.parse(gw.payments.get(k)?.[0]?.body ?? "{}")).toMatchObject({ amount: "0.0049" });
+    }
+    console.log(
+      `chaos decisions: ${DECIDED} orders, ${decisions.length} decision pairs, ${gw.ops.length} gateway calls, ${gw.payments.size} transfers, ${resolvedByHand.size} recorded by hand`,
+    );
+  }, 180_000);
 });

@@ -448,14 +448,14 @@ describe("deposits that disappear", () => {
     }
   });
 
-  it("extra deposits after the first are logged for manual review, not credited", async () => {
+  it("extra deposits after the first are logged, not credited: their refund is offered in actions", async () => {
     const o = await createOrder(partner, BTC_TO_USDT);
     await simSend("BTC", o.deposit_address, "0.01");
     await step(o.id);
     await simSend("BTC", o.deposit_address, "0.5");
     await step(o.id);
     const log = await events(o.id);
-    expect(log.filter((e) => e.reason.includes("manual review"))).toEqual([
+    expect(log.filter((e) => e.reason.includes("its refund is offered"))).toEqual([
       expect.objectContaining({ data: expect.objectContaining({ amount: "0.5" }) }),
     ]);
     await simMine("BTC", 2);
@@ -463,7 +463,7 @@ describe("deposits that disappear", () => {
     expect(await read(partner, o.id)).toMatchObject({ status: "completed", amount_from_received: 0.01 });
   });
 
-  it("an extra deposit that takes over when the first is dropped is no longer for manual review", async () => {
+  it("an extra deposit that takes over when the first is dropped is no longer offered for refund", async () => {
     const o = await createOrder(partner, BTC_TO_USDT);
     const first = await simSend("BTC", o.deposit_address, "0.01");
     await step(o.id);
@@ -474,8 +474,8 @@ describe("deposits that disappear", () => {
     await step(o.id); // the second deposit now drives the order
     expect(await read(partner, o.id)).toMatchObject({ status: "confirming", deposit_txid: second });
     const reasons = (await events(o.id)).map((e) => e.reason);
-    expect(reasons).toContain("extra deposit to this address: for manual review");
-    expect(reasons).toContain("a deposit logged for manual review now drives the order: no review needed");
+    expect(reasons).toContain("extra deposit to this address: its refund is offered in actions");
+    expect(reasons).toContain("an extra deposit now drives the order: its refund is no longer offered");
     await simMine("BTC", 2);
     await setPrices(); // five simulated minutes made the test's prices stale
     await step(o.id);

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { ApiError, createClient, verifyWebhook, WebhookVerificationError } from "../../sdk/src/index";
 import { hmacSha256Hex } from "../../src/domain/credentials";
 import { signatureHeader } from "../../src/domain/webhooks";
-import { createPartner, freshIp, setPrices } from "../helpers";
+import { admin, createPartner, freshIp, setPrices } from "../helpers";
 import { BTC_TO_USDT, simMine, simSend, step } from "../support/orders";
 
 /** The SDK's fetch, pointed at the Worker in workerd, from one client address per client. */
@@ -56,6 +56,38 @@ describe("SDK against the Worker", () => {
     expect(ids).toHaveLength(3);
     expect(new Set(ids).size).toBe(3);
     expect(ids).toContain(order.id);
+  });
+
+  it("drives test orders with the test helpers (a test key); a live key gets test_mode_only", async () => {
+    await setPrices();
+    const p = await createPartner();
+    const res = await admin(`/partners/${p.id}/keys`, { method: "POST", json: { mode: "test" } });
+    const testKey = (await res.json<{ key: string }>()).key;
+    const test = createClient({
+      baseUrl: "http://localhost",
+      apiKey: testKey,
+      signRequests: true,
+      fetch: workerFetch(),
+    });
+    const o = await test.createOrder({ ...BTC_TO_USDT, rate_type: "float" });
+    expect(o.livemode).toBe(false);
+    expect((await test.test.deposit(o.id)).status).toBe("confirming");
+    expect((await test.test.confirm(o.id)).status).toBe("completed");
+    const failing = await test.createOrder({ ...BTC_TO_USDT, rate_type: "float" });
+    await test.test.fail(failing.id, "payout");
+    await test.test.deposit(failing.id, { confirmations: 2 });
+    expect(await test.getOrder(failing.id)).toMatchObject({
+      status: "failed",
+      status_reason: "payout_failed",
+    });
+    const late = await test.createOrder({ ...BTC_TO_USDT, rate_type: "float" });
+    expect((await test.test.expire(late.id)).status).toBe("expired");
+    await test.test.deposit(late.id);
+    expect((await test.test.dropDeposit(late.id)).status).toBe("expired");
+
+    const live = createClient({ baseUrl: "http://localhost", apiKey: p.key, fetch: workerFetch() });
+    const err = await live.test.expire(o.id).catch((e: unknown) => e);
+    expect(err).toMatchObject({ status: 403, code: "test_mode_only" });
   });
 
   it("throws typed errors with status, code, detail and request id", async () => {

@@ -121,3 +121,20 @@ export async function statusPath(orderId: string): Promise<string[]> {
   const log = await events(orderId);
   return log.filter((e) => e.from_status !== e.to_status).map((e) => e.to_status);
 }
+
+/**
+ * Waits for an order's D1 index row, projected from its object right after the 201 (or by its
+ * alarm). The bound partners get is measured by `npm run bench`, not here: this only gives up
+ * after 10 s, so a loaded machine cannot fail a test on timing.
+ */
+export async function indexed(id: string, status?: string): Promise<void> {
+  const until = performance.now() + 10_000;
+  for (;;) {
+    const row = await env.DB.prepare("SELECT status FROM orders WHERE id = ?")
+      .bind(id)
+      .first<{ status: string }>();
+    if (row && (status === undefined || row.status === status)) return;
+    if (performance.now() > until) throw new Error(`order ${id} not in the index within 10 s`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -8,13 +8,16 @@ import type { ExchangeResult, ExchangeVenue, MarketView } from "./types";
 /**
  * EXCHANGE_MODE `simulated`: fills at the current market price with the order's own spread and
  * markup (float), or at the locked rate (fixed), as a real venue would settle the order. The source
- * network's SimChain can inject venue failures and crashes (SimFaults.exchangeFailRate, exchangeThrowRate).
+ * network's SimChain (a test order's own `chain`) can inject venue failures and crashes
+ * (SimFaults.exchangeFailRate, exchangeThrowRate, SimChain.failNext).
  */
-export function createSimulatedExchange(env: Env, market: MarketView): ExchangeVenue {
+export function createSimulatedExchange(env: Env, market: MarketView, chain?: string): ExchangeVenue {
   return {
     async execute(req): Promise<ExchangeResult> {
-      const fault = await simChain(env, req.networkFrom).exchangeFault();
+      const fault = await simChain(env, chain ?? req.networkFrom).exchangeFault();
       if (fault === "throw") throw new Error("simulated venue crash");
+      if (fault === "fail_for_good")
+        return { status: "failed", retryable: false, error: "simulated venue refused the exchange" };
       if (fault === "fail") return { status: "failed", retryable: true, error: "simulated venue failure" };
       const received = parseDecimal(req.amountFrom);
       if (req.rateType === "fixed") return { status: "done", amountTo: fixedPayoutAmount(req, received) };

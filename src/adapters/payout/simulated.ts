@@ -3,13 +3,14 @@ import type { PayoutGateway, PayoutRequest, PayoutResult } from "./types";
 
 /**
  * PAYOUT_MODE `simulated`: payouts become outgoing transfers on the network's SimChain, recorded
- * once per idempotency key, so re-sends after a timeout or an alarm re-run never pay twice.
+ * once per idempotency key, so re-sends after a timeout or an alarm re-run never pay twice. A test
+ * order's payouts go to its own `chain`.
  */
-export function createSimulatedPayout(env: Env): PayoutGateway {
+export function createSimulatedPayout(env: Env, chain?: string): PayoutGateway {
   return {
     async send(req: PayoutRequest): Promise<PayoutResult> {
       try {
-        const { txid } = await simChain(env, req.network).sendPayout({
+        const { txid } = await simChain(env, chain ?? req.network).sendPayout({
           idempotencyKey: req.idempotencyKey,
           orderId: req.orderId,
           kind: req.kind,
@@ -28,7 +29,7 @@ export function createSimulatedPayout(env: Env): PayoutGateway {
       }
     },
     async lookup(idempotencyKey, network) {
-      const found = await simChain(env, network).findPayout(idempotencyKey);
+      const found = await simChain(env, chain ?? network).findPayout(idempotencyKey);
       // SimChain records every key it accepted, so its "not found" is as good as a signed one.
       return found ? { status: "sent", txid: found.txid } : { status: "unknown_key" };
     },

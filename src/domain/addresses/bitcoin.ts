@@ -16,6 +16,23 @@ export const BITCOIN: UtxoChain = { name: "Bitcoin", hrp: "bc", base58Versions: 
 export const LITECOIN: UtxoChain = { name: "Litecoin", hrp: "ltc", base58Versions: [0x30, 0x32, 0x05] };
 export const DOGECOIN: UtxoChain = { name: "Dogecoin", hrp: null, base58Versions: [0x1e, 0x16] };
 
+/** The testnets, where test-mode deposit addresses live (docs/test-mode.md). */
+export const BITCOIN_TESTNET: UtxoChain = {
+  name: "Bitcoin testnet",
+  hrp: "tb",
+  base58Versions: [0x6f, 0xc4],
+};
+export const LITECOIN_TESTNET: UtxoChain = {
+  name: "Litecoin testnet",
+  hrp: "tltc",
+  base58Versions: [0x6f, 0x3a],
+};
+export const DOGECOIN_TESTNET: UtxoChain = {
+  name: "Dogecoin testnet",
+  hrp: null,
+  base58Versions: [0x71, 0xc4],
+};
+
 // Known test/regtest prefixes get a "not mainnet" reason instead of a vaguer "wrong network" one.
 const TEST_HRPS = new Set(["tb", "bcrt", "tltc", "rltc"]);
 const MAIN_HRPS = new Set(["bc", "ltc"]);

@@ -33,22 +33,31 @@ function receiveChain(xpub: string): HDKey {
 }
 
 /**
- * Receive address m/…/account'/0/index from an account-level xpub (standard 0x0488b21e version bytes,
- * also for BIP84 accounts: the version is only a label, the key material is the same as a zpub).
+ * Receive address m/…/account'/0/index (or m/…/account'/0/i/j/… for a path of non-hardened indexes)
+ * from an account-level xpub (standard 0x0488b21e version bytes, also for BIP84 accounts: the
+ * version is only a label, the key material is the same as a zpub).
+ * `testnet`: the UTXO chains' testnet encodings (tb1…, tltc1…, Dogecoin testnet n…), so a test
+ * order's address can never receive mainnet coin; EVM and TRON have no testnet address format.
  */
-export function deriveDepositAddress(family: DerivableFamily, xpub: string, index: number): string {
-  if (!Number.isSafeInteger(index) || index < 0 || index >= HARDENED) {
+export function deriveDepositAddress(
+  family: DerivableFamily,
+  xpub: string,
+  index: number | readonly number[],
+  testnet = false,
+): string {
+  const path = typeof index === "number" ? [index] : index;
+  if (path.length === 0 || path.some((i) => !Number.isSafeInteger(i) || i < 0 || i >= HARDENED)) {
     throw new RangeError("index must be an integer from 0 to 2^31-1");
   }
-  const pubkey = receiveChain(xpub).deriveChild(index).publicKey;
+  const pubkey = path.reduce((key, i) => key.deriveChild(i), receiveChain(xpub)).publicKey;
   if (!pubkey) throw new Error("derived key has no public key");
   switch (family) {
     case "btc":
-      return p2wpkhAddress("bc", pubkey);
+      return p2wpkhAddress(testnet ? "tb" : "bc", pubkey);
     case "ltc":
-      return p2wpkhAddress("ltc", pubkey);
+      return p2wpkhAddress(testnet ? "tltc" : "ltc", pubkey);
     case "doge":
-      return p2pkhAddress(0x1e, pubkey);
+      return p2pkhAddress(testnet ? 0x71 : 0x1e, pubkey);
     case "evm":
       return evmAddressFromAccountId(evmAccountId(pubkey));
     case "tron":

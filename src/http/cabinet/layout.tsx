@@ -64,11 +64,16 @@ export function Page(props: {
               </nav>
             ) : null}
             <span class="spacer"></span>
-            {/* Test mode (issue 15) turns this into a link pair that filters every page by mode. */}
-            <span class="mode-switch" title="Test mode is coming soon">
-              <span aria-current="true">Live</span>
-              <span>Test</span>
-            </span>
+            {s ? (
+              <nav class="mode-switch" aria-label="Live or test data" data-testid="mode-switch">
+                <a href="?mode=live" aria-current={s.mode !== "test" ? "true" : undefined}>
+                  Live
+                </a>
+                <a href="?mode=test" aria-current={s.mode === "test" ? "true" : undefined}>
+                  Test
+                </a>
+              </nav>
+            ) : null}
             {s ? (
               <form class="inline" method="post" action="/cabinet/sign-out">
                 <input type="hidden" name="_csrf" value={s.session.csrf_token} />

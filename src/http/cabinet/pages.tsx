@@ -72,6 +72,9 @@ export function KeysPage(props: {
   const s = props.session;
   const write = can(s.user.role, "keys.write");
   const now = Date.now();
+  const mode = s.mode ?? "live";
+  // The header switch shows one mode's keys; the new key's mode is the one on show.
+  const keys = props.keys.filter((k) => k.mode === mode);
   return (
     <Page
       title="API keys"
@@ -79,8 +82,12 @@ export function KeysPage(props: {
       current="/cabinet/keys"
       replaceUrl={props.issued ? "/cabinet/keys" : undefined}
     >
-      <h1>API keys</h1>
-      <p class="lead">Keys authenticate your servers to the partner API. Keep them secret.</p>
+      <h1>{mode === "test" ? "Test API keys" : "API keys"}</h1>
+      <p class="lead">
+        {mode === "test"
+          ? "Test keys (pk_test_…) create test orders: nothing real moves, and the test helpers drive them (docs/test-mode.md)."
+          : "Keys authenticate your servers to the partner API. Keep them secret."}
+      </p>
       {props.error ? <p class="error">{props.error}</p> : null}
       {props.issued ? (
         <div class="secret" role="alert">
@@ -98,6 +105,7 @@ export function KeysPage(props: {
           <h2>Create a key</h2>
           <form class="row" method="post" action="/cabinet/keys">
             <Csrf session={s} />
+            <input type="hidden" name="mode" value={mode} />
             <label>
               Name
               <input name="name" required maxlength={100} placeholder="production server" />
@@ -107,15 +115,15 @@ export function KeysPage(props: {
               <input name="ip_allowlist" placeholder="203.0.113.0/24, 2001:db8::/32" />
             </label>
             <button type="submit" data-testid="create-key">
-              Create key
+              {mode === "test" ? "Create test key" : "Create key"}
             </button>
           </form>
         </section>
       ) : null}
       <section class="card">
-        <h2>Your keys</h2>
-        {props.keys.length === 0 ? (
-          <p class="muted">No keys yet.</p>
+        <h2>{mode === "test" ? "Your test keys" : "Your keys"}</h2>
+        {keys.length === 0 ? (
+          <p class="muted">{mode === "test" ? "No test keys yet." : "No keys yet."}</p>
         ) : (
           <table class="stack">
             <thead>
@@ -129,7 +137,7 @@ export function KeysPage(props: {
               </tr>
             </thead>
             <tbody>
-              {props.keys.map((k) => {
+              {keys.map((k) => {
                 const active = !k.revoked_at && !k.expires_at;
                 const usable = !k.revoked_at && !(k.expires_at && Date.parse(k.expires_at) <= now);
                 return (

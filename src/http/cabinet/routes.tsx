@@ -202,6 +202,7 @@ export function createCabinet() {
     const issued = await createKey(c.env.DB, actorOf(signedIn(c)), {
       name,
       ipAllowlist: allowlistFrom(f.ip_allowlist),
+      mode: f.mode === "test" ? "test" : "live",
     });
     return keysPage(signedIn(c), { issued });
   });

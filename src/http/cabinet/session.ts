@@ -45,11 +45,32 @@ export function actorOf(c: Context<SignedInEnv>): Actor {
   return { partnerId: user.partner_id, label: user.email, ip: clientIp(c) };
 }
 
+const MODE_COOKIE = "cabinet_mode";
+
+/**
+ * The Live / Test view (docs/test-mode.md): `?mode=` from the header switch, remembered in a cookie
+ * so every page keeps showing the mode chosen last. Only a view: what a request may do is the role's.
+ */
+function viewMode(c: Context): "live" | "test" {
+  const asked = c.req.query("mode");
+  if (asked === "live" || asked === "test") {
+    setCookie(c, MODE_COOKIE, asked, {
+      prefix: "host",
+      httpOnly: true,
+      secure: true,
+      sameSite: "Strict",
+      path: "/",
+    });
+    return asked;
+  }
+  return getCookie(c, MODE_COOKIE, "host") === "test" ? "test" : "live";
+}
+
 /** Loads the session (if any) for every cabinet request. */
 export const loadSession = createMiddleware<CabinetEnv>(async (c, next) => {
   const token = sessionToken(c);
   const ctx = token ? await resolveSession(c.env.DB, token) : null;
-  if (ctx) c.set("cabinet", ctx);
+  if (ctx) c.set("cabinet", { ...ctx, mode: viewMode(c) });
   else if (token) clearSessionCookie(c);
   await next();
 });

@@ -60,7 +60,13 @@ async function authenticate(c: Context<AppEnv>, raw: string): Promise<{ partner:
   const p = found.partner;
   return {
     keyId: parsed.keyId,
-    partner: { id: p.id, name: p.name, markupBps: p.markup_bps, rateLimitPerMinute: p.rate_limit_per_minute },
+    partner: {
+      id: p.id,
+      name: p.name,
+      markupBps: p.markup_bps,
+      rateLimitPerMinute: p.rate_limit_per_minute,
+      livemode: found.key.mode !== "test",
+    },
   };
 }
 

@@ -32,10 +32,13 @@ const DOMAIN_STATUS: Record<DomainErrorCode, ContentfulStatusCode> = {
   invalid_catalog_change: 422,
   currency_exists: 409,
   action_not_available: 409,
+  send_pending: 409,
   invalid_overlap: 400,
   webhook_not_configured: 409,
   event_not_found: 404,
   markup_above_cap: 422,
+  test_mode_only: 403,
+  test_order_limit: 409,
 };
 
 function fromDomain(err: DomainError): ApiError {

@@ -7,22 +7,40 @@ const why = out
   .nullable()
   .openapi({ description: "Why the action is not available now; null when it is." });
 
+const RefundActionSchema = z.object({
+  available: z.boolean(),
+  amount: z
+    .number()
+    .nullable()
+    .openapi({ description: "What the refund would send now: the deposit less the network fee." }),
+  coin: out.ticker(),
+  network: out.ticker(),
+  address: out.address().nullable().openapi({ description: "The refund address the order has, if any." }),
+  requires_address: z.boolean().openapi({ description: "The refund call must carry refund_address." }),
+  unavailable_reason: why,
+});
+
+const ExtraDepositActionSchema = z
+  .object({
+    deposit: out
+      .text(200)
+      .openapi({ description: "`<txid>:<index>`: pass it as `deposit` to the refund call." }),
+    txid: out.txid(),
+    index: out
+      .count(1_000_000_000)
+      .openapi({ description: "Output / log index of the deposit in its transaction." }),
+    amount_received: z.number(),
+    refund: RefundActionSchema,
+  })
+  .openapi("ExtraDepositAction");
+
 /** The `actions` of an order (src/domain/order-actions.ts), as partners and webhooks see it. */
 export const OrderActionsSchema = z
   .object({
-    reason: z.enum(STATUS_REASONS).openapi({ description: "The order's status_reason: why it waits." }),
-    refund: z.object({
-      available: z.boolean(),
-      amount: z
-        .number()
-        .nullable()
-        .openapi({ description: "What the refund would send now: the deposit less the network fee." }),
-      coin: out.ticker(),
-      network: out.ticker(),
-      address: out.address().nullable().openapi({ description: "The refund address the order has, if any." }),
-      requires_address: z.boolean().openapi({ description: "The refund call must carry refund_address." }),
-      unavailable_reason: why,
+    reason: z.enum(STATUS_REASONS).nullable().openapi({
+      description: "The order's status_reason: why it waits; null when only extra deposits wait.",
     }),
+    refund: RefundActionSchema,
     continue: z.object({
       available: z.boolean(),
       amount_to_estimate: z
@@ -47,5 +65,9 @@ export const OrderActionsSchema = z
       .openapi({
         description: "Only after payout_failed: send the exchanged amount to another recipient address.",
       }),
+    extra_deposits: z.array(ExtraDepositActionSchema).max(1000).openapi({
+      description:
+        "Deposits to this order's address beyond the one it runs on, each waiting for its own refund (POST …/refund with `deposit`).",
+    }),
   })
   .openapi("OrderActions");

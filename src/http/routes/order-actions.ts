@@ -35,6 +35,15 @@ export const RefundBody = z
       "Where to send the deposit back, validated for network_from; required when the order has none.",
     ),
     refund_address_tag: optionalText(128, "Memo for the refund address on memo networks."),
+    deposit: z
+      .string()
+      .max(200)
+      .regex(/^[\x21-\x7e]+:\d{1,9}$/, "must be <txid>:<index>, as in actions.extra_deposits[].deposit")
+      .optional()
+      .openapi({
+        description:
+          "Refund this extra deposit (`actions.extra_deposits[].deposit`, `<txid>:<index>`) instead of the order's own; without it the order's own deposit is refunded.",
+      }),
   })
   .openapi("RefundOrder");
 
@@ -56,9 +65,9 @@ export const ACTION_ROUTES = [
   {
     action: "refund",
     schema: RefundBody,
-    summary: "Refund the deposit a failed order holds",
+    summary: "Refund the deposit a failed order holds, or an extra deposit",
     description:
-      "Sends the deposit, less the network fee, back to `refund_address` (or the order's own). Offered while `actions.refund.available`.",
+      "Sends the deposit, less the network fee, back to `refund_address` (or the order's own). Offered while `actions.refund.available`. With `deposit`, sends that extra deposit back instead, once (offered while its `actions.extra_deposits[].refund.available`, and only once it is confirmed).",
   },
   {
     action: "continue",
@@ -119,6 +128,7 @@ for (const i of [0, 1, 2] as const) {
       c.req.valid("param").order_id,
       actionBody(i, c.req.valid("json")),
       c.req.valid("header")["idempotency-key"],
+      c.get("partner").livemode,
     );
     c.header("Cache-Control", "no-store");
     return c.json(order, 200);

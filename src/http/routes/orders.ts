@@ -68,6 +68,11 @@ const CreateOrderBody = z
   })
   .openapi("CreateOrder");
 
+const LivemodeSchema = z.boolean().openapi({
+  description:
+    "Beyond the contract: false for a test order (created with a `pk_test_` key; nothing real moves, see docs/test-mode.md).",
+});
+
 export const OrderSchema = z
   .object({
     id: out.uuid(),
@@ -123,6 +128,7 @@ export const OrderSchema = z
       description:
         "Beyond the contract: what can be done with the money a `failed` order holds (refund, continue, or payout to another recipient); null when nothing waits for a decision. See POST …/refund, …/continue, …/payout.",
     }),
+    livemode: LivemodeSchema,
   })
   .openapi("Order");
 
@@ -149,7 +155,7 @@ const IdempotencyHeaders = z.object({
     }),
 });
 
-const OrderSummarySchema = z
+export const OrderSummarySchema = z
   .object({
     id: out.uuid(),
     short_id: out.text(10),
@@ -163,6 +169,7 @@ const OrderSummarySchema = z
     created_at: timestamp("When the order was created."),
     updated_at: timestamp("Last change."),
     expires_at: timestamp("Deposit deadline."),
+    livemode: LivemodeSchema,
   })
   .openapi("OrderSummary");
 

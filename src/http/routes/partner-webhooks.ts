@@ -2,7 +2,7 @@
 // does, automated with an API key. The endpoint is the key's mode's (live keys: live).
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { DELIVERY_STATUSES, MAX_SECRET_OVERLAP_S, type WebhookMode } from "../../domain/webhooks";
+import { DELIVERY_STATUSES, MAX_SECRET_OVERLAP_S } from "../../domain/webhooks";
 import type { Actor } from "../../services/cabinet-auth";
 import { deliveryOptions } from "../../services/webhook-delivery";
 import {
@@ -14,7 +14,6 @@ import {
   type WebhookScope,
   webhookEndpoint,
 } from "../../services/webhooks";
-import { findKey } from "../../storage/partners";
 import type { PartnerEnv } from "../app-env";
 import { badRequest } from "../errors";
 import { partnerAuth } from "../middleware/auth";
@@ -117,10 +116,9 @@ const EventParams = z.object({
 });
 
 /** The key's mode: its own endpoint and log (live keys, and keys from before modes, are live). */
-async function scopeOf(c: Context<PartnerEnv>): Promise<WebhookScope> {
-  const found = await findKey(c.env.DB, c.get("apiKeyId"));
-  const mode: WebhookMode = found?.key.mode === "test" ? "test" : "live";
-  return { partnerId: c.get("partner").id, mode };
+function scopeOf(c: Context<PartnerEnv>): WebhookScope {
+  const partner = c.get("partner");
+  return { partnerId: partner.id, mode: partner.livemode ? "live" : "test" };
 }
 
 const actorOf = (c: Context<PartnerEnv>): Actor => ({
@@ -147,7 +145,7 @@ export const partnerWebhooksRouter = createRouter<PartnerEnv>()
     }),
     async (c) => {
       c.header("Cache-Control", "no-store");
-      return c.json(await webhookEndpoint(c.env.DB, await scopeOf(c)), 200);
+      return c.json(await webhookEndpoint(c.env.DB, scopeOf(c)), 200);
     },
   )
   .openapi(
@@ -176,7 +174,7 @@ export const partnerWebhooksRouter = createRouter<PartnerEnv>()
         ...(body.enabled !== undefined ? { enabled: body.enabled } : {}),
       };
       c.header("Cache-Control", "no-store");
-      return c.json(await configureWebhook(c.env.DB, actorOf(c), await scopeOf(c), changes), 200);
+      return c.json(await configureWebhook(c.env.DB, actorOf(c), scopeOf(c), changes), 200);
     },
   )
   .openapi(
@@ -217,7 +215,7 @@ export const partnerWebhooksRouter = createRouter<PartnerEnv>()
         throw badRequest(`overlap_seconds must be a whole number of seconds, 0–${MAX_SECRET_OVERLAP_S}.`, [
           { field: "overlap_seconds", message: "0–86400" },
         ]);
-      const scope = await scopeOf(c);
+      const scope = scopeOf(c);
       const rotated = await rotateWebhookSecret(c.env.DB, actorOf(c), scope, parsed.data.overlap_seconds);
       c.header("Cache-Control", "no-store");
       return c.json(rotated, 201);
@@ -243,7 +241,7 @@ export const partnerWebhooksRouter = createRouter<PartnerEnv>()
     }),
     async (c) => {
       const q = c.req.valid("query");
-      const page = await deliveryPage(c.env.DB, await scopeOf(c), {
+      const page = await deliveryPage(c.env.DB, scopeOf(c), {
         status: q.status,
         orderId: q.order_id,
         cursor: q.cursor,
@@ -273,7 +271,7 @@ export const partnerWebhooksRouter = createRouter<PartnerEnv>()
         c.env.DB,
         deliveryOptions(c.get("config")),
         actorOf(c),
-        await scopeOf(c),
+        scopeOf(c),
         c.req.valid("param").event_id,
       );
       c.header("Cache-Control", "no-store");
@@ -296,12 +294,7 @@ export const partnerWebhooksRouter = createRouter<PartnerEnv>()
       },
     }),
     async (c) => {
-      const view = await sendTestEvent(
-        c.env.DB,
-        deliveryOptions(c.get("config")),
-        actorOf(c),
-        await scopeOf(c),
-      );
+      const view = await sendTestEvent(c.env.DB, deliveryOptions(c.get("config")), actorOf(c), scopeOf(c));
       c.header("Cache-Control", "no-store");
       return c.json(view, 201);
     },

@@ -106,6 +106,7 @@ export const ratesRouter = createRouter().openapi(route, async (c) => {
     },
     partner?.markupBps ?? 0,
     now,
+    partner?.livemode ?? true,
   );
   const quoteId =
     q.rate_type === "fixed"

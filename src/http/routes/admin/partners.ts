@@ -47,9 +47,14 @@ const PartnerSchema = z
   })
   .openapi("Partner");
 
+const KeyModeSchema = z.enum(["live", "test"]).openapi({
+  description: "`test` keys (ids `pk_test_…`) create test orders only (docs/test-mode.md).",
+});
+
 const KeySchema = z
   .object({
     key_id: z.string(),
+    mode: KeyModeSchema,
     created_at: z.string(),
     last_used_at: z.string().nullable(),
     revoked_at: z.string().nullable(),
@@ -62,6 +67,7 @@ const NewKeySchema = z
     key: z
       .string()
       .openapi({ description: "The full key `<key_id>.<secret>`. Shown only in this response." }),
+    mode: KeyModeSchema,
     created_at: z.string(),
   })
   .openapi("NewApiKey");
@@ -147,6 +153,7 @@ function partnerView(p: PartnerRow) {
 function keyView(k: ApiKeyRow) {
   return {
     key_id: k.key_id,
+    mode: k.mode,
     created_at: k.created_at,
     last_used_at: k.last_used_at,
     revoked_at: k.revoked_at,
@@ -278,7 +285,17 @@ export const adminPartnersRouter = createRouter()
       tags,
       security,
       summary: "Create an API key (the full key is returned only here)",
-      request: { params: idParam },
+      request: {
+        params: idParam,
+        body: {
+          content: {
+            "application/json": {
+              schema: z.strictObject({ mode: KeyModeSchema.default("live") }).openapi("NewApiKeyRequest"),
+            },
+          },
+          required: false,
+        },
+      },
       responses: {
         201: { description: "The new key.", content: { "application/json": { schema: NewKeySchema } } },
         ...errorResponses(400, 401, 404),
@@ -287,7 +304,9 @@ export const adminPartnersRouter = createRouter()
     async (c) => {
       const partnerId = c.req.valid("param").id;
       if (!(await getPartner(c.env.DB, partnerId))) throw notFound();
-      const issued = await issueKey(c.env.DB, partnerId, { createdBy: "operator" });
+      // The body is optional: a POST without one creates a live key, as before test mode.
+      const mode = (c.req.valid("json") as { mode?: "live" | "test" } | undefined)?.mode ?? "live";
+      const issued = await issueKey(c.env.DB, partnerId, { createdBy: "operator", mode });
       c.header("Cache-Control", "no-store");
       return c.json(issued, 201);
     },

@@ -1,0 +1,119 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { resolveOrder } from "../../../services/order-actions";
+import { reviewQueuePage } from "../../../services/review-queue";
+import type { AppEnv } from "../../app-env";
+import { createRouter } from "../../router";
+import { errorResponses } from "../../schemas";
+import { OrderSchema, OrderSummarySchema } from "../orders";
+
+const security = [{ AdminBearer: [] }];
+const tags = ["Admin: orders"];
+
+const ReviewQuery = z.object({
+  needs_action: z.enum(["true"]).openapi({
+    description:
+      "Required, `true`: the review queue (orders whose `actions` is not null) is the listing offered.",
+  }),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .default(50)
+    .openapi({ description: "Page size, 1–100 (default 50).", format: "int32" }),
+  cursor: z
+    .string()
+    .max(512)
+    .optional()
+    .openapi({ description: "`next_cursor` of the previous page; opaque." }),
+});
+
+const ResolveBody = z
+  .strictObject({
+    kind: z.enum(["payout", "refund"]).openapi({
+      description: "`payout`: the recipient was paid by hand; `refund`: the deposit was sent back by hand.",
+    }),
+    txid: z
+      .string()
+      .min(1)
+      .max(128)
+      .regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces")
+      .openapi({ description: "The transaction id of the transfer made by hand." }),
+    note: z
+      .string()
+      .trim()
+      .min(1)
+      .max(500)
+      .openapi({ description: "Why and how: goes into the order's log." }),
+  })
+  .openapi("ResolveOrder");
+
+/** The operator's review queue and the record of transfers made by hand (docs/operators.md). */
+export const adminOrderReviewRouter = createRouter<AppEnv>()
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/orders",
+      operationId: "adminListOrdersNeedingAction",
+      tags,
+      security,
+      summary: "The review queue: orders waiting for a decision on money they hold, oldest first",
+      description:
+        "Every order whose `actions` is not null (a failed order holding a deposit, or an extra deposit waiting for its refund), from the order index, oldest `created_at` first. Follow `next_cursor` until it is null; fetch one order for its `actions` and log.",
+      request: { query: ReviewQuery },
+      responses: {
+        200: {
+          description: "A page of the queue.",
+          content: {
+            "application/json": {
+              schema: z.object({
+                data: z.array(OrderSummarySchema.extend({ partner_id: z.string() })).max(100),
+                next_cursor: z.string().max(512).nullable(),
+              }),
+            },
+          },
+        },
+        ...errorResponses(400, 401),
+      },
+    }),
+    async (c) => {
+      const q = c.req.valid("query");
+      c.header("Cache-Control", "no-store");
+      return c.json(await reviewQueuePage(c.env, { limit: q.limit, cursor: q.cursor }), 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/orders/{id}/resolve",
+      operationId: "adminResolveOrder",
+      tags,
+      security,
+      summary: "Record a payout or refund made by hand, outside the service",
+      description:
+        "For an order waiting for a decision whose money an operator moved by hand: it ends `completed` (payout) or `refunded` (refund) with the txid, the note and the operator in its log, and no action can start another transfer. Refused with 409 `send_pending` while a send of that kind is pending or of unknown outcome at the gateway. Repeating the same kind and txid returns the order.",
+      request: {
+        params: z.object({
+          id: z.string().min(1).max(64).openapi({ description: "Order UUID or short_id." }),
+        }),
+        body: { content: { "application/json": { schema: ResolveBody } }, required: true },
+      },
+      responses: {
+        200: {
+          description: "The order after the record.",
+          content: { "application/json": { schema: OrderSchema } },
+        },
+        ...errorResponses(400, 401, 404, 409),
+      },
+    }),
+    async (c) => {
+      const order = await resolveOrder(
+        c.env,
+        c.get("operator"),
+        c.req.valid("param").id,
+        c.req.valid("json"),
+      );
+      c.header("Cache-Control", "no-store");
+      return c.json(order, 200);
+    },
+  );

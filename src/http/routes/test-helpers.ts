@@ -1,0 +1,144 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { tryParseDecimal } from "../../domain/money";
+import { MAX_MINE_COUNT } from "../../objects/sim-chain";
+import { runTestHelper, type TestHelper } from "../../services/test-helpers";
+import type { PartnerEnv } from "../app-env";
+import { partnerAuth } from "../middleware/auth";
+import { createRouter } from "../router";
+import { errorResponses, okResponse } from "../schemas";
+import { OrderSchema, SignatureHeader } from "./orders";
+
+const security: Record<string, string[]>[] = [{ PartnerBearer: [] }, { PartnerApiKey: [] }];
+const tags = ["Test mode"];
+const middleware = partnerAuth("required");
+
+const Params = z.object({
+  order_id: z
+    .string()
+    .min(1)
+    .max(16_384)
+    .openapi({ description: "A test order's UUID or short_id (any case)." }),
+});
+
+const blocks = (description: string, min = 0) =>
+  z.number().int().min(min).max(MAX_MINE_COUNT).optional().openapi({ description, format: "int32" });
+
+const DepositBody = z
+  .strictObject({
+    amount: z
+      .union([z.string().max(64), z.number()])
+      .refine((v) => tryParseDecimal(v)?.gt(0) === true, { message: "must be a positive decimal" })
+      .transform(String)
+      .optional()
+      .openapi({
+        example: "0.01",
+        description:
+          "Coin units; default exactly `amount_from_expected`. Send less or more to test wrong amounts.",
+      }),
+    confirmations: blocks("Blocks mined on top at once; default 0 (the deposit waits in the mempool)."),
+  })
+  .openapi("TestDeposit");
+
+const ConfirmBody = z
+  .strictObject({
+    blocks: blocks("Blocks to mine; default: enough for `deposit_confirmations_required`.", 1),
+  })
+  .openapi("TestConfirm");
+
+const FailBody = z
+  .strictObject({
+    step: z.enum(["exchange", "payout", "refund"]).openapi({
+      description:
+        "`exchange`: the venue refuses → `exchange_failed`. `payout` → `payout_failed`. `refund` → `refund_failed`.",
+    }),
+  })
+  .openapi("TestFail");
+
+const Empty = z.strictObject({}).openapi("TestNoBody");
+
+const HELPERS = [
+  {
+    path: "deposit",
+    operationId: "testDeposit",
+    schema: DepositBody,
+    summary: "Send a deposit to a test order",
+    description:
+      "Sends a deposit to the order's address (and tag) on its test chain: by default exactly `amount_from_expected` with 0 confirmations. On an expired order it is a late deposit; a second one is an extra deposit.",
+    toHelper: (b: z.infer<typeof DepositBody>): TestHelper => ({
+      kind: "deposit",
+      amount: b.amount,
+      confirmations: b.confirmations,
+    }),
+  },
+  {
+    path: "confirm",
+    operationId: "testConfirm",
+    schema: ConfirmBody,
+    summary: "Mine blocks on a test order's chain",
+    description:
+      "Mines `blocks` on the order's test chain (default: enough for `deposit_confirmations_required`). A confirmed deposit is then judged, exchanged and paid out (or refunded) at once.",
+    toHelper: (b: z.infer<typeof ConfirmBody>): TestHelper => ({ kind: "confirm", blocks: b.blocks }),
+  },
+  {
+    path: "drop-deposit",
+    operationId: "testDropDeposit",
+    schema: Empty,
+    summary: "Make a test order's deposit disappear",
+    description:
+      "The deposit is dropped (from the mempool) or reorged out (with its block and those above it): a confirming order goes back to `waiting_deposit`, or to `expired` with `deposit_dropped` after its deadline. 409 `action_not_available` without a deposit.",
+    toHelper: (): TestHelper => ({ kind: "drop_deposit" }),
+  },
+  {
+    path: "expire",
+    operationId: "testExpire",
+    schema: Empty,
+    summary: "Move a test order's clock past expires_at",
+    description:
+      "The order's own clock (only this order's; the rest of the system keeps real time) passes `expires_at` now: an order waiting for a deposit expires, and the late-deposit watch starts.",
+    toHelper: (): TestHelper => ({ kind: "expire" }),
+  },
+  {
+    path: "fail",
+    operationId: "testFail",
+    schema: FailBody,
+    summary: "Make the next attempt of a step fail for good",
+    description:
+      "The next attempt of `step` fails permanently: `exchange` → `exchange_failed`, `payout` → `payout_failed`, `refund` → `refund_failed` (then `failed`, with `actions` where money is held).",
+    toHelper: (b: z.infer<typeof FailBody>): TestHelper => ({ kind: "fail", step: b.step }),
+  },
+] as const;
+
+export const testHelpersRouter = createRouter<PartnerEnv>();
+for (const h of HELPERS) {
+  const route = createRoute({
+    method: "post",
+    path: `/partner/test/orders/{order_id}/${h.path}`,
+    operationId: h.operationId,
+    tags,
+    security,
+    middleware,
+    summary: h.summary,
+    description: `Beyond the contract; test keys only (a live key gets 403 \`test_mode_only\`), your own test orders only (404 otherwise). ${h.description} Answers the order after the change (docs/test-mode.md).`,
+    request: {
+      params: Params,
+      headers: z.object(SignatureHeader),
+      body: { content: { "application/json": { schema: h.schema } }, required: false },
+    },
+    responses: {
+      200: okResponse("limited", "The test order after the change.", OrderSchema),
+      ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429),
+    },
+  });
+  testHelpersRouter.openapi(route, async (c) => {
+    // The body is optional: no body means every default.
+    const body = (c.req.valid("json") ?? {}) as never;
+    const order = await runTestHelper(
+      c.env,
+      c.get("partner"),
+      c.req.valid("param").order_id,
+      h.toHelper(body),
+    );
+    c.header("Cache-Control", "no-store");
+    return c.json(order, 200);
+  });
+}

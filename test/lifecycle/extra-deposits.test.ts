@@ -1,0 +1,244 @@
+/**
+ * Extra deposits (issue 14): a transfer to an order's address beyond the one it runs on gets a
+ * refund action of its own, decided through the partner or operator API and paid exactly once
+ * through the sends ledger, over SimChain and a payout gateway that does not deduplicate.
+ */
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { admin, call, createPartner, expectError, json, setPrices, type TestPartner } from "../helpers";
+import { createFakeGateway, type FakeGateway } from "../support/fake-gateway";
+import {
+  BTC_REFUND,
+  BTC_TO_USDT,
+  createOrder,
+  events,
+  type Order,
+  read,
+  simMine,
+  simSend,
+  startClock,
+  step,
+} from "../support/orders";
+
+const NEW_BTC = "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq";
+
+interface ExtraAction {
+  deposit: string;
+  txid: string;
+  index: number;
+  amount_received: number;
+  refund: { available: boolean; amount: number | null; address: string | null; requires_address: boolean };
+}
+interface Actions {
+  reason: string | null;
+  refund: { available: boolean };
+  extra_deposits: ExtraAction[];
+}
+type WithActions = Order & { actions: Actions | null };
+
+let partner: TestPartner;
+let other: TestPartner;
+let gw: FakeGateway;
+let detach: (() => void) | undefined;
+
+beforeAll(async () => {
+  partner = await createPartner({ name: "extras", rate_limit_per_minute: 100_000 });
+  other = await createPartner({ name: "extras-other", rate_limit_per_minute: 100_000 });
+});
+
+beforeEach(async () => {
+  vi.useRealTimers();
+  await setPrices();
+  startClock();
+  gw = createFakeGateway();
+});
+
+afterEach(() => {
+  detach?.();
+  detach = undefined;
+  vi.restoreAllMocks();
+  vi.useRealTimers();
+});
+
+function refund(p: TestPartner, id: string, body: unknown) {
+  return call(`/api/v1/partner/orders/${id}/refund`, {
+    method: "POST",
+    body: JSON.stringify(body),
+    headers: { Authorization: `Bearer ${p.key}`, "content-type": "application/json" },
+  });
+}
+
+async function stepUntil(id: string, done: (o: WithActions) => boolean, max = 12): Promise<WithActions> {
+  for (let i = 0; i < max; i++) {
+    const r = (await read(partner, id)) as WithActions;
+    if (done(r)) return r;
+    await setPrices();
+    await step(id, 120_000);
+  }
+  return (await read(partner, id)) as WithActions;
+}
+
+/** Every payment the gateway made for this order: key, destination and amount. */
+function paid(id: string) {
+  return [...gw.payments]
+    .filter(([k]) => k.startsWith(id))
+    .flatMap(([key, ps]) =>
+      ps.map((p) => {
+        const b = JSON.parse(p.body) as { to: string; amount: string };
+        return { key, to: b.to, amount: b.amount };
+      }),
+    );
+}
+
+async function inQueue(id: string): Promise<boolean> {
+  const page = await json<{ data: { id: string }[] }>(await admin("/orders?needs_action=true&limit=100"));
+  return page.data.some((r) => r.id === id);
+}
+
+/**
+ * A completed order (paid 0.01 BTC) with an extra 0.005 BTC deposit seen while it confirmed;
+ * `extraConfirmed` false leaves the extra in the mempool.
+ */
+async function completedWithExtra(
+  body: Record<string, unknown> = BTC_TO_USDT,
+  extraConfirmed = true,
+): Promise<{ o: Order; extra: string; held: WithActions }> {
+  const o = await createOrder(partner, body);
+  detach = await gw.attach(o.id);
+  await simSend("BTC", o.deposit_address, "0.01");
+  // Mined before the extra one, so it is the deposit the order runs on.
+  await simMine("BTC", extraConfirmed ? 1 : 2);
+  const extra = await simSend("BTC", o.deposit_address, "0.005");
+  if (extraConfirmed) await simMine("BTC", 2);
+  const held = await stepUntil(o.id, (r) => r.status === "completed");
+  expect(held.status).toBe("completed");
+  await step(o.id); // the projection into the index
+  return { o, extra, held };
+}
+
+describe("an extra deposit to a completed order", () => {
+  it("is offered as a refund of its own; refunded once to the address given, then off the queue", async () => {
+    const { o, extra, held } = await completedWithExtra();
+    expect(held.actions).toMatchObject({ reason: null, refund: { available: false } });
+    const [offer] = held.actions?.extra_deposits ?? [];
+    expect(offer).toMatchObject({
+      txid: extra,
+      amount_received: 0.005,
+      // 0.005 less BTC's 0.0001 network fee.
+      refund: { available: true, amount: 0.0049, address: null, requires_address: true },
+    });
+    const deposit = offer?.deposit ?? "";
+    expect(deposit).toBe(`${extra}:${offer?.index}`);
+    expect(await inQueue(o.id)).toBe(true);
+
+    // Bad input changes nothing.
+    await expectError(await refund(partner, o.id, { deposit }), 422, "invalid_address");
+    await expectError(
+      await refund(partner, o.id, { deposit: "nope", refund_address: NEW_BTC }),
+      400,
+      "invalid_request",
+    );
+    await expectError(
+      await refund(partner, o.id, { deposit: `${"f".repeat(64)}:0`, refund_address: NEW_BTC }),
+      409,
+      "action_not_available",
+    );
+    await expectError(
+      await refund(other, o.id, { deposit, refund_address: NEW_BTC }),
+      404,
+      "order_not_found",
+    );
+    // The order's own deposit was exchanged: only the extra one can be refunded.
+    await expectError(await refund(partner, o.id, { refund_address: NEW_BTC }), 409, "action_not_available");
+    const payout = paid(o.id);
+    expect(payout).toHaveLength(1);
+
+    const res = await refund(partner, o.id, { deposit, refund_address: NEW_BTC });
+    expect(res.status).toBe(200);
+    expect(await json(res)).toMatchObject({ status: "completed", actions: null });
+    await expectError(
+      await refund(partner, o.id, { deposit, refund_address: NEW_BTC }),
+      409,
+      "action_not_available",
+    );
+    await step(o.id);
+    const key = `${o.id}:extra:${deposit}`;
+    expect(paid(o.id)).toEqual([...payout, { key, to: NEW_BTC, amount: "0.0049" }]);
+    expect(gw.paidTwice()).toEqual([]);
+    const log = await events(o.id);
+    expect(log.find((e) => e.reason === "refund of an extra deposit chosen")?.data).toMatchObject({
+      decided_by: `key:${partner.keyId}`,
+      deposit,
+      refund_address: NEW_BTC,
+      amount: 0.0049,
+      ledger_key: key,
+    });
+    expect(log.find((e) => e.reason === "extra deposit refunded")?.data).toMatchObject({
+      deposit,
+      txid: gw.payments.get(key)?.[0]?.txid,
+    });
+    expect(await inQueue(o.id)).toBe(false);
+    for (let i = 0; i < 3; i++) await step(o.id, 3_600_000);
+    expect(paid(o.id)).toHaveLength(2);
+  });
+
+  it("defaults to the order's refund address; two refunds fired together pay once", async () => {
+    const { o } = await completedWithExtra({ ...BTC_TO_USDT, refund_address: BTC_REFUND });
+    const held = (await read(partner, o.id)) as WithActions;
+    const deposit = held.actions?.extra_deposits[0]?.deposit ?? "";
+    expect(held.actions?.extra_deposits[0]?.refund).toMatchObject({
+      address: BTC_REFUND,
+      requires_address: false,
+    });
+    const [a, b] = await Promise.all([
+      refund(partner, o.id, { deposit }),
+      admin(`/orders/${o.id}/refund`, { method: "POST", json: { deposit, refund_address: NEW_BTC } }),
+    ]);
+    expect([a.status, b.status].sort()).toEqual([200, 409]);
+    await expectError(a.status === 409 ? a : b, 409, "action_not_available");
+    await step(o.id);
+    await step(o.id, 3_600_000);
+    const refunds = paid(o.id).filter((p) => p.key.includes(":extra:"));
+    expect(refunds).toEqual([
+      { key: `${o.id}:extra:${deposit}`, to: a.status === 200 ? BTC_REFUND : NEW_BTC, amount: "0.0049" },
+    ]);
+    expect(gw.paidTwice()).toEqual([]);
+  });
+
+  it("waits for the extra deposit's confirmations before it can be refunded", async () => {
+    const { o } = await completedWithExtra(BTC_TO_USDT, false);
+    const held = (await read(partner, o.id)) as WithActions;
+    const deposit = held.actions?.extra_deposits[0]?.deposit ?? "";
+    const early = await expectError(
+      await refund(partner, o.id, { deposit, refund_address: NEW_BTC }),
+      409,
+      "action_not_available",
+    );
+    expect(early.detail).toMatch(/0 of 2 confirmations/);
+    await simMine("BTC", 2);
+    expect((await refund(partner, o.id, { deposit, refund_address: NEW_BTC })).status).toBe(200);
+    await step(o.id);
+    expect(paid(o.id).filter((p) => p.key.includes(":extra:"))).toHaveLength(1);
+  });
+
+  it("a refund the gateway refuses is offered again, needing a new address, under a new ledger key", async () => {
+    const { o } = await completedWithExtra({ ...BTC_TO_USDT, refund_address: BTC_REFUND });
+    const deposit = ((await read(partner, o.id)) as WithActions).actions?.extra_deposits[0]?.deposit ?? "";
+    gw.sendFaults.push("refuse");
+    expect((await refund(partner, o.id, { deposit })).status).toBe(200);
+    await step(o.id);
+    const again = (await read(partner, o.id)) as WithActions;
+    expect(again.actions?.extra_deposits[0]).toMatchObject({
+      deposit,
+      refund: { available: true, address: null, requires_address: true },
+    });
+    await step(o.id);
+    expect(await inQueue(o.id)).toBe(true);
+    await expectError(await refund(partner, o.id, { deposit }), 422, "invalid_address");
+    expect((await refund(partner, o.id, { deposit, refund_address: NEW_BTC })).status).toBe(200);
+    await step(o.id);
+    expect(paid(o.id).filter((p) => p.key.includes(":extra:"))).toEqual([
+      { key: `${o.id}:extra:${deposit}:2`, to: NEW_BTC, amount: "0.0049" },
+    ]);
+    expect((await read(partner, o.id)).actions).toBeNull();
+  });
+});
