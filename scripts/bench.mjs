@@ -2,7 +2,8 @@
 //
 //   npm run bench                      the endpoint table (≈ 4 min) → bench/results/latest.json
 //   npm run bench -- --scale           read latency with 1,000 and 50,000 orders in the index
-//                                      (≈ 15–20 min) → bench/results/scale.json
+//                                      (API reads, the cabinet's orders page and search, and the
+//                                      full CSV export; ≈ 15–20 min) → bench/results/scale.json
 //   npm run bench -- --help            options
 //
 // Every endpoint is compared with a baseline measured in the same run, right before and right
@@ -11,6 +12,7 @@
 // path. GET /api/v1/_bench/limited, the same body behind the per-IP limiter, is a reference row.
 // `--strict` fails on a missed target (ratio, p99 against the baseline's, creation scaling).
 // See docs/performance.md.
+import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -460,19 +462,34 @@ async function scale() {
   }
   const [small, large] = sizes;
   const vars = { ...VARS };
-  worker = await startWorker({
-    stateDir: args["state-dir"],
-    port: PORT,
-    vars,
-    testScheduled: true,
-    localObservability: args["local-observability"],
-  });
-  let target = await loadTarget(worker);
+  const start = async (fresh) => {
+    worker = await startWorker({
+      stateDir: args["state-dir"],
+      port: PORT,
+      vars,
+      testScheduled: true,
+      fresh,
+      localObservability: args["local-observability"],
+    });
+    return loadTarget(worker);
+  };
+  /** Writes straight into the local D1 need the Worker stopped: stop, write, start again. */
+  const withWorkerStopped = async (write) => {
+    await worker.stop();
+    write();
+    target = await start(false);
+    base = target.url;
+  };
+  let target = await start(true);
   let base = target.url;
   console.log(`wrangler dev on ${worker.baseUrl} (pid ${worker.pid}, state ${worker.stateDir})`);
   console.log(`load goes to ${base}: ${target.via}`);
   const { key, partnerId } = await seed(base);
   const auth = { authorization: `Bearer ${key}` };
+  const cabinet = {};
+  await withWorkerStopped(() => {
+    cabinet.cookie = seedCabinetSession(worker, partnerId);
+  });
 
   const first = await createMany(base, key, small, { label: `orders 1–${small}` });
   const sample = first.orders.slice(0, Math.min(500, first.orders.length));
@@ -491,6 +508,21 @@ async function scale() {
       paths: sample.map((o) => `/api/v1/partner/orders/${o.short_id}`),
     },
     ...(listAvailable ? [{ key: "list", id: "order-list", path: "/api/v1/partner/orders?limit=50" }] : []),
+    // The cabinet's orders page (first page, newest 50), a search by lower-case short_id, and a
+    // filter no row matches (the worst case for a scan; an index answers it at once).
+    { key: "cabinet_list", id: "cabinet-orders", path: "/cabinet/orders", headers: cabinet },
+    {
+      key: "cabinet_search",
+      id: "cabinet-search",
+      paths: sample.map((o) => `/cabinet/orders?q=${o.short_id.toLowerCase()}`),
+      headers: cabinet,
+    },
+    {
+      key: "cabinet_filter",
+      id: "cabinet-filter",
+      path: "/cabinet/orders?status=refunded",
+      headers: cabinet,
+    },
   ];
   const measureAt = async (label) => {
     console.log(`\nIndex size ${label}:`);
@@ -499,7 +531,7 @@ async function scale() {
     const runs = Object.fromEntries(reads.map((r) => [r.key, []]));
     for (let round = 1; round <= ROUNDS; round++) {
       if (ROUNDS > 1) console.log(`  round ${round}/${ROUNDS}`);
-      for (const r of reads) runs[r.key].push(await measure(base, { ...r, headers: auth }));
+      for (const r of reads) runs[r.key].push(await measure(base, { ...r, headers: r.headers ?? auth }));
     }
     const out = {};
     for (const r of reads) {
@@ -516,6 +548,10 @@ async function scale() {
     );
     out.index_rows = indexRows(worker);
     console.log(`  index rows: ${out.index_rows}`);
+    out.csv = await timeCsv(base, cabinet);
+    console.log(
+      `  ${pad("orders.csv", 18)} ${out.csv.rows} rows, ${fmt(out.csv.bytes / 1e6, 1)} MB: first byte ${fmt(out.csv.first_byte_ms)} ms, all ${fmt(out.csv.total_ms)} ms`,
+    );
     return out;
   };
 
@@ -538,18 +574,7 @@ async function scale() {
   const direct = need - viaApi;
   if (direct > 0) {
     console.log(`  inserting ${direct} index rows directly into D1 (wrangler d1 execute, Worker stopped)…`);
-    await worker.stop();
-    insertDirect(worker, partnerId, direct);
-    worker = await startWorker({
-      stateDir: args["state-dir"],
-      port: PORT,
-      vars,
-      testScheduled: true,
-      fresh: false,
-      localObservability: args["local-observability"],
-    });
-    target = await loadTarget(worker);
-    base = target.url;
+    await withWorkerStopped(() => insertDirect(worker, partnerId, direct));
   }
   const atLarge = await measureAt(String(large));
 
@@ -560,6 +585,9 @@ async function scale() {
     uuid: compare(atSmall.uuid, atLarge.uuid),
     short_id: compare(atSmall.short_id, atLarge.short_id),
     list: compare(atSmall.list, atLarge.list),
+    cabinet_list: compare(atSmall.cabinet_list, atLarge.cabinet_list),
+    cabinet_search: compare(atSmall.cabinet_search, atLarge.cabinet_search),
+    cabinet_filter: compare(atSmall.cabinet_filter, atLarge.cabinet_filter),
     sweep: atSmall.sweep && atLarge.sweep ? { p50_change: atLarge.sweep.p50 / atSmall.sweep.p50 - 1 } : null,
   };
   const verdict = (c) =>
@@ -587,6 +615,34 @@ async function scale() {
           "—",
           `not in this build (${listProbe.status})`,
         ],
+    [
+      "GET /cabinet/orders",
+      ...cells(atSmall.cabinet_list),
+      ...cells(atLarge.cabinet_list),
+      verdict(checks.cabinet_list),
+    ],
+    [
+      "GET /cabinet/orders?q={short_id}",
+      ...cells(atSmall.cabinet_search),
+      ...cells(atLarge.cabinet_search),
+      verdict(checks.cabinet_search),
+    ],
+    [
+      "GET /cabinet/orders?status=refunded (no match)",
+      ...cells(atSmall.cabinet_filter),
+      ...cells(atLarge.cabinet_filter),
+      verdict(checks.cabinet_filter),
+    ],
+    [
+      "GET /cabinet/orders.csv (every row, one request)",
+      "—",
+      `${fmt(atSmall.csv.first_byte_ms)} (first byte)`,
+      `${fmt(atSmall.csv.total_ms)} (all ${atSmall.csv.rows})`,
+      "—",
+      `${fmt(atLarge.csv.first_byte_ms)} (first byte)`,
+      `${fmt(atLarge.csv.total_ms)} (all ${atLarge.csv.rows})`,
+      `${fmt(atLarge.csv.rows / (atLarge.csv.total_ms / 1000))} rows/s`,
+    ],
     [
       "scheduled() (one cron run)",
       "—",
@@ -634,7 +690,9 @@ async function scale() {
   mkdirSync(RESULTS_DIR, { recursive: true });
   writeFileSync(join(RESULTS_DIR, "scale.json"), `${JSON.stringify(report, null, 2)}\n`);
   console.log("Written: bench/results/scale.json");
-  const failed = ["uuid", "short_id", "list"].filter((k) => checks[k] && !within(checks[k]));
+  const failed = ["uuid", "short_id", "list", "cabinet_list", "cabinet_search", "cabinet_filter"].filter(
+    (k) => checks[k] && !within(checks[k]),
+  );
   return failed.length;
 }
 
@@ -655,6 +713,44 @@ async function timeSweep(base, runs) {
     p99: s[Math.min(s.length - 1, Math.ceil(s.length * 0.99) - 1)],
     max: s.at(-1),
   };
+}
+
+/**
+ * A signed-in cabinet member for the partner, written straight into the local D1 (a passkey
+ * ceremony needs a browser): a user and a session row, as sign-in would leave them. Returns the
+ * Cookie header value.
+ */
+function seedCabinetSession(w, partnerId) {
+  const token = crypto.randomUUID();
+  const userId = crypto.randomUUID();
+  const now = new Date().toISOString();
+  const expires = new Date(Date.now() + 7 * 86_400_000).toISOString();
+  const hash = createHash("sha256").update(token).digest("hex");
+  w.d1({
+    command:
+      `INSERT INTO cabinet_users (id, partner_id, email, role, created_at, updated_at) VALUES ('${userId}', '${partnerId}', 'bench@example.com', 'viewer', '${now}', '${now}');` +
+      `INSERT INTO cabinet_sessions (id, user_id, csrf_token, created_at, last_seen_at, expires_at) VALUES ('${hash}', '${userId}', 'bench', '${now}', '${now}', '${expires}');`,
+  });
+  return `__Host-cabinet_session=${token}`;
+}
+
+/** One full CSV export of every order: time to the first byte, to the last, rows and bytes. */
+async function timeCsv(base, headers) {
+  const t0 = performance.now();
+  const res = await fetch(`${base}/cabinet/orders.csv`, { headers, signal: AbortSignal.timeout(600_000) });
+  if (!res.ok) throw new Error(`orders.csv answered ${res.status}`);
+  const reader = res.body.getReader();
+  let firstByte = null;
+  let bytes = 0;
+  let newlines = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    firstByte ??= performance.now() - t0;
+    bytes += value.length;
+    for (const b of value) if (b === 10) newlines++;
+  }
+  return { first_byte_ms: firstByte, total_ms: performance.now() - t0, rows: newlines - 1, bytes };
 }
 
 /** Rows in the D1 order index (a read through wrangler d1 execute; the Worker may keep running). */
@@ -682,11 +778,11 @@ function insertDirect(w, partnerId, n) {
       const created = new Date(now - (n - i) * 1000).toISOString();
       const expires = new Date(now + 86_400_000).toISOString();
       values.push(
-        `('${crypto.randomUUID()}','${shortId}','${partnerId}','waiting_deposit','BTC','BTC','USDT','TRX','bench-direct-${i}',NULL,'${created}','${created}','${expires}')`,
+        `('${crypto.randomUUID()}','${shortId}','${partnerId}','waiting_deposit','BTC','BTC','USDT','TRX','bench-direct-${i}',NULL,'${created}','${created}','${expires}','float','0.01','596',100)`,
       );
     }
     statements.push(
-      `INSERT INTO orders (id, short_id, partner_id, status, coin_from, network_from, coin_to, network_to, deposit_address, deposit_address_tag, created_at, updated_at, expires_at) VALUES\n${values.join(",\n")};`,
+      `INSERT INTO orders (id, short_id, partner_id, status, coin_from, network_from, coin_to, network_to, deposit_address, deposit_address_tag, created_at, updated_at, expires_at, rate_type, amount_from, amount_to, markup_bps) VALUES\n${values.join(",\n")};`,
     );
   }
   const file = join(w.stateDir, "direct-orders.sql");

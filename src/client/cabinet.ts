@@ -1,20 +1,10 @@
 // The cabinet's only script: passkey ceremonies (sign in, accept an invite, add a passkey), the
-// copy button and confirmations. Pages work without it except where WebAuthn needs JavaScript.
+// copy button, confirmations, and the order detail's live status and address checks (charts have
+// their own script, src/client/charts.ts).
+// Pages work without it except where WebAuthn needs JavaScript.
 import { startAuthentication, startRegistration } from "@simplewebauthn/browser";
-
-const csrf = () => document.querySelector<HTMLMetaElement>('meta[name="csrf-token"]')?.content ?? "";
-
-async function postJson<T>(url: string, body: unknown): Promise<T> {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-csrf-token": csrf() },
-    body: JSON.stringify(body),
-    credentials: "same-origin",
-  });
-  const data = (await res.json().catch(() => ({}))) as T & { detail?: string };
-  if (!res.ok) throw new Error(data.detail ?? `Request failed (${res.status})`);
-  return data;
-}
+import { postJson } from "./http";
+import { checkAddresses, followOrder } from "./order-detail";
 
 function showStatus(el: HTMLElement, text: string, isError = false) {
   const status = el.closest("section, main")?.querySelector<HTMLElement>("[data-status]");
@@ -98,3 +88,6 @@ document.addEventListener("submit", (event) => {
   const question = form.dataset.confirm;
   if (question && !confirm(question)) event.preventDefault();
 });
+
+followOrder();
+checkAddresses();

@@ -13,7 +13,9 @@ export type Permission =
   | "audit.read"
   | "webhooks.read"
   | "webhooks.write"
-  | "settings.write";
+  | "settings.write"
+  | "orders.read"
+  | "orders.act";
 
 const GRANTS: Record<Role, readonly Permission[]> = {
   admin: [
@@ -25,9 +27,19 @@ const GRANTS: Record<Role, readonly Permission[]> = {
     "webhooks.read",
     "webhooks.write",
     "settings.write",
+    "orders.read",
+    "orders.act",
   ],
-  developer: ["keys.read", "keys.write", "audit.read", "webhooks.read", "webhooks.write"],
-  viewer: ["keys.read", "audit.read", "webhooks.read"],
+  developer: [
+    "keys.read",
+    "keys.write",
+    "audit.read",
+    "webhooks.read",
+    "webhooks.write",
+    "orders.read",
+    "orders.act",
+  ],
+  viewer: ["keys.read", "audit.read", "webhooks.read", "orders.read"],
 };
 
 export function can(role: Role, permission: Permission): boolean {

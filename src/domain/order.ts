@@ -1,3 +1,4 @@
+import type { OrderEarnings } from "./earnings";
 import { parseDecimal, toJsonNumber } from "./money";
 import type { OrderActions } from "./order-actions";
 import type { OrderStatus, StatusReason } from "./order-state";
@@ -65,6 +66,8 @@ export interface OrderRecord {
    * for another request.
    */
   sendKeys?: Partial<Record<SendKind, string>>;
+  /** The partner's markup on the order, fixed when it completes (docs/earnings.md). */
+  earnings?: OrderEarnings;
 }
 
 export type SendKind = "exchange" | "payout" | "refund";

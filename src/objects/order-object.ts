@@ -6,6 +6,7 @@ import type { PayoutRequest } from "../adapters/payout/types";
 import { type OrderAdapters, orderAdapters } from "../adapters/registry";
 import { type Config, getConfig } from "../config";
 import { chooseDeposit, type DepositScheme, findDeposit } from "../domain/deposit";
+import { orderEarnings } from "../domain/earnings";
 import { DomainError } from "../domain/errors";
 import { type Decimal, parseDecimal, toDecimalString } from "../domain/money";
 import {
@@ -34,6 +35,7 @@ import { depositAcceptability, refundAmount } from "../domain/settlement";
 import { newEventId, WEBHOOK_EVENT_TYPE, type WebhookEvent, type WebhookMessage } from "../domain/webhooks";
 import { loadCatalog } from "../storage/catalog";
 import { pricingNow } from "../storage/market";
+import { storedUsdPrice } from "../storage/prices";
 import { allocateDeposit } from "./deposit-allocation";
 import {
   depositId,
@@ -64,7 +66,13 @@ export type ActionRequest =
     };
 
 /** Who decides: a partner's key (only on its own orders) or the operator. */
-export type Actor = { kind: "partner"; partnerId: string; keyId: string } | { kind: "operator" };
+export type Actor =
+  | { kind: "partner"; partnerId: string; keyId: string }
+  | { kind: "cabinet"; partnerId: string; user: string }
+  | { kind: "operator" };
+
+const decidedBy = (a: Actor) =>
+  a.kind === "partner" ? `key:${a.keyId}` : a.kind === "cabinet" ? `cabinet:${a.user}` : "operator";
 
 export type ActResult =
   | { kind: "done"; order: OrderView }
@@ -392,7 +400,7 @@ export class OrderObject extends DurableObject<Env> {
   ): Promise<ActResult> {
     const now = this.#now();
     const first = this.#record();
-    if (!first || (actor.kind === "partner" && first.partnerId !== actor.partnerId))
+    if (!first || (actor.kind !== "operator" && first.partnerId !== actor.partnerId))
       return { kind: "not_found" };
     const replayed = idempotency && this.#actionReplay(idempotency);
     if (replayed) return replayed;
@@ -453,7 +461,7 @@ export class OrderObject extends DurableObject<Env> {
     }
     const decided: ActionKind = action.kind;
     const next = this.#apply(r, { type: `${decided}_chosen` }, now, extra, {
-      decided_by: actor.kind === "partner" ? `key:${actor.keyId}` : "operator",
+      decided_by: decidedBy(actor),
       ledger_key: key,
       ...inputsLog,
     });
@@ -1395,8 +1403,19 @@ export class OrderObject extends DurableObject<Env> {
     this.#log(new Date(now).toISOString(), r.status, r.status, reason, data);
   }
 
-  async #project(r: OrderRecord): Promise<void> {
+  async #project(record: OrderRecord): Promise<void> {
     try {
+      let r = record;
+      // Earnings are fixed once, with the price of the moment the order completed. The price read
+      // lets other events in, so they are added to the record as it is after it.
+      if (r.status === "completed" && !r.earnings) {
+        const usd = await storedUsdPrice(this.env.DB, r.coinFrom);
+        const current = this.#record();
+        if (current?.status === "completed" && !current.earnings) {
+          r = { ...current, earnings: orderEarnings(current, current.updatedAt, usd) };
+          this.#kv.put(K.record, r);
+        }
+      }
       const version = this.ctx.storage.sql.exec<{ v: number }>("SELECT MAX(seq) AS v FROM events").one().v;
       await projectOrder(this.env.DB, r, version, this.#needsAction(r));
       // Only when the record has not moved on meanwhile; else the next run projects the newer one.
@@ -1406,7 +1425,7 @@ export class OrderObject extends DurableObject<Env> {
       console.error(
         JSON.stringify({
           level: "warn",
-          order: r.id,
+          order: record.id,
           msg: "index projection failed; will retry",
           error: String(err),
         }),

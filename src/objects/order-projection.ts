@@ -1,4 +1,5 @@
 import { isLive, type OrderRecord } from "../domain/order";
+import { indexDetails } from "../domain/order-index";
 import { type OrderIndexRow, projectOrderIndex } from "../storage/orders";
 
 /** The D1 index row of an order: what lists, the cabinet and the sweep read. */
@@ -34,5 +35,5 @@ export function projectOrder(
   version: number,
   needsAction = false,
 ): Promise<boolean> {
-  return projectOrderIndex(db, indexRow(r, needsAction), version);
+  return projectOrderIndex(db, indexRow(r, needsAction), indexDetails(r), version);
 }

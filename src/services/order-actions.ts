@@ -34,10 +34,10 @@ export async function takeOrderAction(
   /** A partner key's mode: it decides only on orders of that mode (docs/test-mode.md). */
   keyLivemode?: boolean,
 ): Promise<OrderView> {
-  const id = await resolveOrderId(env, orderRef, actor.kind === "partner" ? actor.partnerId : null);
+  const id = await resolveOrderId(env, orderRef, actor.kind === "operator" ? null : actor.partnerId);
   if (!id) throw notFound();
   const stub = env.ORDERS.getByName(id);
-  const order = actor.kind === "partner" ? await stub.get(actor.partnerId) : (await stub.inspect())?.order;
+  const order = actor.kind === "operator" ? (await stub.inspect())?.order : await stub.get(actor.partnerId);
   if (!order || (keyLivemode !== undefined && order.livemode !== keyLivemode)) throw notFound();
   const request = await checkedRequest(env, order, body);
   const idempotency = idempotencyKey

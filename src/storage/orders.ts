@@ -1,3 +1,4 @@
+import type { IndexDetails } from "../domain/order-index";
 import type { OrderStatus } from "../domain/order-state";
 
 export interface OrderIndexRow {
@@ -20,6 +21,26 @@ export interface OrderIndexRow {
   needs_action: 0 | 1;
 }
 
+/** What the cabinet lists, searches and sums, beyond the API's index columns (migration 0017). */
+export type OrderIndexDetails = IndexDetails;
+
+export const DETAIL_COLUMNS = [
+  "rate_type",
+  "amount_from",
+  "amount_to",
+  "deposit_txid",
+  "payout_txid",
+  "refund_txid",
+  "markup_bps",
+  "completed_at",
+  "markup_amount",
+  "usd_price_from",
+  "markup_usd",
+  "volume_usd",
+] as const satisfies readonly (keyof OrderIndexDetails)[];
+
+const detailValues = (d: OrderIndexDetails) => DETAIL_COLUMNS.map((c) => d[c]);
+
 const COLUMNS =
   "id, short_id, partner_id, status, coin_from, network_from, coin_to, network_to, deposit_address, deposit_address_tag, created_at, updated_at, expires_at, livemode, needs_action";
 const PLACEHOLDERS = COLUMNS.split(",")
@@ -32,12 +53,20 @@ const PLACEHOLDERS = COLUMNS.split(",")
  * overtaken by a newer one, changes nothing: each version lands at most once, and in order.
  * Returns whether the row changed.
  */
-export async function projectOrderIndex(db: D1Database, r: OrderIndexRow, version: number): Promise<boolean> {
+export async function projectOrderIndex(
+  db: D1Database,
+  r: OrderIndexRow,
+  details: OrderIndexDetails,
+  version: number,
+): Promise<boolean> {
+  const detailMarks = DETAIL_COLUMNS.map(() => "?").join(", ");
+  const detailSets = DETAIL_COLUMNS.map((c) => `${c} = excluded.${c}`).join(", ");
   const result = await db
     .prepare(
-      `INSERT INTO orders (${COLUMNS}, version) VALUES (${PLACEHOLDERS}, ?)
+      `INSERT INTO orders (${COLUMNS}, ${DETAIL_COLUMNS.join(", ")}, version)
+       VALUES (${PLACEHOLDERS}, ${detailMarks}, ?)
        ON CONFLICT (id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at,
-         needs_action = excluded.needs_action, version = excluded.version
+         needs_action = excluded.needs_action, ${detailSets}, version = excluded.version
        WHERE excluded.version > orders.version`,
     )
     .bind(
@@ -56,6 +85,7 @@ export async function projectOrderIndex(db: D1Database, r: OrderIndexRow, versio
       r.expires_at,
       r.livemode,
       r.needs_action,
+      ...detailValues(details),
       version,
     )
     .run();

@@ -34,3 +34,11 @@ export async function upsertPrices(
   await db.batch(quotes.map((q) => stmt.bind(q.coin, q.usd, source, at)));
   cache.clear();
 }
+
+/**
+ * A coin's newest stored USD price, however old (the cron refreshes it every minute); null when
+ * none is stored. What an order's earnings are valued at when it completes (docs/earnings.md).
+ */
+export async function storedUsdPrice(db: D1Database, coin: string): Promise<string | null> {
+  return (await loadPrices(db)).get(coin)?.usd ?? null;
+}

@@ -1,49 +1,23 @@
 // The cabinet in a real Chromium with a CDP virtual authenticator, against `wrangler dev`:
 // invite → passkey → key → order with it → roll → revoke → viewer → sign out. Screenshots of each
 // page go to test-artifacts/cabinet/.
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   ADMIN_TOKEN,
   admin,
+  browserSession,
   inviteUrl,
   landOn,
-  launchBrowser,
+  ORDER,
   ORIGIN,
-  type Server,
+  postOrder,
   shot,
-  startWorker,
   withPasskeys,
 } from "./harness";
 
-let server: Server | undefined;
-let browser: Browser | undefined;
+const suite = browserSession();
 
-beforeAll(async () => {
-  browser = await launchBrowser();
-  server = await startWorker();
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
-
-const ORDER = {
-  coin_from: "BTC",
-  network_from: "BTC",
-  coin_to: "USDT",
-  network_to: "TRX",
-  amount_from: 0.01,
-  rate_type: "float",
-  recipient_address: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t",
-};
-
-const createOrder = (key: string) =>
-  fetch(`${ORIGIN}/api/v1/partner/orders`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: JSON.stringify(ORDER),
-  });
+const createOrder = (key: string) => postOrder(key, ORDER);
 
 describe("partner cabinet in Chromium", () => {
   it("invite → passkey → key → order → roll → revoke → viewer → sign out", async () => {
@@ -51,7 +25,7 @@ describe("partner cabinet in Chromium", () => {
     const partner = (await (await admin("/partners", { json: { name: "Demo Wallet" } })).json()) as {
       id: string;
     };
-    const { ctx, page } = await withPasskeys(browser!);
+    const { ctx, page } = await withPasskeys(suite.browser());
 
     // Invite link → register a passkey → signed in on the keys page.
     await page.goto(await inviteUrl(partner.id, "dev@demo-wallet.example", "admin"));
@@ -105,7 +79,7 @@ describe("partner cabinet in Chromium", () => {
     await shot(page, "05-team");
 
     // The viewer, in a second context with its own authenticator, at phone width.
-    const viewer = await withPasskeys(browser!, { width: 390, height: 800 });
+    const viewer = await withPasskeys(suite.browser(), { width: 390, height: 800 });
     await viewer.page.goto(viewerUrl);
     await viewer.page.getByRole("button", { name: "Create passkey and sign in" }).click();
     await landOn(viewer.page, "/cabinet/keys");

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sparticuz from "@sparticuz/chromium";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 
 // Overridable so several checkouts on one machine can run the browser tests at once.
 export const PORT = Number(process.env.BROWSER_TEST_PORT ?? 8741);
@@ -22,7 +22,8 @@ export interface Server {
   stop(): Promise<void>;
 }
 
-export async function startWorker(): Promise<Server> {
+/** `vars` are extra `--var NAME:value` settings (the orders test polls the chain every second). */
+export async function startWorker(vars: Record<string, string> = {}): Promise<Server> {
   // The page script is bundled at install time; rebuild it so a changed src/client is what runs.
   const assets = spawnSync(process.execPath, ["scripts/build-cabinet-assets.mjs"], { encoding: "utf8" });
   if (assets.status !== 0) throw new Error(`cabinet assets build failed: ${assets.stderr}`);
@@ -53,6 +54,7 @@ export async function startWorker(): Promise<Server> {
       `ADMIN_TOKEN:${ADMIN_TOKEN}`,
       "--var",
       `CABINET_ORIGIN:${ORIGIN}`,
+      ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
     ],
     { env: ENV, stdio: ["ignore", "pipe", "pipe"], detached: true },
   );
@@ -112,7 +114,9 @@ export async function withPasskeys(
   b: Browser,
   viewport = { width: 1100, height: 760 },
 ): Promise<{ ctx: BrowserContext; page: Page }> {
-  const ctx = await b.newContext({ viewport });
+  // An explicit locale: from a POSIX environment Chromium reports `en-US@posix`, which no real
+  // browser does and which Intl (uPlot's date axis) refuses.
+  const ctx = await b.newContext({ viewport, locale: "en-US" });
   const page = await ctx.newPage();
   const cdp = await ctx.newCDPSession(page);
   await cdp.send("WebAuthn.enable");
@@ -155,3 +159,40 @@ export async function inviteUrl(partnerId: string, email: string, role: string):
   expect(res.status).toBe(201);
   return ((await res.json()) as { url: string }).url;
 }
+
+/** One Chromium and one `wrangler dev` (with extra `vars`) for a test file, stopped after it. */
+export function browserSession(vars: Record<string, string> = {}): { browser(): Browser } {
+  let server: Server | undefined;
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    server = await startWorker(vars);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+  return {
+    browser() {
+      if (!browser) throw new Error("the browser is not started");
+      return browser;
+    },
+  };
+}
+
+export const ORDER = {
+  coin_from: "BTC",
+  network_from: "BTC",
+  coin_to: "USDT",
+  network_to: "TRX",
+  amount_from: 0.01,
+  rate_type: "float",
+  recipient_address: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t",
+};
+
+export const postOrder = (key: string, body: Record<string, unknown>) =>
+  fetch(`${ORIGIN}/api/v1/partner/orders`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });

@@ -4,12 +4,15 @@
 import { raw } from "hono/html";
 import type { Child } from "hono/jsx";
 import { can, type Permission } from "../../domain/cabinet";
-import { CABINET_SCRIPT, CABINET_STYLE } from "../../generated/cabinet-assets";
+import { CABINET_CHARTS_SCRIPT, CABINET_SCRIPT, CABINET_STYLE } from "../../generated/cabinet-assets";
 import type { SessionContext } from "../../storage/cabinet";
 
 export const PRODUCT = "Swap Partner API";
 
 const NAV: { href: string; label: string; permission: Permission | null }[] = [
+  { href: "/cabinet/overview", label: "Overview", permission: "orders.read" },
+  { href: "/cabinet/orders", label: "Orders", permission: "orders.read" },
+  { href: "/cabinet/earnings", label: "Earnings", permission: "orders.read" },
   { href: "/cabinet/keys", label: "API keys", permission: "keys.read" },
   { href: "/cabinet/webhooks", label: "Webhooks", permission: "webhooks.read" },
   { href: "/cabinet/team", label: "Team", permission: "team.read" },
@@ -23,6 +26,10 @@ export function Page(props: {
   session?: SessionContext | undefined;
   current?: string;
   narrow?: boolean;
+  /** Tables with many columns (orders): a wider main column. */
+  wide?: boolean;
+  /** Loads the chart script (uPlot) too. */
+  charts?: boolean;
   /** Set on pages that answer a form post: the address a reload should GET. */
   replaceUrl?: string | undefined;
   children?: Child;
@@ -39,6 +46,7 @@ export function Page(props: {
           <title>{`${props.title} · ${PRODUCT}`}</title>
           <link rel="stylesheet" href={`/cabinet/assets/${CABINET_STYLE}`} />
           <script src={`/cabinet/assets/${CABINET_SCRIPT}`} defer></script>
+          {props.charts ? <script src={`/cabinet/assets/${CABINET_CHARTS_SCRIPT}`} defer></script> : null}
         </head>
         <body data-replace-url={props.replaceUrl}>
           <header class="top">
@@ -78,7 +86,7 @@ export function Page(props: {
               </form>
             ) : null}
           </header>
-          <main class={props.narrow ? "narrow" : undefined}>{props.children}</main>
+          <main class={props.narrow ? "narrow" : props.wide ? "wide" : undefined}>{props.children}</main>
         </body>
       </html>
     </>

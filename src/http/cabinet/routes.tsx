@@ -35,7 +35,9 @@ import { onError } from "../middleware/errors";
 import { clientIp } from "../middleware/rate-limit";
 import { form } from "./forms";
 import { Message } from "./layout";
+import { registerOrderRoutes } from "./order-routes";
 import { AccountPage, AuditPage, InvitePage, KeysPage, SignInPage, TeamPage } from "./pages";
+import { registerReportRoutes } from "./report-routes";
 import {
   actorOf,
   type CabinetEnv,
@@ -256,6 +258,8 @@ export function createCabinet() {
 
   app.route("/webhooks", webhookPages());
   app.route("/settings", settingsPages());
+  registerOrderRoutes(app);
+  registerReportRoutes(app);
 
   app.get("/audit", requireSession("audit.read"), async (c) => {
     const s = signedIn(c);

@@ -1,0 +1,37 @@
+// The order index row's searchable and summable part, as the OrderObject projects it to D1.
+import { amountExchanged } from "./earnings";
+import type { OrderRecord } from "./order";
+
+/** Mirrors storage's OrderIndexDetails (the domain imports nothing from storage). */
+export interface IndexDetails {
+  rate_type: string;
+  amount_from: string;
+  amount_to: string;
+  deposit_txid: string | null;
+  payout_txid: string | null;
+  refund_txid: string | null;
+  markup_bps: number;
+  completed_at: string | null;
+  markup_amount: string | null;
+  usd_price_from: string | null;
+  markup_usd: string | null;
+  volume_usd: string | null;
+}
+
+export function indexDetails(r: OrderRecord): IndexDetails {
+  const e = r.earnings;
+  return {
+    rate_type: r.rateType,
+    amount_from: amountExchanged(r),
+    amount_to: r.amountToActual ?? r.amountToExpected,
+    deposit_txid: r.depositTxid,
+    payout_txid: r.payoutTxid,
+    refund_txid: r.refundTxid,
+    markup_bps: r.markupBps,
+    completed_at: e?.completedAt ?? null,
+    markup_amount: e?.markupAmount ?? null,
+    usd_price_from: e?.usdPriceFrom ?? null,
+    markup_usd: e?.markupUsd ?? null,
+    volume_usd: e?.volumeUsd ?? null,
+  };
+}

@@ -1,0 +1,438 @@
+// The cabinet's order pages: the filtered list and the order detail (fields, timeline, explorer
+// links, webhook deliveries, and the decisions a failed order offers). Server-rendered; the page
+// script polls the detail while the order moves and checks typed addresses.
+import type { Child } from "hono/jsx";
+import { can } from "../../domain/cabinet";
+import type { OrderView } from "../../domain/order";
+import type { OrderActions } from "../../domain/order-actions";
+import { ORDER_STATUSES, type OrderStatus } from "../../domain/order-state";
+import type { OrderDetail, OrderQuery } from "../../services/cabinet-orders";
+import type { SessionContext } from "../../storage/cabinet";
+import type { CabinetOrderRow } from "../../storage/order-search";
+import { Csrf, Page } from "./layout";
+import { when } from "./pages";
+
+const FINAL: readonly OrderStatus[] = ["completed", "refunded"];
+
+export function StatusBadge(props: { status: OrderStatus }) {
+  const tone =
+    props.status === "completed" || props.status === "refunded"
+      ? "ok"
+      : props.status === "failed" || props.status === "expired"
+        ? "bad"
+        : "warn";
+  return (
+    <span class={`badge ${tone}`} data-testid="status">
+      {props.status}
+    </span>
+  );
+}
+
+/** The query string of a filter (empty values left out), for links that keep the filters. */
+export function queryString(q: OrderQuery, extra: Record<string, string> = {}): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries({ ...q, ...extra })) if (v) params.set(k, v);
+  const s = params.toString();
+  return s ? `?${s}` : "";
+}
+
+function Select(props: { name: string; label: string; value: string | undefined; options: string[] }) {
+  return (
+    <label>
+      {props.label}
+      <select name={props.name}>
+        <option value="">any</option>
+        {props.options.map((o) => (
+          <option value={o} selected={props.value === o}>
+            {o}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+export function OrdersPage(props: {
+  session: SessionContext;
+  query: OrderQuery;
+  rows: CabinetOrderRow[];
+  next: string | null;
+  coins: string[];
+}) {
+  const q = props.query;
+  const filtered = Object.values(q).some(Boolean);
+  return (
+    <Page title="Orders" session={props.session} current="/cabinet/orders" wide>
+      <h1>Orders</h1>
+      <p class="lead">Newest first. Search by order id, short id, deposit address or a transaction id.</p>
+      <section class="card">
+        <form class="row filters" method="get" action="/cabinet/orders">
+          <label class="grow">
+            Search
+            <input
+              name="q"
+              value={q.q ?? ""}
+              placeholder="short id, order id, deposit address, txid"
+              data-testid="search"
+            />
+          </label>
+          <Select name="status" label="Status" value={q.status} options={[...ORDER_STATUSES]} />
+          <Select name="coin_from" label="From" value={q.coin_from} options={props.coins} />
+          <Select name="coin_to" label="To" value={q.coin_to} options={props.coins} />
+          <Select name="mode" label="Rate" value={q.mode} options={["float", "fixed"]} />
+          <label>
+            Created from
+            <input type="date" name="from" value={q.from ?? ""} />
+          </label>
+          <label>
+            to
+            <input type="date" name="to" value={q.to ?? ""} />
+          </label>
+          <button type="submit">Apply</button>
+          {filtered ? (
+            <a class="button secondary" href="/cabinet/orders">
+              Clear
+            </a>
+          ) : null}
+          <a class="button secondary" href={`/cabinet/orders.csv${queryString(q)}`} data-testid="export-csv">
+            Export CSV
+          </a>
+        </form>
+      </section>
+      <section class="card">
+        {props.rows.length === 0 ? (
+          <p class="muted">{filtered ? "No order matches these filters." : "No orders yet."}</p>
+        ) : (
+          <table class="stack" data-testid="orders">
+            <thead>
+              <tr>
+                <th>Order</th>
+                <th>Created</th>
+                <th>Swap</th>
+                <th>Rate</th>
+                <th>Status</th>
+              </tr>
+            </thead>
+            <tbody>
+              {props.rows.map((r) => (
+                <tr data-order-id={r.id}>
+                  <td data-label="Order">
+                    <a href={`/cabinet/orders/${r.short_id}`}>
+                      <code>{r.short_id}</code>
+                    </a>
+                  </td>
+                  <td data-label="Created">{when(r.created_at)}</td>
+                  <td data-label="Swap">
+                    {r.amount_from ?? "?"} {r.coin_from} → {r.amount_to ?? "?"} {r.coin_to}
+                    <div class="muted small">
+                      {r.network_from} → {r.network_to}
+                    </div>
+                  </td>
+                  <td data-label="Rate">{r.rate_type ?? "—"}</td>
+                  <td data-label="Status">
+                    <StatusBadge status={r.status} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        <div class="pager">
+          {q.cursor ? (
+            <a href={`/cabinet/orders${queryString({ ...q, cursor: undefined })}`}>Newest</a>
+          ) : null}
+          {props.next ? (
+            <a href={`/cabinet/orders${queryString(q, { cursor: props.next })}`} data-testid="older">
+              Older →
+            </a>
+          ) : null}
+        </div>
+      </section>
+    </Page>
+  );
+}
+
+/** A value with its explorer link, when the catalog has a template for it. */
+function Linked(props: { value: string | null; href: string | null }) {
+  if (props.value === null) return <span class="muted">—</span>;
+  return props.href ? (
+    <a class="mono" href={props.href} rel="noopener noreferrer" target="_blank">
+      {props.value}
+    </a>
+  ) : (
+    <span class="mono">{props.value}</span>
+  );
+}
+
+function fieldValue(key: keyof OrderView, d: OrderDetail): Child {
+  const o = d.order;
+  switch (key) {
+    case "status":
+      return <StatusBadge status={o.status} />;
+    case "deposit_address":
+    case "recipient_address":
+    case "deposit_txid":
+    case "payout_txid":
+    case "refund_txid":
+      return <Linked value={o[key]} href={d.links[key]} />;
+    default: {
+      const v = o[key];
+      return v === null ? <span class="muted">—</span> : <span class="mono">{String(v)}</span>;
+    }
+  }
+}
+
+/** Every field of the contract's Order, in the contract's order (actions have their own card). */
+const FIELDS = (o: OrderView) => Object.keys(o).filter((k) => k !== "actions") as (keyof OrderView)[];
+
+function AddressInput(props: {
+  name: string;
+  kind: "refund" | "payout";
+  required: boolean;
+  placeholder: string;
+}) {
+  return (
+    <label class="grow">
+      {props.kind === "refund" ? "Refund address" : "New recipient address"}
+      <input
+        name={props.name}
+        required={props.required}
+        placeholder={props.placeholder}
+        autocomplete="off"
+        spellcheck={false}
+        data-validate={props.kind}
+        data-testid={`${props.kind}-address`}
+      />
+      <span class="check" data-check></span>
+    </label>
+  );
+}
+
+function ActionsCard(props: { session: SessionContext; order: OrderView; actions: OrderActions }) {
+  const { order: o, actions: a, session } = props;
+  const may = can(session.user.role, "orders.act");
+  const base = `/cabinet/orders/${o.id}`;
+  const refund = a.refund;
+  const cont = a.continue;
+  return (
+    <section class="card attention" data-testid="actions">
+      <h2>This order holds the user's money: choose what to do</h2>
+      <p class="muted">
+        Reason: <code>{a.reason}</code>. Each decision is taken once; it moves the money through the usual
+        payout path.
+      </p>
+      {!may ? (
+        <p class="muted">Your role (viewer) can see these choices; an admin or developer takes them.</p>
+      ) : null}
+      <div class="choices">
+        <div class="choice">
+          <h3>Refund</h3>
+          {refund.available ? (
+            <p>
+              Send back <strong>{refund.amount}</strong> {refund.coin} ({refund.network})
+              {refund.address ? (
+                <>
+                  {" "}
+                  to <span class="mono">{refund.address}</span>
+                </>
+              ) : null}
+              .
+            </p>
+          ) : (
+            <p class="muted">Not available: {refund.unavailable_reason}</p>
+          )}
+          {may && refund.available ? (
+            <form
+              method="post"
+              action={`${base}/refund`}
+              data-confirm={`Refund ${refund.amount} ${refund.coin}? This cannot be undone.`}
+            >
+              <Csrf session={session} />
+              {refund.requires_address ? (
+                <AddressInput
+                  name="refund_address"
+                  kind="refund"
+                  required
+                  placeholder={`${refund.network} address`}
+                />
+              ) : null}
+              <button type="submit" class="danger" data-testid="refund">
+                Refund {refund.amount} {refund.coin}
+              </button>
+            </form>
+          ) : null}
+        </div>
+        <div class="choice">
+          <h3>Continue the exchange</h3>
+          {cont.available ? (
+            <p>
+              Exchange at the current float rate <strong>{cont.rate}</strong>: about{" "}
+              <strong>{cont.amount_to_estimate}</strong> {o.coin_to} to the recipient.
+            </p>
+          ) : (
+            <p class="muted">Not available: {cont.unavailable_reason}</p>
+          )}
+          {may && cont.available ? (
+            <form
+              method="post"
+              action={`${base}/continue`}
+              data-confirm={`Continue: exchange now for about ${cont.amount_to_estimate} ${o.coin_to}?`}
+            >
+              <Csrf session={session} />
+              <button type="submit" data-testid="continue">
+                Continue for ≈ {cont.amount_to_estimate} {o.coin_to}
+              </button>
+            </form>
+          ) : null}
+        </div>
+        {a.payout ? (
+          <div class="choice">
+            <h3>Pay out to another address</h3>
+            {a.payout.available ? (
+              <p>
+                Send <strong>{a.payout.amount}</strong> {a.payout.coin} ({a.payout.network}) to a new
+                recipient.
+              </p>
+            ) : (
+              <p class="muted">Not available: {a.payout.unavailable_reason}</p>
+            )}
+            {may && a.payout.available ? (
+              <form
+                method="post"
+                action={`${base}/payout`}
+                data-confirm={`Send ${a.payout.amount} ${a.payout.coin} to the new address?`}
+              >
+                <Csrf session={session} />
+                <AddressInput
+                  name="recipient_address"
+                  kind="payout"
+                  required
+                  placeholder={`${a.payout.network} address`}
+                />
+                <button type="submit" data-testid="payout">
+                  Pay out {a.payout.amount} {a.payout.coin}
+                </button>
+              </form>
+            ) : null}
+          </div>
+        ) : null}
+      </div>
+    </section>
+  );
+}
+
+function eventText(data: Record<string, string | number | boolean | null> | null): string {
+  if (!data) return "";
+  return Object.entries(data)
+    .filter(([k]) => k !== "event")
+    .map(([k, v]) => `${k}=${v}`)
+    .join(" · ");
+}
+
+export function OrderPage(props: { session: SessionContext; detail: OrderDetail }) {
+  const d = props.detail;
+  const o = d.order;
+  return (
+    <Page title={`Order ${o.short_id}`} session={props.session} current="/cabinet/orders" wide>
+      <p>
+        <a href="/cabinet/orders">← Orders</a>
+      </p>
+      <div
+        data-live={`/cabinet/orders/${o.id}/state`}
+        data-updated={o.updated_at}
+        data-events={d.events.length}
+        data-final={FINAL.includes(o.status) ? "true" : undefined}
+      >
+        <h1>
+          Order <code>{o.short_id}</code> <StatusBadge status={o.status} />
+        </h1>
+        <p class="lead">
+          {o.amount_from_received ?? o.amount_from_expected} {o.coin_from} ({o.network_from}) →{" "}
+          {o.amount_to_actual ?? o.amount_to_expected} {o.coin_to} ({o.network_to}) ·{" "}
+          {o.status_reason ? (
+            <>
+              <code>{o.status_reason}</code> ·{" "}
+            </>
+          ) : null}
+          updated {when(o.updated_at)}
+          {FINAL.includes(o.status) ? null : <span class="muted"> · updates by itself</span>}
+        </p>
+        {o.actions ? <ActionsCard session={props.session} order={o} actions={o.actions} /> : null}
+        <div class="columns">
+          <section class="card">
+            <h2>Timeline</h2>
+            <ol class="timeline" data-testid="timeline">
+              {d.events.map((e) => (
+                <li>
+                  <div>
+                    <strong>
+                      {e.from_status === e.to_status
+                        ? e.reason
+                        : `${e.from_status ?? "created"} → ${e.to_status}`}
+                    </strong>
+                    <span class="muted"> {when(e.at)}</span>
+                  </div>
+                  {e.from_status !== e.to_status ? <div class="muted">{e.reason}</div> : null}
+                  {eventText(e.data) ? <div class="mono small">{eventText(e.data)}</div> : null}
+                </li>
+              ))}
+            </ol>
+          </section>
+          <section class="card">
+            <h2>Order</h2>
+            <dl class="fields" data-testid="fields">
+              {FIELDS(o).map((k) => (
+                <>
+                  <dt>{k}</dt>
+                  <dd data-field={k}>{fieldValue(k, d)}</dd>
+                </>
+              ))}
+            </dl>
+          </section>
+        </div>
+        <section class="card">
+          <h2>Webhook deliveries</h2>
+          {d.deliveries.length === 0 ? (
+            <p class="muted">No webhook events for this order (none sent yet, or no webhook URL set).</p>
+          ) : (
+            <table class="stack" data-testid="deliveries">
+              <thead>
+                <tr>
+                  <th>#</th>
+                  <th>Event</th>
+                  <th>Created</th>
+                  <th>Status</th>
+                  <th>Attempts</th>
+                  <th>Last answer</th>
+                </tr>
+              </thead>
+              <tbody>
+                {d.deliveries.map((w) => (
+                  <tr>
+                    <td data-label="#">{w.sequence}</td>
+                    <td data-label="Event">
+                      <code>{w.event_id}</code>
+                    </td>
+                    <td data-label="Created">{when(w.created_at)}</td>
+                    <td data-label="Status">
+                      <span
+                        class={`badge ${w.status === "delivered" ? "ok" : w.status === "failed" ? "bad" : ""}`}
+                      >
+                        {w.status}
+                      </span>
+                    </td>
+                    <td data-label="Attempts">{w.attempts}</td>
+                    <td data-label="Last answer">
+                      {w.last_status_code ?? ""} {w.last_error ?? ""}
+                      {w.next_retry_at ? <div class="muted">next try {when(w.next_retry_at)}</div> : null}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </section>
+      </div>
+    </Page>
+  );
+}

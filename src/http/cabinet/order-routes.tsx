@@ -1,0 +1,116 @@
+// The cabinet's order routes: list, CSV export, detail, the state the detail polls, and the
+// decisions on a failed order's money (the partner API's logic, taken as the signed-in member).
+import type { Context, Hono } from "hono";
+import { z } from "zod";
+import {
+  cabinetAction,
+  checkActionAddress,
+  type OrderQuery,
+  orderDetail,
+  orderFilter,
+  orderPage,
+  orderState,
+  ordersCsv,
+} from "../../services/cabinet-orders";
+import type { ActionBody } from "../../services/order-actions";
+import { loadCatalog } from "../../storage/catalog";
+import { badRequest } from "../errors";
+import { OrderPage, OrdersPage } from "./order-pages";
+import { actorOf, type CabinetEnv, requireSession, type SignedInEnv } from "./session";
+
+const signedIn = (c: Context<CabinetEnv>) => c as unknown as Context<SignedInEnv>;
+const partnerOf = (c: Context<CabinetEnv>) => signedIn(c).get("cabinet").user.partner_id;
+
+const QUERY_KEYS = ["status", "from", "to", "coin_from", "coin_to", "mode", "q", "cursor"] as const;
+
+function orderQuery(c: Context): OrderQuery {
+  return Object.fromEntries(
+    QUERY_KEYS.flatMap((k) => {
+      const v = c.req.query(k);
+      return v ? [[k, v.slice(0, 400)]] : [];
+    }),
+  );
+}
+
+const checkBody = z.object({
+  kind: z.enum(["refund", "payout"]),
+  address: z.string().min(1).max(128),
+  tag: z.string().max(128).optional(),
+});
+
+async function form(c: Context): Promise<Record<string, string>> {
+  const body = await c.req.parseBody();
+  return Object.fromEntries(
+    Object.entries(body).flatMap(([k, v]) => (typeof v === "string" && v.trim() ? [[k, v.trim()]] : [])),
+  );
+}
+
+function actionBody(kind: string, f: Record<string, string>): ActionBody {
+  switch (kind) {
+    case "refund":
+      return { kind, refund_address: f.refund_address, refund_address_tag: f.refund_address_tag };
+    case "continue":
+      return { kind };
+    case "payout":
+      if (!f.recipient_address) throw badRequest("A payout needs the new recipient address.");
+      return { kind, recipient_address: f.recipient_address, recipient_address_tag: f.recipient_address_tag };
+    default:
+      throw badRequest("Unknown action.");
+  }
+}
+
+export function registerOrderRoutes(app: Hono<CabinetEnv>): void {
+  app.get("/orders", requireSession("orders.read"), async (c) => {
+    const query = orderQuery(c);
+    const [page, catalog] = await Promise.all([
+      orderPage(c.env.DB, orderFilter(partnerOf(c), query), query.cursor),
+      loadCatalog(c.env.DB),
+    ]);
+    const coins = [...new Set(catalog.map((r) => r.coin))].sort();
+    return c.html(
+      <OrdersPage
+        session={signedIn(c).get("cabinet")}
+        query={query}
+        rows={page.rows}
+        next={page.next}
+        coins={coins}
+      />,
+    );
+  });
+
+  app.get("/orders.csv", requireSession("orders.read"), (c) => {
+    const stamp = new Date().toISOString().slice(0, 19).replace(/[-:]/g, "");
+    return c.body(ordersCsv(c.env.DB, orderFilter(partnerOf(c), orderQuery(c))), 200, {
+      "Content-Type": "text/csv; charset=utf-8",
+      "Content-Disposition": `attachment; filename="orders-${stamp}.csv"`,
+    });
+  });
+
+  app.get("/orders/:ref", requireSession("orders.read"), async (c) => {
+    const detail = await orderDetail(c.env, partnerOf(c), c.req.param("ref"));
+    return c.html(<OrderPage session={signedIn(c).get("cabinet")} detail={detail} />);
+  });
+
+  app.get("/orders/:ref/state", requireSession("orders.read"), async (c) =>
+    c.json(await orderState(c.env, partnerOf(c), c.req.param("ref"))),
+  );
+
+  app.post("/orders/:ref/check-address", requireSession("orders.act"), async (c) => {
+    const parsed = checkBody.safeParse(await c.req.json().catch(() => null));
+    if (!parsed.success) throw badRequest("Invalid request body.");
+    const b = parsed.data;
+    return c.json(
+      await checkActionAddress(c.env, partnerOf(c), c.req.param("ref"), b.kind, b.address, b.tag),
+    );
+  });
+
+  app.post("/orders/:ref/:action{refund|continue|payout}", requireSession("orders.act"), async (c) => {
+    const order = await cabinetAction(
+      c.env,
+      actorOf(signedIn(c)),
+      c.req.param("ref"),
+      actionBody(c.req.param("action"), await form(c)),
+    );
+    return c.redirect(`/cabinet/orders/${order.id}`, 303);
+  });
+}

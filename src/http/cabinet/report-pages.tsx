@@ -1,0 +1,157 @@
+// The overview (figures for today / 7 / 30 days and a chart) and the earnings report.
+import type { EarningsSummary } from "../../domain/earnings";
+import type { Overview } from "../../domain/overview";
+import type { SessionContext } from "../../storage/cabinet";
+import { Page } from "./layout";
+
+/** Dollars as the pages show them; the stored and exported values keep their full precision. */
+const usd = (s: string) =>
+  `$${Number(s).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+
+export function OverviewPage(props: { session: SessionContext; overview: Overview }) {
+  const o = props.overview;
+  return (
+    <Page title="Overview" session={props.session} current="/cabinet/overview" charts>
+      <h1>Overview</h1>
+      <p class="lead">Your orders and what you earned. Days are UTC.</p>
+      <div class="stats" data-testid="stats">
+        {o.windows.map((w) => (
+          <section class="card" data-window={w.label}>
+            <h2>{w.label}</h2>
+            <div class="figure">
+              {w.created} {w.created === 1 ? "order" : "orders"}
+            </div>
+            <div class="muted">
+              {w.completed} completed ·{" "}
+              {w.conversion === null
+                ? "no conversion yet"
+                : `${(w.conversion * 100).toFixed(1)} % conversion`}
+            </div>
+            <div>
+              Volume <strong>{usd(w.volume_usd)}</strong>
+            </div>
+            <div>
+              Earnings <strong data-testid="earnings">{usd(w.earnings_usd)}</strong>
+            </div>
+          </section>
+        ))}
+      </div>
+      <section class="card">
+        <h2>Last 30 days</h2>
+        <div class="chart" data-chart={JSON.stringify(o.chart)} data-testid="chart"></div>
+        <p class="muted small">
+          Orders created per day, and earnings (USD) of the orders completed that day. Conversion counts the
+          orders created in the window that have completed.
+        </p>
+      </section>
+    </Page>
+  );
+}
+
+export function EarningsPage(props: {
+  session: SessionContext;
+  from: string;
+  to: string;
+  summary: EarningsSummary;
+}) {
+  const s = props.summary;
+  const range = `from=${props.from}&to=${props.to}`;
+  return (
+    <Page title="Earnings" session={props.session} current="/cabinet/earnings">
+      <h1>Earnings</h1>
+      <p class="lead">
+        Your markup on each completed order: amount exchanged × markup ÷ 10 000, in the coin you received,
+        valued in USD at that coin's price when the order completed. Fixed at completion; it never changes
+        afterwards.
+      </p>
+      <section class="card">
+        <form class="row" method="get" action="/cabinet/earnings">
+          <label>
+            Completed from
+            <input type="date" name="from" value={props.from} />
+          </label>
+          <label>
+            to
+            <input type="date" name="to" value={props.to} />
+          </label>
+          <button type="submit">Show</button>
+          <a class="button secondary" href={`/cabinet/earnings.csv?${range}`} data-testid="earnings-csv">
+            Export CSV
+          </a>
+        </form>
+      </section>
+      <section class="card">
+        <h2>
+          Total <span data-testid="total-usd">{usd(s.total_usd)}</span>{" "}
+          <span class="muted small">
+            from {s.orders} completed {s.orders === 1 ? "order" : "orders"} · volume {usd(s.volume_usd)}
+          </span>
+        </h2>
+        {s.coins.length === 0 ? (
+          <p class="muted">No completed orders in this range.</p>
+        ) : (
+          <table class="stack" data-testid="per-coin">
+            <thead>
+              <tr>
+                <th>Coin</th>
+                <th class="num">Orders</th>
+                <th class="num">Markup</th>
+                <th class="num">USD</th>
+              </tr>
+            </thead>
+            <tbody>
+              {s.coins.map((c) => (
+                <tr>
+                  <td data-label="Coin">{c.coin}</td>
+                  <td class="num" data-label="Orders">
+                    {c.orders}
+                  </td>
+                  <td class="num mono" data-label="Markup">
+                    {c.markup} {c.coin}
+                  </td>
+                  <td class="num" data-label="USD">
+                    {usd(c.markup_usd)}
+                    {c.unpriced ? <div class="muted small">{c.unpriced} without a price</div> : null}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+      {s.lines.length ? (
+        <section class="card">
+          <h2>Per day</h2>
+          <table class="stack" data-testid="per-day">
+            <thead>
+              <tr>
+                <th>Day</th>
+                <th>Coin</th>
+                <th class="num">Orders</th>
+                <th class="num">Markup</th>
+                <th class="num">USD</th>
+              </tr>
+            </thead>
+            <tbody>
+              {s.lines.map((l) => (
+                <tr>
+                  <td data-label="Day">{l.day}</td>
+                  <td data-label="Coin">{l.coin}</td>
+                  <td class="num" data-label="Orders">
+                    {l.orders}
+                  </td>
+                  <td class="num mono" data-label="Markup">
+                    {l.markup}
+                  </td>
+                  <td class="num" data-label="USD">
+                    {usd(l.markup_usd)}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      ) : null}
+    </Page>
+  );
+}

@@ -1,0 +1,235 @@
+// The cabinet's order pages: the filtered list and search over the D1 index, the CSV export of
+// every matching row, one order with its event log, explorer links and webhook deliveries, and
+// the decisions a signed-in member takes on a failed order's money.
+import { csvLine } from "../domain/csv";
+import { checkDestination } from "../domain/destination";
+import { DomainError } from "../domain/errors";
+import { decodeCursor, pageOf } from "../domain/keyset-cursor";
+import type { OrderView } from "../domain/order";
+import { ORDER_STATUSES, type OrderStatus } from "../domain/order-state";
+import { normalizeShortId } from "../domain/short-id";
+import type { OrderEventLogEntry } from "../objects/order-object";
+import { type CurrencyRow, loadCatalog } from "../storage/catalog";
+import {
+  type CabinetOrderRow,
+  deliveriesOfOrder,
+  type OrderFilter,
+  searchOrders,
+} from "../storage/order-search";
+import type { DeliveryRow } from "../storage/webhooks";
+import { type Actor as AuditActor, audit } from "./cabinet-auth";
+import { type ActionBody, takeOrderAction } from "./order-actions";
+import { resolveOrderId, UUID_RE } from "./orders";
+
+export const PAGE_SIZE = 50;
+/** Rows per D1 read while the CSV streams: memory stays bounded whatever the export's size. */
+const EXPORT_BATCH = 1000;
+
+/** The list's filters as the page's query string carries them; anything unknown is ignored. */
+export interface OrderQuery {
+  status?: string | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+  coin_from?: string | undefined;
+  coin_to?: string | undefined;
+  mode?: string | undefined;
+  q?: string | undefined;
+  cursor?: string | undefined;
+}
+
+const DAY_RE = /^\d{4}-\d{2}-\d{2}$/;
+const day = (d: string | undefined) => (d && DAY_RE.test(d) && !Number.isNaN(Date.parse(d)) ? d : undefined);
+const coin = (c: string | undefined) => (c && /^[A-Za-z0-9]{1,20}$/.test(c) ? c.toUpperCase() : undefined);
+
+/** Filters from the query string: dates are whole UTC days, `to` included. */
+export function orderFilter(partnerId: string, q: OrderQuery): OrderFilter {
+  const text = q.q?.trim().slice(0, 200) ?? "";
+  const to = day(q.to);
+  return {
+    partnerId,
+    status: ORDER_STATUSES.includes(q.status as OrderStatus) ? (q.status as OrderStatus) : undefined,
+    createdFrom: day(q.from) ? `${q.from}T00:00:00.000Z` : undefined,
+    createdTo: to ? new Date(Date.parse(to) + 86_400_000).toISOString() : undefined,
+    coinFrom: coin(q.coin_from),
+    coinTo: coin(q.coin_to),
+    rateType: q.mode === "float" || q.mode === "fixed" ? q.mode : undefined,
+    search: text
+      ? { id: UUID_RE.test(text) ? text.toLowerCase() : null, shortId: normalizeShortId(text), text }
+      : undefined,
+  };
+}
+
+export async function orderPage(
+  db: D1Database,
+  filter: OrderFilter,
+  cursor: string | undefined,
+): Promise<{ rows: CabinetOrderRow[]; next: string | null }> {
+  const after = cursor ? decodeCursor(cursor, (id) => UUID_RE.test(id)) : undefined;
+  const rows = await searchOrders(db, filter, after, PAGE_SIZE + 1);
+  const { page, next_cursor } = pageOf(rows, PAGE_SIZE, (r) => ({ createdAt: r.created_at, id: r.id }));
+  return { rows: page, next: next_cursor };
+}
+
+export const CSV_COLUMNS = [
+  "id",
+  "short_id",
+  "status",
+  "created_at",
+  "updated_at",
+  "rate_type",
+  "coin_from",
+  "network_from",
+  "amount_from",
+  "coin_to",
+  "network_to",
+  "amount_to",
+  "deposit_address",
+  "deposit_address_tag",
+  "deposit_txid",
+  "payout_txid",
+  "refund_txid",
+  "completed_at",
+  "markup_amount",
+  "markup_usd",
+] as const satisfies readonly (keyof CabinetOrderRow)[];
+
+/**
+ * Every row the filter matches, as CSV, read in keyset batches while the response streams: the
+ * Worker holds one batch at a time, whatever the export's size.
+ */
+export function ordersCsv(db: D1Database, filter: OrderFilter): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  let after: { createdAt: string; id: string } | undefined;
+  let header = true;
+  let done = false;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (header) {
+        header = false;
+        controller.enqueue(encoder.encode(csvLine([...CSV_COLUMNS])));
+        return;
+      }
+      if (done) return;
+      const rows = await searchOrders(db, filter, after, EXPORT_BATCH);
+      const last = rows.at(-1);
+      if (last) after = { createdAt: last.created_at, id: last.id };
+      if (rows.length < EXPORT_BATCH) done = true;
+      controller.enqueue(encoder.encode(rows.map((r) => csvLine(CSV_COLUMNS.map((c) => r[c]))).join("")));
+      if (done) controller.close();
+    },
+  });
+}
+
+export interface ExplorerLinks {
+  deposit_address: string | null;
+  recipient_address: string | null;
+  deposit_txid: string | null;
+  payout_txid: string | null;
+  refund_txid: string | null;
+}
+
+const fill = (template: string | null | undefined, key: "txid" | "address", value: string | null) =>
+  template && value ? template.replace(`{${key}}`, encodeURIComponent(value)) : null;
+
+/** Links from the catalog's explorer templates of the order's two sides. */
+export function explorerLinks(catalog: readonly CurrencyRow[], o: OrderView): ExplorerLinks {
+  const side = (c: string, n: string) => catalog.find((r) => r.coin === c && r.network === n);
+  const from = side(o.coin_from, o.network_from);
+  const to = side(o.coin_to, o.network_to);
+  return {
+    deposit_address: fill(from?.explorer_address_url, "address", o.deposit_address),
+    recipient_address: fill(to?.explorer_address_url, "address", o.recipient_address),
+    deposit_txid: fill(from?.explorer_tx_url, "txid", o.deposit_txid),
+    payout_txid: fill(to?.explorer_tx_url, "txid", o.payout_txid),
+    refund_txid: fill(from?.explorer_tx_url, "txid", o.refund_txid),
+  };
+}
+
+export interface OrderDetail {
+  order: OrderView;
+  events: OrderEventLogEntry[];
+  deliveries: Omit<DeliveryRow, "payload">[];
+  links: ExplorerLinks;
+}
+
+const notFound = () => new DomainError("order_not_found", "Order not found.");
+
+async function ownOrder(env: Env, partnerId: string, ref: string) {
+  const id = await resolveOrderId(env, ref, partnerId);
+  const found = id ? await env.ORDERS.getByName(id).inspect() : null;
+  if (!found || found.partner_id !== partnerId) throw notFound();
+  return found;
+}
+
+/** One of the partner's orders (by UUID or short_id): everything the detail page shows. */
+export async function orderDetail(env: Env, partnerId: string, ref: string): Promise<OrderDetail> {
+  const { order, events } = await ownOrder(env, partnerId, ref);
+  const [deliveries, catalog] = await Promise.all([
+    deliveriesOfOrder(env.DB, partnerId, order.id),
+    loadCatalog(env.DB),
+  ]);
+  return { order, events, deliveries, links: explorerLinks(catalog, order) };
+}
+
+/** What the detail page polls: enough to tell whether anything moved. */
+export async function orderState(
+  env: Env,
+  partnerId: string,
+  ref: string,
+): Promise<{ status: OrderStatus; updated_at: string; events: number }> {
+  const { order, events } = await ownOrder(env, partnerId, ref);
+  return { status: order.status, updated_at: order.updated_at, events: events.length };
+}
+
+/**
+ * An address typed into an action's form, checked by the rules the action itself applies
+ * (checkDestination for the order's network): the page validates as the member types.
+ */
+export async function checkActionAddress(
+  env: Env,
+  partnerId: string,
+  ref: string,
+  kind: "refund" | "payout",
+  address: string,
+  tag: string | undefined,
+): Promise<{ ok: true; address: string } | { ok: false; detail: string }> {
+  const { order } = await ownOrder(env, partnerId, ref);
+  const network = kind === "refund" ? order.network_from : order.network_to;
+  const coinCode = kind === "refund" ? order.coin_from : order.coin_to;
+  const row = (await loadCatalog(env.DB)).find((c) => c.coin === coinCode && c.network === network);
+  try {
+    const checked = checkDestination(
+      network,
+      row?.is_memo === 1,
+      address,
+      tag,
+      kind === "refund" ? "refund_address" : "recipient_address",
+    );
+    return { ok: true, address: checked.address };
+  } catch (err) {
+    if (err instanceof DomainError) return { ok: false, detail: err.message };
+    throw err;
+  }
+}
+
+/**
+ * A decision from the cabinet: the partner API's logic, recorded in the order's event log as the
+ * member's (`decided_by: cabinet:<e-mail>`) and in the partner's audit log.
+ */
+export async function cabinetAction(
+  env: Env,
+  member: AuditActor,
+  ref: string,
+  body: ActionBody,
+): Promise<OrderView> {
+  const order = await takeOrderAction(
+    env,
+    { kind: "cabinet", partnerId: member.partnerId, user: member.label },
+    ref,
+    body,
+    undefined,
+  );
+  const { kind, ...inputs } = body;
+  await audit(env.DB, member, `order.${kind}`, order.short_id, { status: order.status, ...inputs });
+  return order;
+}

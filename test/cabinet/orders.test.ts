@@ -1,0 +1,336 @@
+// The cabinet's order pages over HTTP: list, filters and search (lower-case short_id, deposit
+// address, txid), keyset paging, CSV of every matching row, the detail with its timeline and the
+// state it polls, ownership, and a refund decided from the cabinet (viewers cannot).
+import { env } from "cloudflare:workers";
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { searchStatement } from "../../src/storage/order-search";
+import { projectOrderIndex } from "../../src/storage/orders";
+import { admin, json, setPrices, type TestPartner } from "../helpers";
+import { acceptInvite, cab, csrfOf, invite, partnerWithAdmin } from "../support/cabinet";
+import {
+  BTC_TO_USDT,
+  createOrder,
+  type Order,
+  read,
+  simMine,
+  simSend,
+  startClock,
+  step,
+} from "../support/orders";
+
+const NEW_BTC = "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq";
+
+type Team = Awaited<ReturnType<typeof partnerWithAdmin>> & { api: TestPartner };
+
+async function team(): Promise<Team> {
+  const t = await partnerWithAdmin();
+  const res = await admin(`/partners/${t.partnerId}/keys`, { method: "POST" });
+  const key = await json<{ key: string; key_id: string }>(res);
+  return { ...t, api: { id: t.partnerId, key: key.key, keyId: key.key_id } };
+}
+
+const page = async (t: { cookie: string }, path: string) => {
+  const res = await cab(path, { cookie: t.cookie });
+  expect(res.status, path).toBe(200);
+  return res.text();
+};
+const listed = (html: string) => [...html.matchAll(/data-order-id="([^"]+)"/g)].map((m) => m[1]);
+
+beforeAll(() => setPrices());
+afterEach(() => vi.useRealTimers());
+
+describe("orders list", () => {
+  let t: Team;
+  let orders: Order[];
+  beforeAll(async () => {
+    t = await team();
+    orders = [];
+    for (const body of [BTC_TO_USDT, { ...BTC_TO_USDT, rate_type: "fixed" }, BTC_TO_USDT])
+      orders.push(await createOrder(t.api, body));
+  });
+
+  it("lists the partner's orders newest first, and only theirs", async () => {
+    const other = await team();
+    await createOrder(other.api, BTC_TO_USDT);
+    const html = await page(t, "/orders");
+    expect(listed(html)).toEqual(orders.map((o) => o.id).reverse());
+    expect(html).toContain(orders[0]!.short_id);
+  });
+
+  it("finds an order by lower-case short_id, by deposit address and by id; nothing else", async () => {
+    const o = orders[1]!;
+    expect(listed(await page(t, `/orders?q=${o.short_id.toLowerCase()}`))).toEqual([o.id]);
+    expect(listed(await page(t, `/orders?q=${encodeURIComponent(o.deposit_address)}`))).toEqual([o.id]);
+    expect(listed(await page(t, `/orders?q=${o.id}`))).toEqual([o.id]);
+    const none = await page(t, "/orders?q=nothing-like-this");
+    expect(listed(none)).toEqual([]);
+    expect(none).toContain("No order matches");
+  });
+
+  it("filters by mode, status, pair and day", async () => {
+    expect(listed(await page(t, "/orders?mode=fixed"))).toEqual([orders[1]!.id]);
+    expect(listed(await page(t, "/orders?status=waiting_deposit&coin_from=btc&coin_to=USDT"))).toHaveLength(
+      3,
+    );
+    expect(listed(await page(t, "/orders?status=completed"))).toEqual([]);
+    expect(listed(await page(t, "/orders?coin_from=ETH"))).toEqual([]);
+    const today = new Date().toISOString().slice(0, 10);
+    expect(listed(await page(t, `/orders?from=${today}&to=${today}`))).toHaveLength(3);
+    expect(listed(await page(t, "/orders?to=2020-01-01"))).toEqual([]);
+  });
+
+  it("exports every matching row as CSV, filters applied", async () => {
+    const res = await cab("/orders.csv?mode=float", { cookie: t.cookie });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/csv/);
+    expect(res.headers.get("content-disposition")).toMatch(/^attachment; filename="orders-\d+T\d+\.csv"$/);
+    const lines = (await res.text()).trimEnd().split("\r\n");
+    expect(lines[0]).toMatch(/^id,short_id,status,created_at,/);
+    expect(lines.slice(1).map((l) => l.split(",")[0])).toEqual([orders[2]!.id, orders[0]!.id]);
+    expect(lines[1]).toContain(`,float,BTC,BTC,0.01,USDT,TRX,`);
+  });
+
+  it("needs a session", async () => {
+    expect((await cab("/orders")).status).toBe(303);
+    expect((await cab("/orders.csv")).status).toBe(303);
+  });
+});
+
+describe("keyset paging", () => {
+  it("walks 120 orders in pages of 50 with no repeats, and the CSV streams all of them", async () => {
+    const t = await team();
+    // Index rows only: paging and export read the D1 index, never the objects.
+    const base = Date.parse("2026-01-01T00:00:00Z");
+    for (let i = 0; i < 120; i++) {
+      // Pairs of orders share a created_at, so the id breaks ties.
+      const at = new Date(base + Math.floor(i / 2) * 1000).toISOString();
+      const id = crypto.randomUUID();
+      await projectOrderIndex(
+        env.DB,
+        {
+          id,
+          short_id: `P${String(i).padStart(3, "0")}${id.slice(0, 6).toUpperCase()}`,
+          partner_id: t.partnerId,
+          status: "completed",
+          coin_from: "BTC",
+          network_from: "BTC",
+          coin_to: "USDT",
+          network_to: "TRX",
+          deposit_address: `addr-${id}`,
+          deposit_address_tag: null,
+          created_at: at,
+          updated_at: at,
+          expires_at: at,
+          livemode: 1,
+          needs_action: 0,
+        },
+        {
+          rate_type: "float",
+          amount_from: "0.01",
+          amount_to: "590",
+          deposit_txid: `dtx-${i}`,
+          payout_txid: `ptx-${i}`,
+          refund_txid: null,
+          markup_bps: 100,
+          completed_at: at,
+          markup_amount: "0.0001",
+          usd_price_from: "60000",
+          markup_usd: "6",
+          volume_usd: "600",
+        },
+        1,
+      );
+    }
+    const seen: string[] = [];
+    let path: string | null = "/orders";
+    let pages = 0;
+    while (path) {
+      const html = await page(t, path);
+      seen.push(...(listed(html) as string[]));
+      pages++;
+      const next = /href="(\/cabinet\/orders\?[^"]*cursor=[^"]+)" data-testid="older"/.exec(html)?.[1];
+      path = next ? next.replace("/cabinet", "").replaceAll("&amp;", "&") : null;
+    }
+    expect(pages).toBe(3);
+    expect(seen).toHaveLength(120);
+    expect(new Set(seen).size).toBe(120);
+    // Search by a payout txid.
+    expect(listed(await page(t, "/orders?q=ptx-7"))).toHaveLength(1);
+    const csv = await (await cab("/orders.csv", { cookie: t.cookie })).text();
+    expect(csv.trimEnd().split("\r\n")).toHaveLength(121);
+    // A forged cursor is refused, not run.
+    expect((await cab("/orders?cursor=bm9wZQ", { cookie: t.cookie })).status).toBe(400);
+  });
+});
+
+describe("order detail", () => {
+  it("shows every contract field, the timeline and the state the page polls; another partner's is 404", async () => {
+    const t = await team();
+    const o = await createOrder(t.api, BTC_TO_USDT);
+    const html = await page(t, `/orders/${o.short_id.toLowerCase()}`);
+    for (const field of Object.keys(o).filter((k) => k !== "actions"))
+      expect(html, field).toContain(`data-field="${field}"`);
+    expect(html).toContain(o.deposit_address);
+    expect(html).toMatch(/data-testid="timeline"[\s\S]*created → waiting_deposit/);
+    expect(html).toContain("No webhook events for this order");
+    const state = await json<{ status: string; updated_at: string; events: number }>(
+      await cab(`/orders/${o.id}/state`, { cookie: t.cookie }),
+    );
+    expect(state).toEqual({ status: "waiting_deposit", updated_at: o.updated_at, events: 1 });
+
+    const other = await team();
+    expect((await cab(`/orders/${o.id}`, { cookie: other.cookie })).status).toBe(404);
+    expect((await cab(`/orders/${o.short_id}/state`, { cookie: other.cookie })).status).toBe(404);
+  });
+});
+
+describe("actions from the cabinet", () => {
+  beforeEach(async () => {
+    await setPrices();
+    startClock();
+  });
+
+  it("an underpaid order offers a refund; the address is checked, a viewer cannot act, an admin refunds", async () => {
+    const t = await team();
+    const o = await createOrder(t.api, BTC_TO_USDT);
+    await simSend("BTC", o.deposit_address, "0.0003");
+    await simMine("BTC", 2);
+    await step(o.id);
+    expect(await read(t.api, o.id)).toMatchObject({ status: "failed", status_reason: "amount_below_min" });
+
+    const viewer = await acceptInvite(await invite(t.partnerId, "viewer@wallet.example", "viewer"));
+    const viewerPage = await page(viewer, `/orders/${o.id}`);
+    expect(viewerPage).toContain('data-testid="actions"');
+    expect(viewerPage).not.toContain('data-testid="refund"');
+    const viewerCsrf = await csrfOf(viewer.cookie);
+    expect(
+      (
+        await cab(`/orders/${o.id}/refund`, {
+          cookie: viewer.cookie,
+          csrf: viewerCsrf,
+          form: { refund_address: NEW_BTC },
+        })
+      ).status,
+    ).toBe(403);
+
+    const html = await page(t, `/orders/${o.id}`);
+    expect(html).toContain('data-testid="refund"');
+    expect(html).toMatch(/Refund 0\.0002 BTC/);
+    expect(html).toContain('data-validate="refund"');
+
+    const check = (address: string) =>
+      cab(`/orders/${o.id}/check-address`, {
+        cookie: t.cookie,
+        csrf: t.csrf,
+        json: { kind: "refund", address },
+      });
+    expect(await json(await check("TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t"))).toMatchObject({ ok: false });
+    expect(await json(await check(NEW_BTC))).toEqual({ ok: true, address: NEW_BTC });
+
+    // Without the address the order needs: refused, nothing changes.
+    expect((await cab(`/orders/${o.id}/refund`, { cookie: t.cookie, csrf: t.csrf, form: {} })).status).toBe(
+      422,
+    );
+    expect((await read(t.api, o.id)).status).toBe("failed");
+
+    const res = await cab(`/orders/${o.id}/refund`, {
+      cookie: t.cookie,
+      csrf: t.csrf,
+      form: { refund_address: NEW_BTC },
+    });
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe(`/cabinet/orders/${o.id}`);
+    expect(await read(t.api, o.id)).toMatchObject({
+      status: "refunding",
+      refund_address: NEW_BTC,
+      actions: null,
+    });
+    // Recorded as the member's decision.
+    const log = await json<{ events: { data: Record<string, unknown> | null }[] }>(
+      await admin(`/orders/${o.id}`),
+    );
+    expect(log.events.some((e) => e.data?.decided_by === "cabinet:admin@wallet.example")).toBe(true);
+    const audit = await page(t, "/audit");
+    expect(audit).toMatch(new RegExp(`<code>order\\.refund</code>[\\s\\S]*?${o.short_id}`));
+    // A second decision is refused.
+    expect((await cab(`/orders/${o.id}/continue`, { cookie: t.cookie, csrf: t.csrf, form: {} })).status).toBe(
+      409,
+    );
+  });
+});
+
+describe("earnings and overview", () => {
+  beforeEach(async () => {
+    await setPrices();
+    startClock();
+  });
+
+  it("a completed order's markup is fixed at completion and shows on the overview, the earnings page and its CSV", async () => {
+    const t = await team();
+    expect(
+      (await admin(`/partners/${t.partnerId}`, { method: "PATCH", json: { markup_bps: 100 } })).status,
+    ).toBe(200);
+    const o = await createOrder(t.api, BTC_TO_USDT);
+    await simSend("BTC", o.deposit_address, "0.01");
+    await step(o.id);
+    await simMine("BTC", 2);
+    await step(o.id);
+    expect((await read(t.api, o.id)).status).toBe("completed");
+    // Later prices change nothing: the price of the completion moment was stored with the order.
+    await setPrices({ BTC: "10", USDT: "1" });
+    await step(o.id);
+
+    const earnings = await page(t, "/earnings");
+    expect(earnings).toMatch(/data-testid="total-usd">\$6\.00</);
+    expect(earnings).toMatch(/0\.0001 BTC/);
+    const csv = await (await cab("/earnings.csv", { cookie: t.cookie })).text();
+    const today = new Date().toISOString().slice(0, 10);
+    expect(csv).toBe(`day,coin,orders,markup,markup_usd,unpriced_orders\r\n${today},BTC,1,0.0001,6,0\r\n`);
+
+    const overview = await page(t, "/overview");
+    expect(overview).toMatch(/data-window="Today"[\s\S]*?1 order[\s\S]*?1 completed · 100\.0 % conversion/);
+    expect(overview).toMatch(/Volume <strong>\$600\.00<\/strong>/);
+    expect(overview).toContain('data-testid="chart"');
+
+    const rows = (await (await cab("/orders.csv", { cookie: t.cookie })).text()).split("\r\n");
+    expect(rows[1]).toMatch(/,completed,.*,0\.0001,6$/);
+  });
+});
+
+describe("query plans", () => {
+  // Keeps "over 100,000 orders without slowing down" true: a page, a status or pair filter and a
+  // search each read an index range, never every row of the partner.
+  const plan = async (
+    f: Parameters<typeof searchStatement>[0],
+    after?: { createdAt: string; id: string },
+  ) => {
+    const s = searchStatement(f, after, 51);
+    const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${s.sql}`)
+      .bind(...s.args)
+      .all<{ detail: string }>();
+    return results.map((r) => r.detail).join(" | ");
+  };
+  const after = { createdAt: "2026-01-01T00:00:00.000Z", id: "00000000-0000-4000-8000-000000000000" };
+
+  it("pages, filters and searches read index ranges only", async () => {
+    expect(await plan({ partnerId: "p" }, after)).toMatch(
+      /^SEARCH o USING INDEX orders_partner_created \(partner_id=\? AND created_at<\?\)$/,
+    );
+    expect(await plan({ partnerId: "p", status: "refunded" })).toMatch(
+      /USING INDEX orders_partner_status_created/,
+    );
+    expect(await plan({ partnerId: "p", coinFrom: "BTC", coinTo: "ETH" })).toMatch(
+      /USING INDEX orders_partner_pair_created/,
+    );
+    const search = await plan({ partnerId: "p", search: { id: null, shortId: "ABC", text: "abc" } });
+    for (const index of [
+      "sqlite_autoindex_orders_2",
+      "orders_deposit_address",
+      "orders_deposit_txid",
+      "orders_payout_txid",
+      "orders_refund_txid",
+    ])
+      expect(search).toContain(`USING INDEX ${index}`);
+    expect(search).not.toMatch(/SCAN (o|orders)\b/);
+  });
+});
