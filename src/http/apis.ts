@@ -3,6 +3,7 @@ import type { AppEnv } from "./app-env";
 import { createRouter } from "./router";
 import { adminCabinetRouter } from "./routes/admin/cabinet";
 import { adminCurrenciesRouter } from "./routes/admin/currencies";
+import { adminLiquidityRouter } from "./routes/admin/liquidity";
 import { adminOrderActionsRouter } from "./routes/admin/order-actions";
 import { adminOrderReviewRouter } from "./routes/admin/order-review";
 import { adminOrdersRouter } from "./routes/admin/orders";
@@ -94,6 +95,7 @@ export function adminApi(): OpenAPIHono<AppEnv> {
   api.route("/admin/v1", adminPartnersRouter);
   api.route("/admin/v1", adminCurrenciesRouter);
   api.route("/admin/v1", adminPricesRouter);
+  api.route("/admin/v1", adminLiquidityRouter);
   api.route("/admin/v1", adminOrdersRouter);
   api.route("/admin/v1", adminOrderActionsRouter);
   api.route("/admin/v1", adminOrderReviewRouter);
