@@ -70,11 +70,11 @@ describe("PUT/GET /admin/v1/liquidity", () => {
   });
 
   it("refuses bad input and coins outside the catalog, changing nothing", async () => {
-    await expectError(await setBalance("USDC", "SOL", "-1"), 400, "validation_error");
+    await expectError(await setBalance("USDC", "SOL", "-1"), 400, "invalid_request");
     await expectError(
       await admin("/liquidity", { method: "PUT", json: { coin: "USDC", network: "SOL", balance: "1", x: 1 } }),
       400,
-      "validation_error",
+      "invalid_request",
     );
     await expectError(await setBalance("NOPE", "NOPE", "1"), 422, "invalid_catalog_change");
     const rows = await env.DB.prepare("SELECT COUNT(*) AS n FROM liquidity_balances WHERE coin = 'NOPE'").first<{
@@ -158,9 +158,10 @@ describe("release and settlement", () => {
     advance(Date.parse(expiring.expires_at) - Date.now() + 1000);
     await env.ORDERS.getByName(expiring.id).tick();
     expect((await read(partner, expiring.id)).status).toBe("expired");
+    await setPrices();
 
     const second = await post(toDoge);
-    expect({ status: second.status, body: second.status === 201 ? null : await second.clone().text() }).toEqual({ status: 201, body: null });
+    expect(second.status).toBe(201);
     const o = await json<{ id: string; deposit_address: string }>(second);
     await simSend("BTC", o.deposit_address, "0.0033");
     await step(o.id);
