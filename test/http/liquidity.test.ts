@@ -61,7 +61,9 @@ describe("PUT/GET /admin/v1/liquidity", () => {
       available: "1500.5",
     });
     const list = await json<{ data: Liquidity[] }>(await admin("/liquidity"));
-    expect(list.data.find((l) => l.coin === "USDC" && l.network === "SOL")).toMatchObject({ balance: "1500.5" });
+    expect(list.data.find((l) => l.coin === "USDC" && l.network === "SOL")).toMatchObject({
+      balance: "1500.5",
+    });
     const audit = await json<{ data: { action: string; operator: string; after: { balance: string } }[] }>(
       await admin("/audit?entity_type=liquidity&entity_id=USDC:SOL"),
     );
@@ -72,12 +74,17 @@ describe("PUT/GET /admin/v1/liquidity", () => {
   it("refuses bad input and coins outside the catalog, changing nothing", async () => {
     await expectError(await setBalance("USDC", "SOL", "-1"), 400, "invalid_request");
     await expectError(
-      await admin("/liquidity", { method: "PUT", json: { coin: "USDC", network: "SOL", balance: "1", x: 1 } }),
+      await admin("/liquidity", {
+        method: "PUT",
+        json: { coin: "USDC", network: "SOL", balance: "1", x: 1 },
+      }),
       400,
       "invalid_request",
     );
     await expectError(await setBalance("NOPE", "NOPE", "1"), 422, "invalid_catalog_change");
-    const rows = await env.DB.prepare("SELECT COUNT(*) AS n FROM liquidity_balances WHERE coin = 'NOPE'").first<{
+    const rows = await env.DB.prepare(
+      "SELECT COUNT(*) AS n FROM liquidity_balances WHERE coin = 'NOPE'",
+    ).first<{
       n: number;
     }>();
     expect(rows?.n).toBe(0);
@@ -85,7 +92,12 @@ describe("PUT/GET /admin/v1/liquidity", () => {
 
   it("a coin without a balance is not liquidity-limited; null lifts a limit", async () => {
     // XRP has no balance: a large order is accepted as before this feature.
-    const big = { ...BTC_TO_ETH, coin_to: "XRP", network_to: "XRP", recipient_address: "rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh" };
+    const big = {
+      ...BTC_TO_ETH,
+      coin_to: "XRP",
+      network_to: "XRP",
+      recipient_address: "rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh",
+    };
     expect((await post(big)).status).toBe(201);
     expect((await setBalance("XRP", "XRP", "1")).status).toBe(200);
     await expectError(await post(big), 422, "insufficient_liquidity");
@@ -120,12 +132,21 @@ describe("reservations at order creation", () => {
   it("the maximum a refusal names can be ordered; a retry with the same Idempotency-Key reserves once", async () => {
     // 0.01 BTC buys ~7.5 LTC: a balance of 10 holds one such order and ~2.4 LTC more.
     expect((await setBalance("LTC", "LTC", "10")).status).toBe(200);
-    const toLtc = { ...BTC_TO_ETH, coin_to: "LTC", network_to: "LTC", recipient_address: "LTVdcw8fdTTK4TcebTZ4jiiCbvTXaRxZNh" };
+    const toLtc = {
+      ...BTC_TO_ETH,
+      coin_to: "LTC",
+      network_to: "LTC",
+      recipient_address: "LTVdcw8fdTTK4TcebTZ4jiiCbvTXaRxZNh",
+    };
     const keyed = (key: string, body: unknown) =>
       call("/api/v1/partner/orders", {
         method: "POST",
         body: JSON.stringify(body),
-        headers: { Authorization: `Bearer ${partner.key}`, "content-type": "application/json", "Idempotency-Key": key },
+        headers: {
+          Authorization: `Bearer ${partner.key}`,
+          "content-type": "application/json",
+          "Idempotency-Key": key,
+        },
       });
     expect((await keyed("ltc-1", toLtc)).status).toBe(201);
     expect((await keyed("ltc-1", toLtc)).status).toBe(201);
@@ -169,7 +190,9 @@ describe("release and settlement", () => {
     for (let i = 0; i < 6 && (await read(partner, o.id)).status !== "completed"; i++) await step(o.id);
     const done = await read(partner, o.id);
     expect(done.status).toBe("completed");
-    const ledger = (await json<{ data: Liquidity[] }>(await admin("/liquidity"))).data.find((l) => l.coin === "DOGE");
+    const ledger = (await json<{ data: Liquidity[] }>(await admin("/liquidity"))).data.find(
+      (l) => l.coin === "DOGE",
+    );
     expect(Number(ledger?.paid)).toBeCloseTo(done.amount_to_actual ?? -1, 6);
     // Paid + what the shard still holds never exceeds the balance.
     expect(Number(ledger?.paid) + Number(ledger?.granted)).toBeLessThanOrEqual(2100);
