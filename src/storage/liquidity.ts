@@ -1,4 +1,4 @@
-/** Operator-set liquidity balances (migrations/0014_liquidity.sql). */
+/** Operator-set liquidity balances (migrations/0017_liquidity.sql). */
 export interface BalanceRow {
   coin: string;
   network: string;
