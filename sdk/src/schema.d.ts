@@ -298,8 +298,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Move a test order's clock past expires_at
-         * @description Beyond the contract; test keys only (a live key gets 403 `test_mode_only`), your own test orders only (404 otherwise). The order's own clock (only this order's; the rest of the system keeps real time) passes `expires_at` now: an order waiting for a deposit expires, and the late-deposit watch starts. Answers the order after the change (docs/test-mode.md).
+         * Move a test order's clock past its deadline
+         * @description Beyond the contract; test keys only (a live key gets 403 `test_mode_only`), your own test orders only (404 otherwise). The order's own clock (only this order's; the rest of the system keeps real time) passes its deadline now: `expires_at` (an order waiting for a deposit expires, and the late-deposit watch starts), or, for a fixed-rate order whose deposit is confirming, the end of the fixed rate's confirmation window (confirmed after it, the deposit is refunded with `fixed_rate_expired`). Answers the order after the change (docs/test-mode.md).
          */
         post: operations["testExpire"];
         delete?: never;

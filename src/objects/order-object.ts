@@ -639,12 +639,18 @@ export class OrderObject extends DurableObject<Env> {
 
   /**
    * After a test helper changed the order's world (its SimChain, its clock): run now instead of at
-   * the next poll, and answer the order as it then is. `expire` moves the test clock past expires_at.
+   * the next poll, and answer the order as it then is. `expire` moves the test clock past the order's
+   * deadline: expires_at, or for a fixed order whose deposit is confirming the end of the fixed
+   * rate's confirmation window (so a `confirm` after it shows `fixed_rate_expired`).
    */
   async testAdvance(partnerId: string, opts: { expire: boolean }): Promise<OrderView | null> {
     const r = this.testRecord(partnerId);
     if (!r) return null;
-    const ahead = Date.parse(r.expiresAt) - this.#now();
+    const rateWindow =
+      r.rateType === "fixed" && r.status === "confirming"
+        ? this.#config.FIXED_RATE_CONFIRM_MINUTES * 60_000
+        : 0;
+    const ahead = Date.parse(r.expiresAt) + rateWindow - this.#now();
     if (opts.expire && ahead >= 0)
       this.#kv.put(K.testClock, (this.#kv.get<number>(K.testClock) ?? 0) + ahead + 1);
     this.#kv.put(K.poll, { idle: 0, nextAt: 0 } satisfies PollState);

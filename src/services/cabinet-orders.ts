@@ -32,7 +32,7 @@ export interface OrderQuery {
   to?: string | undefined;
   coin_from?: string | undefined;
   coin_to?: string | undefined;
-  mode?: string | undefined;
+  rate?: string | undefined;
   q?: string | undefined;
   cursor?: string | undefined;
 }
@@ -42,17 +42,18 @@ const day = (d: string | undefined) => (d && DAY_RE.test(d) && !Number.isNaN(Dat
 const coin = (c: string | undefined) => (c && /^[A-Za-z0-9]{1,20}$/.test(c) ? c.toUpperCase() : undefined);
 
 /** Filters from the query string: dates are whole UTC days, `to` included. */
-export function orderFilter(partnerId: string, q: OrderQuery): OrderFilter {
+export function orderFilter(partnerId: string, livemode: boolean, q: OrderQuery): OrderFilter {
   const text = q.q?.trim().slice(0, 200) ?? "";
   const to = day(q.to);
   return {
     partnerId,
+    livemode,
     status: ORDER_STATUSES.includes(q.status as OrderStatus) ? (q.status as OrderStatus) : undefined,
     createdFrom: day(q.from) ? `${q.from}T00:00:00.000Z` : undefined,
     createdTo: to ? new Date(Date.parse(to) + 86_400_000).toISOString() : undefined,
     coinFrom: coin(q.coin_from),
     coinTo: coin(q.coin_to),
-    rateType: q.mode === "float" || q.mode === "fixed" ? q.mode : undefined,
+    rateType: q.rate === "float" || q.rate === "fixed" ? q.rate : undefined,
     search: text
       ? { id: UUID_RE.test(text) ? text.toLowerCase() : null, shortId: normalizeShortId(text), text }
       : undefined,

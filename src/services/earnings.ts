@@ -9,18 +9,24 @@ import { completedOrders, ordersPerDay } from "../storage/order-search";
 export async function earningsBetween(
   db: D1Database,
   partnerId: string,
+  livemode: boolean,
   from: string,
   to: string,
 ): Promise<EarningsSummary> {
-  return summariseEarnings(await completedOrders(db, partnerId, from, to));
+  return summariseEarnings(await completedOrders(db, partnerId, livemode, from, to));
 }
 
 /** The overview page's figures and chart, as of `now`. */
-export async function partnerOverview(db: D1Database, partnerId: string, now: number): Promise<Overview> {
+export async function partnerOverview(
+  db: D1Database,
+  partnerId: string,
+  livemode: boolean,
+  now: number,
+): Promise<Overview> {
   const from = dayBefore(now, CHART_DAYS - 1);
   const [counts, completed] = await Promise.all([
-    ordersPerDay(db, partnerId, `${from}T00:00:00.000Z`),
-    completedOrders(db, partnerId, `${from}T00:00:00.000Z`, new Date(now + 1).toISOString()),
+    ordersPerDay(db, partnerId, livemode, `${from}T00:00:00.000Z`),
+    completedOrders(db, partnerId, livemode, `${from}T00:00:00.000Z`, new Date(now + 1).toISOString()),
   ]);
   return overview(counts, completed, now);
 }

@@ -10,6 +10,8 @@ export type CabinetOrderRow = OrderIndexRow & OrderIndexDetails;
 
 export interface OrderFilter {
   partnerId: string;
+  /** The header switch's view: live orders, or test orders (docs/test-mode.md). */
+  livemode: boolean;
   status?: OrderStatus | undefined;
   /** ISO instants: created_at in [createdFrom, createdTo). */
   createdFrom?: string | undefined;
@@ -55,8 +57,8 @@ const SEARCH_HITS = `WITH
   hits(id) AS (SELECT id FROM by_key UNION SELECT id FROM by_txid)`;
 
 function where(f: OrderFilter): { sql: string; args: (string | number)[] } {
-  const clauses = ["o.partner_id = ?"];
-  const args: (string | number)[] = [f.partnerId];
+  const clauses = ["o.partner_id = ?", "o.livemode = ?"];
+  const args: (string | number)[] = [f.partnerId, f.livemode ? 1 : 0];
   const add = (clause: string, value: string | undefined) => {
     if (value === undefined) return;
     clauses.push(clause);
@@ -114,13 +116,18 @@ export async function searchOrders(
 }
 
 /** Orders created per UTC day since `from`, on the (partner_id, created_at) index. */
-export async function ordersPerDay(db: D1Database, partnerId: string, from: string): Promise<DayCount[]> {
+export async function ordersPerDay(
+  db: D1Database,
+  partnerId: string,
+  livemode: boolean,
+  from: string,
+): Promise<DayCount[]> {
   const { results } = await db
     .prepare(
       `SELECT substr(created_at, 1, 10) AS day, COUNT(*) AS created, SUM(status = 'completed') AS completed FROM orders
-        WHERE partner_id = ? AND created_at >= ? GROUP BY day ORDER BY day`,
+        WHERE partner_id = ? AND livemode = ? AND created_at >= ? GROUP BY day ORDER BY day`,
     )
-    .bind(partnerId, from)
+    .bind(partnerId, livemode ? 1 : 0, from)
     .all<DayCount>();
   return results;
 }
@@ -129,15 +136,16 @@ export async function ordersPerDay(db: D1Database, partnerId: string, from: stri
 export async function completedOrders(
   db: D1Database,
   partnerId: string,
+  livemode: boolean,
   from: string,
   to: string,
 ): Promise<EarningsRow[]> {
   const { results } = await db
     .prepare(
       `SELECT completed_at, coin_from, markup_amount, markup_usd, volume_usd FROM orders
-        WHERE partner_id = ? AND completed_at >= ? AND completed_at < ? ORDER BY completed_at`,
+        WHERE partner_id = ? AND livemode = ? AND completed_at >= ? AND completed_at < ? ORDER BY completed_at`,
     )
-    .bind(partnerId, from, to)
+    .bind(partnerId, livemode ? 1 : 0, from, to)
     .all<EarningsRow>();
   return results;
 }

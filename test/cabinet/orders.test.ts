@@ -57,6 +57,17 @@ describe("orders list", () => {
     expect(html).toContain(orders[0]!.short_id);
   });
 
+  it("shows the header switch's view: test orders only under Test, live ones only under Live", async () => {
+    const res = await admin(`/partners/${t.partnerId}/keys`, { method: "POST", json: { mode: "test" } });
+    const key = await json<{ key: string; key_id: string }>(res);
+    const test = await createOrder({ id: t.partnerId, key: key.key, keyId: key.key_id }, BTC_TO_USDT);
+    expect(listed(await page(t, "/orders"))).toEqual(orders.map((o) => o.id).reverse());
+    expect(listed(await page(t, "/orders?mode=test"))).toEqual([test.id]);
+    const csv = await (await cab("/orders.csv?mode=test", { cookie: t.cookie })).text();
+    expect(csv).toContain(test.id);
+    expect(csv).not.toContain(orders[0]!.id);
+  });
+
   it("finds an order by lower-case short_id, by deposit address and by id; nothing else", async () => {
     const o = orders[1]!;
     expect(listed(await page(t, `/orders?q=${o.short_id.toLowerCase()}`))).toEqual([o.id]);
@@ -68,7 +79,7 @@ describe("orders list", () => {
   });
 
   it("filters by mode, status, pair and day", async () => {
-    expect(listed(await page(t, "/orders?mode=fixed"))).toEqual([orders[1]!.id]);
+    expect(listed(await page(t, "/orders?rate=fixed"))).toEqual([orders[1]!.id]);
     expect(listed(await page(t, "/orders?status=waiting_deposit&coin_from=btc&coin_to=USDT"))).toHaveLength(
       3,
     );
@@ -80,7 +91,7 @@ describe("orders list", () => {
   });
 
   it("exports every matching row as CSV, filters applied", async () => {
-    const res = await cab("/orders.csv?mode=float", { cookie: t.cookie });
+    const res = await cab("/orders.csv?rate=float", { cookie: t.cookie });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^text\/csv/);
     expect(res.headers.get("content-disposition")).toMatch(/^attachment; filename="orders-\d+T\d+\.csv"$/);
@@ -313,16 +324,20 @@ describe("query plans", () => {
   const after = { createdAt: "2026-01-01T00:00:00.000Z", id: "00000000-0000-4000-8000-000000000000" };
 
   it("pages, filters and searches read index ranges only", async () => {
-    expect(await plan({ partnerId: "p" }, after)).toMatch(
-      /^SEARCH o USING INDEX orders_partner_created \(partner_id=\? AND created_at<\?\)$/,
+    expect(await plan({ partnerId: "p", livemode: true }, after)).toMatch(
+      /^SEARCH o USING INDEX orders_partner_mode_created \(partner_id=\? AND livemode=\? AND created_at<\?\)$/,
     );
-    expect(await plan({ partnerId: "p", status: "refunded" })).toMatch(
+    expect(await plan({ partnerId: "p", livemode: true, status: "refunded" })).toMatch(
       /USING INDEX orders_partner_status_created/,
     );
-    expect(await plan({ partnerId: "p", coinFrom: "BTC", coinTo: "ETH" })).toMatch(
+    expect(await plan({ partnerId: "p", livemode: true, coinFrom: "BTC", coinTo: "ETH" })).toMatch(
       /USING INDEX orders_partner_pair_created/,
     );
-    const search = await plan({ partnerId: "p", search: { id: null, shortId: "ABC", text: "abc" } });
+    const search = await plan({
+      partnerId: "p",
+      livemode: true,
+      search: { id: null, shortId: "ABC", text: "abc" },
+    });
     for (const index of [
       "sqlite_autoindex_orders_2",
       "orders_deposit_address",

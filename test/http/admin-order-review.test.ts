@@ -3,9 +3,9 @@
  * made by hand (POST /admin/v1/orders/{id}/resolve), through HTTP over SimChain.
  */
 import { env } from "cloudflare:workers";
-import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { admin, call, createPartner, expectError, json, setPrices, type TestPartner } from "../helpers";
-import { createFakeGateway, type FakeGateway } from "../support/fake-gateway";
+import { useFakeGateway } from "../support/fake-gateway";
 import {
   BTC_TO_USDT,
   createOrder,
@@ -14,7 +14,6 @@ import {
   read,
   simMine,
   simSend,
-  startClock,
   step,
 } from "../support/orders";
 
@@ -34,26 +33,12 @@ interface QueuePage {
 }
 
 let partner: TestPartner;
-let gw: FakeGateway;
-let detach: (() => void) | undefined;
 
 beforeAll(async () => {
   partner = await createPartner({ name: "review", rate_limit_per_minute: 100_000 });
 });
 
-beforeEach(async () => {
-  vi.useRealTimers();
-  await setPrices();
-  startClock();
-  gw = createFakeGateway();
-});
-
-afterEach(() => {
-  detach?.();
-  detach = undefined;
-  vi.restoreAllMocks();
-  vi.useRealTimers();
-});
+const fake = useFakeGateway();
 
 /** An order whose deposit confirmed: below the minimum and without a refund address, it is held. */
 async function deposited(amount: string, body: Record<string, unknown> = BTC_TO_USDT): Promise<Order> {
@@ -151,7 +136,7 @@ describe("GET /admin/v1/orders?needs_action=true", () => {
 describe("POST /admin/v1/orders/{id}/resolve", () => {
   it("records a refund made by hand: refunded with the txid, the operator and note logged, no later transfer", async () => {
     const o = await deposited("0.0003");
-    detach = await gw.attach(o.id);
+    await fake.attach(o.id);
     const res = await resolve(
       o.id,
       { kind: "refund", txid: HAND_TXID, note: "refunded from cold wallet" },
@@ -211,7 +196,7 @@ describe("POST /admin/v1/orders/{id}/resolve", () => {
       "action_not_available",
     );
     for (let i = 0; i < 3; i++) await step(o.id, 120_000);
-    expect(gw.ops).toEqual([]);
+    expect(fake.gw.ops).toEqual([]);
     const row = await env.DB.prepare("SELECT status, needs_action FROM orders WHERE id = ?")
       .bind(o.id)
       .first<{ status: string; needs_action: number }>();
@@ -219,9 +204,9 @@ describe("POST /admin/v1/orders/{id}/resolve", () => {
   });
 
   it("records a payout made by hand after payout_failed: completed with the txid", async () => {
-    gw.sendFaults.push("refuse");
+    fake.gw.sendFaults.push("refuse");
     const o = await createOrder(partner, BTC_TO_USDT);
-    detach = await gw.attach(o.id);
+    await fake.attach(o.id);
     await simSend("BTC", o.deposit_address, "0.01");
     await simMine("BTC", 2);
     for (let i = 0; i < 8 && (await read(partner, o.id)).status !== "failed"; i++) {
@@ -250,18 +235,18 @@ describe("POST /admin/v1/orders/{id}/resolve", () => {
       "action_not_available",
     );
     // Only the refused attempt ever reached the gateway.
-    expect(gw.ops.filter((op) => op.op === "send")).toHaveLength(1);
-    expect(gw.payments.size).toBe(0);
+    expect(fake.gw.ops.filter((op) => op.op === "send")).toHaveLength(1);
+    expect(fake.gw.payments.size).toBe(0);
   });
 
   it("is refused with send_pending while a payout's outcome is unknown at the gateway", async () => {
     vi.spyOn(console, "error").mockImplementation(() => {});
     const o = await createOrder(partner, BTC_TO_USDT);
-    detach = await gw.attach(o.id);
-    gw.sendFaults.push("pay_later");
+    await fake.attach(o.id);
+    fake.gw.sendFaults.push("pay_later");
     await simSend("BTC", o.deposit_address, "0.01");
     await simMine("BTC", 2);
-    for (let i = 0; i < 8 && gw.ops.length === 0; i++) {
+    for (let i = 0; i < 8 && fake.gw.ops.length === 0; i++) {
       await setPrices();
       await step(o.id, 120_000);
     }
@@ -278,12 +263,12 @@ describe("POST /admin/v1/orders/{id}/resolve", () => {
       "action_not_available",
     );
     // The gateway pays it after all: the order completes with the gateway's txid, not the hand one.
-    gw.settle();
+    fake.gw.settle();
     await step(o.id, 3_600_000);
     const done = await read(partner, o.id);
     expect(done.status).toBe("completed");
-    expect(done.payout_txid).toBe(gw.payments.get(`${o.id}:payout`)?.[0]?.txid);
-    expect(gw.paidTwice()).toEqual([]);
+    expect(done.payout_txid).toBe(fake.gw.payments.get(`${o.id}:payout`)?.[0]?.txid);
+    expect(fake.gw.paidTwice()).toEqual([]);
   });
 
   it("validates the body, knows the order and requires the operator; bad input changes nothing", async () => {

@@ -254,6 +254,15 @@ describe("every status through helpers only", () => {
       status_reason: "late_deposit",
     });
 
+    // A fixed order whose deposit confirms after the rate's window: fixed_rate_expired
+    const slow = await createOrder(t, fixedWithRefund);
+    await help(a, slow.id, "deposit");
+    expect((await help(a, slow.id, "expire")).status).toBe("confirming");
+    expect(await help(a, slow.id, "confirm")).toMatchObject({
+      status: "refunded",
+      status_reason: "fixed_rate_expired",
+    });
+
     // A dropped deposit after the deadline: expired with deposit_dropped
     const dropped = await createOrder(t, BTC_TO_USDT);
     await help(a, dropped.id, "deposit");

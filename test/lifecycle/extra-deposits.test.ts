@@ -3,9 +3,9 @@
  * refund action of its own, decided through the partner or operator API and paid exactly once
  * through the sends ledger, over SimChain and a payout gateway that does not deduplicate.
  */
-import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { admin, call, createPartner, expectError, json, setPrices, type TestPartner } from "../helpers";
-import { createFakeGateway, type FakeGateway } from "../support/fake-gateway";
+import { useFakeGateway } from "../support/fake-gateway";
 import {
   BTC_REFUND,
   BTC_TO_USDT,
@@ -15,7 +15,6 @@ import {
   read,
   simMine,
   simSend,
-  startClock,
   step,
 } from "../support/orders";
 
@@ -37,27 +36,13 @@ type WithActions = Order & { actions: Actions | null };
 
 let partner: TestPartner;
 let other: TestPartner;
-let gw: FakeGateway;
-let detach: (() => void) | undefined;
 
 beforeAll(async () => {
   partner = await createPartner({ name: "extras", rate_limit_per_minute: 100_000 });
   other = await createPartner({ name: "extras-other", rate_limit_per_minute: 100_000 });
 });
 
-beforeEach(async () => {
-  vi.useRealTimers();
-  await setPrices();
-  startClock();
-  gw = createFakeGateway();
-});
-
-afterEach(() => {
-  detach?.();
-  detach = undefined;
-  vi.restoreAllMocks();
-  vi.useRealTimers();
-});
+const fake = useFakeGateway();
 
 function refund(p: TestPartner, id: string, body: unknown) {
   return call(`/api/v1/partner/orders/${id}/refund`, {
@@ -79,7 +64,7 @@ async function stepUntil(id: string, done: (o: WithActions) => boolean, max = 12
 
 /** Every payment the gateway made for this order: key, destination and amount. */
 function paid(id: string) {
-  return [...gw.payments]
+  return [...fake.gw.payments]
     .filter(([k]) => k.startsWith(id))
     .flatMap(([key, ps]) =>
       ps.map((p) => {
@@ -103,7 +88,7 @@ async function completedWithExtra(
   extraConfirmed = true,
 ): Promise<{ o: Order; extra: string; held: WithActions }> {
   const o = await createOrder(partner, body);
-  detach = await gw.attach(o.id);
+  await fake.attach(o.id);
   await simSend("BTC", o.deposit_address, "0.01");
   // Mined before the extra one, so it is the deposit the order runs on.
   await simMine("BTC", extraConfirmed ? 1 : 2);
@@ -163,7 +148,7 @@ describe("an extra deposit to a completed order", () => {
     await step(o.id);
     const key = `${o.id}:extra:${deposit}`;
     expect(paid(o.id)).toEqual([...payout, { key, to: NEW_BTC, amount: "0.0049" }]);
-    expect(gw.paidTwice()).toEqual([]);
+    expect(fake.gw.paidTwice()).toEqual([]);
     const log = await events(o.id);
     expect(log.find((e) => e.reason === "refund of an extra deposit chosen")?.data).toMatchObject({
       decided_by: `key:${partner.keyId}`,
@@ -174,7 +159,7 @@ describe("an extra deposit to a completed order", () => {
     });
     expect(log.find((e) => e.reason === "extra deposit refunded")?.data).toMatchObject({
       deposit,
-      txid: gw.payments.get(key)?.[0]?.txid,
+      txid: fake.gw.payments.get(key)?.[0]?.txid,
     });
     expect(await inQueue(o.id)).toBe(false);
     for (let i = 0; i < 3; i++) await step(o.id, 3_600_000);
@@ -201,7 +186,7 @@ describe("an extra deposit to a completed order", () => {
     expect(refunds).toEqual([
       { key: `${o.id}:extra:${deposit}`, to: a.status === 200 ? BTC_REFUND : NEW_BTC, amount: "0.0049" },
     ]);
-    expect(gw.paidTwice()).toEqual([]);
+    expect(fake.gw.paidTwice()).toEqual([]);
   });
 
   it("waits for the extra deposit's confirmations before it can be refunded", async () => {
@@ -223,7 +208,7 @@ describe("an extra deposit to a completed order", () => {
   it("a refund the gateway refuses is offered again, needing a new address, under a new ledger key", async () => {
     const { o } = await completedWithExtra({ ...BTC_TO_USDT, refund_address: BTC_REFUND });
     const deposit = ((await read(partner, o.id)) as WithActions).actions?.extra_deposits[0]?.deposit ?? "";
-    gw.sendFaults.push("refuse");
+    fake.gw.sendFaults.push("refuse");
     expect((await refund(partner, o.id, { deposit })).status).toBe(200);
     await step(o.id);
     const again = (await read(partner, o.id)) as WithActions;

@@ -4,9 +4,9 @@
  * Each test closes one finding of issue 12 and fails on the code before it.
  */
 import { env } from "cloudflare:workers";
-import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { admin, createPartner, setPrices, type TestPartner } from "../helpers";
-import { createFakeGateway, type FakeGateway } from "../support/fake-gateway";
+import { useFakeGateway } from "../support/fake-gateway";
 import {
   BTC_REFUND,
   BTC_TO_USDT,
@@ -15,36 +15,21 @@ import {
   read,
   simMine,
   simSend,
-  startClock,
   step,
 } from "../support/orders";
 
 let partner: TestPartner;
-let detach: (() => void) | undefined;
-let gw: FakeGateway;
 
 beforeAll(async () => {
   partner = await createPartner({ name: "money-path", rate_limit_per_minute: 100_000 });
 });
 
-beforeEach(async () => {
-  vi.useRealTimers();
-  await setPrices();
-  startClock();
-  gw = createFakeGateway();
-});
-
-afterEach(() => {
-  detach?.();
-  detach = undefined;
-  vi.restoreAllMocks();
-  vi.useRealTimers();
-});
+const fake = useFakeGateway();
 
 /** An order whose deposit has confirmed, its object now sending through the fake gateway. */
 async function confirmedOrder(body: Record<string, unknown>, deposit: string) {
   const o = await createOrder(partner, body);
-  detach = await gw.attach(o.id);
+  await fake.attach(o.id);
   await simSend("BTC", o.deposit_address, deposit);
   await simMine("BTC", 2);
   return o;
@@ -63,7 +48,7 @@ async function stepUntil(id: string, done: (status: string) => boolean, max = 20
 describe("sends ledger: the request is frozen on the first attempt (finding 1)", () => {
   it("a refund retried after the withdraw fee changed goes out with the first amount, once", async () => {
     const o = await confirmedOrder({ ...BTC_TO_USDT, refund_address: BTC_REFUND }, "9");
-    gw.sendFaults.push("5xx");
+    fake.gw.sendFaults.push("5xx");
     await step(o.id);
     expect((await read(partner, o.id)).status).toBe("refunding");
     // The operator raises BTC's network fee while the refund is pending.
@@ -77,19 +62,19 @@ describe("sends ledger: the request is frozen on the first attempt (finding 1)",
         "UPDATE currencies SET withdraw_fee = '0.0002' WHERE coin = 'BTC' AND network = 'BTC'",
       ).run();
     }
-    const sends = gw.ops.filter((x) => x.op === "send" && x.key === `${o.id}:refund`);
+    const sends = fake.gw.ops.filter((x) => x.op === "send" && x.key === `${o.id}:refund`);
     expect(sends).toHaveLength(2);
     expect(sends[1]?.body).toBe(sends[0]?.body);
-    expect(gw.payments.get(`${o.id}:refund`)).toHaveLength(1);
-    expect(gw.resentWithoutLookup()).toEqual([]);
+    expect(fake.gw.payments.get(`${o.id}:refund`)).toHaveLength(1);
+    expect(fake.gw.resentWithoutLookup()).toEqual([]);
   });
 });
 
 describe("only the gateway's signed word ends a send (finding 2)", () => {
   it("a paid-then-dropped payout answered by a proxy's unsigned 404s is never failed nor paid twice", async () => {
     const o = await confirmedOrder(BTC_TO_USDT, "0.01");
-    gw.sendFaults.push("pay_then_drop");
-    gw.lookupFaults.push(...Array<"unsigned_404">(12).fill("unsigned_404"));
+    fake.gw.sendFaults.push("pay_then_drop");
+    fake.gw.lookupFaults.push(...Array<"unsigned_404">(12).fill("unsigned_404"));
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});
     for (let i = 0; i < 12; i++) await step(o.id, 120_000);
     expect((await read(partner, o.id)).status).toBe("sending");
@@ -98,13 +83,13 @@ describe("only the gateway's signed word ends a send (finding 2)", () => {
     ).toBe(true);
     // The proxy is fixed: the next lookup finds the payment.
     expect(await stepUntil(o.id, (s) => s === "completed")).toBe("completed");
-    expect(gw.payments.get(`${o.id}:payout`)).toHaveLength(1);
-    expect(gw.ops.filter((x) => x.op === "send")).toHaveLength(1);
+    expect(fake.gw.payments.get(`${o.id}:payout`)).toHaveLength(1);
+    expect(fake.gw.ops.filter((x) => x.op === "send")).toHaveLength(1);
   });
 
   it("401 on send (a rotated secret) is a configuration error: retried and alerted, never fails the order", async () => {
     const o = await confirmedOrder(BTC_TO_USDT, "0.01");
-    gw.sendFaults.push(...Array<"401">(10).fill("401"));
+    fake.gw.sendFaults.push(...Array<"401">(10).fill("401"));
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});
     for (let i = 0; i < 11; i++) await step(o.id, 120_000);
     expect((await read(partner, o.id)).status).toBe("sending");
@@ -114,52 +99,52 @@ describe("only the gateway's signed word ends a send (finding 2)", () => {
       ),
     ).toBe(true);
     expect(await stepUntil(o.id, (s) => s === "completed")).toBe("completed");
-    expect(gw.payments.get(`${o.id}:payout`)).toHaveLength(1);
-    expect(gw.resentWithoutLookup()).toEqual([]);
+    expect(fake.gw.payments.get(`${o.id}:payout`)).toHaveLength(1);
+    expect(fake.gw.resentWithoutLookup()).toEqual([]);
   });
 
   it("a signed refusal fails the payout at once; nothing is paid", async () => {
     const o = await confirmedOrder(BTC_TO_USDT, "0.01");
-    gw.sendFaults.push("refuse");
+    fake.gw.sendFaults.push("refuse");
     expect(await stepUntil(o.id, (s) => s === "failed")).toBe("failed");
     expect(await read(partner, o.id)).toMatchObject({ status_reason: "payout_failed", payout_txid: null });
-    expect(gw.payments.size).toBe(0);
+    expect(fake.gw.payments.size).toBe(0);
   });
 
   it("a send taken now and paid later: lookups that say 'in progress' keep it waiting; then it completes", async () => {
     const o = await confirmedOrder(BTC_TO_USDT, "0.01");
-    gw.sendFaults.push("pay_later");
+    fake.gw.sendFaults.push("pay_later");
     for (let i = 0; i < 6; i++) await step(o.id, 120_000);
     expect((await read(partner, o.id)).status).toBe("sending");
-    gw.settle();
+    fake.gw.settle();
     expect(await stepUntil(o.id, (s) => s === "completed")).toBe("completed");
-    expect(gw.payments.get(`${o.id}:payout`)).toHaveLength(1);
-    expect(gw.ops.filter((x) => x.op === "send")).toHaveLength(1);
+    expect(fake.gw.payments.get(`${o.id}:payout`)).toHaveLength(1);
+    expect(fake.gw.ops.filter((x) => x.op === "send")).toHaveLength(1);
   });
 });
 
 describe("chaos over a gateway that does not deduplicate (finding 3)", () => {
   it("orders under random gateway faults all complete, each key paid once, a lookup before every re-send", async () => {
-    gw.random = { sendFault: 0.5, lookupFault: 0.3, seed: 20261123 };
+    fake.gw.random = { sendFault: 0.5, lookupFault: 0.3, seed: 20261123 };
     vi.spyOn(console, "error").mockImplementation(() => {});
     const orders = [];
     for (let i = 0; i < 6; i++) orders.push(await createOrder(partner, BTC_TO_USDT));
-    detach = await gw.attach(orders[0]?.id ?? "");
+    await fake.attach(orders[0]?.id ?? "");
     for (const o of orders) await simSend("BTC", o.deposit_address, "0.01");
     await simMine("BTC", 2);
     for (let round = 0; round < 30; round++) {
       await setPrices();
-      if (round % 5 === 4) gw.settle();
+      if (round % 5 === 4) fake.gw.settle();
       for (const o of orders) await step(o.id, 20_000);
     }
-    gw.settle();
+    fake.gw.settle();
     for (const o of orders) expect(await stepUntil(o.id, (s) => s === "completed", 30)).toBe("completed");
-    expect(gw.paidTwice()).toEqual([]);
-    expect(gw.resentWithoutLookup()).toEqual([]);
-    expect(gw.payments.size).toBe(orders.length);
+    expect(fake.gw.paidTwice()).toEqual([]);
+    expect(fake.gw.resentWithoutLookup()).toEqual([]);
+    expect(fake.gw.payments.size).toBe(orders.length);
     for (const o of orders) {
       const r = await read(partner, o.id);
-      expect(r.payout_txid).toBe(gw.payments.get(`${o.id}:payout`)?.[0]?.txid);
+      expect(r.payout_txid).toBe(fake.gw.payments.get(`${o.id}:payout`)?.[0]?.txid);
     }
   });
 });

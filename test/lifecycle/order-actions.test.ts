@@ -4,9 +4,9 @@
  * the right amount to the right address.
  */
 import { env } from "cloudflare:workers";
-import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { admin, call, createPartner, expectError, json, setPrices, type TestPartner } from "../helpers";
-import { createFakeGateway, type FakeGateway } from "../support/fake-gateway";
+import { useFakeGateway } from "../support/fake-gateway";
 import {
   BTC_REFUND,
   BTC_TO_USDT,
@@ -16,7 +16,6 @@ import {
   read,
   simMine,
   simSend,
-  startClock,
   step,
   TRON_ADDR,
 } from "../support/orders";
@@ -34,27 +33,13 @@ type WithActions = Order & { actions: Actions | null };
 
 let partner: TestPartner;
 let other: TestPartner;
-let detach: (() => void) | undefined;
-let gw: FakeGateway;
 
 beforeAll(async () => {
   partner = await createPartner({ name: "actions", rate_limit_per_minute: 100_000 });
   other = await createPartner({ name: "actions-other", rate_limit_per_minute: 100_000 });
 });
 
-beforeEach(async () => {
-  vi.useRealTimers();
-  await setPrices();
-  startClock();
-  gw = createFakeGateway();
-});
-
-afterEach(() => {
-  detach?.();
-  detach = undefined;
-  vi.restoreAllMocks();
-  vi.useRealTimers();
-});
+const fake = useFakeGateway();
 
 function act(p: TestPartner, id: string, action: string, body: unknown = {}, key?: string) {
   return call(`/api/v1/partner/orders/${id}/${action}`, {
@@ -71,7 +56,7 @@ function act(p: TestPartner, id: string, action: string, body: unknown = {}, key
 /** An order whose deposit has confirmed (and, for an acceptable one, moved on), paying through `gw`. */
 async function deposited(body: Record<string, unknown>, amount: string): Promise<Order> {
   const o = await createOrder(partner, body);
-  detach = await gw.attach(o.id);
+  await fake.attach(o.id);
   await simSend("BTC", o.deposit_address, amount);
   await simMine("BTC", 2);
   await step(o.id);
@@ -90,7 +75,7 @@ async function stepUntil(id: string, done: (s: string) => boolean, max = 12): Pr
 
 /** Every payment the gateway made for this order: key, destination and amount. */
 function paid(id: string) {
-  return [...gw.payments]
+  return [...fake.gw.payments]
     .filter(([k]) => k.startsWith(id))
     .flatMap(([key, ps]) =>
       ps.map((p) => {
@@ -130,7 +115,7 @@ describe("a deposit below the minimum without a refund address", () => {
       409,
       "action_not_available",
     );
-    expect(gw.ops).toEqual([]);
+    expect(fake.gw.ops).toEqual([]);
 
     const res = await act(partner, o.id, "refund", { refund_address: NEW_BTC });
     expect(res.status).toBe(200);
@@ -138,7 +123,7 @@ describe("a deposit below the minimum without a refund address", () => {
     const done = await stepUntil(o.id, (s) => s === "refunded");
     expect(done).toMatchObject({ status: "refunded", status_reason: "amount_below_min", actions: null });
     expect(paid(o.id)).toEqual([{ key: `${o.id}:refund`, to: NEW_BTC, amount: "0.0002" }]);
-    expect(done.refund_txid).toBe(gw.payments.get(`${o.id}:refund`)?.[0]?.txid);
+    expect(done.refund_txid).toBe(fake.gw.payments.get(`${o.id}:refund`)?.[0]?.txid);
     const decision = (await events(o.id)).find((e) => e.data?.event === "refund_chosen");
     expect(decision).toMatchObject({
       from_status: "failed",
@@ -183,7 +168,7 @@ describe("decisions are taken once", () => {
     const done = await stepUntil(o.id, (s) => s === "completed" || s === "refunded");
     expect(paid(o.id)).toHaveLength(1);
     expect(paid(o.id)[0]?.key).toBe(done.status === "refunded" ? `${o.id}:refund` : `${o.id}:payout`);
-    expect(gw.paidTwice()).toEqual([]);
+    expect(fake.gw.paidTwice()).toEqual([]);
   });
 
   it("replay with the same Idempotency-Key: the same body; another decision under it: 409", async () => {
@@ -209,7 +194,7 @@ describe("decisions are taken once", () => {
 
 describe("sends that failed for good", () => {
   it("payout_failed by refusal: a payout to another recipient goes out under a new key, once", async () => {
-    gw.sendFaults.push("refuse");
+    fake.gw.sendFaults.push("refuse");
     const o = await deposited(BTC_TO_USDT, "0.01");
     const held = await stepUntil(o.id, (s) => s === "failed");
     expect(held.actions).toMatchObject({
@@ -235,11 +220,11 @@ describe("sends that failed for good", () => {
     expect(paid(o.id)).toEqual([
       { key: `${o.id}:payout:2`, to: NEW_TRON, amount: String(held.amount_to_actual) },
     ]);
-    expect(done.payout_txid).toBe(gw.payments.get(`${o.id}:payout:2`)?.[0]?.txid);
+    expect(done.payout_txid).toBe(fake.gw.payments.get(`${o.id}:payout:2`)?.[0]?.txid);
   });
 
   it("refund_failed: a refund to a new address goes out under a new key, once", async () => {
-    gw.sendFaults.push("refuse");
+    fake.gw.sendFaults.push("refuse");
     const o = await deposited({ ...BTC_TO_USDT, refund_address: BTC_REFUND }, "0.0003");
     const held = await stepUntil(o.id, (s) => s === "failed");
     expect(held).toMatchObject({ status_reason: "refund_failed" });
@@ -279,7 +264,7 @@ describe("an exchange that failed for good", () => {
 describe("the operator takes the same decisions", () => {
   it("POST /admin/v1/orders/{id}/continue on a late deposit: exchanged and paid once, logged as the operator's", async () => {
     const o = await createOrder(partner, BTC_TO_USDT);
-    detach = await gw.attach(o.id);
+    await fake.attach(o.id);
     await step(o.id, 31 * 60_000);
     await simSend("BTC", o.deposit_address, "0.01");
     await simMine("BTC", 2);

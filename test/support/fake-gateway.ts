@@ -7,10 +7,12 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { HttpResponse, http } from "msw";
-import { vi } from "vitest";
+import { afterEach, beforeEach, vi } from "vitest";
 import { getConfig } from "../../src/config";
 import { hmacSha256Hex } from "../../src/domain/credentials";
+import { setPrices } from "../helpers";
 import { createMockNetwork } from "./msw";
+import { startClock } from "./orders";
 
 export const GATEWAY_URL = "https://gateway.test";
 export const GATEWAY_SECRET = "fake-gateway-secret";
@@ -178,4 +180,35 @@ export function createFakeGateway(): FakeGateway {
     }),
   );
   return gw;
+}
+
+/**
+ * The frame the money-path, order-action and review tests share: real timers, seeded prices and
+ * the test clock before each test, a fresh counting gateway for it, and after it the gateway
+ * detached from whatever order it was attached to and every mock restored.
+ */
+export function useFakeGateway(): { readonly gw: FakeGateway; attach(orderId: string): Promise<void> } {
+  let gw: FakeGateway | undefined;
+  let detach: (() => void) | undefined;
+  beforeEach(async () => {
+    vi.useRealTimers();
+    await setPrices();
+    startClock();
+    gw = createFakeGateway();
+  });
+  afterEach(() => {
+    detach?.();
+    detach = undefined;
+    vi.restoreAllMocks();
+    vi.useRealTimers();
+  });
+  return {
+    get gw() {
+      if (!gw) throw new Error("useFakeGateway: the gateway exists only inside a test");
+      return gw;
+    },
+    async attach(orderId) {
+      detach = await this.gw.attach(orderId);
+    },
+  };
 }

@@ -79,7 +79,7 @@ export function OrdersPage(props: {
           <Select name="status" label="Status" value={q.status} options={[...ORDER_STATUSES]} />
           <Select name="coin_from" label="From" value={q.coin_from} options={props.coins} />
           <Select name="coin_to" label="To" value={q.coin_to} options={props.coins} />
-          <Select name="mode" label="Rate" value={q.mode} options={["float", "fixed"]} />
+          <Select name="rate" label="Rate" value={q.rate} options={["float", "fixed"]} />
           <label>
             Created from
             <input type="date" name="from" value={q.from ?? ""} />

@@ -21,7 +21,13 @@ import { actorOf, type CabinetEnv, requireSession, type SignedInEnv } from "./se
 const signedIn = (c: Context<CabinetEnv>) => c as unknown as Context<SignedInEnv>;
 const partnerOf = (c: Context<CabinetEnv>) => signedIn(c).get("cabinet").user.partner_id;
 
-const QUERY_KEYS = ["status", "from", "to", "coin_from", "coin_to", "mode", "q", "cursor"] as const;
+/** Whose orders a page lists: the member's partner, in the header switch's Live / Test view. */
+const filterOf = (c: Context<CabinetEnv>, q: Parameters<typeof orderFilter>[2]) => {
+  const s = signedIn(c).get("cabinet");
+  return orderFilter(s.user.partner_id, s.mode !== "test", q);
+};
+
+const QUERY_KEYS = ["status", "from", "to", "coin_from", "coin_to", "rate", "q", "cursor"] as const;
 
 function orderQuery(c: Context): OrderQuery {
   return Object.fromEntries(
@@ -63,7 +69,7 @@ export function registerOrderRoutes(app: Hono<CabinetEnv>): void {
   app.get("/orders", requireSession("orders.read"), async (c) => {
     const query = orderQuery(c);
     const [page, catalog] = await Promise.all([
-      orderPage(c.env.DB, orderFilter(partnerOf(c), query), query.cursor),
+      orderPage(c.env.DB, filterOf(c, query), query.cursor),
       loadCatalog(c.env.DB),
     ]);
     const coins = [...new Set(catalog.map((r) => r.coin))].sort();
@@ -80,7 +86,7 @@ export function registerOrderRoutes(app: Hono<CabinetEnv>): void {
 
   app.get("/orders.csv", requireSession("orders.read"), (c) => {
     const stamp = new Date().toISOString().slice(0, 19).replace(/[-:]/g, "");
-    return c.body(ordersCsv(c.env.DB, orderFilter(partnerOf(c), orderQuery(c))), 200, {
+    return c.body(ordersCsv(c.env.DB, filterOf(c, orderQuery(c))), 200, {
       "Content-Type": "text/csv; charset=utf-8",
       "Content-Disposition": `attachment; filename="orders-${stamp}.csv"`,
     });

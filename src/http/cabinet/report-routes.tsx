@@ -25,25 +25,21 @@ function range(c: Context, now: number): { from: string; to: string; fromIso: st
 export function registerReportRoutes(app: Hono<CabinetEnv>): void {
   app.get("/overview", requireSession("orders.read"), async (c) => {
     const s = signedIn(c).get("cabinet");
-    const overview = await partnerOverview(c.env.DB, s.user.partner_id, Date.now());
+    const overview = await partnerOverview(c.env.DB, s.user.partner_id, s.mode !== "test", Date.now());
     return c.html(<OverviewPage session={s} overview={overview} />);
   });
 
   app.get("/earnings", requireSession("orders.read"), async (c) => {
     const s = signedIn(c).get("cabinet");
     const r = range(c, Date.now());
-    const summary = await earningsBetween(c.env.DB, s.user.partner_id, r.fromIso, r.toIso);
+    const summary = await earningsBetween(c.env.DB, s.user.partner_id, s.mode !== "test", r.fromIso, r.toIso);
     return c.html(<EarningsPage session={s} from={r.from} to={r.to} summary={summary} />);
   });
 
   app.get("/earnings.csv", requireSession("orders.read"), async (c) => {
     const r = range(c, Date.now());
-    const summary = await earningsBetween(
-      c.env.DB,
-      signedIn(c).get("cabinet").user.partner_id,
-      r.fromIso,
-      r.toIso,
-    );
+    const s = signedIn(c).get("cabinet");
+    const summary = await earningsBetween(c.env.DB, s.user.partner_id, s.mode !== "test", r.fromIso, r.toIso);
     return c.body(earningsCsv(summary), 200, {
       "Content-Type": "text/csv; charset=utf-8",
       "Content-Disposition": `attachment; filename="earnings-${r.from}-${r.to}.csv"`,

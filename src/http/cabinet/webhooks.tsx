@@ -264,7 +264,10 @@ export function WebhooksPage(props: PageProps) {
 }
 
 // The cabinet acts on the live endpoint until test mode gives the header switch a meaning.
-const scopeOf = (s: SessionContext): WebhookScope => ({ partnerId: s.user.partner_id, mode: "live" });
+const scopeOf = (s: SessionContext): WebhookScope => ({
+  partnerId: s.user.partner_id,
+  mode: s.mode ?? "live",
+});
 
 async function render(c: Context<SignedInEnv>, extra: Partial<PageProps> = {}, filter: LogFilter = {}) {
   const s = c.get("cabinet");

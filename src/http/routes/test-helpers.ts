@@ -92,9 +92,9 @@ const HELPERS = [
     path: "expire",
     operationId: "testExpire",
     schema: Empty,
-    summary: "Move a test order's clock past expires_at",
+    summary: "Move a test order's clock past its deadline",
     description:
-      "The order's own clock (only this order's; the rest of the system keeps real time) passes `expires_at` now: an order waiting for a deposit expires, and the late-deposit watch starts.",
+      "The order's own clock (only this order's; the rest of the system keeps real time) passes its deadline now: `expires_at` (an order waiting for a deposit expires, and the late-deposit watch starts), or, for a fixed-rate order whose deposit is confirming, the end of the fixed rate's confirmation window (confirmed after it, the deposit is refunded with `fixed_rate_expired`).",
     toHelper: (): TestHelper => ({ kind: "expire" }),
   },
   {
