@@ -1,4 +1,4 @@
-/** Operator-set liquidity balances (migrations/0017_liquidity.sql). */
+/** Operator-set liquidity balances (migrations/0019_liquidity.sql). */
 export interface BalanceRow {
   coin: string;
   network: string;
