@@ -104,6 +104,26 @@ describe("PUT/GET /admin/v1/liquidity", () => {
     expect((await setBalance("XRP", "XRP", null)).status).toBe(200);
     expect((await post(big)).status).toBe(201);
   });
+
+  it("test orders neither take liquidity nor are refused for it", async () => {
+    const res = await admin(`/partners/${partner.id}/keys`, { method: "POST", json: { mode: "test" } });
+    const testKey = (await json<{ key: string }>(res)).key;
+    const big = {
+      ...BTC_TO_ETH,
+      coin_to: "XRP",
+      network_to: "XRP",
+      recipient_address: "rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh",
+    };
+    expect((await setBalance("XRP", "XRP", "1")).status).toBe(200);
+    const created = await call("/api/v1/partner/orders", {
+      method: "POST",
+      body: JSON.stringify(big),
+      headers: { Authorization: `Bearer ${testKey}`, "content-type": "application/json" },
+    });
+    expect(created.status).toBe(201);
+    await expectError(await post(big), 422, "insufficient_liquidity");
+    expect((await setBalance("XRP", "XRP", null)).status).toBe(200);
+  });
 });
 
 describe("reservations at order creation", () => {
