@@ -35,11 +35,13 @@ interface __BaseEnv_Env {
 	RATE_LIMITER: DurableObjectNamespace<import("./src/index").RateLimiter>;
 	SIM_CHAIN: DurableObjectNamespace<import("./src/index").SimChain>;
 	DEPOSIT_TAGS: DurableObjectNamespace<import("./src/index").DepositTag>;
+	LIQUIDITY_LEDGERS: DurableObjectNamespace<import("./src/index").LiquidityLedger>;
+	LIQUIDITY_SHARDS: DurableObjectNamespace<import("./src/index").LiquidityShard>;
 }
 declare namespace Cloudflare {
 	interface GlobalProps {
 		mainModule: typeof import("./src/index");
-		durableNamespaces: "OrderObject" | "RateLimiter" | "SimChain";
+		durableNamespaces: "OrderObject" | "RateLimiter" | "SimChain" | "DepositTag" | "LiquidityLedger" | "LiquidityShard";
 	}
 	interface Env extends __BaseEnv_Env {}
 }

@@ -7,6 +7,8 @@ import { deliverBatch, deliveryOptions } from "./services/webhook-delivery";
 import { refreshPrices } from "./storage/market";
 
 export { DepositTag } from "./objects/deposit-tag";
+export { LiquidityLedger } from "./objects/liquidity-ledger";
+export { LiquidityShard } from "./objects/liquidity-shard";
 export { OrderObject } from "./objects/order-object";
 export { RateLimiter } from "./objects/rate-limiter";
 export { SimChain } from "./objects/sim-chain";

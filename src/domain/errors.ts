@@ -39,6 +39,7 @@ export const DOMAIN_ERROR_CODES = [
   // Test mode (docs/test-mode.md)
   "test_mode_only",
   "test_order_limit",
+  "insufficient_liquidity",
 ] as const;
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
 

@@ -54,6 +54,8 @@ export interface OrderRecord {
   idempotencyKey: string | null;
   /** SHA-256 of the canonical request, to tell a replay from a conflicting reuse of the key. */
   requestHash: string;
+  /** The region whose liquidity shard holds this order's reservation; absent: nothing reserved. */
+  liquidityRegion?: string;
   /**
    * False for a test order (created with a test key): it runs on its own SimChain and simulated
    * venues whatever the deployment's modes (docs/test-mode.md). Absent on orders from before test

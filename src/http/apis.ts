@@ -3,6 +3,7 @@ import type { AppEnv } from "./app-env";
 import { createRouter } from "./router";
 import { adminCabinetRouter } from "./routes/admin/cabinet";
 import { adminCurrenciesRouter } from "./routes/admin/currencies";
+import { adminLiquidityRouter } from "./routes/admin/liquidity";
 import { adminOrderActionsRouter } from "./routes/admin/order-actions";
 import { adminOrderReviewRouter } from "./routes/admin/order-review";
 import { adminOrdersRouter } from "./routes/admin/orders";
@@ -94,6 +95,7 @@ export function adminApi(): OpenAPIHono<AppEnv> {
   api.route("/admin/v1", adminPartnersRouter);
   api.route("/admin/v1", adminCurrenciesRouter);
   api.route("/admin/v1", adminPricesRouter);
+  api.route("/admin/v1", adminLiquidityRouter);
   api.route("/admin/v1", adminOrdersRouter);
   api.route("/admin/v1", adminOrderActionsRouter);
   api.route("/admin/v1", adminOrderReviewRouter);
@@ -123,6 +125,7 @@ export function adminApi(): OpenAPIHono<AppEnv> {
       { name: "Admin: catalog", description: "Currencies: list, create, update (audited)." },
       { name: "Admin: audit", description: "Who changed what: the operator audit log." },
       { name: "Admin: prices", description: "Prices in static mode." },
+      { name: "Admin: liquidity", description: "What the service can pay out per coin (docs/liquidity.md)." },
       { name: "Admin: orders", description: "Order inspection and decisions on held funds." },
       { name: "Admin: deposit addresses", description: "Address pools for networks without derivation." },
       { name: "Admin: SimChain", description: "Drive the simulated chains (dev and test only)." },

@@ -45,6 +45,7 @@ import {
   ExtraDeposits,
 } from "./extra-deposits";
 import { sendOnce } from "./ledger-send";
+import { flushLiquidity, liquidityPending, markLiquidity } from "./order-liquidity";
 import { projectOrder } from "./order-projection";
 import { SENDS_TABLE, SendsLedger } from "./sends-ledger";
 
@@ -708,6 +709,7 @@ export class OrderObject extends DurableObject<Env> {
     if (!r) return;
     if (this.#kv.get<boolean>(K.projection)) await this.#project(r);
     await this.#flushOutbox(this.#now());
+    await flushLiquidity(this.env, this.#kv, r);
     await this.#arm(r, this.#now());
   }
 
@@ -1314,6 +1316,7 @@ export class OrderObject extends DurableObject<Env> {
       if (next.status !== r.status) {
         this.#kv.put(K.projection, true);
         this.#enqueueEvent(next, r.status, at, inputs && orderActions(next, inputs));
+        markLiquidity(this.#kv, r.status, next);
       }
     });
     return next;
@@ -1477,7 +1480,8 @@ export class OrderObject extends DurableObject<Env> {
         break;
     }
     for (const key of this.#ledger.unfinished("extra_refund")) due.push(this.#ledger.get(key)?.nextAt ?? now);
-    if (this.#kv.get<boolean>(K.projection) || this.#outboxPending()) due.push(now + PROJECTION_RETRY_MS);
+    if (this.#kv.get<boolean>(K.projection) || this.#outboxPending() || liquidityPending(this.#kv))
+      due.push(now + PROJECTION_RETRY_MS);
     if (due.length === 0) {
       await this.ctx.storage.deleteAlarm();
       return;

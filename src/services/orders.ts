@@ -3,6 +3,7 @@ import { sha256Hex } from "../domain/credentials";
 import { checkDestination } from "../domain/destination";
 import { DomainError } from "../domain/errors";
 import { decodeCursor, pageOf } from "../domain/keyset-cursor";
+import { DEFAULT_REGION } from "../domain/liquidity";
 import { parseDecimal, toDecimalString } from "../domain/money";
 import { idempotentOrderId, type OrderDraft, type OrderView, type RateType } from "../domain/order";
 import { type CreationKey, idempotentShortId, orderIdOf, parseOrderRef } from "../domain/order-id";
@@ -12,6 +13,7 @@ import { MAX_OPEN_TEST_ORDERS, OPEN_TEST_STATUSES } from "../domain/test-mode";
 import type { CreateResult } from "../objects/order-object";
 import { countTestOrders, findOrderIdByShortId, listOrders, type OrderIndexRow } from "../storage/orders";
 import { lockFixedQuote } from "./fixed-quotes";
+import { withReservation } from "./liquidity";
 import { orderDepositScheme, priceQuote } from "./quoting";
 
 export interface CreateOrderBody {
@@ -53,6 +55,7 @@ export async function createOrder(
   body: CreateOrderBody,
   idempotencyKey: string | undefined,
   now: number,
+  region: string = DEFAULT_REGION,
 ): Promise<CreateOrderOutcome> {
   const requestHash = await sha256Hex(canonicalJson(body));
   const creation: CreationKey = {
@@ -159,7 +162,9 @@ export async function createOrder(
   };
   for (let attempt = firstAttempt; attempt < firstAttempt + ID_ATTEMPTS; attempt++) {
     const id = orderIdOf(idKey ? idempotentShortId(partner.id, idKey, attempt) : newShortId());
-    const result = await env.ORDERS.getByName(id).create({ ...draft, id }, scheme);
+    const result = await withReservation(env, config, { ...draft, id }, region, async (d) =>
+      env.ORDERS.getByName(id).create(d, scheme),
+    );
     if (result.kind !== "taken") return outcome(result);
   }
   throw new Error(`no free order id after ${ID_ATTEMPTS} attempts`);

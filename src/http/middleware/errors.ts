@@ -39,6 +39,7 @@ const DOMAIN_STATUS: Record<DomainErrorCode, ContentfulStatusCode> = {
   markup_above_cap: 422,
   test_mode_only: 403,
   test_order_limit: 409,
+  insufficient_liquidity: 422,
 };
 
 function fromDomain(err: DomainError): ApiError {

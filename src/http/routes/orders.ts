@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { regionOf } from "../../domain/liquidity";
 import { tryParseDecimal } from "../../domain/money";
 import { ORDER_STATUSES, STATUS_REASONS } from "../../domain/order-state";
 import { createOrder, listPartnerOrders, readOrder } from "../../services/orders";
@@ -259,6 +260,7 @@ export const ordersRouter = createRouter<PartnerEnv>()
         c.req.valid("json"),
         c.req.valid("header")["idempotency-key"],
         Date.now(),
+        regionOf(c.req.raw.cf?.continent),
       );
       c.header("Cache-Control", "no-store");
       return c.json(order, 201);

@@ -1,0 +1,106 @@
+/**
+ * Allowance arithmetic for liquidity (docs/liquidity.md): the per-coin ledger hands allowance to
+ * regional shards, shards reserve it for orders. Pure functions over decimals; the objects that
+ * hold the figures live in src/objects/liquidity-*.ts.
+ */
+import { DomainError } from "./errors";
+import { Dec, type Decimal, toDecimalString } from "./money";
+import type { RateType } from "./order";
+import type { OrderStatus } from "./order-state";
+
+const ZERO = new Dec(0);
+const BPS = 10_000;
+
+/** A ledger grants at least this share of what it still has free, so a shard refills rarely. */
+export const GRANT_SHARE = new Dec("0.5");
+
+/** What a coin can still hand out: never negative (a balance lowered below the grants gives 0). */
+export function available(balance: Decimal, granted: Decimal, paid: Decimal): Decimal {
+  const free = balance.minus(paid).minus(granted);
+  return free.isNegative() ? ZERO : free;
+}
+
+/**
+ * How much a ledger grants a shard that asks for `requested`: at least the request (when it can),
+ * else at least GRANT_SHARE of what is free, never more than is free.
+ */
+export function grantSize(free: Decimal, requested: Decimal): Decimal {
+  const want = Dec.max(requested, free.times(GRANT_SHARE));
+  return Dec.min(free, want);
+}
+
+/** What a shard can still promise: its allowance less its reservations, never negative. */
+export function shardFree(allowance: Decimal, reserved: Decimal): Decimal {
+  const free = allowance.minus(reserved);
+  return free.isNegative() ? ZERO : free;
+}
+
+/**
+ * What an order reserves of its destination coin: the expected payout, for a float order plus the
+ * float spread as a margin for the price moving until the exchange (a fixed order's payout is fixed).
+ */
+export function reservationFor(amountTo: Decimal, rateType: RateType, floatSpreadBps: number): Decimal {
+  return rateType === "fixed" ? amountTo : amountTo.times(new Dec(BPS + floatSpreadBps)).div(BPS);
+}
+
+/** The largest amount_from whose reservation fits in `free` at `rate` (amount_to per amount_from). */
+export function maxAmountFrom(
+  free: Decimal,
+  rate: Decimal,
+  rateType: RateType,
+  floatSpreadBps: number,
+): Decimal {
+  if (!rate.gt(0)) return ZERO;
+  return free.div(reservationFor(rate, rateType, floatSpreadBps));
+}
+
+/** What a status change means for the order's reservation: give it back, or turn it into a payout. */
+export type LiquidityStep = "release" | "settle";
+
+export function liquidityStep(status: OrderStatus): LiquidityStep | null {
+  switch (status) {
+    case "completed":
+      return "settle";
+    case "expired":
+    case "refunding":
+    case "refunded":
+    case "failed":
+      return "release";
+    default:
+      return null;
+  }
+}
+
+/** The 422 an order gets when its region cannot promise its payout. */
+export function insufficientLiquidity(coin: string, maxTo: Decimal, maxFrom: Decimal, coinFrom: string) {
+  return new DomainError(
+    "insufficient_liquidity",
+    `Not enough ${coin} liquidity for this order: at most ${toDecimalString(maxTo)} ${coin} can be promised now (amount_from up to ${toDecimalString(maxFrom)} ${coinFrom}).`,
+  );
+}
+
+/**
+ * The region a request belongs to: its Cloudflare continent, else one default region. Each region
+ * has its own shard, placed near it with a location hint.
+ */
+export const DEFAULT_REGION = "default";
+const HINTS: Record<string, DurableObjectLocationHint> = {
+  EU: "weur",
+  NA: "enam",
+  SA: "sam",
+  AS: "apac",
+  OC: "oc",
+  AF: "afr",
+};
+
+export function regionOf(continent: unknown): string {
+  return typeof continent === "string" && continent in HINTS ? continent : DEFAULT_REGION;
+}
+
+export function locationHintOf(region: string): DurableObjectLocationHint | undefined {
+  return HINTS[region];
+}
+
+/** Ledger and shard object names: one ledger per coin on a network, one shard per region of it. */
+export const ledgerName = (coin: string, network: string) => `${coin}:${network}`;
+export const shardName = (coin: string, network: string, region: string) => `${coin}:${network}:${region}`;

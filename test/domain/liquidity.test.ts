@@ -1,0 +1,65 @@
+import { describe, expect, it } from "vitest";
+import {
+  available,
+  DEFAULT_REGION,
+  grantSize,
+  liquidityStep,
+  locationHintOf,
+  maxAmountFrom,
+  regionOf,
+  reservationFor,
+  shardFree,
+} from "../../src/domain/liquidity";
+import { Dec } from "../../src/domain/money";
+
+const d = (s: string) => new Dec(s);
+
+describe("allowance arithmetic", () => {
+  it("available: balance less paid and granted, never negative", () => {
+    expect(available(d("10"), d("3"), d("2")).toString()).toBe("5");
+    expect(available(d("1"), d("3"), d("0")).toString()).toBe("0");
+  });
+
+  it("grantSize: at least the request or half of what is free, never more than is free", () => {
+    expect(grantSize(d("10"), d("1")).toString()).toBe("5");
+    expect(grantSize(d("10"), d("7")).toString()).toBe("7");
+    expect(grantSize(d("3"), d("7")).toString()).toBe("3");
+    expect(grantSize(d("0"), d("7")).toString()).toBe("0");
+  });
+
+  it("shardFree: allowance less reservations, never negative", () => {
+    expect(shardFree(d("5"), d("2")).toString()).toBe("3");
+    expect(shardFree(d("1"), d("2")).toString()).toBe("0");
+  });
+
+  it("a float order reserves the spread as margin, a fixed one its quoted payout", () => {
+    expect(reservationFor(d("100"), "float", 50).toString()).toBe("100.5");
+    expect(reservationFor(d("100"), "fixed", 50).toString()).toBe("100");
+  });
+
+  it("maxAmountFrom converts a free amount back at the rate, margin included", () => {
+    expect(maxAmountFrom(d("100.5"), d("20"), "float", 50).toString()).toBe("5");
+    expect(maxAmountFrom(d("100"), d("20"), "fixed", 50).toString()).toBe("5");
+    expect(maxAmountFrom(d("100"), d("0"), "fixed", 50).toString()).toBe("0");
+  });
+});
+
+describe("liquidityStep", () => {
+  it("releases when the promise ends, settles on completion, nothing while open", () => {
+    expect(liquidityStep("completed")).toBe("settle");
+    for (const s of ["expired", "refunding", "refunded", "failed"] as const)
+      expect(liquidityStep(s)).toBe("release");
+    for (const s of ["waiting_deposit", "confirming", "exchanging", "sending"] as const)
+      expect(liquidityStep(s)).toBeNull();
+  });
+});
+
+describe("regions", () => {
+  it("a known continent is its own region with a location hint; anything else is the default", () => {
+    expect(regionOf("EU")).toBe("EU");
+    expect(locationHintOf("EU")).toBe("weur");
+    expect(regionOf(undefined)).toBe(DEFAULT_REGION);
+    expect(regionOf("XX")).toBe(DEFAULT_REGION);
+    expect(locationHintOf(DEFAULT_REGION)).toBeUndefined();
+  });
+});

@@ -1,0 +1,220 @@
+import { env } from "cloudflare:workers";
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { admin, call, createPartner, expectError, json, setPrices, type TestPartner } from "../helpers";
+import { advance, read, simMine, simSend, startClock, step } from "../support/orders";
+
+const ETH_ADDR = "0x9858EfFD232B4033E47d90003D41EC34EcaEda94";
+// BTC 60000, ETH 3000: 0.01 BTC buys about 0.2 ETH; a float order reserves that plus 0.5 %.
+const BTC_TO_ETH = {
+  coin_from: "BTC",
+  network_from: "BTC",
+  coin_to: "ETH",
+  network_to: "ETH",
+  amount_from: 0.01,
+  rate_type: "float",
+  recipient_address: ETH_ADDR,
+};
+
+interface Liquidity {
+  coin: string;
+  network: string;
+  balance: string | null;
+  paid: string;
+  granted: string;
+  available: string | null;
+  updated_at: string;
+}
+
+let partner: TestPartner;
+
+const post = (body: unknown) =>
+  call("/api/v1/partner/orders", {
+    method: "POST",
+    body: JSON.stringify(body),
+    headers: { Authorization: `Bearer ${partner.key}`, "content-type": "application/json" },
+  });
+const setBalance = (coin: string, network: string, balance: string | null) =>
+  admin("/liquidity", { method: "PUT", json: { coin, network, balance } });
+const reservation = (o: { amount_to_expected: number }) => o.amount_to_expected * 1.005;
+
+beforeAll(async () => {
+  partner = await createPartner({ name: "liquidity", rate_limit_per_minute: 100_000 });
+});
+beforeEach(async () => {
+  vi.useRealTimers();
+  await setPrices();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("PUT/GET /admin/v1/liquidity", () => {
+  it("sets a balance, audited with the operator; lists it with what the ledger holds", async () => {
+    const res = await setBalance("usdc", "sol", "1500.5");
+    expect(res.status).toBe(200);
+    expect(await json<Liquidity>(res)).toMatchObject({
+      coin: "USDC",
+      network: "SOL",
+      balance: "1500.5",
+      paid: "0",
+      granted: "0",
+      available: "1500.5",
+    });
+    const list = await json<{ data: Liquidity[] }>(await admin("/liquidity"));
+    expect(list.data.find((l) => l.coin === "USDC" && l.network === "SOL")).toMatchObject({
+      balance: "1500.5",
+    });
+    const audit = await json<{ data: { action: string; operator: string; after: { balance: string } }[] }>(
+      await admin("/audit?entity_type=liquidity&entity_id=USDC:SOL"),
+    );
+    expect(audit.data[0]).toMatchObject({ action: "liquidity.set", after: { balance: "1500.5" } });
+    expect(audit.data[0]?.operator).toMatch(/^token/);
+  });
+
+  it("refuses bad input and coins outside the catalog, changing nothing", async () => {
+    await expectError(await setBalance("USDC", "SOL", "-1"), 400, "invalid_request");
+    await expectError(
+      await admin("/liquidity", {
+        method: "PUT",
+        json: { coin: "USDC", network: "SOL", balance: "1", x: 1 },
+      }),
+      400,
+      "invalid_request",
+    );
+    await expectError(await setBalance("NOPE", "NOPE", "1"), 422, "invalid_catalog_change");
+    const rows = await env.DB.prepare(
+      "SELECT COUNT(*) AS n FROM liquidity_balances WHERE coin = 'NOPE'",
+    ).first<{
+      n: number;
+    }>();
+    expect(rows?.n).toBe(0);
+  });
+
+  it("a coin without a balance is not liquidity-limited; null lifts a limit", async () => {
+    // XRP has no balance: a large order is accepted as before this feature.
+    const big = {
+      ...BTC_TO_ETH,
+      coin_to: "XRP",
+      network_to: "XRP",
+      recipient_address: "rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh",
+    };
+    expect((await post(big)).status).toBe(201);
+    expect((await setBalance("XRP", "XRP", "1")).status).toBe(200);
+    await expectError(await post(big), 422, "insufficient_liquidity");
+    expect((await setBalance("XRP", "XRP", null)).status).toBe(200);
+    expect((await post(big)).status).toBe(201);
+  });
+
+  it("test orders neither take liquidity nor are refused for it", async () => {
+    const res = await admin(`/partners/${partner.id}/keys`, { method: "POST", json: { mode: "test" } });
+    const testKey = (await json<{ key: string }>(res)).key;
+    const big = {
+      ...BTC_TO_ETH,
+      coin_to: "XRP",
+      network_to: "XRP",
+      recipient_address: "rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh",
+    };
+    expect((await setBalance("XRP", "XRP", "1")).status).toBe(200);
+    const created = await call("/api/v1/partner/orders", {
+      method: "POST",
+      body: JSON.stringify(big),
+      headers: { Authorization: `Bearer ${testKey}`, "content-type": "application/json" },
+    });
+    expect(created.status).toBe(201);
+    await expectError(await post(big), 422, "insufficient_liquidity");
+    expect((await setBalance("XRP", "XRP", null)).status).toBe(200);
+  });
+});
+
+describe("reservations at order creation", () => {
+  it("50 parallel creations against a balance covering ~10: the accepted ones fit, every refusal is 422 with the maximum", async () => {
+    expect((await setBalance("ETH", "ETH", "2")).status).toBe(200);
+    const responses = await Promise.all(Array.from({ length: 50 }, () => post(BTC_TO_ETH)));
+    const accepted = responses.filter((r) => r.status === 201);
+    const refused = responses.filter((r) => r.status !== 201);
+    const orders = await Promise.all(accepted.map((r) => json<{ amount_to_expected: number }>(r)));
+    const reserved = orders.reduce((sum, o) => sum + reservation(o), 0);
+    expect(reserved).toBeLessThanOrEqual(2);
+    // The balance is used, not merely guarded: ~0.2 ETH each, so at least 9 fit.
+    expect(accepted.length).toBeGreaterThanOrEqual(9);
+    expect(accepted.length).toBeLessThanOrEqual(10);
+    for (const r of refused) {
+      const body = await expectError(r, 422, "insufficient_liquidity");
+      const max = Number(/at most ([0-9.]+) ETH/.exec(body.detail)?.[1]);
+      expect(max).toBeGreaterThanOrEqual(0);
+      expect(max).toBeLessThan(reservation(orders[0] as { amount_to_expected: number }));
+      expect(body.detail).toMatch(/amount_from up to [0-9.]+ BTC/);
+    }
+    const ledger = await json<Liquidity>(await setBalance("ETH", "ETH", "2"));
+    expect(Number(ledger.granted)).toBeLessThanOrEqual(2);
+  });
+
+  it("the maximum a refusal names can be ordered; a retry with the same Idempotency-Key reserves once", async () => {
+    // 0.01 BTC buys ~7.5 LTC: a balance of 10 holds one such order and ~2.4 LTC more.
+    expect((await setBalance("LTC", "LTC", "10")).status).toBe(200);
+    const toLtc = {
+      ...BTC_TO_ETH,
+      coin_to: "LTC",
+      network_to: "LTC",
+      recipient_address: "LTVdcw8fdTTK4TcebTZ4jiiCbvTXaRxZNh",
+    };
+    const keyed = (key: string, body: unknown) =>
+      call("/api/v1/partner/orders", {
+        method: "POST",
+        body: JSON.stringify(body),
+        headers: {
+          Authorization: `Bearer ${partner.key}`,
+          "content-type": "application/json",
+          "Idempotency-Key": key,
+        },
+      });
+    expect((await keyed("ltc-1", toLtc)).status).toBe(201);
+    expect((await keyed("ltc-1", toLtc)).status).toBe(201);
+    const body = await expectError(await post(toLtc), 422, "insufficient_liquidity");
+    const maxFrom = Number(/amount_from up to ([0-9.]+) BTC/.exec(body.detail)?.[1]);
+    expect(maxFrom).toBeGreaterThan(0.003);
+    expect(maxFrom).toBeLessThan(0.0034);
+    expect((await post({ ...toLtc, amount_from: Math.floor(maxFrom * 0.999 * 1e8) / 1e8 })).status).toBe(201);
+    await expectError(await post({ ...toLtc, amount_from: 0.0005 }), 422, "insufficient_liquidity");
+  });
+});
+
+describe("release and settlement", () => {
+  it("an expired order's reservation is released; a completed one is paid out of the balance", async () => {
+    startClock();
+    // One order's worth: a second is refused until the first releases.
+    expect((await setBalance("DOGE", "DOGE", "2100")).status).toBe(200);
+    const toDoge = {
+      ...BTC_TO_ETH,
+      amount_from: 0.0033,
+      coin_to: "DOGE",
+      network_to: "DOGE",
+      recipient_address: "DH5yaieqoZN36fDVciNyRueRGvGLR3mr7L",
+    };
+    const first = await post(toDoge);
+    expect(first.status).toBe(201);
+    const expiring = await json<{ id: string; expires_at: string }>(first);
+    await expectError(await post(toDoge), 422, "insufficient_liquidity");
+
+    advance(Date.parse(expiring.expires_at) - Date.now() + 1000);
+    await env.ORDERS.getByName(expiring.id).tick();
+    expect((await read(partner, expiring.id)).status).toBe("expired");
+    await setPrices();
+
+    const second = await post(toDoge);
+    expect(second.status).toBe(201);
+    const o = await json<{ id: string; deposit_address: string }>(second);
+    await simSend("BTC", o.deposit_address, "0.0033");
+    await step(o.id);
+    await simMine("BTC", 2);
+    for (let i = 0; i < 6 && (await read(partner, o.id)).status !== "completed"; i++) await step(o.id);
+    const done = await read(partner, o.id);
+    expect(done.status).toBe("completed");
+    const ledger = (await json<{ data: Liquidity[] }>(await admin("/liquidity"))).data.find(
+      (l) => l.coin === "DOGE",
+    );
+    expect(Number(ledger?.paid)).toBeCloseTo(done.amount_to_actual ?? -1, 6);
+    // Paid + what the shard still holds never exceeds the balance.
+    expect(Number(ledger?.paid) + Number(ledger?.granted)).toBeLessThanOrEqual(2100);
+  });
+});
