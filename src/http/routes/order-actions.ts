@@ -4,7 +4,7 @@ import type { PartnerEnv } from "../app-env";
 import { partnerAuth } from "../middleware/auth";
 import { createRouter } from "../router";
 import { errorResponses, okResponse } from "../schemas";
-import { OrderSchema, optionalText, SignatureHeader } from "./orders";
+import { idempotentHeaders, OrderSchema, optionalText } from "./orders";
 
 const security: Record<string, string[]>[] = [{ PartnerBearer: [] }, { PartnerApiKey: [] }];
 const tags = ["Orders"];
@@ -14,19 +14,9 @@ export const ActionParams = z.object({
   order_id: z.string().min(1).max(16_384).openapi({ description: "Order UUID or short_id (any case)." }),
 });
 
-export const ActionHeaders = z.object({
-  ...SignatureHeader,
-  "idempotency-key": z
-    .string()
-    .min(1)
-    .max(255)
-    .regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces")
-    .optional()
-    .openapi({
-      description:
-        "The same key with the same decision returns the first answer (200, same body); with another decision → 409.",
-    }),
-});
+export const ActionHeaders = idempotentHeaders(
+  "The same key with the same decision returns the first answer (200, same body); with another decision → 409.",
+);
 
 export const RefundBody = z
   .strictObject({

@@ -142,19 +142,23 @@ export const SignatureHeader = {
 
 const KeyHeaders = z.object(SignatureHeader);
 
-const IdempotencyHeaders = z.object({
-  ...SignatureHeader,
-  "idempotency-key": z
-    .string()
-    .min(1)
-    .max(255)
-    .regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces")
-    .optional()
-    .openapi({
-      description:
-        "Same partner + key within 24 h returns the first order (201, same body); a different body → 422.",
-    }),
-});
+/** The signed request's headers plus an optional Idempotency-Key, whose replay rule `description` gives. */
+export function idempotentHeaders(description: string) {
+  return z.object({
+    ...SignatureHeader,
+    "idempotency-key": z
+      .string()
+      .min(1)
+      .max(255)
+      .regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces")
+      .optional()
+      .openapi({ description }),
+  });
+}
+
+const IdempotencyHeaders = idempotentHeaders(
+  "Same partner + key within 24 h returns the first order (201, same body); a different body → 422.",
+);
 
 export const OrderSummarySchema = z
   .object({
