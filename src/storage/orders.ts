@@ -246,7 +246,8 @@ export interface OrderListQuery {
 }
 
 /** A partner's orders, newest first, by keyset pagination on (created_at, id): no OFFSET scans. */
-export async function listOrders(db: D1Database, q: OrderListQuery): Promise<OrderIndexRow[]> {
+/** The statement of one page of GET /partner/orders, newest first (exported for its query-plan test). */
+export function listOrdersStatement(q: OrderListQuery): { sql: string; args: (string | number)[] } {
   const where = ["partner_id = ?", "livemode = ?"];
   const args: (string | number)[] = [q.partnerId, q.livemode ? 1 : 0];
   if (q.status) {
@@ -262,14 +263,22 @@ export async function listOrders(db: D1Database, q: OrderListQuery): Promise<Ord
     args.push(q.createdTo);
   }
   if (q.after) {
-    where.push("(created_at < ? OR (created_at = ? AND id < ?))");
-    args.push(q.after.createdAt, q.after.createdAt, q.after.id);
+    // `created_at <= ?` lets the index seek to the position: D1's planner derives no range from
+    // the OR alone and would step over every earlier row of the partner, one by one.
+    where.push("created_at <= ? AND (created_at < ? OR (created_at = ? AND id < ?))");
+    args.push(q.after.createdAt, q.after.createdAt, q.after.createdAt, q.after.id);
   }
+  return {
+    sql: `SELECT ${COLUMNS} FROM orders WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT ?`,
+    args: [...args, q.limit],
+  };
+}
+
+export async function listOrders(db: D1Database, q: OrderListQuery): Promise<OrderIndexRow[]> {
+  const s = listOrdersStatement(q);
   const { results } = await db
-    .prepare(
-      `SELECT ${COLUMNS} FROM orders WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT ?`,
-    )
-    .bind(...args, q.limit)
+    .prepare(s.sql)
+    .bind(...s.args)
     .all<OrderIndexRow>();
   return results;
 }

@@ -6,6 +6,7 @@ import { deriveDepositAddress, validateAddress } from "../../src/domain/addresse
 import { depositPath } from "../../src/domain/deposit-allocation";
 import { idempotentShortId, orderIdOf } from "../../src/domain/order-id";
 import { sweepLostAlarms } from "../../src/services/sweep";
+import { listOrdersStatement } from "../../src/storage/orders";
 import { admin, call, createPartner, expectError, json, setPrices, type TestPartner } from "../helpers";
 import { BTC_REFUND, BTC_TO_USDT, indexed, TRON_ADDR, XRP_ADDR } from "../support/orders";
 
@@ -628,5 +629,24 @@ describe("expiry", () => {
     } finally {
       await admin("/sim/BTC/faults", { method: "PUT", json: {} });
     }
+  });
+});
+
+describe("GET /api/v1/partner/orders: query plan", () => {
+  it("a page after a cursor seeks on the index, even with a status filter", async () => {
+    const plan = async (q: Parameters<typeof listOrdersStatement>[0]) => {
+      const s = listOrdersStatement(q);
+      const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${s.sql}`)
+        .bind(...s.args)
+        .all<{ detail: string }>();
+      return results.map((r) => r.detail).join(" | ");
+    };
+    const after = { createdAt: "2026-01-01T00:00:00.000Z", id: "00000000-0000-4000-8000-000000000000" };
+    expect(await plan({ partnerId: "p", livemode: true, after, limit: 51 })).toMatch(
+      /USING INDEX \w+ \(partner_id=\? AND livemode=\? AND created_at<\?\)/,
+    );
+    expect(await plan({ partnerId: "p", livemode: true, status: "completed", after, limit: 51 })).toMatch(
+      /USING INDEX \w+ \(partner_id=\? AND livemode=\? AND status=\? AND created_at<\?\)/,
+    );
   });
 });
