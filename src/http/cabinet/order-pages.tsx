@@ -11,6 +11,7 @@ import type { SessionContext } from "../../storage/cabinet";
 import type { CabinetOrderRow } from "../../storage/order-search";
 import { Csrf, Page } from "./layout";
 import { when } from "./pages";
+import { StackTable } from "./stack-table";
 
 const FINAL: readonly OrderStatus[] = ["completed", "refunded"];
 
@@ -100,43 +101,36 @@ export function OrdersPage(props: {
         </form>
       </section>
       <section class="card">
-        {props.rows.length === 0 ? (
-          <p class="muted">{filtered ? "No order matches these filters." : "No orders yet."}</p>
-        ) : (
-          <table class="stack" data-testid="orders">
-            <thead>
-              <tr>
-                <th>Order</th>
-                <th>Created</th>
-                <th>Swap</th>
-                <th>Rate</th>
-                <th>Status</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.rows.map((r) => (
-                <tr data-order-id={r.id}>
-                  <td data-label="Order">
-                    <a href={`/cabinet/orders/${r.short_id}`}>
-                      <code>{r.short_id}</code>
-                    </a>
-                  </td>
-                  <td data-label="Created">{when(r.created_at)}</td>
-                  <td data-label="Swap">
-                    {r.amount_from ?? "?"} {r.coin_from} → {r.amount_to ?? "?"} {r.coin_to}
-                    <div class="muted small">
-                      {r.network_from} → {r.network_to}
-                    </div>
-                  </td>
-                  <td data-label="Rate">{r.rate_type ?? "—"}</td>
-                  <td data-label="Status">
-                    <StatusBadge status={r.status} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+        <StackTable
+          testid="orders"
+          rows={props.rows}
+          empty={filtered ? "No order matches these filters." : "No orders yet."}
+          rowAttrs={(r) => ({ "data-order-id": r.id })}
+          columns={[
+            {
+              label: "Order",
+              cell: (r) => (
+                <a href={`/cabinet/orders/${r.short_id}`}>
+                  <code>{r.short_id}</code>
+                </a>
+              ),
+            },
+            { label: "Created", cell: (r) => when(r.created_at) },
+            {
+              label: "Swap",
+              cell: (r) => (
+                <>
+                  {r.amount_from ?? "?"} {r.coin_from} → {r.amount_to ?? "?"} {r.coin_to}
+                  <div class="muted small">
+                    {r.network_from} → {r.network_to}
+                  </div>
+                </>
+              ),
+            },
+            { label: "Rate", cell: (r) => r.rate_type ?? "—" },
+            { label: "Status", cell: (r) => <StatusBadge status={r.status} /> },
+          ]}
+        />
         <div class="pager">
           {q.cursor ? (
             <a href={`/cabinet/orders${queryString({ ...q, cursor: undefined })}`}>Newest</a>
@@ -392,45 +386,36 @@ export function OrderPage(props: { session: SessionContext; detail: OrderDetail 
         </div>
         <section class="card">
           <h2>Webhook deliveries</h2>
-          {d.deliveries.length === 0 ? (
-            <p class="muted">No webhook events for this order (none sent yet, or no webhook URL set).</p>
-          ) : (
-            <table class="stack" data-testid="deliveries">
-              <thead>
-                <tr>
-                  <th>#</th>
-                  <th>Event</th>
-                  <th>Created</th>
-                  <th>Status</th>
-                  <th>Attempts</th>
-                  <th>Last answer</th>
-                </tr>
-              </thead>
-              <tbody>
-                {d.deliveries.map((w) => (
-                  <tr>
-                    <td data-label="#">{w.sequence}</td>
-                    <td data-label="Event">
-                      <code>{w.event_id}</code>
-                    </td>
-                    <td data-label="Created">{when(w.created_at)}</td>
-                    <td data-label="Status">
-                      <span
-                        class={`badge ${w.status === "delivered" ? "ok" : w.status === "failed" ? "bad" : ""}`}
-                      >
-                        {w.status}
-                      </span>
-                    </td>
-                    <td data-label="Attempts">{w.attempts}</td>
-                    <td data-label="Last answer">
-                      {w.last_status_code ?? ""} {w.last_error ?? ""}
-                      {w.next_retry_at ? <div class="muted">next try {when(w.next_retry_at)}</div> : null}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )}
+          <StackTable
+            testid="deliveries"
+            rows={d.deliveries}
+            empty="No webhook events for this order (none sent yet, or no webhook URL set)."
+            columns={[
+              { label: "#", cell: (w) => w.sequence },
+              { label: "Event", cell: (w) => <code>{w.event_id}</code> },
+              { label: "Created", cell: (w) => when(w.created_at) },
+              {
+                label: "Status",
+                cell: (w) => (
+                  <span
+                    class={`badge ${w.status === "delivered" ? "ok" : w.status === "failed" ? "bad" : ""}`}
+                  >
+                    {w.status}
+                  </span>
+                ),
+              },
+              { label: "Attempts", cell: (w) => w.attempts },
+              {
+                label: "Last answer",
+                cell: (w) => (
+                  <>
+                    {w.last_status_code ?? ""} {w.last_error ?? ""}
+                    {w.next_retry_at ? <div class="muted">next try {when(w.next_retry_at)}</div> : null}
+                  </>
+                ),
+              },
+            ]}
+          />
         </section>
       </div>
     </Page>

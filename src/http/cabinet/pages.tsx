@@ -6,6 +6,7 @@ import type { IssuedInvite } from "../../services/cabinet-auth";
 import type { AuditEntry, InviteRow, PasskeyRow, SessionContext, UserRow } from "../../storage/cabinet";
 import type { ApiKeyRow } from "../../storage/partners";
 import { Csrf, Page } from "./layout";
+import { StackTable } from "./stack-table";
 
 export const when = (iso: string | null) => (iso ? `${iso.replace("T", " ").slice(0, 16)} UTC` : "—");
 
@@ -122,98 +123,85 @@ export function KeysPage(props: {
       ) : null}
       <section class="card">
         <h2>{mode === "test" ? "Your test keys" : "Your keys"}</h2>
-        {keys.length === 0 ? (
-          <p class="muted">{mode === "test" ? "No test keys yet." : "No keys yet."}</p>
-        ) : (
-          <table class="stack">
-            <thead>
-              <tr>
-                <th>Key</th>
-                <th>Mode</th>
-                <th>Created</th>
-                <th>Last used</th>
-                <th>Status</th>
-                {write ? <th>Actions</th> : null}
-              </tr>
-            </thead>
-            <tbody>
-              {keys.map((k) => {
-                const active = !k.revoked_at && !k.expires_at;
-                const usable = !k.revoked_at && !(k.expires_at && Date.parse(k.expires_at) <= now);
-                return (
-                  <tr data-key-id={k.key_id}>
-                    <td data-label="Key">
-                      <strong>{k.name || "(unnamed)"}</strong>
-                      <br />
-                      <code>{k.key_id}</code>
-                      {k.ip_allowlist ? <div class="muted">IPs: {allowlistText(k)}</div> : null}
-                    </td>
-                    <td data-label="Mode">
-                      <span class="badge">{k.mode}</span>
-                    </td>
-                    <td data-label="Created">
-                      {when(k.created_at)}
-                      <div class="muted">by {k.created_by}</div>
-                    </td>
-                    <td data-label="Last used">{when(k.last_used_at)}</td>
-                    <td data-label="Status">{keyStatus(k, now)}</td>
-                    {write ? (
-                      <td data-label="Actions">
-                        {usable ? (
-                          <div class="actions">
-                            {active ? (
-                              <form class="row" method="post" action={`/cabinet/keys/${k.key_id}/roll`}>
-                                <Csrf session={s} />
-                                <select name="overlap" aria-label="Old key keeps working for">
-                                  {Object.keys(ROLL_OVERLAPS).map((o) => (
-                                    <option value={o}>
-                                      {o === "now" ? "old key stops now" : `old key works ${o}`}
-                                    </option>
-                                  ))}
-                                </select>
-                                <button class="secondary small" type="submit">
-                                  Roll
-                                </button>
-                              </form>
-                            ) : null}
-                            <form
-                              class="inline"
-                              method="post"
-                              action={`/cabinet/keys/${k.key_id}/revoke`}
-                              data-confirm="Revoke this key? Requests with it will fail within 30 seconds."
-                            >
-                              <Csrf session={s} />
-                              <button class="danger small" type="submit">
-                                Revoke
-                              </button>
-                            </form>
-                            <details>
-                              <summary>IP allowlist</summary>
-                              <form class="row" method="post" action={`/cabinet/keys/${k.key_id}/allowlist`}>
-                                <Csrf session={s} />
-                                <input
-                                  name="ip_allowlist"
-                                  value={allowlistText(k)}
-                                  placeholder="any address"
-                                />
-                                <button class="secondary small" type="submit">
-                                  Save
-                                </button>
-                              </form>
-                            </details>
-                          </div>
-                        ) : null}
-                      </td>
-                    ) : null}
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        )}
+        <StackTable
+          rows={keys}
+          empty={mode === "test" ? "No test keys yet." : "No keys yet."}
+          rowAttrs={(k) => ({ "data-key-id": k.key_id })}
+          columns={[
+            {
+              label: "Key",
+              cell: (k) => (
+                <>
+                  <strong>{k.name || "(unnamed)"}</strong>
+                  <br />
+                  <code>{k.key_id}</code>
+                  {k.ip_allowlist ? <div class="muted">IPs: {allowlistText(k)}</div> : null}
+                </>
+              ),
+            },
+            { label: "Mode", cell: (k) => <span class="badge">{k.mode}</span> },
+            {
+              label: "Created",
+              cell: (k) => (
+                <>
+                  {when(k.created_at)}
+                  <div class="muted">by {k.created_by}</div>
+                </>
+              ),
+            },
+            { label: "Last used", cell: (k) => when(k.last_used_at) },
+            { label: "Status", cell: (k) => keyStatus(k, now) },
+            write && { label: "Actions", cell: (k) => <KeyActions k={k} session={s} now={now} /> },
+          ]}
+        />
       </section>
     </Page>
   );
+}
+
+/** What a writer can do with a key: roll an active one, revoke or restrict a usable one. */
+function KeyActions({ k, session, now }: { k: ApiKeyRow; session: SessionContext; now: number }) {
+  const s = session;
+  const active = !k.revoked_at && !k.expires_at;
+  const usable = !k.revoked_at && !(k.expires_at && Date.parse(k.expires_at) <= now);
+  return usable ? (
+    <div class="actions">
+      {active ? (
+        <form class="row" method="post" action={`/cabinet/keys/${k.key_id}/roll`}>
+          <Csrf session={s} />
+          <select name="overlap" aria-label="Old key keeps working for">
+            {Object.keys(ROLL_OVERLAPS).map((o) => (
+              <option value={o}>{o === "now" ? "old key stops now" : `old key works ${o}`}</option>
+            ))}
+          </select>
+          <button class="secondary small" type="submit">
+            Roll
+          </button>
+        </form>
+      ) : null}
+      <form
+        class="inline"
+        method="post"
+        action={`/cabinet/keys/${k.key_id}/revoke`}
+        data-confirm="Revoke this key? Requests with it will fail within 30 seconds."
+      >
+        <Csrf session={s} />
+        <button class="danger small" type="submit">
+          Revoke
+        </button>
+      </form>
+      <details>
+        <summary>IP allowlist</summary>
+        <form class="row" method="post" action={`/cabinet/keys/${k.key_id}/allowlist`}>
+          <Csrf session={s} />
+          <input name="ip_allowlist" value={allowlistText(k)} placeholder="any address" />
+          <button class="secondary small" type="submit">
+            Save
+          </button>
+        </form>
+      </details>
+    </div>
+  ) : null;
 }
 
 export function TeamPage(props: {
@@ -268,110 +256,93 @@ export function TeamPage(props: {
       </section>
       <section class="card">
         <h2>Members</h2>
-        <table class="stack">
-          <thead>
-            <tr>
-              <th>E-mail</th>
-              <th>Role</th>
-              <th>Status</th>
-              <th>Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {props.members.map((m) => (
-              <tr>
-                <td data-label="E-mail">{m.email}</td>
-                <td data-label="Role">
+        <StackTable
+          rows={props.members}
+          columns={[
+            { label: "E-mail", cell: (m) => m.email },
+            {
+              label: "Role",
+              cell: (m) =>
+                m.status === "active" ? (
+                  <form class="row" method="post" action={`/cabinet/team/${m.id}/role`}>
+                    <Csrf session={s} />
+                    <select name="role" aria-label={`Role of ${m.email}`}>
+                      {ROLES.map((r) => (
+                        <option value={r} selected={r === m.role}>
+                          {r}
+                        </option>
+                      ))}
+                    </select>
+                    <button class="secondary small" type="submit">
+                      Change
+                    </button>
+                  </form>
+                ) : (
+                  m.role
+                ),
+            },
+            {
+              label: "Status",
+              cell: (m) => <span class={m.status === "active" ? "badge ok" : "badge"}>{m.status}</span>,
+            },
+            {
+              label: "Actions",
+              cell: (m) => (
+                <div class="actions">
                   {m.status === "active" ? (
-                    <form class="row" method="post" action={`/cabinet/team/${m.id}/role`}>
+                    <form
+                      class="inline"
+                      method="post"
+                      action={`/cabinet/team/${m.id}/remove`}
+                      data-confirm={`Remove ${m.email}? Their sessions end at once.`}
+                    >
                       <Csrf session={s} />
-                      <select name="role" aria-label={`Role of ${m.email}`}>
-                        {ROLES.map((r) => (
-                          <option value={r} selected={r === m.role}>
-                            {r}
-                          </option>
-                        ))}
-                      </select>
-                      <button class="secondary small" type="submit">
-                        Change
+                      <button class="danger small" type="submit">
+                        Remove
                       </button>
                     </form>
-                  ) : (
-                    m.role
-                  )}
-                </td>
-                <td data-label="Status">
-                  <span class={m.status === "active" ? "badge ok" : "badge"}>{m.status}</span>
-                </td>
-                <td data-label="Actions">
-                  <div class="actions">
-                    {m.status === "active" ? (
-                      <form
-                        class="inline"
-                        method="post"
-                        action={`/cabinet/team/${m.id}/remove`}
-                        data-confirm={`Remove ${m.email}? Their sessions end at once.`}
-                      >
-                        <Csrf session={s} />
-                        <button class="danger small" type="submit">
-                          Remove
-                        </button>
-                      </form>
-                    ) : null}
-                    <form class="inline" method="post" action="/cabinet/team/invites">
-                      <Csrf session={s} />
-                      <input type="hidden" name="email" value={m.email} />
-                      <input type="hidden" name="role" value={m.role} />
-                      <button
-                        class="secondary small"
-                        type="submit"
-                        title="Lost access: replaces their passkeys"
-                      >
-                        New invite
-                      </button>
-                    </form>
-                  </div>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+                  ) : null}
+                  <form class="inline" method="post" action="/cabinet/team/invites">
+                    <Csrf session={s} />
+                    <input type="hidden" name="email" value={m.email} />
+                    <input type="hidden" name="role" value={m.role} />
+                    <button
+                      class="secondary small"
+                      type="submit"
+                      title="Lost access: replaces their passkeys"
+                    >
+                      New invite
+                    </button>
+                  </form>
+                </div>
+              ),
+            },
+          ]}
+        />
       </section>
       <section class="card">
         <h2>Pending invites</h2>
-        {props.invites.length === 0 ? (
-          <p class="muted">None.</p>
-        ) : (
-          <table class="stack">
-            <thead>
-              <tr>
-                <th>E-mail</th>
-                <th>Role</th>
-                <th>Expires</th>
-                <th>Invited by</th>
-                <th></th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.invites.map((i) => (
-                <tr>
-                  <td data-label="E-mail">{i.email}</td>
-                  <td data-label="Role">{i.role}</td>
-                  <td data-label="Expires">{when(i.expires_at)}</td>
-                  <td data-label="Invited by">{i.created_by}</td>
-                  <td>
-                    <form class="inline" method="post" action={`/cabinet/team/invites/${i.id}/revoke`}>
-                      <Csrf session={s} />
-                      <button class="danger small" type="submit">
-                        Cancel
-                      </button>
-                    </form>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+        <StackTable
+          rows={props.invites}
+          empty="None."
+          columns={[
+            { label: "E-mail", cell: (i) => i.email },
+            { label: "Role", cell: (i) => i.role },
+            { label: "Expires", cell: (i) => when(i.expires_at) },
+            { label: "Invited by", cell: (i) => i.created_by },
+            {
+              label: "",
+              cell: (i) => (
+                <form class="inline" method="post" action={`/cabinet/team/invites/${i.id}/revoke`}>
+                  <Csrf session={s} />
+                  <button class="danger small" type="submit">
+                    Cancel
+                  </button>
+                </form>
+              ),
+            },
+          ]}
+        />
       </section>
     </Page>
   );
@@ -387,34 +358,16 @@ export function AuditPage(props: {
       <h1>Audit log</h1>
       <p class="lead">Who did what in this cabinet, newest first.</p>
       <section class="card">
-        {props.entries.length === 0 ? (
-          <p class="muted">Nothing yet.</p>
-        ) : (
-          <table class="stack">
-            <thead>
-              <tr>
-                <th>When</th>
-                <th>Who</th>
-                <th>What</th>
-                <th>Target</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.entries.map((e) => (
-                <tr>
-                  <td data-label="When">{when(e.created_at)}</td>
-                  <td data-label="Who">{e.actor}</td>
-                  <td data-label="What">
-                    <code>{e.action}</code>
-                  </td>
-                  <td data-label="Target">
-                    <span class="mono">{e.target ?? ""}</span>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+        <StackTable
+          rows={props.entries}
+          empty="Nothing yet."
+          columns={[
+            { label: "When", cell: (e) => when(e.created_at) },
+            { label: "Who", cell: (e) => e.actor },
+            { label: "What", cell: (e) => <code>{e.action}</code> },
+            { label: "Target", cell: (e) => <span class="mono">{e.target ?? ""}</span> },
+          ]}
+        />
         {props.nextBefore ? (
           <div class="pager">
             <a href={`/cabinet/audit?before=${props.nextBefore}`}>Older entries →</a>
@@ -437,35 +390,26 @@ export function AccountPage(props: {
       <p class="lead">Add a passkey on each device you use. Your last passkey cannot be removed.</p>
       {props.error ? <p class="error">{props.error}</p> : null}
       <section class="card">
-        <table class="stack">
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Added</th>
-              <th>Last used</th>
-              <th></th>
-            </tr>
-          </thead>
-          <tbody>
-            {props.passkeys.map((p) => (
-              <tr>
-                <td data-label="Name">{p.name}</td>
-                <td data-label="Added">{when(p.created_at)}</td>
-                <td data-label="Last used">{when(p.last_used_at)}</td>
-                <td>
-                  {props.passkeys.length > 1 ? (
-                    <form class="inline" method="post" action={`/cabinet/account/passkeys/${p.id}/remove`}>
-                      <Csrf session={s} />
-                      <button class="danger small" type="submit">
-                        Remove
-                      </button>
-                    </form>
-                  ) : null}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <StackTable
+          rows={props.passkeys}
+          columns={[
+            { label: "Name", cell: (p) => p.name },
+            { label: "Added", cell: (p) => when(p.created_at) },
+            { label: "Last used", cell: (p) => when(p.last_used_at) },
+            {
+              label: "",
+              cell: (p) =>
+                props.passkeys.length > 1 ? (
+                  <form class="inline" method="post" action={`/cabinet/account/passkeys/${p.id}/remove`}>
+                    <Csrf session={s} />
+                    <button class="danger small" type="submit">
+                      Remove
+                    </button>
+                  </form>
+                ) : null,
+            },
+          ]}
+        />
       </section>
       <section class="card">
         <h2>Add a passkey</h2>

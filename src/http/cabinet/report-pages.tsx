@@ -3,6 +3,7 @@ import type { EarningsSummary } from "../../domain/earnings";
 import type { Overview } from "../../domain/overview";
 import type { SessionContext } from "../../storage/cabinet";
 import { Page } from "./layout";
+import { StackTable } from "./stack-table";
 
 /** Dollars as the pages show them; the stored and exported values keep their full precision. */
 const usd = (s: string) =>
@@ -87,69 +88,41 @@ export function EarningsPage(props: {
             from {s.orders} completed {s.orders === 1 ? "order" : "orders"} · volume {usd(s.volume_usd)}
           </span>
         </h2>
-        {s.coins.length === 0 ? (
-          <p class="muted">No completed orders in this range.</p>
-        ) : (
-          <table class="stack" data-testid="per-coin">
-            <thead>
-              <tr>
-                <th>Coin</th>
-                <th class="num">Orders</th>
-                <th class="num">Markup</th>
-                <th class="num">USD</th>
-              </tr>
-            </thead>
-            <tbody>
-              {s.coins.map((c) => (
-                <tr>
-                  <td data-label="Coin">{c.coin}</td>
-                  <td class="num" data-label="Orders">
-                    {c.orders}
-                  </td>
-                  <td class="num mono" data-label="Markup">
-                    {c.markup} {c.coin}
-                  </td>
-                  <td class="num" data-label="USD">
-                    {usd(c.markup_usd)}
-                    {c.unpriced ? <div class="muted small">{c.unpriced} without a price</div> : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+        <StackTable
+          testid="per-coin"
+          rows={s.coins}
+          empty="No completed orders in this range."
+          columns={[
+            { label: "Coin", cell: (c) => c.coin },
+            { label: "Orders", num: true, cell: (c) => c.orders },
+            { label: "Markup", num: true, mono: true, cell: (c) => `${c.markup} ${c.coin}` },
+            {
+              label: "USD",
+              num: true,
+              cell: (c) => (
+                <>
+                  {usd(c.markup_usd)}
+                  {c.unpriced ? <div class="muted small">{c.unpriced} without a price</div> : null}
+                </>
+              ),
+            },
+          ]}
+        />
       </section>
       {s.lines.length ? (
         <section class="card">
           <h2>Per day</h2>
-          <table class="stack" data-testid="per-day">
-            <thead>
-              <tr>
-                <th>Day</th>
-                <th>Coin</th>
-                <th class="num">Orders</th>
-                <th class="num">Markup</th>
-                <th class="num">USD</th>
-              </tr>
-            </thead>
-            <tbody>
-              {s.lines.map((l) => (
-                <tr>
-                  <td data-label="Day">{l.day}</td>
-                  <td data-label="Coin">{l.coin}</td>
-                  <td class="num" data-label="Orders">
-                    {l.orders}
-                  </td>
-                  <td class="num mono" data-label="Markup">
-                    {l.markup}
-                  </td>
-                  <td class="num" data-label="USD">
-                    {usd(l.markup_usd)}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <StackTable
+            testid="per-day"
+            rows={s.lines}
+            columns={[
+              { label: "Day", cell: (l) => l.day },
+              { label: "Coin", cell: (l) => l.coin },
+              { label: "Orders", num: true, cell: (l) => l.orders },
+              { label: "Markup", num: true, mono: true, cell: (l) => l.markup },
+              { label: "USD", num: true, cell: (l) => usd(l.markup_usd) },
+            ]}
+          />
         </section>
       ) : null}
     </Page>

@@ -23,6 +23,7 @@ import { form } from "./forms";
 import { Csrf, Page } from "./layout";
 import { when } from "./pages";
 import { actorOf, type CabinetEnv, requireSession, type SignedInEnv } from "./session";
+import { StackTable } from "./stack-table";
 
 const PAGE_SIZE = 20;
 /** Overlaps offered when rotating: how long the previous secret keeps signing too. */
@@ -208,51 +209,42 @@ export function WebhooksPage(props: PageProps) {
             Filter
           </button>
         </form>
-        {props.deliveries.length === 0 ? (
-          <p class="muted">No events yet.</p>
-        ) : (
-          <table class="stack" data-testid="deliveries">
-            <thead>
-              <tr>
-                <th>When</th>
-                <th>Event</th>
-                <th>Status</th>
-                <th>Attempts</th>
-                {write ? <th></th> : null}
-              </tr>
-            </thead>
-            <tbody>
-              {props.deliveries.map((d) => (
-                <tr data-event={d.event_id}>
-                  <td data-label="When">{when(d.created_at)}</td>
-                  <td data-label="Event">
-                    <code>{d.type}</code>
-                    <div class="mono muted">{d.event_id}</div>
-                    {d.order_id ? <div class="mono muted">order {d.order_id}</div> : null}
-                  </td>
-                  <td data-label="Status">{statusBadge(d.status)}</td>
-                  <td data-label="Attempts">
-                    <AttemptList d={d} />
-                  </td>
-                  {write ? (
-                    <td data-label="">
-                      <form
-                        class="inline"
-                        method="post"
-                        action={`/cabinet/webhooks/deliveries/${d.event_id}/resend`}
-                      >
-                        <Csrf session={s} />
-                        <button class="secondary small" type="submit">
-                          Resend
-                        </button>
-                      </form>
-                    </td>
-                  ) : null}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+        <StackTable
+          testid="deliveries"
+          rows={props.deliveries}
+          empty="No events yet."
+          rowAttrs={(d) => ({ "data-event": d.event_id })}
+          columns={[
+            { label: "When", cell: (d) => when(d.created_at) },
+            {
+              label: "Event",
+              cell: (d) => (
+                <>
+                  <code>{d.type}</code>
+                  <div class="mono muted">{d.event_id}</div>
+                  {d.order_id ? <div class="mono muted">order {d.order_id}</div> : null}
+                </>
+              ),
+            },
+            { label: "Status", cell: (d) => statusBadge(d.status) },
+            { label: "Attempts", cell: (d) => <AttemptList d={d} /> },
+            write && {
+              label: "",
+              cell: (d) => (
+                <form
+                  class="inline"
+                  method="post"
+                  action={`/cabinet/webhooks/deliveries/${d.event_id}/resend`}
+                >
+                  <Csrf session={s} />
+                  <button class="secondary small" type="submit">
+                    Resend
+                  </button>
+                </form>
+              ),
+            },
+          ]}
+        />
         {props.nextCursor ? (
           <div class="pager">
             <a href={`/cabinet/webhooks?${filterQuery(props.filter, props.nextCursor)}`}>Older events →</a>
