@@ -1,6 +1,6 @@
 // Invitations, passkey ceremonies, sessions and throttling, through the cabinet's HTTP surface.
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { admin, json } from "../helpers";
 import { SoftAuthenticator } from "../support/authenticator";
 import {
@@ -208,6 +208,22 @@ describe("sessions end", () => {
     expect((await json<{ status: string }>(deact)).status).toBe("deactivated");
     expect(await sessionAlive(again)).toBe(false);
     expect((await signInWith(authenticator)).status).toBe(401);
+  });
+
+  it("use keeps a session alive: the last-seen time moves forward (written after the answer)", async () => {
+    const { cookie } = await partnerWithAdmin();
+    const { id } = (await env.DB.prepare(
+      "SELECT id FROM cabinet_sessions ORDER BY created_at DESC LIMIT 1",
+    ).first<{ id: string }>())!;
+    const old = new Date(Date.now() - 11 * 3600_000).toISOString();
+    await env.DB.prepare("UPDATE cabinet_sessions SET last_seen_at = ? WHERE id = ?").bind(old, id).run();
+    expect(await sessionAlive(cookie)).toBe(true);
+    await vi.waitFor(async () => {
+      const row = await env.DB.prepare("SELECT last_seen_at FROM cabinet_sessions WHERE id = ?")
+        .bind(id)
+        .first<{ last_seen_at: string }>();
+      expect(Date.parse(row!.last_seen_at)).toBeGreaterThan(Date.now() - 60_000);
+    });
   });
 
   it("after 12 h idle or 7 days in all", async () => {

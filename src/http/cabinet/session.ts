@@ -69,7 +69,7 @@ function viewMode(c: Context): "live" | "test" {
 /** Loads the session (if any) for every cabinet request. */
 export const loadSession = createMiddleware<CabinetEnv>(async (c, next) => {
   const token = sessionToken(c);
-  const ctx = token ? await resolveSession(c.env.DB, token) : null;
+  const ctx = token ? await resolveSession(c.env.DB, token, (work) => c.executionCtx.waitUntil(work)) : null;
   if (ctx) c.set("cabinet", { ...ctx, mode: viewMode(c) });
   else if (token) clearSessionCookie(c);
   await next();
