@@ -54,6 +54,8 @@ export const configSchema = z.object({
   PAYOUT_GATEWAY_SECRET: z.string().optional(),
   ALLOW_HTTP_WEBHOOKS: flag(false),
   WEBHOOK_TIMEOUT_SECONDS: int(10, 1),
+  // Longer than a delivery's 3 days of retries, so history never goes while it can still change.
+  WEBHOOK_RETENTION_DAYS: int(30, 4),
   /** The cabinet's origin: WebAuthn's relying-party id is its host name (docs/cabinet.md). */
   CABINET_ORIGIN: z.url().default("http://localhost:8787"),
 });

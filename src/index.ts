@@ -3,7 +3,7 @@ import { getConfig } from "./config";
 import type { WebhookMessage } from "./domain/webhooks";
 import { sweepLostAlarms } from "./services/sweep";
 import { watchMemoAddresses } from "./services/unclaimed-deposits";
-import { deliverBatch, deliveryOptions } from "./services/webhook-delivery";
+import { deliverBatch, deliveryOptions, expireWebhookHistory } from "./services/webhook-delivery";
 import { refreshPrices } from "./storage/market";
 
 export { DepositTag } from "./objects/deposit-tag";
@@ -22,6 +22,7 @@ export default {
     ctx.waitUntil(refreshPrices(env, config, controller.scheduledTime));
     ctx.waitUntil(sweepLostAlarms(env, controller.scheduledTime, undefined, config.LATE_DEPOSIT_WATCH_HOURS));
     ctx.waitUntil(watchMemoAddresses(env, config, controller.scheduledTime));
+    ctx.waitUntil(expireWebhookHistory(env, config, controller.scheduledTime));
   },
   async queue(batch, env) {
     await deliverBatch(batch as MessageBatch<WebhookMessage>, env, deliveryOptions(getConfig(env)));

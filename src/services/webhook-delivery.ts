@@ -14,6 +14,7 @@ import {
   deliveryFor,
   type EndpointRow,
   getEndpoint,
+  purgeWebhookHistory,
   recordAttempt,
 } from "../storage/webhooks";
 
@@ -176,4 +177,10 @@ export async function deliverBatch(
       }),
     ),
   );
+}
+
+/** The cron's retention step (docs/webhooks.md, "Retention"). */
+export async function expireWebhookHistory(env: Env, config: Config, now: number) {
+  const before = new Date(now - config.WEBHOOK_RETENTION_DAYS * 86_400_000).toISOString();
+  return purgeWebhookHistory(env.DB, before);
 }

@@ -268,3 +268,34 @@ export async function resetDelivery(
     .bind(now, partnerId, eventId)
     .first<DeliveryRow>();
 }
+
+/** Rows each purge statement removes at most; the cron runs every minute, so a backlog drains. */
+const PURGE_BATCH = 500;
+
+/**
+ * Removes webhook history from before `before` (ISO): deliveries that are final and attempts. A
+ * delivery still pending (an operator's retry of an old event) keeps itself and its attempts.
+ */
+export async function purgeWebhookHistory(
+  db: D1Database,
+  before: string,
+): Promise<{ deliveries: number; attempts: number }> {
+  const [attempts, deliveries] = await db.batch([
+    db
+      .prepare(
+        `DELETE FROM webhook_attempts WHERE id IN
+           (SELECT id FROM webhook_attempts WHERE attempted_at < ?
+              AND event_id NOT IN (SELECT event_id FROM webhook_deliveries WHERE status = 'pending')
+             ORDER BY attempted_at LIMIT ?)`,
+      )
+      .bind(before, PURGE_BATCH),
+    db
+      .prepare(
+        `DELETE FROM webhook_deliveries WHERE event_id IN
+           (SELECT event_id FROM webhook_deliveries WHERE created_at < ? AND status != 'pending'
+             ORDER BY created_at LIMIT ?)`,
+      )
+      .bind(before, PURGE_BATCH),
+  ]);
+  return { attempts: attempts?.meta.changes ?? 0, deliveries: deliveries?.meta.changes ?? 0 };
+}
