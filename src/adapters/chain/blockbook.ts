@@ -20,29 +20,24 @@
  * Only native coins (asset.contract null) and no tags: anything else has no transfers ([]).
  */
 import { z } from "zod";
-import { checkBaseUrl } from "../http-client";
 import {
   ChainReaderError,
-  createChainHttpClient,
-  type HttpReaderOptions,
+  maxPagesOption,
+  type PagedReaderOptions,
   parseBody,
   positiveIntOption,
+  readerBase,
   unitsToDecimal,
 } from "./http-util";
 import type { AssetRef, ChainReader, IncomingTransfer } from "./types";
 
 export const BLOCKBOOK_PAGE_SIZE = 100;
-export const DEFAULT_MAX_PAGES = 4;
 
-export interface BlockbookReaderOptions extends HttpReaderOptions {
+export interface BlockbookReaderOptions extends PagedReaderOptions {
   /** Sent as the `api-key` header when set. */
   apiKey?: string;
   /** Transactions per page (Blockbook allows up to 1000); default 100. */
   pageSize?: number;
-  /** Most pages read per incomingTransfers call; default 4. */
-  maxPages?: number;
-  /** Name used in errors; default "blockbook". */
-  name?: string;
 }
 
 const HASH = /^[0-9a-f]{64}$/;
@@ -80,14 +75,15 @@ const errorSchema = z.object({ error: z.string() });
 const ADDRESS = /^[A-Za-z0-9]{14,90}$/;
 
 export function createBlockbookReader(options: BlockbookReaderOptions): ChainReader {
-  const source = options.name ?? "blockbook";
-  const base = checkBaseUrl(source, options.baseUrl);
-  const pageSize = positiveIntOption(source, "pageSize", options.pageSize ?? BLOCKBOOK_PAGE_SIZE);
-  const maxPages = positiveIntOption(source, "maxPages", options.maxPages ?? DEFAULT_MAX_PAGES);
-  const http = createChainHttpClient(source, {
-    ...options,
-    ...(options.apiKey ? { headers: { "api-key": options.apiKey } } : {}),
+  const {
+    source,
+    url: base,
+    http,
+  } = readerBase(options, "blockbook", {
+    headers: options.apiKey ? { "api-key": options.apiKey } : undefined,
   });
+  const pageSize = positiveIntOption(source, "pageSize", options.pageSize ?? BLOCKBOOK_PAGE_SIZE);
+  const maxPages = maxPagesOption(source, options);
 
   const tipHeight = async (): Promise<number> =>
     parseBody(source, statusSchema, await http.getJson(`${base}/api`), "status").blockbook.bestHeight;

@@ -22,13 +22,12 @@
  * Only native coins (asset.contract null) and no tags: anything else has no transfers ([]).
  */
 import { z } from "zod";
-import { checkBaseUrl } from "../http-client";
 import {
   baseUnitsToDecimal,
   ChainReaderError,
-  createChainHttpClient,
   type HttpReaderOptions,
   parseBody,
+  readerBase,
 } from "./http-util";
 import type { AssetRef, ChainReader, IncomingTransfer } from "./types";
 
@@ -39,8 +38,6 @@ export const DEFAULT_MAX_CHAIN_PAGES = 4;
 export interface EsploraReaderOptions extends HttpReaderOptions {
   /** Most confirmed pages (25 txs each, the first included) read per incomingTransfers call; default 4. */
   maxChainPages?: number;
-  /** Name used in errors; default "esplora". */
-  name?: string;
 }
 
 const TXID = /^[0-9a-f]{64}$/;
@@ -75,13 +72,11 @@ const blockStatusSchema = z.object({ in_best_chain: z.boolean() });
 const ADDRESS = /^[A-Za-z0-9]{14,90}$/;
 
 export function createEsploraReader(options: EsploraReaderOptions): ChainReader {
-  const source = options.name ?? "esplora";
-  const base = checkBaseUrl(source, options.baseUrl);
+  const { source, url: base, http } = readerBase(options, "esplora");
   const maxChainPages = options.maxChainPages ?? DEFAULT_MAX_CHAIN_PAGES;
   if (!Number.isInteger(maxChainPages) || maxChainPages < 1) {
     throw new RangeError(`${source}: maxChainPages must be a positive integer`);
   }
-  const http = createChainHttpClient(source, options);
 
   const listTxs = async (address: string): Promise<EsploraTx[]> => {
     const path = `${base}/address/${encodeURIComponent(address)}/txs`;

@@ -32,14 +32,13 @@
  * JSON-RPC `{error:{code,message}}` answers throw ChainReaderError("rpc_error") with `rpcCode`.
  */
 import { z } from "zod";
-import { checkBaseUrl } from "../http-client";
 import {
   baseUnitsToDecimal,
   ChainReaderError,
-  createChainHttpClient,
   type HttpReaderOptions,
   parseBody,
   positiveIntOption,
+  readerBase,
 } from "./http-util";
 import { createJsonRpc } from "./json-rpc";
 import type { AssetRef, ChainReader, IncomingTransfer } from "./types";
@@ -58,8 +57,6 @@ export interface EvmReaderOptions extends HttpReaderOptions {
   nativeScanBlocks?: number;
   /** Decimals of the native coin, for nativeBalance; default 18. */
   nativeDecimals?: number;
-  /** Name used in errors; default "evm-rpc". */
-  name?: string;
 }
 
 export interface EvmReader extends ChainReader {
@@ -110,8 +107,7 @@ function checkAddress(source: string, address: string): string {
 }
 
 export function createEvmReader(options: EvmReaderOptions): EvmReader {
-  const source = options.name ?? "evm-rpc";
-  const url = checkBaseUrl(source, options.baseUrl, true);
+  const { source, url, http } = readerBase(options, "evm-rpc", { rpc: true });
   const lookback = positiveIntOption(
     source,
     "lookbackBlocks",
@@ -126,7 +122,6 @@ export function createEvmReader(options: EvmReaderOptions): EvmReader {
   if (!Number.isInteger(nativeDecimals) || nativeDecimals < 0 || nativeDecimals > 30) {
     throw new RangeError(`${source}: nativeDecimals must be an integer in [0, 30]`);
   }
-  const http = createChainHttpClient(source, options);
   const { call, batch } = createJsonRpc(source, http, url);
 
   const invalid = (message: string) => new ChainReaderError(source, "invalid_body", message);

@@ -25,27 +25,22 @@
 import { z } from "zod";
 import { validateStellarAddress } from "../../domain/addresses/stellar";
 import { toDecimalString, tryParseDecimal } from "../../domain/money";
-import { checkBaseUrl } from "../http-client";
 import {
   ChainReaderError,
-  createChainHttpClient,
-  type HttpReaderOptions,
+  maxPagesOption,
+  type PagedReaderOptions,
   parseBody,
   positiveIntOption,
+  readerBase,
 } from "./http-util";
 import { memoReader } from "./memo";
 import type { AssetRef, ChainReader, IncomingTransfer } from "./types";
 
 export const HORIZON_PAGE_LIMIT = 200;
-export const DEFAULT_MAX_PAGES = 4;
 
-export interface HorizonReaderOptions extends HttpReaderOptions {
+export interface HorizonReaderOptions extends PagedReaderOptions {
   /** Records per page (Horizon allows up to 200); default 200. */
   limit?: number;
-  /** Most pages per call; default 4. */
-  maxPages?: number;
-  /** Name used in errors; default "horizon". */
-  name?: string;
 }
 
 const hash = z.string().regex(/^[0-9a-f]{64}$/);
@@ -80,11 +75,9 @@ function tagOf(memoType: string, memo: string | undefined): string | null {
 }
 
 export function createHorizonReader(options: HorizonReaderOptions): ChainReader {
-  const source = options.name ?? "horizon";
-  const base = checkBaseUrl(source, options.baseUrl);
+  const { source, url: base, http } = readerBase(options, "horizon");
   const limit = positiveIntOption(source, "limit", options.limit ?? HORIZON_PAGE_LIMIT);
-  const maxPages = positiveIntOption(source, "maxPages", options.maxPages ?? DEFAULT_MAX_PAGES);
-  const http = createChainHttpClient(source, options);
+  const maxPages = maxPagesOption(source, options);
   const invalid = (message: string) => new ChainReaderError(source, "invalid_body", message);
 
   const ledgerHash = async (seq: number): Promise<string> => {

@@ -8,7 +8,14 @@
  */
 import type { z } from "zod";
 import { parseDecimal, toDecimalString } from "../../domain/money";
-import { createHttpClient, type FetchFn, type HttpClient, type HttpFail, validateBody } from "../http-client";
+import {
+  checkBaseUrl,
+  createHttpClient,
+  type FetchFn,
+  type HttpClient,
+  type HttpFail,
+  validateBody,
+} from "../http-client";
 
 /** Per-request timeout (connect + headers + body) when the options give none. */
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -63,6 +70,38 @@ export interface HttpReaderOptions {
   fetch?: FetchFn;
   /** Per-request timeout in ms (connect + headers + body); default DEFAULT_TIMEOUT_MS. */
   timeoutMs?: number;
+  /** Name used in errors; each reader has its own default. */
+  name?: string;
+}
+
+/** Pages of history a reader follows per call; older history was seen by earlier polls. */
+export const DEFAULT_MAX_PAGES = 4;
+
+export interface PagedReaderOptions extends HttpReaderOptions {
+  /** Most pages read per incomingTransfers call; default 4. */
+  maxPages?: number;
+}
+
+/**
+ * What every HTTP reader starts from: the name its errors carry, its checked base URL (JSON-RPC
+ * endpoints keep a trailing slash) and its client (with the provider's API-key header, if any).
+ */
+export function readerBase(
+  options: HttpReaderOptions,
+  defaultName: string,
+  extra: { headers?: Readonly<Record<string, string>> | undefined; rpc?: boolean } = {},
+): { source: string; url: string; http: HttpClient } {
+  const source = options.name ?? defaultName;
+  return {
+    source,
+    url: checkBaseUrl(source, options.baseUrl, extra.rpc ?? false),
+    http: createChainHttpClient(source, extra.headers ? { ...options, headers: extra.headers } : options),
+  };
+}
+
+/** A paged reader's page budget, checked. */
+export function maxPagesOption(source: string, options: PagedReaderOptions): number {
+  return positiveIntOption(source, "maxPages", options.maxPages ?? DEFAULT_MAX_PAGES);
 }
 
 function chainFailure(source: string): HttpFail {

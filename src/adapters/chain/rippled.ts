@@ -25,28 +25,23 @@
  */
 import { z } from "zod";
 import { validateXrpAddress } from "../../domain/addresses/xrp";
-import { checkBaseUrl } from "../http-client";
 import {
   ChainReaderError,
-  createChainHttpClient,
-  type HttpReaderOptions,
+  maxPagesOption,
+  type PagedReaderOptions,
   parseBody,
   positiveIntOption,
+  readerBase,
   unitsToDecimal,
 } from "./http-util";
 import { memoReader } from "./memo";
 import type { AssetRef, ChainReader, IncomingTransfer } from "./types";
 
 export const RIPPLED_PAGE_LIMIT = 200;
-export const DEFAULT_MAX_PAGES = 4;
 
-export interface RippledReaderOptions extends HttpReaderOptions {
+export interface RippledReaderOptions extends PagedReaderOptions {
   /** Transactions per account_tx page; default 200. */
   limit?: number;
-  /** Most account_tx pages per call; default 4. */
-  maxPages?: number;
-  /** Name used in errors; default "rippled". */
-  name?: string;
 }
 
 const hash = z.string().regex(/^[0-9A-Fa-f]{64}$/);
@@ -101,11 +96,9 @@ const ledgerSchema = z.object({
 const DROPS = /^[0-9]{1,20}$/;
 
 export function createRippledReader(options: RippledReaderOptions): ChainReader {
-  const source = options.name ?? "rippled";
-  const url = checkBaseUrl(source, options.baseUrl, true);
+  const { source, url, http } = readerBase(options, "rippled", { rpc: true });
   const limit = positiveIntOption(source, "limit", options.limit ?? RIPPLED_PAGE_LIMIT);
-  const maxPages = positiveIntOption(source, "maxPages", options.maxPages ?? DEFAULT_MAX_PAGES);
-  const http = createChainHttpClient(source, options);
+  const maxPages = maxPagesOption(source, options);
 
   /** The `result` of a call, or null for the `tolerate`d error (e.g. actNotFound). */
   const call = async (method: string, params: object, tolerate?: string): Promise<unknown> => {

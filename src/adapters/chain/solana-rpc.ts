@@ -32,30 +32,25 @@ import {
   TOKEN_PROGRAM_ID,
   validateSolanaAddress,
 } from "../../domain/addresses/solana";
-import { checkBaseUrl } from "../http-client";
 import {
   ChainReaderError,
-  createChainHttpClient,
-  type HttpReaderOptions,
+  maxPagesOption,
+  type PagedReaderOptions,
   parseBody,
   positiveIntOption,
+  readerBase,
   unitsToDecimal,
 } from "./http-util";
 import { createJsonRpc } from "./json-rpc";
 import type { AssetRef, ChainReader, IncomingTransfer } from "./types";
 
 export const SIGNATURES_PAGE_LIMIT = 100;
-export const DEFAULT_MAX_PAGES = 4;
 /** JSON-RPC error of getBlock for a slot that was skipped (no block). */
 export const SLOT_SKIPPED = -32007;
 
-export interface SolanaReaderOptions extends HttpReaderOptions {
+export interface SolanaReaderOptions extends PagedReaderOptions {
   /** Signatures per getSignaturesForAddress page (at most 1000); default 100. */
   limit?: number;
-  /** Most signature pages per call; default 4. */
-  maxPages?: number;
-  /** Name used in errors; default "solana". */
-  name?: string;
 }
 
 const slot = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
@@ -98,11 +93,10 @@ const blockSchema = z.object({ blockhash: z.string().regex(/^[1-9A-HJ-NP-Za-km-z
 type Tx = NonNullable<z.infer<typeof transactionSchema>>;
 
 export function createSolanaReader(options: SolanaReaderOptions): ChainReader {
-  const source = options.name ?? "solana";
-  const url = checkBaseUrl(source, options.baseUrl, true);
+  const { source, url, http } = readerBase(options, "solana", { rpc: true });
   const limit = positiveIntOption(source, "limit", options.limit ?? SIGNATURES_PAGE_LIMIT);
-  const maxPages = positiveIntOption(source, "maxPages", options.maxPages ?? DEFAULT_MAX_PAGES);
-  const rpc = createJsonRpc(source, createChainHttpClient(source, options), url);
+  const maxPages = maxPagesOption(source, options);
+  const rpc = createJsonRpc(source, http, url);
   const invalid = (message: string) => new ChainReaderError(source, "invalid_body", message);
   const blockParams = (n: number) => [
     n,

@@ -24,30 +24,25 @@ import { bytesToHex } from "@noble/hashes/utils.js";
 import { base64 } from "@scure/base";
 import { z } from "zod";
 import { tonAccountId } from "../../domain/addresses/ton";
-import { checkBaseUrl } from "../http-client";
 import {
   ChainReaderError,
-  createChainHttpClient,
-  type HttpReaderOptions,
+  maxPagesOption,
+  type PagedReaderOptions,
   parseBody,
   positiveIntOption,
+  readerBase,
   unitsToDecimal,
 } from "./http-util";
 import { memoReader } from "./memo";
 import type { AssetRef, ChainReader, IncomingTransfer } from "./types";
 
 export const TONCENTER_PAGE_LIMIT = 100;
-export const DEFAULT_MAX_PAGES = 4;
 
-export interface ToncenterReaderOptions extends HttpReaderOptions {
+export interface ToncenterReaderOptions extends PagedReaderOptions {
   /** Sent as the `X-API-Key` header when set. */
   apiKey?: string;
   /** Transactions per page; default 100. */
   limit?: number;
-  /** Most pages per call; default 4. */
-  maxPages?: number;
-  /** Name used in errors; default "toncenter". */
-  name?: string;
 }
 
 const b64hash = z.string().regex(/^[A-Za-z0-9+/_-]{43}=?$/);
@@ -87,14 +82,15 @@ function hexOfBase64(hash: string): string {
 }
 
 export function createToncenterReader(options: ToncenterReaderOptions): ChainReader {
-  const source = options.name ?? "toncenter";
-  const base = checkBaseUrl(source, options.baseUrl);
-  const limit = positiveIntOption(source, "limit", options.limit ?? TONCENTER_PAGE_LIMIT);
-  const maxPages = positiveIntOption(source, "maxPages", options.maxPages ?? DEFAULT_MAX_PAGES);
-  const http = createChainHttpClient(source, {
-    ...options,
-    ...(options.apiKey ? { headers: { "X-API-Key": options.apiKey } } : {}),
+  const {
+    source,
+    url: base,
+    http,
+  } = readerBase(options, "toncenter", {
+    headers: options.apiKey ? { "X-API-Key": options.apiKey } : undefined,
   });
+  const limit = positiveIntOption(source, "limit", options.limit ?? TONCENTER_PAGE_LIMIT);
+  const maxPages = maxPagesOption(source, options);
   const invalid = (message: string) => new ChainReaderError(source, "invalid_body", message);
 
   const masterBlockHash = async (n: number): Promise<string | null> => {

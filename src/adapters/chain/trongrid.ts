@@ -34,14 +34,7 @@ import { z } from "zod";
 import { decodeBase58Check } from "../../domain/addresses/encoding";
 import { validateTronAddress } from "../../domain/addresses/tron";
 import { Dec } from "../../domain/money";
-import { checkBaseUrl } from "../http-client";
-import {
-  ChainReaderError,
-  createChainHttpClient,
-  type HttpReaderOptions,
-  parseBody,
-  unitsToDecimal,
-} from "./http-util";
+import { ChainReaderError, type HttpReaderOptions, parseBody, readerBase, unitsToDecimal } from "./http-util";
 import type { AssetRef, ChainReader, IncomingTransfer } from "./types";
 
 export const TRONGRID_PAGE_LIMIT = 200;
@@ -50,8 +43,6 @@ export const TRX_DECIMALS = 6;
 export interface TronGridReaderOptions extends HttpReaderOptions {
   /** Sent as the `TRON-PRO-API-KEY` header when set. */
   apiKey?: string;
-  /** Name used in errors; default "trongrid". */
-  name?: string;
 }
 
 const hex64 = z.string().regex(/^[0-9a-fA-F]{64}$/);
@@ -113,11 +104,12 @@ const nowBlockSchema = z.object({
 const failureSchema = z.object({ success: z.literal(false), error: z.string().optional() });
 
 export function createTronGridReader(options: TronGridReaderOptions): ChainReader {
-  const source = options.name ?? "trongrid";
-  const base = checkBaseUrl(source, options.baseUrl);
-  const http = createChainHttpClient(source, {
-    ...options,
-    ...(options.apiKey ? { headers: { "TRON-PRO-API-KEY": options.apiKey } } : {}),
+  const {
+    source,
+    url: base,
+    http,
+  } = readerBase(options, "trongrid", {
+    headers: options.apiKey ? { "TRON-PRO-API-KEY": options.apiKey } : undefined,
   });
   const invalid = (message: string) => new ChainReaderError(source, "invalid_body", message);
 
