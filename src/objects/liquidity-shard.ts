@@ -27,7 +27,8 @@ export const keyOf = (o: Pick<OrderRecord, "coinTo" | "networkTo">, region: stri
   region,
 });
 
-export type Reservation = { ok: true } | { ok: false; free: string };
+/** `reserved`: what the shard holds for the order; absent when the coin is not liquidity-limited. */
+export type Reservation = { ok: true; reserved?: string } | { ok: false; free: string };
 /** null: the coin is not liquidity-limited. */
 export type ShardFree = string | null;
 
@@ -109,7 +110,9 @@ export class LiquidityShard extends DurableObject<Env> {
   async reserve(key: ShardKey, orderId: string, amount: string): Promise<Reservation> {
     const need = new Dec(amount);
     for (;;) {
-      if (this.#reservation(orderId) !== undefined || this.#unlimited()) return { ok: true };
+      const reserved = this.#reservation(orderId);
+      if (reserved !== undefined) return { ok: true, reserved };
+      if (this.#unlimited()) return { ok: true };
       const free = this.#free();
       if (free.gte(need)) {
         this.ctx.storage.sql.exec(
@@ -117,7 +120,33 @@ export class LiquidityShard extends DurableObject<Env> {
           orderId,
           amount,
         );
-        return { ok: true };
+        return { ok: true, reserved: amount };
+      }
+      if (!(await this.#refill(key, need.minus(free))))
+        return { ok: false, free: toDecimalString(this.#free()) };
+    }
+  }
+
+  /**
+   * Exchange time: raises the order's reservation to `total` (its payout at the current price), the
+   * difference taken from the free allowance or, failing that, from the ledger. Idempotent per order:
+   * a reservation already at `total` or above is left as it is. `ok: false` names what is free.
+   */
+  async extend(key: ShardKey, orderId: string, total: string): Promise<Reservation> {
+    const target = new Dec(total);
+    for (;;) {
+      if (this.#unlimited()) return { ok: true };
+      const current = new Dec(this.#reservation(orderId) ?? 0);
+      if (current.gte(target)) return { ok: true, reserved: toDecimalString(current) };
+      const need = target.minus(current);
+      const free = this.#free();
+      if (free.gte(need)) {
+        this.ctx.storage.sql.exec(
+          "INSERT INTO reservations (order_id, amount) VALUES (?, ?) ON CONFLICT (order_id) DO UPDATE SET amount = excluded.amount",
+          orderId,
+          total,
+        );
+        return { ok: true, reserved: total };
       }
       if (!(await this.#refill(key, need.minus(free))))
         return { ok: false, free: toDecimalString(this.#free()) };
