@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
 import { LiquidityShard } from "../../src/objects/liquidity-shard";
+import type { LiquidityEntry } from "../../src/services/liquidity";
 import { admin, createPartner, json, setPrices, TEST_PRICES, type TestPartner } from "../helpers";
 import {
   advance,
@@ -20,14 +21,6 @@ import {
 // is ~597 USDT after the float spread, reserved as ~600 at creation.
 const ETH_ADDR = "0x9858EfFD232B4033E47d90003D41EC34EcaEda94";
 
-interface Liquidity {
-  coin: string;
-  network: string;
-  balance: string | null;
-  paid: string;
-  granted: string;
-}
-
 let partner: TestPartner;
 let extend: MockInstance<LiquidityShard["extend"]>;
 let errors: MockInstance<typeof console.error>;
@@ -35,10 +28,10 @@ let errors: MockInstance<typeof console.error>;
 const setBalance = async (coin: string, network: string, balance: string | null) => {
   const res = await admin("/liquidity", { method: "PUT", json: { coin, network, balance } });
   expect(res.status).toBe(200);
-  return json<Liquidity>(res);
+  return json<LiquidityEntry>(res);
 };
 const ledger = async (coin: string, network: string) =>
-  (await json<{ data: Liquidity[] }>(await admin("/liquidity"))).data.find(
+  (await json<{ data: LiquidityEntry[] }>(await admin("/liquidity"))).data.find(
     (l) => l.coin === coin && l.network === network,
   );
 const withBtcAt = (btc: string) => setPrices({ ...TEST_PRICES, BTC: btc });
