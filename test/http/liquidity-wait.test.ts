@@ -142,6 +142,24 @@ describe("a float order whose payout outgrows liquidity at exchange time", () =>
     await setBalance("USDT", "ETH", null);
   });
 
+  it("a fixed-rate order pays what it reserved, so it never waits however far the market moves", async () => {
+    await setBalance("USDC", "ETH", "650");
+    const fixed = {
+      ...BTC_TO_USDT,
+      coin_to: "USDC",
+      network_to: "ETH",
+      rate_type: "fixed",
+      recipient_address: ETH_ADDR,
+    };
+    const o = await createOrder(partner, fixed);
+    await depositAndConfirm(o, "80000");
+    const done = await runUntilCompleted(o, "80000");
+    expect(done.status).toBe("completed");
+    expect(done.amount_to_actual).toBe(o.amount_to_expected);
+    expect(extend).not.toHaveBeenCalled();
+    expect(await paidOut(o)).toHaveLength(1);
+  });
+
   it("the shard extends a reservation the ledger can still cover: the order goes on without waiting", async () => {
     await setBalance("USDT", "BSC", "2000");
     const o = await createOrder(partner, { ...BTC_TO_USDT, network_to: "BSC", recipient_address: ETH_ADDR });
