@@ -104,3 +104,29 @@ export function locationHintOf(region: string): DurableObjectLocationHint | unde
 /** Ledger and shard object names: one ledger per coin on a network, one shard per region of it. */
 export const ledgerName = (coin: string, network: string) => `${coin}:${network}`;
 export const shardName = (coin: string, network: string, region: string) => `${coin}:${network}:${region}`;
+
+/**
+ * A float order at exchange time (docs/liquidity.md, "At exchange time"): the payout the exchange
+ * would produce now against what the order holds in its shard. Within the reservation it proceeds;
+ * beyond it, the shard must first raise the reservation to the payout (`to`), else the order waits.
+ */
+export type ExchangeCover = { kind: "proceed" } | { kind: "extend"; to: Decimal; by: Decimal };
+
+export function exchangeCover(payout: Decimal, reserved: Decimal): ExchangeCover {
+  return payout.lte(reserved)
+    ? { kind: "proceed" }
+    : { kind: "extend", to: payout, by: payout.minus(reserved) };
+}
+
+/** The first retry of an order waiting for liquidity, doubling up to LIQUIDITY_WAIT_MAX_MS. */
+export const LIQUIDITY_WAIT_FIRST_MS = 60_000;
+export const LIQUIDITY_WAIT_MAX_MS = 15 * 60_000;
+
+/**
+ * What an order does when the shard could not extend its reservation: retry after a back-off
+ * (1, 2, 4, 8, then every 15 minutes), and alert the operator only when the wait begins.
+ */
+export function liquidityWait(waitsSoFar: number): { retryInMs: number; alert: boolean } {
+  const retryInMs = Math.min(LIQUIDITY_WAIT_FIRST_MS * 2 ** Math.min(waitsSoFar, 10), LIQUIDITY_WAIT_MAX_MS);
+  return { retryInMs, alert: waitsSoFar === 0 };
+}

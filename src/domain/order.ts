@@ -57,6 +57,11 @@ export interface OrderRecord {
   /** The region whose liquidity shard holds this order's reservation; absent: nothing reserved. */
   liquidityRegion?: string;
   /**
+   * What the shard reserved for the order at creation (decimal string, in coin_to); absent when the
+   * coin was not liquidity-limited then, so its exchange never asks the shard (docs/liquidity.md).
+   */
+  liquidityReserved?: string;
+  /**
    * False for a test order (created with a test key): it runs on its own SimChain and simulated
    * venues whatever the deployment's modes (docs/test-mode.md). Absent on orders from before test
    * mode, which are all live.

@@ -27,7 +27,8 @@ export const keyOf = (o: Pick<OrderRecord, "coinTo" | "networkTo">, region: stri
   region,
 });
 
-export type Reservation = { ok: true } | { ok: false; free: string };
+/** `reserved`: what the shard holds for the order; absent when the coin is not liquidity-limited. */
+export type Reservation = { ok: true; reserved?: string } | { ok: false; free: string };
 /** null: the coin is not liquidity-limited. */
 export type ShardFree = string | null;
 
@@ -107,17 +108,39 @@ export class LiquidityShard extends DurableObject<Env> {
    * again). Goes to the ledger only when the allowance here cannot cover the order.
    */
   async reserve(key: ShardKey, orderId: string, amount: string): Promise<Reservation> {
-    const need = new Dec(amount);
+    const reserved = this.#reservation(orderId);
+    if (reserved !== undefined) return { ok: true, reserved };
+    return this.#raise(key, orderId, new Dec(amount));
+  }
+
+  /**
+   * Exchange time: raises the order's reservation to `total` (its payout at the current price).
+   * Idempotent per order: a reservation already at `total` or above is left as it is.
+   */
+  extend(key: ShardKey, orderId: string, total: string): Promise<Reservation> {
+    return this.#raise(key, orderId, new Dec(total));
+  }
+
+  /**
+   * Brings the order's reservation up to `target`, the difference taken from the free allowance or,
+   * failing that, from the ledger; `ok: false` names what is free. A single thread between awaits,
+   * so a retry racing the first call finds its reservation and reserves nothing more.
+   */
+  async #raise(key: ShardKey, orderId: string, target: Decimal): Promise<Reservation> {
     for (;;) {
-      if (this.#reservation(orderId) !== undefined || this.#unlimited()) return { ok: true };
+      if (this.#unlimited()) return { ok: true };
+      const current = new Dec(this.#reservation(orderId) ?? 0);
+      if (current.gte(target)) return { ok: true, reserved: toDecimalString(current) };
+      const need = target.minus(current);
       const free = this.#free();
       if (free.gte(need)) {
+        const amount = toDecimalString(target);
         this.ctx.storage.sql.exec(
-          "INSERT INTO reservations (order_id, amount) VALUES (?, ?)",
+          "INSERT INTO reservations (order_id, amount) VALUES (?, ?) ON CONFLICT (order_id) DO UPDATE SET amount = excluded.amount",
           orderId,
           amount,
         );
-        return { ok: true };
+        return { ok: true, reserved: amount };
       }
       if (!(await this.#refill(key, need.minus(free))))
         return { ok: false, free: toDecimalString(this.#free()) };

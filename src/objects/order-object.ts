@@ -37,6 +37,7 @@ import { loadCatalog } from "../storage/catalog";
 import { pricingNow } from "../storage/market";
 import { storedUsdPrice } from "../storage/prices";
 import { allocateDeposit } from "./deposit-allocation";
+import { withLiquidityWait } from "./exchange-liquidity";
 import {
   depositId,
   EXTRA_DEPOSIT_LOGGED,
@@ -1090,7 +1091,11 @@ export class OrderObject extends DurableObject<Env> {
     if (result.status === "pending") {
       // A venue leg in progress or waiting for balance: not an attempt, and never a failure.
       this.#ledger.put({ ...row, nextAt: result.retryAt }, at);
-      this.#note(r, now, "exchange waiting on the venue", { reason: result.reason });
+      const event = result.event ?? {
+        reason: "exchange waiting on the venue",
+        data: { reason: result.reason },
+      };
+      this.#note(r, now, event.reason, event.data);
       return;
     }
     if (result.status === "done" && parseDecimal(result.amountTo).gt(0)) {
@@ -1120,7 +1125,14 @@ export class OrderObject extends DurableObject<Env> {
 
   /** The venue this order is exchanged on: chosen here only, by EXCHANGE_MODE and the order's mode. */
   #exchangeVenue(r: OrderRecord): ExchangeVenue {
-    return this.#adapters(r).venue;
+    const alert = (msg: string, data: Record<string, unknown>) => this.#alert(r, msg, data);
+    return withLiquidityWait(this.#adapters(r).venue, {
+      env: this.env,
+      config: this.#config,
+      order: r,
+      kv: this.#kv,
+      alert,
+    });
   }
 
   /** The order's adapters (a test order's are simulated whatever the modes; docs/test-mode.md). */

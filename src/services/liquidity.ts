@@ -33,7 +33,11 @@ export async function reserveLiquidity(
     const maxFrom = maxAmountFrom(free, new Dec(draft.rateQuoted), draft.rateType, config.SPREAD_FLOAT_BPS);
     throw insufficientLiquidity(draft.coinTo, free, maxFrom, draft.coinFrom);
   }
-  return { ...draft, liquidityRegion: region };
+  return {
+    ...draft,
+    liquidityRegion: region,
+    ...(result.reserved === undefined ? {} : { liquidityReserved: result.reserved }),
+  };
 }
 
 /**

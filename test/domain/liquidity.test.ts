@@ -2,8 +2,12 @@ import { describe, expect, it } from "vitest";
 import {
   available,
   DEFAULT_REGION,
+  exchangeCover,
   grantSize,
+  LIQUIDITY_WAIT_FIRST_MS,
+  LIQUIDITY_WAIT_MAX_MS,
   liquidityStep,
+  liquidityWait,
   locationHintOf,
   maxAmountFrom,
   regionOf,
@@ -61,5 +65,25 @@ describe("regions", () => {
     expect(regionOf(undefined)).toBe(DEFAULT_REGION);
     expect(regionOf("XX")).toBe(DEFAULT_REGION);
     expect(locationHintOf(DEFAULT_REGION)).toBeUndefined();
+  });
+});
+
+describe("a float order at exchange time", () => {
+  it("proceeds when the payout is within its reservation, else extends by the difference", () => {
+    expect(exchangeCover(d("0.2"), d("0.201"))).toEqual({ kind: "proceed" });
+    expect(exchangeCover(d("0.201"), d("0.201"))).toEqual({ kind: "proceed" });
+    const cover = exchangeCover(d("0.25"), d("0.201"));
+    expect(cover.kind).toBe("extend");
+    if (cover.kind !== "extend") return;
+    expect(cover.to.toString()).toBe("0.25");
+    expect(cover.by.toString()).toBe("0.049");
+  });
+
+  it("a refused extension waits 1, 2, 4, 8 then 15 minutes, alerting only when the wait begins", () => {
+    const waits = [0, 1, 2, 3, 4, 5, 40].map(liquidityWait);
+    expect(waits.map((w) => w.retryInMs / 60_000)).toEqual([1, 2, 4, 8, 15, 15, 15]);
+    expect(waits.map((w) => w.alert)).toEqual([true, false, false, false, false, false, false]);
+    expect(LIQUIDITY_WAIT_FIRST_MS).toBe(60_000);
+    expect(LIQUIDITY_WAIT_MAX_MS).toBe(15 * 60_000);
   });
 });

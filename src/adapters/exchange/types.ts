@@ -25,7 +25,13 @@ export type ExchangeResult =
   | { status: "done"; amountTo: string; record?: Record<string, string | number | null> }
   | { status: "failed"; retryable: boolean; error: string }
   /** Not done and not failed (a leg may be on the venue): ask again at `retryAt`; not an attempt. */
-  | { status: "pending"; retryAt: number; reason: string };
+  | {
+      status: "pending";
+      retryAt: number;
+      reason: string;
+      /** The order's log entry for this wait, when it has its own (else a generic "waiting" note). */
+      event?: { reason: string; data: Record<string, string | number> };
+    };
 
 /**
  * What a venue needs of the service's own market, handed in by the order object so that adapters
