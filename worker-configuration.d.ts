@@ -37,11 +37,12 @@ interface __BaseEnv_Env {
 	DEPOSIT_TAGS: DurableObjectNamespace<import("./src/index").DepositTag>;
 	LIQUIDITY_LEDGERS: DurableObjectNamespace<import("./src/index").LiquidityLedger>;
 	LIQUIDITY_SHARDS: DurableObjectNamespace<import("./src/index").LiquidityShard>;
+	BENCH_OBJECTS: DurableObjectNamespace<import("./src/index").BenchObject>;
 }
 declare namespace Cloudflare {
 	interface GlobalProps {
 		mainModule: typeof import("./src/index");
-		durableNamespaces: "OrderObject" | "RateLimiter" | "SimChain" | "DepositTag" | "LiquidityLedger" | "LiquidityShard";
+		durableNamespaces: "OrderObject" | "RateLimiter" | "SimChain" | "DepositTag" | "LiquidityLedger" | "LiquidityShard" | "BenchObject";
 	}
 	interface Env extends __BaseEnv_Env {}
 }

@@ -258,6 +258,16 @@ async function table() {
       headers: { ...auth, "content-type": "application/json" },
       body: JSON.stringify(ORDER_BODY),
     },
+    // Reference only: the floor of a creation here, a fresh Durable Object that writes one row
+    // and arms an alarm (no auth, pricing, allocation or projection).
+    {
+      id: "object-floor",
+      label: "new object + 1 row + alarm (ref.)",
+      target: null,
+      p99Target: false,
+      path: "/api/v1/_bench/new-object",
+      method: "POST",
+    },
     {
       id: "order-uuid",
       label: "GET /partner/orders/{uuid}",
