@@ -29,6 +29,7 @@ import {
   seedPartner,
 } from "./lib/api.mjs";
 import { runLoad, warmUp } from "./lib/load.mjs";
+import { selfTimes, startProfile, writeProfile } from "./lib/profile.mjs";
 import { findRuntimeUrl, ROOT, startWorker, stopOnSignals } from "./lib/worker.mjs";
 
 const HELP = `Usage: npm run bench -- [options]
@@ -44,6 +45,8 @@ const HELP = `Usage: npm run bench -- [options]
                          runtime that runs the Worker (default: the runtime; see docs)
   --local-observability  keep Miniflare's local trace store on (off by default; see docs)
   --keep                 leave wrangler dev running at the end (prints its URL and pid)
+  --profile <dir>        record a CPU profile of the Worker runtime during each endpoint's
+                         20-connection run (<dir>/<id>.cpuprofile) and print its top self times
 
   --scale                instead of the table: read latency with 1,000 and 50,000 orders
   --scale-sizes <a,b>    index sizes (default 1000,50000)
@@ -66,6 +69,7 @@ const { values: args } = parseArgs({
     "local-observability": { type: "boolean", default: false },
     "via-proxy": { type: "boolean", default: false },
     keep: { type: "boolean", default: false },
+    profile: { type: "string" },
     scale: { type: "boolean", default: false },
     "scale-sizes": { type: "string", default: "1000,50000" },
     "scale-direct": { type: "boolean", default: false },
@@ -164,12 +168,22 @@ function measureOpts(base, ep) {
 async function measure(base, ep, { connections = CONNECTIONS, duration = DURATION, warmup = WARMUP } = {}) {
   const opts = { ...measureOpts(base, ep), connections, duration };
   await warmUp(opts, warmup);
+  const profiling = args.profile && connections === CONNECTIONS && ep.id !== "baseline";
+  const stop = profiling ? await startProfile(PORT + 1) : null;
   const r = await runLoad(opts);
+  if (stop) reportProfile(ep.id, await stop());
   process.stdout.write(
     `  ${pad(ep.id, 18)} ${lpad(connections, 2)} conn ${lpad(fmt(r.rps), 6)} req/s  p50 ${lpad(fmt(r.p50), 3)} ms  p99 ${lpad(fmt(r.p99), 3)} ms` +
       `${r.non2xx || r.errors ? `  non-2xx ${r.non2xx} errors ${r.errors} ${JSON.stringify(r.statusCodes)}` : ""}\n`,
   );
   return r;
+}
+
+function reportProfile(id, profile) {
+  mkdirSync(args.profile, { recursive: true });
+  writeProfile(join(args.profile, `${id}.cpuprofile`), profile);
+  for (const { fn, share } of selfTimes(profile, 15))
+    console.log(`      ${lpad(fmt(share * 100, 1), 5)} %  ${fn}`);
 }
 
 /** The same endpoint with one connection: its service time, without queueing behind others. */
