@@ -14,6 +14,10 @@ export const POOL_LOW_WATER = 5;
 /** Retry of a D1 write (assignments) that failed. */
 const RECORD_RETRY_MS = 10_000;
 
+/** Background work after an answer: the alarm retries the write, the next claim the refill. */
+const warn = (msg: string, err: unknown) =>
+  console.error(JSON.stringify({ level: "warn", msg, error: String(err) }));
+
 export const poolShardName = (k: PoolShardKey) => `pool:${k.network}:${k.region}`;
 
 /** The pool shard of a network in a region, placed near the region. */
@@ -74,7 +78,7 @@ export class AddressPoolShard extends DurableObject<Env> {
    * a free one; null when neither this shard nor D1 has one left.
    */
   async claim(key: PoolShardKey, orderId: string, at: string): Promise<string | null> {
-    this.ctx.storage.kv.put("key", key);
+    if (!this.ctx.storage.kv.get("key")) this.ctx.storage.kv.put("key", key);
     const take = (): string | null => {
       const mine = this.#sql
         .exec<{ address: string }>("SELECT address FROM held WHERE order_id = ?", orderId)
@@ -100,8 +104,9 @@ export class AddressPoolShard extends DurableObject<Env> {
     if (address === null) return null;
     // After the answer: the assignment into D1 (the alarm retries it), and the next block.
     await this.ctx.storage.setAlarm(Date.now() + RECORD_RETRY_MS);
-    void this.#record(key).catch(() => undefined);
-    if (this.#free() < POOL_LOW_WATER) void this.#refill(key).catch(() => undefined);
+    void this.#record(key).catch((err: unknown) => warn("pool assignment write failed", err));
+    if (this.#free() < POOL_LOW_WATER)
+      void this.#refill(key).catch((err: unknown) => warn("pool refill failed", err));
     return address;
   }
 
