@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { base58 } from "@scure/base";
 import { beforeAll, describe, expect, it } from "vitest";
-import { POOL_BLOCK } from "../../src/objects/address-pool-shard";
+import { POOL_BLOCK, poolShard } from "../../src/objects/address-pool-shard";
 import { admin, call, createPartner, json, setPrices, type TestPartner } from "../helpers";
 import { BTC_TO_USDT } from "../support/orders";
 
@@ -48,6 +48,26 @@ beforeAll(async () => {
 });
 
 describe("SOL deposit addresses from the region's pool shard", () => {
+  it("a claim repeated for the same order (a creation retried after an eviction) gets the same address", async () => {
+    const loaded = solAddresses(2);
+    await admin("/address-pool/SOL", { method: "POST", json: { addresses: loaded } });
+    const key = { network: "SOL", region: "retry-test" };
+    const shard = poolShard(env, key);
+    const first = await shard.claim(key, "order-a", new Date().toISOString());
+    expect(loaded).toContain(first);
+    expect(await shard.claim(key, "order-a", new Date().toISOString())).toBe(first);
+    const other = await shard.claim(key, "order-b", new Date().toISOString());
+    expect(other).not.toBe(first);
+    expect(loaded).toContain(other);
+    expect(await settledPoolView((v) => v.assigned === 2)).toEqual({
+      network: "SOL",
+      available: 0,
+      reserved: 0,
+      assigned: 2,
+      shards: [],
+    });
+  });
+
   it("concurrent creations never share an address; the pool runs dry with 400 pair_unavailable; D1 says who holds what", async () => {
     const loaded = solAddresses(POOL_BLOCK + 5);
     const load = await admin("/address-pool/SOL", { method: "POST", json: { addresses: loaded } });
@@ -55,7 +75,7 @@ describe("SOL deposit addresses from the region's pool shard", () => {
 
     // The first order takes a block for the shard; the rest stays free in D1 until low water.
     expect((await post()).status).toBe(201);
-    const afterOne = await settledPoolView((v) => v.assigned === 1);
+    const afterOne = await settledPoolView((v) => v.assigned === 2 + 1);
     expect(afterOne.available + afterOne.reserved).toBe(loaded.length - 1);
     expect(afterOne.reserved).toBeGreaterThan(0);
     expect(afterOne.shards).toEqual([{ shard: "pool:SOL:default", reserved: afterOne.reserved }]);
@@ -74,12 +94,13 @@ describe("SOL deposit addresses from the region's pool shard", () => {
     expect(new Set(addresses).size).toBe(addresses.length);
     for (const a of addresses) expect(loaded).toContain(a);
 
-    const settled = await settledPoolView((v) => v.assigned === loaded.length);
+    // + 2: the addresses the test above gave its two orders.
+    const settled = await settledPoolView((v) => v.assigned === loaded.length + 2);
     expect(settled).toEqual({
       network: "SOL",
       available: 0,
       reserved: 0,
-      assigned: loaded.length,
+      assigned: loaded.length + 2,
       shards: [],
     });
     // The index (projected from each order) and the pool agree on who has which address.
