@@ -37,11 +37,13 @@ interface __BaseEnv_Env {
 	DEPOSIT_TAGS: DurableObjectNamespace<import("./src/index").DepositTag>;
 	LIQUIDITY_LEDGERS: DurableObjectNamespace<import("./src/index").LiquidityLedger>;
 	LIQUIDITY_SHARDS: DurableObjectNamespace<import("./src/index").LiquidityShard>;
+	BENCH_OBJECTS: DurableObjectNamespace<import("./src/index").BenchObject>;
+	ADDRESS_POOL_SHARDS: DurableObjectNamespace<import("./src/index").AddressPoolShard>;
 }
 declare namespace Cloudflare {
 	interface GlobalProps {
 		mainModule: typeof import("./src/index");
-		durableNamespaces: "OrderObject" | "RateLimiter" | "SimChain" | "DepositTag" | "LiquidityLedger" | "LiquidityShard";
+		durableNamespaces: "OrderObject" | "RateLimiter" | "SimChain" | "DepositTag" | "LiquidityLedger" | "LiquidityShard" | "BenchObject" | "AddressPoolShard";
 	}
 	interface Env extends __BaseEnv_Env {}
 }

@@ -29,7 +29,15 @@ import {
   seedPartner,
 } from "./lib/api.mjs";
 import { runLoad, warmUp } from "./lib/load.mjs";
-import { findRuntimeUrl, ROOT, startWorker, stopOnSignals } from "./lib/worker.mjs";
+import { selfTimes, startProfile, writeProfile } from "./lib/profile.mjs";
+import {
+  cpuTimeMs,
+  findRuntimePid,
+  findRuntimeUrl,
+  ROOT,
+  startWorker,
+  stopOnSignals,
+} from "./lib/worker.mjs";
 
 const HELP = `Usage: npm run bench -- [options]
 
@@ -44,6 +52,8 @@ const HELP = `Usage: npm run bench -- [options]
                          runtime that runs the Worker (default: the runtime; see docs)
   --local-observability  keep Miniflare's local trace store on (off by default; see docs)
   --keep                 leave wrangler dev running at the end (prints its URL and pid)
+  --profile <dir>        record a CPU profile of the Worker runtime during each endpoint's
+                         20-connection run (<dir>/<id>.cpuprofile) and print its top self times
 
   --scale                instead of the table: read latency with 1,000 and 50,000 orders
   --scale-sizes <a,b>    index sizes (default 1000,50000)
@@ -66,6 +76,7 @@ const { values: args } = parseArgs({
     "local-observability": { type: "boolean", default: false },
     "via-proxy": { type: "boolean", default: false },
     keep: { type: "boolean", default: false },
+    profile: { type: "string" },
     scale: { type: "boolean", default: false },
     "scale-sizes": { type: "string", default: "1000,50000" },
     "scale-direct": { type: "boolean", default: false },
@@ -120,6 +131,8 @@ const VARS = {
 const RATES = "/api/v1/partner/rates?coin_from=BTC&network_from=BTC&coin_to=USDT&network_to=TRX&amount=0.01";
 
 let worker = null;
+/** The workerd that runs the Worker, for its CPU time (Linux). */
+let runtimePid = null;
 stopOnSignals(() => worker);
 
 const fmt = (n, d = 0) => (n === null || n === undefined || Number.isNaN(n) ? "—" : n.toFixed(d));
@@ -164,12 +177,28 @@ function measureOpts(base, ep) {
 async function measure(base, ep, { connections = CONNECTIONS, duration = DURATION, warmup = WARMUP } = {}) {
   const opts = { ...measureOpts(base, ep), connections, duration };
   await warmUp(opts, warmup);
+  const profiling = args.profile && connections === CONNECTIONS && ep.id !== "baseline";
+  const stop = profiling ? await startProfile(PORT + 1) : null;
+  const cpuBefore = runtimePid ? cpuTimeMs(runtimePid) : null;
   const r = await runLoad(opts);
+  const cpuAfter = runtimePid ? cpuTimeMs(runtimePid) : null;
+  // The runtime's CPU time per request: what the load of other processes on the machine changes
+  // least (req/s and latency move with it; this moves with the work done per request).
+  r.cpuMs =
+    cpuBefore !== null && cpuAfter !== null && r.requests > 0 ? (cpuAfter - cpuBefore) / r.requests : null;
+  if (stop) reportProfile(ep.id, await stop());
   process.stdout.write(
-    `  ${pad(ep.id, 18)} ${lpad(connections, 2)} conn ${lpad(fmt(r.rps), 6)} req/s  p50 ${lpad(fmt(r.p50), 3)} ms  p99 ${lpad(fmt(r.p99), 3)} ms` +
+    `  ${pad(ep.id, 18)} ${lpad(connections, 2)} conn ${lpad(fmt(r.rps), 6)} req/s  p50 ${lpad(fmt(r.p50), 3)} ms  p99 ${lpad(fmt(r.p99), 3)} ms  cpu ${fmt(r.cpuMs, 2)} ms/req` +
       `${r.non2xx || r.errors ? `  non-2xx ${r.non2xx} errors ${r.errors} ${JSON.stringify(r.statusCodes)}` : ""}\n`,
   );
   return r;
+}
+
+function reportProfile(id, profile) {
+  mkdirSync(args.profile, { recursive: true });
+  writeProfile(join(args.profile, `${id}.cpuprofile`), profile);
+  for (const { fn, share } of selfTimes(profile, 15))
+    console.log(`      ${lpad(fmt(share * 100, 1), 5)} %  ${fn}`);
 }
 
 /** The same endpoint with one connection: its service time, without queueing behind others. */
@@ -200,6 +229,7 @@ async function table() {
   });
   const target = await loadTarget(worker);
   const base = target.url;
+  runtimePid = findRuntimePid(worker.pid);
   console.log(`wrangler dev on ${worker.baseUrl} (pid ${worker.pid}, state ${worker.stateDir})`);
   console.log(`load goes to ${base}: ${target.via}`);
   const { key } = await seed(base);
@@ -258,6 +288,16 @@ async function table() {
       headers: { ...auth, "content-type": "application/json" },
       body: JSON.stringify(ORDER_BODY),
     },
+    // Reference only: the floor of a creation here, a fresh Durable Object that writes one row
+    // and arms an alarm (no auth, pricing, allocation or projection).
+    {
+      id: "object-floor",
+      label: "new object + 1 row + alarm (ref.)",
+      target: null,
+      p99Target: false,
+      path: "/api/v1/_bench/new-object",
+      method: "POST",
+    },
     {
       id: "order-uuid",
       label: "GET /partner/orders/{uuid}",
@@ -299,6 +339,18 @@ async function table() {
 
   const lines = renderTable(baseline, { ...baseAll, serial: baselineSerial }, baselines, rows);
   console.log(`\n${lines.join("\n")}\n`);
+  const baseCpu = median(baselines.map((b) => b.cpuMs).filter((x) => x !== null && x !== undefined));
+  if (baseCpu) {
+    console.log(
+      `Runtime CPU per request at ${CONNECTIONS} connections (baseline ${fmt(baseCpu, 3)} ms, median):`,
+    );
+    for (const r of rows)
+      if (r.result.cpuMs)
+        console.log(
+          `  ${pad(r.label, 44)} ${lpad(fmt(r.result.cpuMs, 3), 7)} ms  ${fmt(baseCpu / r.result.cpuMs, 2)} of the baseline's rate`,
+        );
+    console.log("");
+  }
   const lag = await listingLag(base, key);
   console.log(
     `Listing lag (201 → in GET /partner/orders), ${lag.samples.length} orders one at a time: p50 ${fmt(lag.p50)} ms, max ${fmt(lag.max)} ms (bound ${LISTING_LAG_BOUND_MS} ms: ${lag.pass ? "pass" : "FAIL"})\n`,

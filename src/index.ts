@@ -6,6 +6,8 @@ import { watchMemoAddresses } from "./services/unclaimed-deposits";
 import { deliverBatch, deliveryOptions, expireWebhookHistory } from "./services/webhook-delivery";
 import { refreshPrices } from "./storage/market";
 
+export { AddressPoolShard } from "./objects/address-pool-shard";
+export { BenchObject } from "./objects/bench-object";
 export { DepositTag } from "./objects/deposit-tag";
 export { LiquidityLedger } from "./objects/liquidity-ledger";
 export { LiquidityShard } from "./objects/liquidity-shard";

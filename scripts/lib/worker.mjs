@@ -10,7 +10,16 @@
 //   persist/      --persist-to: local D1, Durable Objects (orders, rate limiters, SimChain), queues.
 //   wrangler.log  wrangler's and the Worker's output (log level warn by default).
 import { spawn, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -193,9 +202,39 @@ export async function startWorker(opts) {
  * finds that inner port (Linux /proc: the listening sockets of the workerd in the dev server's
  * process group that was started with `entry=127.0.0.1:0`) and returns null when it cannot.
  */
+/**
+ * The pid of the workerd that runs the Worker (its Durable Objects and local D1 too), or null:
+ * the one in wrangler's process group that listens on a random loopback port.
+ */
+export function findRuntimePid(pgid) {
+  if (process.platform !== "linux") return null;
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(fields[2]) !== pgid) continue;
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      if (cmd.includes("workerd") && cmd.includes("entry=127.0.0.1:0")) return Number(pid);
+    } catch {}
+  }
+  return null;
+}
+
+/** CPU time (user + system) a process has used, in ms; null when it cannot be read. */
+export function cpuTimeMs(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // fields 14 and 15 of stat (utime, stime), in clock ticks of 10 ms on Linux
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return null;
+  }
+}
+
 export async function findRuntimeUrl(pgid) {
   if (process.platform !== "linux") return null;
-  const { readdirSync, readlinkSync } = await import("node:fs");
+  const { readlinkSync } = await import("node:fs");
   const inodes = new Set();
   for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
     try {

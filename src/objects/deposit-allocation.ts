@@ -1,8 +1,9 @@
 import { deriveDepositAddress } from "../domain/addresses";
 import type { DepositScheme } from "../domain/deposit";
 import { depositPath, memoTagCandidate, memoTagName } from "../domain/deposit-allocation";
+import { DEFAULT_REGION } from "../domain/liquidity";
 import type { OrderDraft } from "../domain/order";
-import { claimPoolAddress } from "../storage/orders";
+import { poolShard } from "./address-pool-shard";
 
 export type DepositAllocation =
   | { depositAddress: string; depositAddressTag: string | null }
@@ -13,9 +14,10 @@ const MEMO_TAG_ATTEMPTS = 8;
 
 /**
  * A new order's deposit address (and tag), from its id: derived addresses need nothing but the
- * xpub; a memo tag is claimed in its own object near the caller; only an operator-loaded pool
- * (SOL) still claims its address in D1. Repeating it for the same order gives the same answer,
- * so a creation retried after an eviction cannot strand an address or a tag.
+ * xpub; a memo tag is claimed in its own object near the caller; an operator-loaded pool's (SOL)
+ * address comes from the region's pool shard, which holds a block of the pool
+ * (address-pool-shard.ts). Repeating it for the same order gives the same answer, so a creation
+ * retried after an eviction cannot strand an address or a tag.
  */
 export async function allocateDeposit(
   env: Env,
@@ -42,7 +44,8 @@ export async function allocateDeposit(
       }
       throw new Error(`no free memo tag for ${draft.networkFrom} after ${MEMO_TAG_ATTEMPTS} attempts`);
     case "pool": {
-      const address = await claimPoolAddress(env.DB, scheme.network, draft.id, draft.createdAt);
+      const key = { network: scheme.network, region: draft.liquidityRegion ?? DEFAULT_REGION };
+      const address = await poolShard(env, key).claim(key, draft.id, draft.createdAt);
       return address
         ? { depositAddress: address, depositAddressTag: null }
         : { unavailable: `no free deposit address for ${scheme.network}` };

@@ -27,8 +27,13 @@ export const keyOf = (o: Pick<OrderRecord, "coinTo" | "networkTo">, region: stri
   region,
 });
 
-/** `reserved`: what the shard holds for the order; absent when the coin is not liquidity-limited. */
-export type Reservation = { ok: true; reserved?: string } | { ok: false; free: string };
+/**
+ * `reserved`: what the shard holds for the order; absent when the coin is not liquidity-limited,
+ * and then `unlimitedUntil` says until when (epoch ms) the ledger's "not limited" holds.
+ */
+export type Reservation =
+  | { ok: true; reserved?: string; unlimitedUntil?: number }
+  | { ok: false; free: string };
 /** null: the coin is not liquidity-limited. */
 export type ShardFree = string | null;
 
@@ -128,7 +133,8 @@ export class LiquidityShard extends DurableObject<Env> {
    */
   async #raise(key: ShardKey, orderId: string, target: Decimal): Promise<Reservation> {
     for (;;) {
-      if (this.#unlimited()) return { ok: true };
+      if (this.#unlimited())
+        return { ok: true, unlimitedUntil: this.#kv.get<number>("unlimited_until") ?? 0 };
       const current = new Dec(this.#reservation(orderId) ?? 0);
       if (current.gte(target)) return { ok: true, reserved: toDecimalString(current) };
       const need = target.minus(current);

@@ -286,6 +286,7 @@ export class OrderObject extends DurableObject<Env> {
    * a random UUID) then writes nothing.
    */
   #createTables(): void {
+    // One exec for the three statements: each exec is a crossing into the runtime's SQLite.
     this.ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS events (
       seq INTEGER PRIMARY KEY AUTOINCREMENT,
       at TEXT NOT NULL,
@@ -293,11 +294,11 @@ export class OrderObject extends DurableObject<Env> {
       to_status TEXT NOT NULL,
       reason TEXT NOT NULL,
       data TEXT
-    )`);
-    this.ctx.storage.sql.exec(SENDS_TABLE);
-    // Webhook events wait here, written in the same transaction as their transition, until the
-    // queue has accepted them: a failed send is retried, never lost.
-    this.ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS outbox (
+    );
+    ${SENDS_TABLE};
+    -- Webhook events wait here, written in the same transaction as their transition, until the
+    -- queue has accepted them: a failed send is retried, never lost.
+    CREATE TABLE IF NOT EXISTS outbox (
       sequence INTEGER PRIMARY KEY,
       event_id TEXT NOT NULL,
       message TEXT NOT NULL,

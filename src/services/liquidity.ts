@@ -1,6 +1,12 @@
 import type { Config } from "../config";
 import { DomainError } from "../domain/errors";
-import { insufficientLiquidity, ledgerName, maxAmountFrom, reservationFor } from "../domain/liquidity";
+import {
+  insufficientLiquidity,
+  ledgerName,
+  maxAmountFrom,
+  reservationFor,
+  shardName,
+} from "../domain/liquidity";
 import { Dec, toDecimalString } from "../domain/money";
 import type { OrderDraft } from "../domain/order";
 import type { LedgerView } from "../objects/liquidity-ledger";
@@ -10,6 +16,7 @@ import { loadCatalog } from "../storage/catalog";
 import { getBalance, listBalances, putBalanceStatement } from "../storage/liquidity";
 import { auditStatement } from "../storage/operator-audit";
 import type { Actor } from "./catalog-admin";
+import { forgetUnlimited, knownUnlimited, rememberUnlimited } from "./unlimited-coins";
 
 /**
  * Reserves the order's payout in its region's shard (idempotent per order id), or throws 422
@@ -22,12 +29,13 @@ export async function reserveLiquidity(
   draft: OrderDraft,
   region: string,
 ): Promise<OrderDraft> {
+  const key = keyOf(draft, region);
+  const name = shardName(key.coin, key.network, key.region);
+  const now = Date.now();
+  if (knownUnlimited(name, now)) return { ...draft, liquidityRegion: region };
   const amount = reservationFor(new Dec(draft.amountToExpected), draft.rateType, config.SPREAD_FLOAT_BPS);
-  const result = await shard(env, keyOf(draft, region)).reserve(
-    keyOf(draft, region),
-    draft.id,
-    toDecimalString(amount),
-  );
+  const result = await shard(env, key).reserve(key, draft.id, toDecimalString(amount));
+  if (result.ok && result.unlimitedUntil !== undefined) rememberUnlimited(name, result.unlimitedUntil, now);
   if (!result.ok) {
     const free = new Dec(result.free);
     const maxFrom = maxAmountFrom(free, new Dec(draft.rateQuoted), draft.rateType, config.SPREAD_FLOAT_BPS);
@@ -111,6 +119,8 @@ export async function setLiquidityBalance(
       JSON.stringify({ level: "warn", msg: "liquidity ledger refresh failed", error: String(err) }),
     );
   }
+  // After the shards have forgotten, so no answer given before the PUT is remembered past it.
+  forgetUnlimited(after.coin, after.network);
   return { ...(await stub.view(after.coin, after.network)), updated_at: after.updated_at };
 }
 

@@ -183,22 +183,45 @@ export async function setSweepCursor(db: D1Database, status: string, afterId: st
     .run();
 }
 
-/** Takes one free pool address for an order, atomically; null when the pool is empty. */
-export async function claimPoolAddress(
+/**
+ * Reserves up to `n` free, unreserved pool addresses for a pool shard, atomically (one statement),
+ * and returns every address the shard holds in D1 that no order has yet: a block reserved before
+ * a crash is picked up again rather than stranded.
+ */
+export async function reservePoolBlock(
   db: D1Database,
   network: string,
-  orderId: string,
+  shard: string,
+  n: number,
   now: string,
-): Promise<string | null> {
-  const row = await db
+): Promise<string[]> {
+  const [, held] = await db.batch<{ address: string }>([
+    db
+      .prepare(
+        `UPDATE address_pool SET reserved_by = ?, reserved_at = ?
+          WHERE rowid IN (SELECT rowid FROM address_pool
+                           WHERE network = ? AND reserved_by IS NULL AND order_id IS NULL
+                           ORDER BY added_at, address LIMIT ?)`,
+      )
+      .bind(shard, now, network, n),
+    db
+      .prepare("SELECT address FROM address_pool WHERE reserved_by = ? AND order_id IS NULL ORDER BY address")
+      .bind(shard),
+  ]);
+  return (held?.results ?? []).map((r) => r.address);
+}
+
+/** Writes a shard's hand-out of a pool address to an order (idempotent; never re-assigns). */
+export function poolAssignmentStatement(
+  db: D1Database,
+  a: { network: string; address: string; orderId: string; assignedAt: string },
+): D1PreparedStatement {
+  return db
     .prepare(
       `UPDATE address_pool SET order_id = ?, assigned_at = ?
-        WHERE rowid = (SELECT rowid FROM address_pool WHERE network = ? AND order_id IS NULL ORDER BY added_at, address LIMIT 1)
-        RETURNING address`,
+        WHERE network = ? AND address = ? AND (order_id IS NULL OR order_id = ?)`,
     )
-    .bind(orderId, now, network)
-    .first<{ address: string }>();
-  return row?.address ?? null;
+    .bind(a.orderId, a.assignedAt, a.network, a.address, a.orderId);
 }
 
 export async function addPoolAddresses(
@@ -222,16 +245,39 @@ export async function freePoolAddresses(db: D1Database, network: string): Promis
   return row?.n ?? 0;
 }
 
-export async function poolCounts(
-  db: D1Database,
-): Promise<{ network: string; available: number; assigned: number }[]> {
-  const { results } = await db
-    .prepare(
-      `SELECT network, SUM(order_id IS NULL) AS available, SUM(order_id IS NOT NULL) AS assigned
+export interface PoolCounts {
+  network: string;
+  /** Free and held by no shard. */
+  available: number;
+  /** Held by a pool shard, not yet given to an order. */
+  reserved: number;
+  assigned: number;
+  /** Which shard holds how many of the reserved ones. */
+  shards: { shard: string; reserved: number }[];
+}
+
+export async function poolCounts(db: D1Database): Promise<PoolCounts[]> {
+  const [totals, held] = await db.batch<Record<string, string | number>>([
+    db.prepare(
+      `SELECT network,
+              SUM(order_id IS NULL AND reserved_by IS NULL) AS available,
+              SUM(order_id IS NULL AND reserved_by IS NOT NULL) AS reserved,
+              SUM(order_id IS NOT NULL) AS assigned
          FROM address_pool GROUP BY network ORDER BY network`,
-    )
-    .all<{ network: string; available: number; assigned: number }>();
-  return results;
+    ),
+    db.prepare(
+      `SELECT network, reserved_by AS shard, COUNT(*) AS reserved FROM address_pool
+        WHERE order_id IS NULL AND reserved_by IS NOT NULL GROUP BY network, reserved_by ORDER BY reserved_by`,
+    ),
+  ]);
+  const shards = (held?.results ?? []) as { network: string; shard: string; reserved: number }[];
+  return ((totals?.results ?? []) as Omit<PoolCounts, "shards">[]).map((t) => ({
+    network: t.network,
+    available: t.available,
+    reserved: t.reserved,
+    assigned: t.assigned,
+    shards: shards.filter((s) => s.network === t.network).map(({ shard, reserved }) => ({ shard, reserved })),
+  }));
 }
 
 export interface OrderListQuery {

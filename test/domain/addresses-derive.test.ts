@@ -111,6 +111,27 @@ describe("deriveDepositAddress", () => {
     expect(seen.has(a.index0)).toBe(false);
   });
 
+  it.each(ACCOUNTS)(
+    "$family order paths (two and three levels below the chain) match the private path",
+    (a) => {
+      // Order deposit paths are m/…/0/hi/lo (src/domain/deposit-allocation.ts), derived by the
+      // worker's own CKDpub; the private path through @scure/bip32 is the independent reference.
+      const random = () => Math.floor(Math.random() * 2 ** 25);
+      const paths = [
+        [0, 0],
+        [2 ** 25 - 1, 2 ** 25 - 1],
+        [2 ** 31 - 1, 0],
+        [7, 8, 9],
+      ];
+      for (let n = 0; n < 40; n++) paths.push([random(), random()]);
+      for (const path of paths) {
+        expect(deriveDepositAddress(a.family, a.xpub(), path)).toBe(
+          fromPrivatePath(a.family, `${a.path}/0/${path.join("/")}`),
+        );
+      }
+    },
+  );
+
   it.each(ACCOUNTS)("$family derived addresses validate on $network in canonical form", (a) => {
     for (const index of [0, 1, 77]) {
       const address = deriveDepositAddress(a.family, a.xpub(), index);

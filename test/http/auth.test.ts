@@ -42,6 +42,24 @@ describe("partner authentication", () => {
     }
   });
 
+  it("after its secret has matched, the same key id with another secret is still refused", async () => {
+    // The isolate remembers a secret that matched its cached key row; only that exact secret passes.
+    const p = await createPartner();
+    const secret = p.key.split(".")[1] ?? "";
+    const wrong = `${secret.slice(0, -1)}${secret.endsWith("A") ? "B" : "A"}`;
+    for (let i = 0; i < 2; i++) {
+      await expectError(
+        await call(ORDER, { headers: { Authorization: `Bearer ${p.key}` } }),
+        404,
+        "order_not_found",
+      );
+      for (const s of [wrong, `${secret}A`, secret.slice(1)]) {
+        const res = await call(ORDER, { headers: { Authorization: `Bearer ${p.keyId}.${s}` } });
+        expect(res.status).toBe(401);
+      }
+    }
+  });
+
   it("a revoked key stops working at once", async () => {
     const p = await createPartner();
     await expectError(await call(ORDER, { headers: { "X-API-Key": p.key } }), 404, "order_not_found");

@@ -53,6 +53,7 @@ describe("OpenAPI documents", () => {
       "/admin/v1/openapi.json",
       "/api/v1/_bench/baseline",
       "/api/v1/_bench/limited",
+      "/api/v1/_bench/new-object",
     ]);
     // The partner cabinet's HTML pages are not API routes (docs/cabinet.md).
     const served = createApp()

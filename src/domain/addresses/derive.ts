@@ -1,3 +1,6 @@
+import { secp256k1 } from "@noble/curves/secp256k1.js";
+import { hmac } from "@noble/hashes/hmac.js";
+import { sha512 } from "@noble/hashes/sha2.js";
 import { HDKey } from "@scure/bip32";
 import { p2pkhAddress, p2wpkhAddress } from "./bitcoin";
 import { evmAccountId, evmAddressFromAccountId } from "./evm";
@@ -11,13 +14,24 @@ const HARDENED = 0x8000_0000;
 // addresses the operator's wallet never scans.
 const ACCOUNT_DEPTH = 3;
 
+const { Point } = secp256k1;
+const { Fn } = Point;
+
+/** A receive chain's key as the derivation below it uses it: the point already decoded. */
+interface ChainKey {
+  hd: HDKey;
+  point: InstanceType<typeof Point>;
+  publicKey: Uint8Array;
+  chainCode: Uint8Array;
+}
+
 // A handful of xpubs per deployment: parsing one and deriving its receive chain is two thirds of
 // the secp256k1 work of a derivation, and the result never changes. Only valid keys are kept.
-const receiveChains = new Map<string, HDKey>();
+const receiveChains = new Map<string, ChainKey>();
 const MAX_CACHED_CHAINS = 32;
 
 /** The account's receive chain m/…/account'/0 from an account-level xpub, parsed and checked once. */
-function receiveChain(xpub: string): HDKey {
+function receiveChain(xpub: string): ChainKey {
   const cached = receiveChains.get(xpub);
   if (cached) return cached;
   const account = HDKey.fromExtendedKey(xpub);
@@ -26,10 +40,43 @@ function receiveChain(xpub: string): HDKey {
   if (account.depth !== ACCOUNT_DEPTH) {
     throw new Error(`expected an account-level xpub (depth ${ACCOUNT_DEPTH}), got depth ${account.depth}`);
   }
-  const chain = account.deriveChild(RECEIVE_CHAIN);
+  const hd = account.deriveChild(RECEIVE_CHAIN);
+  const publicKey = hd.publicKey;
+  const chainCode = hd.chainCode;
+  if (!publicKey || !chainCode) throw new Error("derived key has no public key");
+  const chain = { hd, point: Point.fromBytes(publicKey), publicKey, chainCode };
   if (receiveChains.size >= MAX_CACHED_CHAINS) receiveChains.clear();
   receiveChains.set(xpub, chain);
   return chain;
+}
+
+/**
+ * BIP32 public child derivation (CKDpub) down a path of non-hardened indexes: the key
+ * `HDKey.deriveChild` gives level by level, without the work a path's intermediate levels do not
+ * need there (each level's fingerprint hash and the decoding of each compressed point; one order's
+ * deposit address is two levels, 12 % of a creation's CPU in the 2026-11-23 profile). The base
+ * multiplication is the variable-time one: nothing here is secret (an xpub is public key
+ * material). Null where BIP32 skips an index (I_L ≥ n, or the point at infinity: ~2^-127 per
+ * level), which the caller leaves to the library. Tested equal to @scure/bip32 on random paths.
+ */
+function publicPath(chain: ChainKey, path: readonly number[]): Uint8Array | null {
+  let point = chain.point;
+  let key = chain.publicKey;
+  let chainCode = chain.chainCode;
+  const data = new Uint8Array(37);
+  const view = new DataView(data.buffer);
+  for (const index of path) {
+    data.set(key, 0);
+    view.setUint32(33, index, false);
+    const i = hmac(sha512, chainCode, data);
+    const tweak = Fn.fromBytes(i.subarray(0, 32), true);
+    if (!Fn.isValid(tweak)) return null;
+    if (tweak !== 0n) point = point.add(Point.BASE.multiplyUnsafe(tweak));
+    if (point.equals(Point.ZERO)) return null;
+    key = point.toBytes(true);
+    chainCode = i.subarray(32);
+  }
+  return key;
 }
 
 /**
@@ -49,7 +96,8 @@ export function deriveDepositAddress(
   if (path.length === 0 || path.some((i) => !Number.isSafeInteger(i) || i < 0 || i >= HARDENED)) {
     throw new RangeError("index must be an integer from 0 to 2^31-1");
   }
-  const pubkey = path.reduce((key, i) => key.deriveChild(i), receiveChain(xpub)).publicKey;
+  const chain = receiveChain(xpub);
+  const pubkey = publicPath(chain, path) ?? path.reduce((key, i) => key.deriveChild(i), chain.hd).publicKey;
   if (!pubkey) throw new Error("derived key has no public key");
   switch (family) {
     case "btc":

@@ -34,11 +34,29 @@ function presentedKey(c: Context, mode: "required" | "optional"): string | null 
   return bearer ?? header?.trim() ?? null;
 }
 
+/**
+ * The secret that last matched a cached key row, by that row (the key cache holds a row 30 s):
+ * a repeat request with the same key compares bytes in constant time instead of hashing again
+ * (SHA-256 per request was 3–4 % of a keyed read's CPU). Only ever a secret that matched the
+ * stored hash; it lives in this isolate's memory no longer than the row does.
+ */
+const matchedSecrets = new WeakMap<object, Uint8Array>();
+
+async function keyMatches(row: object, secret: string, storedHash: string): Promise<boolean> {
+  const presented = new TextEncoder().encode(secret);
+  const known = matchedSecrets.get(row);
+  if (known && known.length === presented.length && crypto.subtle.timingSafeEqual(known, presented))
+    return true;
+  if (!(await secretMatches(secret, storedHash))) return false;
+  matchedSecrets.set(row, presented);
+  return true;
+}
+
 async function authenticate(c: Context<AppEnv>, raw: string): Promise<{ partner: Partner; keyId: string }> {
   const parsed = parseApiKey(raw);
   if (!parsed.ok) throw unauthorized(`Invalid API key: ${parsed.reason}.`);
   const found = await findKey(c.env.DB, parsed.keyId);
-  if (!found || !(await secretMatches(parsed.secret, found.key.secret_hash)))
+  if (!found || !(await keyMatches(found, parsed.secret, found.key.secret_hash)))
     throw unauthorized("Unknown API key.");
   if (found.key.revoked_at) throw unauthorized("API key has been revoked.");
   if (found.key.expires_at && Date.parse(found.key.expires_at) <= Date.now())

@@ -9,6 +9,8 @@ import { publicRateLimit } from "../middleware/auth";
  * `/_bench/baseline` with no Durable Object and no D1 on its path (what the platform itself does
  * for a response of that size; the ratio of an endpoint's throughput to this one's is the cost of
  * the endpoint's own work), and `/_bench/limited`, the same behind the per-IP rate limiter.
+ * `POST /_bench/new-object` is the floor of order creation: a fresh Durable Object per request that
+ * writes one row and arms an alarm (src/objects/bench-object.ts).
  *
  * Enabled only when the var BENCH_ROUTES is "true"; otherwise it answers like an unknown route.
  * A plain Hono route, so it never appears in the OpenAPI document.
@@ -44,10 +46,19 @@ function constant(c: Context<AppEnv>) {
   });
 }
 
+/** A fresh object per request (a random name, like a new order's), created and answered. */
+async function newObject(c: Context<AppEnv>) {
+  const ns = (c.env as unknown as { BENCH_OBJECTS?: Env["BENCH_OBJECTS"] }).BENCH_OBJECTS;
+  if (!ns) throw new ApiError(404, "not_found", "BENCH_OBJECTS is not bound in this environment.");
+  const at = await ns.getByName(crypto.randomUUID()).create(Date.now());
+  return c.json({ at }, 201, { "Cache-Control": "no-store" });
+}
+
 export const benchRouter = new Hono<AppEnv>()
   .use("/_bench/*", async (c, next) => {
     if (!enabled(c.env)) throw new ApiError(404, "not_found", `No route for GET ${c.req.path}.`);
     await next();
   })
   .get("/_bench/baseline", constant)
-  .get("/_bench/limited", publicRateLimit, constant);
+  .get("/_bench/limited", publicRateLimit, constant)
+  .post("/_bench/new-object", newObject);

@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { publicCurrencies } from "../../domain/currency";
+import type { TypedResponse } from "hono";
+import { type CurrencyRow, type PublicCurrency, publicCurrencies } from "../../domain/currency";
 import { ICONS } from "../../generated/icons";
 import { loadCatalog } from "../../storage/catalog";
 import { publicRateLimit } from "../middleware/auth";
@@ -59,8 +60,26 @@ const route = createRoute({
 // The catalog changes rarely; CDNs and clients may reuse it for a minute.
 const CACHE_CONTROL = "public, max-age=60, stale-while-revalidate=300";
 
+/**
+ * The body, serialised once per catalog load: the cache hands out the same rows until they are
+ * reloaded (TTL or an operator edit), so 6.8 KB of JSON is not rebuilt on every request.
+ */
+const bodies = new WeakMap<readonly CurrencyRow[], string>();
+
+function catalogBody(rows: readonly CurrencyRow[]): string {
+  let body = bodies.get(rows);
+  if (body === undefined) {
+    body = JSON.stringify(publicCurrencies(rows, ICONS));
+    bodies.set(rows, body);
+  }
+  return body;
+}
+
 export const currenciesRouter = createRouter().openapi(route, async (c) => {
   const rows = await loadCatalog(c.env.DB);
-  c.header("Cache-Control", CACHE_CONTROL);
-  return c.json(publicCurrencies(rows, ICONS), 200);
+  // The same bytes c.json would send for publicCurrencies(rows): typed as that response.
+  return c.body(catalogBody(rows), 200, {
+    "Content-Type": "application/json",
+    "Cache-Control": CACHE_CONTROL,
+  }) as unknown as TypedResponse<PublicCurrency[], 200, "json">;
 });

@@ -114,11 +114,23 @@ export const adminOrdersRouter = createRouter()
       summary: "Pool sizes per network",
       responses: {
         200: {
-          description: "Available and assigned addresses.",
+          description: "Available, reserved (by which shard) and assigned addresses.",
           content: {
             "application/json": {
               schema: z.object({
-                data: z.array(z.object({ network: z.string(), available: z.number(), assigned: z.number() })),
+                data: z.array(
+                  z.object({
+                    network: z.string(),
+                    available: z.number().openapi({ description: "Free and held by no pool shard." }),
+                    reserved: z.number().openapi({
+                      description: "Held by a regional pool shard for its next orders (docs/networks.md).",
+                    }),
+                    assigned: z.number(),
+                    shards: z
+                      .array(z.object({ shard: z.string(), reserved: z.number() }))
+                      .openapi({ description: "Which shard holds how many of the reserved addresses." }),
+                  }),
+                ),
               }),
             },
           },

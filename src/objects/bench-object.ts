@@ -1,0 +1,20 @@
+import { DurableObject } from "cloudflare:workers";
+
+/**
+ * The floor of order creation in this runtime (docs/performance.md): a fresh object per call that
+ * writes one row in one transaction and arms one alarm, nothing else. `POST /api/v1/_bench/new-object`
+ * (BENCH_ROUTES only) creates one per request; its ratio against `POST /partner/orders` is the share
+ * of a creation that is the runtime's new-object cost rather than ours.
+ */
+export class BenchObject extends DurableObject<Env> {
+  async create(at: number): Promise<number> {
+    this.ctx.storage.transactionSync(() => this.ctx.storage.kv.put("row", { at }));
+    await this.ctx.storage.setAlarm(at + 3_600_000);
+    return at;
+  }
+
+  /** Armed only so that the floor pays for an alarm like an order does; there is nothing to do. */
+  override async alarm(): Promise<void> {
+    await this.ctx.storage.deleteAll();
+  }
+}
