@@ -168,6 +168,15 @@ const ON_TIME_GRACE_MS = 10 * 60_000;
 const MAX_POLL_BACKOFF = 3;
 /** An expired order's late-deposit watch polls at least this far apart. */
 const LATE_WATCH_MIN_POLL_MS = 60_000;
+/** The statuses in which the order has taken its deposit and its address is watched for extra ones. */
+const WATCHED_AFTER_DEPOSIT: ReadonlySet<OrderStatus> = new Set([
+  "exchanging",
+  "sending",
+  "completed",
+  "refunding",
+  "refunded",
+  "failed",
+]);
 
 /**
  * One Durable Object per order: the record, an append-only event log, and the state machine.
@@ -723,17 +732,48 @@ export class OrderObject extends DurableObject<Env> {
         return this.#watchForDeposit(r, now);
       case "confirming":
         return this.#followConfirmations(r, now);
-      case "exchanging":
-        return this.#exchange(r, now);
-      case "sending":
-        return this.#send(r, "payout", now);
-      case "refunding":
-        return this.#send(r, "refund", now);
       case "expired":
         return this.#watchLateDeposit(r, now);
+      case "exchanging":
+        await this.#exchange(r, now);
+        break;
+      case "sending":
+        await this.#send(r, "payout", now);
+        break;
+      case "refunding":
+        await this.#send(r, "refund", now);
+        break;
       default:
-        return;
+        break;
     }
+    const after = this.#record();
+    if (after) await this.#watchForExtras(after, now);
+  }
+
+  /** Whether the order has its deposit and still reads its address for extra ones (after the exchange started, or after a refund). */
+  #watchingForExtras(r: OrderRecord, now: number): boolean {
+    return WATCHED_AFTER_DEPOSIT.has(r.status) && now < Date.parse(r.lateWatchEndsAt);
+  }
+
+  /**
+   * After the order took its deposit, the address is still read until the late-deposit watch ends,
+   * at the late watch's slow cadence: every new transfer is an extra deposit, its refund offered
+   * (docs/lifecycle.md, "Extra deposits"). A failed read waits for the next poll: it must not delay
+   * the exchange or a send.
+   */
+  async #watchForExtras(r: OrderRecord, now: number): Promise<void> {
+    if (!this.#watchingForExtras(r, now) || !this.#pollDue(now)) return;
+    let fresh = 0;
+    try {
+      fresh = this.#logExtraDeposits(r, await this.#incoming(r), now);
+    } catch (err) {
+      console.warn(
+        JSON.stringify({ level: "warn", order: r.id, msg: "extra-deposit watch read failed", error: String(err) }),
+      );
+    }
+    // Its refund is offered at once: the review queue must list the order.
+    if (fresh > 0) this.#kv.put(K.projection, true);
+    this.#schedulePoll(now, fresh > 0, LATE_WATCH_MIN_POLL_MS);
   }
 
   #reader(r: OrderRecord): ChainReader {
@@ -991,7 +1031,7 @@ export class OrderObject extends DurableObject<Env> {
     return next;
   }
 
-  /** Only the first deposit drives the order; any other is logged once, its refund offered in actions. */
+  /** Only the first deposit drives the order; any other is logged once, its refund offered in actions. Returns how many were new. */
   #logExtraDeposits(
     r: OrderRecord,
     transfers: IncomingTransfer[],
@@ -1000,12 +1040,12 @@ export class OrderObject extends DurableObject<Env> {
       txid: r.depositTxid ?? "",
       index: r.depositIndex ?? -1,
     },
-  ): void {
+  ): number {
     const logged = this.#extras();
     const fresh = transfers.filter(
       (t) => !(t.txid === driving.txid && t.index === driving.index) && !logged.has(`${t.txid}:${t.index}`),
     );
-    if (fresh.length === 0) return;
+    if (fresh.length === 0) return 0;
     const at = new Date(now).toISOString();
     this.ctx.storage.transactionSync(() => {
       for (const t of fresh) {
@@ -1018,6 +1058,7 @@ export class OrderObject extends DurableObject<Env> {
       }
       this.#kv.put(K.extras, [...logged]);
     });
+    return fresh.length;
   }
 
   /**
@@ -1482,6 +1523,7 @@ export class OrderObject extends DurableObject<Env> {
       case "refunding": {
         const kind = r.status === "exchanging" ? "exchange" : r.status === "sending" ? "payout" : "refund";
         due.push(this.#ledger.get(sendKey(r, kind))?.nextAt ?? now);
+        if (this.#watchingForExtras(r, now)) due.push(poll);
         break;
       }
       case "expired":
@@ -1490,6 +1532,7 @@ export class OrderObject extends DurableObject<Env> {
           due.push(Math.min(Math.max(poll, now), Date.parse(r.lateWatchEndsAt)));
         break;
       default:
+        if (this.#watchingForExtras(r, now)) due.push(poll);
         break;
     }
     for (const key of this.#ledger.unfinished("extra_refund")) due.push(this.#ledger.get(key)?.nextAt ?? now);
