@@ -768,7 +768,12 @@ export class OrderObject extends DurableObject<Env> {
       fresh = this.#logExtraDeposits(r, await this.#incoming(r), now);
     } catch (err) {
       console.warn(
-        JSON.stringify({ level: "warn", order: r.id, msg: "extra-deposit watch read failed", error: String(err) }),
+        JSON.stringify({
+          level: "warn",
+          order: r.id,
+          msg: "extra-deposit watch read failed",
+          error: String(err),
+        }),
       );
     }
     // Its refund is offered at once: the review queue must list the order.

@@ -243,7 +243,11 @@ async function refundEach(id: string, txids: string[]): Promise<void> {
   for (const txid of txids) {
     const deposit = offers.get(txid)?.deposit ?? "";
     expect((await refund(partner, id, { deposit, refund_address: NEW_BTC })).status).toBe(200);
-    await expectError(await refund(partner, id, { deposit, refund_address: NEW_BTC }), 409, "action_not_available");
+    await expectError(
+      await refund(partner, id, { deposit, refund_address: NEW_BTC }),
+      409,
+      "action_not_available",
+    );
   }
   for (let i = 0; i < 3; i++) await step(id, 120_000);
 }
