@@ -47,8 +47,10 @@ import {
 } from "./extra-deposits";
 import { sendOnce } from "./ledger-send";
 import { flushLiquidity, liquidityPending, markLiquidity } from "./order-liquidity";
+import { migrate } from "./order-migrations";
 import { projectOrder } from "./order-projection";
-import { SENDS_TABLE, SendsLedger } from "./sends-ledger";
+import { DUE, OrderSchedule } from "./order-schedule";
+import { SendsLedger } from "./sends-ledger";
 
 /** A decision on a failed order's money, as the service has validated it. */
 export type ActionRequest =
@@ -128,18 +130,13 @@ interface DepositBlock {
   hash: string;
 }
 
-interface PollState {
-  /** Polls in a row that changed nothing; the interval doubles with it, up to 8×. */
-  idle: number;
-  nextAt: number;
-}
-
 const K = {
   record: "order",
   /** The 201 body as first sent, so an Idempotency-Key replay returns exactly the same body. */
   createdView: "created_view",
   projection: "projection_pending",
-  poll: "poll",
+  /** Polls in a row that changed nothing; the poll interval doubles with it, up to 8×. */
+  pollIdle: "poll_idle",
   /** Deposits beyond the first (src/objects/extra-deposits.ts). */
   extras: EXTRAS_KEY,
   /** Set once an expired order's late-deposit watch is over: nothing is due any more. */
@@ -148,8 +145,6 @@ const K = {
   lateSeen: "late_seen",
   /** The block the driving deposit was last seen in, for when it falls out of a windowed listing. */
   depositBlock: "deposit_block",
-  /** After a step threw: no alarm before this time (epoch ms), whatever else looks due. */
-  pause: "pause_until",
   /** A test order's clock: ms it runs ahead of real time (the `expire` test helper moves it). */
   testClock: "test_clock_ms",
   /** A decision's answer under its Idempotency-Key: `{hash, order}`, for the same response on a replay. */
@@ -168,6 +163,12 @@ const ON_TIME_GRACE_MS = 10 * 60_000;
 const MAX_POLL_BACKOFF = 3;
 /** An expired order's late-deposit watch polls at least this far apart. */
 const LATE_WATCH_MIN_POLL_MS = 60_000;
+/** The send each status drives. */
+const SEND_OF_STATUS: Partial<Record<OrderStatus, SendKind>> = {
+  exchanging: "exchange",
+  sending: "payout",
+  refunding: "refund",
+};
 /** The statuses in which the order has taken its deposit and its address is watched for extra ones. */
 const WATCHED_AFTER_DEPOSIT: ReadonlySet<OrderStatus> = new Set([
   "exchanging",
@@ -188,6 +189,11 @@ export class OrderObject extends DurableObject<Env> {
   #creating: Promise<CreateResult> | null = null;
   #running: Promise<void> | null = null;
 
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    void ctx.blockConcurrencyWhile(async () => migrate(ctx.storage));
+  }
+
   get #kv() {
     return this.ctx.storage.kv;
   }
@@ -206,7 +212,11 @@ export class OrderObject extends DurableObject<Env> {
   }
 
   get #ledger(): SendsLedger {
-    return new SendsLedger(this.ctx.storage.sql);
+    return new SendsLedger(this.ctx.storage.sql, this.#schedule);
+  }
+
+  get #schedule(): OrderSchedule {
+    return new OrderSchedule(this.ctx.storage.sql);
   }
 
   get #extraDeposits(): ExtraDeposits {
@@ -264,7 +274,6 @@ export class OrderObject extends DurableObject<Env> {
     // so no eviction can leave a record that nothing will project.
     const armed = this.ctx.storage.setAlarm(Date.now() + PROJECTION_RETRY_MS);
     this.ctx.storage.transactionSync(() => {
-      this.#createTables();
       this.#kv.put(K.record, created);
       this.#kv.put(K.createdView, view);
       this.#log(created.createdAt, null, created.status, "order created", {
@@ -273,10 +282,9 @@ export class OrderObject extends DurableObject<Env> {
         amount_from_expected: created.amountFromExpected,
         rate_quoted: created.rateQuoted,
       });
-      this.#kv.put(K.poll, {
-        idle: 0,
-        nextAt: Date.parse(created.createdAt) + this.#pollMs(0),
-      } satisfies PollState);
+      this.#schedule.set(DUE.poll, Date.parse(created.createdAt) + this.#pollMs(0));
+      this.#schedule.set(DUE.expiry, Date.parse(created.expiresAt));
+      this.#schedule.set(DUE.outbox, Date.now() + PROJECTION_RETRY_MS);
       this.#kv.put(K.projection, true);
     });
     await armed;
@@ -287,32 +295,8 @@ export class OrderObject extends DurableObject<Env> {
   /** Not awaited by the creation: the 201 never waits for D1, and the alarm retries what fails. */
   async #projectCreated(r: OrderRecord): Promise<void> {
     await this.#project(r);
-    await this.#arm(r, Date.now());
-  }
-
-  /**
-   * Created with the order, not in the constructor: a read of an id that has no order (a probe with
-   * a random UUID) then writes nothing.
-   */
-  #createTables(): void {
-    // One exec for the three statements: each exec is a crossing into the runtime's SQLite.
-    this.ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS events (
-      seq INTEGER PRIMARY KEY AUTOINCREMENT,
-      at TEXT NOT NULL,
-      from_status TEXT,
-      to_status TEXT NOT NULL,
-      reason TEXT NOT NULL,
-      data TEXT
-    );
-    ${SENDS_TABLE};
-    -- Webhook events wait here, written in the same transaction as their transition, until the
-    -- queue has accepted them: a failed send is retried, never lost.
-    CREATE TABLE IF NOT EXISTS outbox (
-      sequence INTEGER PRIMARY KEY,
-      event_id TEXT NOT NULL,
-      message TEXT NOT NULL,
-      sent_at TEXT
-    )`);
+    this.#scheduleOutbox(Date.now());
+    await this.#arm(Date.now());
   }
 
   // ── reads ─────────────────────────────────────────────────────────────────────────────────
@@ -480,7 +464,7 @@ export class OrderObject extends DurableObject<Env> {
     if (!next) return { kind: "not_available", reason: `the order cannot take a ${decided} now` };
     const order = orderView(next);
     if (idempotency) this.#kv.put(K.action(idempotency.key), { hash: idempotency.hash, order });
-    await this.#arm(next, now);
+    await this.#arm(now);
     return { kind: "done", order };
   }
 
@@ -544,11 +528,11 @@ export class OrderObject extends DurableObject<Env> {
       amount: offer.refund.amount,
       ledger_key: key,
     });
-    this.#kv.put(K.projection, true);
+    this.#markProjection(now);
     const rest = { ...inputs, extras: (inputs.extras ?? []).filter((e) => depositId(e) !== action.deposit) };
     const order = orderView(r, orderActions(r, rest));
     if (idempotency) this.#kv.put(K.action(idempotency.key), { hash: idempotency.hash, order });
-    await this.#arm(r, now);
+    await this.#arm(now);
     return { kind: "done", order };
   }
 
@@ -627,7 +611,7 @@ export class OrderObject extends DurableObject<Env> {
       },
     );
     if (!next) return { kind: "not_available", reason: `the order cannot record a ${kind} now` };
-    await this.#arm(next, now);
+    await this.#arm(now);
     return { kind: "done", order: await this.#view(next, now) };
   }
 
@@ -664,8 +648,9 @@ export class OrderObject extends DurableObject<Env> {
     const ahead = Date.parse(r.expiresAt) + rateWindow - this.#now();
     if (opts.expire && ahead >= 0)
       this.#kv.put(K.testClock, (this.#kv.get<number>(K.testClock) ?? 0) + ahead + 1);
-    this.#kv.put(K.poll, { idle: 0, nextAt: 0 } satisfies PollState);
-    this.#kv.delete(K.pause);
+    this.#kv.put(K.pollIdle, 0);
+    this.#schedule.set(DUE.poll, 0);
+    this.#schedule.clear(DUE.pause);
     // A run already under way may have read the chain before the change: run once more after it.
     if (this.#running) await this.#running;
     await this.#runExclusive();
@@ -698,7 +683,7 @@ export class OrderObject extends DurableObject<Env> {
       await this.#step(now);
       const r = this.#record();
       if (r) await this.#refundExtras(r, now);
-      this.#kv.delete(K.pause);
+      this.#schedule.clear(DUE.pause);
     } catch (err) {
       // Never let the alarm fail: log, and try again after a pause (an outside service was down,
       // or a bug — the event log and the error say which).
@@ -711,17 +696,32 @@ export class OrderObject extends DurableObject<Env> {
         }),
       );
       const pauseUntil = now + this.#retryBaseMs * 8;
-      this.#kv.put(K.poll, { idle: MAX_POLL_BACKOFF, nextAt: pauseUntil } satisfies PollState);
+      this.#kv.put(K.pollIdle, MAX_POLL_BACKOFF);
+      this.#schedule.set(DUE.poll, pauseUntil);
       // Whatever step threw (a chain read, the exchange, a payout before its intent was stored),
       // the alarm must not come straight back for it.
-      this.#kv.put(K.pause, pauseUntil);
+      this.#schedule.set(DUE.pause, pauseUntil);
     }
     const r = this.#record();
     if (!r) return;
     if (this.#kv.get<boolean>(K.projection)) await this.#project(r);
     await this.#flushOutbox(this.#now());
     await flushLiquidity(this.env, this.#kv, r);
-    await this.#arm(r, this.#now());
+    this.#scheduleOutbox(this.#now());
+    await this.#arm(this.#now());
+  }
+
+  /** The index row, webhooks and liquidity step still to send: retried until they are out. */
+  #scheduleOutbox(now: number): void {
+    if (this.#kv.get<boolean>(K.projection) || this.#outboxPending() || liquidityPending(this.#kv))
+      this.#schedule.set(DUE.outbox, now + PROJECTION_RETRY_MS);
+    else this.#schedule.clear(DUE.outbox);
+  }
+
+  /** The index row must be written again (status, needs_action): by the alarm, soon. */
+  #markProjection(now: number): void {
+    this.#kv.put(K.projection, true);
+    this.#schedule.set(DUE.outbox, now + PROJECTION_RETRY_MS);
   }
 
   async #step(now: number): Promise<void> {
@@ -762,7 +762,11 @@ export class OrderObject extends DurableObject<Env> {
    * the exchange or a send.
    */
   async #watchForExtras(r: OrderRecord, now: number): Promise<void> {
-    if (!this.#watchingForExtras(r, now) || !this.#pollDue(now)) return;
+    if (!this.#watchingForExtras(r, now)) {
+      this.#schedule.clear(DUE.poll);
+      return;
+    }
+    if (!this.#pollDue(now)) return;
     let fresh = 0;
     try {
       fresh = this.#logExtraDeposits(r, await this.#incoming(r), now);
@@ -777,7 +781,7 @@ export class OrderObject extends DurableObject<Env> {
       );
     }
     // Its refund is offered at once: the review queue must list the order.
-    if (fresh > 0) this.#kv.put(K.projection, true);
+    if (fresh > 0) this.#markProjection(now);
     this.#schedulePoll(now, fresh > 0, LATE_WATCH_MIN_POLL_MS);
   }
 
@@ -803,7 +807,7 @@ export class OrderObject extends DurableObject<Env> {
   }
 
   #pollDue(now: number): boolean {
-    return now >= (this.#kv.get<PollState>(K.poll)?.nextAt ?? 0);
+    return now >= (this.#schedule.get(DUE.poll) ?? 0);
   }
 
   #pollMs(idle: number): number {
@@ -812,8 +816,9 @@ export class OrderObject extends DurableObject<Env> {
 
   /** Next poll: soon after a change, further apart while nothing happens. */
   #schedulePoll(now: number, changed: boolean, minMs = 0): void {
-    const idle = changed ? 0 : (this.#kv.get<PollState>(K.poll)?.idle ?? 0) + 1;
-    this.#kv.put(K.poll, { idle, nextAt: now + Math.max(minMs, this.#pollMs(idle)) } satisfies PollState);
+    const idle = changed ? 0 : (this.#kv.get<number>(K.pollIdle) ?? 0) + 1;
+    this.#kv.put(K.pollIdle, idle);
+    this.#schedule.set(DUE.poll, now + Math.max(minMs, this.#pollMs(idle)));
   }
 
   async #watchForDeposit(r: OrderRecord, now: number): Promise<void> {
@@ -1267,11 +1272,13 @@ export class OrderObject extends DurableObject<Env> {
   async #watchLateDeposit(r: OrderRecord, now: number): Promise<void> {
     const seen = this.#kv.get<LateSeen>(K.lateSeen);
     const watching = now < Date.parse(r.lateWatchEndsAt);
+    if (!watching) this.#schedule.clear(DUE.lateWatchEnd);
     if (!watching && !seen) {
+      this.#schedule.clear(DUE.poll);
       if (!this.#kv.get<boolean>(K.watchEnded) && this.#apply(r, { type: "watch_ended" }, now)) {
         this.#kv.put(K.watchEnded, true);
         // Its extra deposits' refunds are offered from now on: the review queue must list them.
-        if (this.#extras().size > 0) this.#kv.put(K.projection, true);
+        if (this.#extras().size > 0) this.#markProjection(now);
       }
       return;
     }
@@ -1373,9 +1380,10 @@ export class OrderObject extends DurableObject<Env> {
         ...logData,
       });
       if (next.status !== r.status) {
-        this.#kv.put(K.projection, true);
+        this.#markProjection(now);
         this.#enqueueEvent(next, r.status, at, inputs && orderActions(next, inputs));
         markLiquidity(this.#kv, r.status, next);
+        this.#scheduleStatus(next, now);
       }
     });
     return next;
@@ -1512,45 +1520,26 @@ export class OrderObject extends DurableObject<Env> {
     );
   }
 
-  /** Keeps exactly one alarm at the earliest due moment, or none when nothing is due. */
-  async #arm(r: OrderRecord, now: number): Promise<void> {
-    const due: number[] = [];
-    const poll = this.#kv.get<PollState>(K.poll)?.nextAt ?? now;
-    switch (r.status) {
-      case "waiting_deposit":
-        due.push(poll, Date.parse(r.expiresAt));
-        break;
-      case "confirming":
-        due.push(poll);
-        break;
-      case "exchanging":
-      case "sending":
-      case "refunding": {
-        const kind = r.status === "exchanging" ? "exchange" : r.status === "sending" ? "payout" : "refund";
-        due.push(this.#ledger.get(sendKey(r, kind))?.nextAt ?? now);
-        if (this.#watchingForExtras(r, now)) due.push(poll);
-        break;
-      }
-      case "expired":
-        if (this.#kv.get<LateSeen>(K.lateSeen)) due.push(poll);
-        else if (!this.#kv.get<boolean>(K.watchEnded))
-          due.push(Math.min(Math.max(poll, now), Date.parse(r.lateWatchEndsAt)));
-        break;
-      default:
-        if (this.#watchingForExtras(r, now)) due.push(poll);
-        break;
+  /**
+   * The rows a new status brings and ends: the deadline while waiting for a deposit, the end of the
+   * late-deposit watch while expired, the send the status drives (due now unless the ledger says).
+   */
+  #scheduleStatus(r: OrderRecord, now: number): void {
+    const schedule = this.#schedule;
+    if (r.status === "waiting_deposit") schedule.set(DUE.expiry, Date.parse(r.expiresAt));
+    else schedule.clear(DUE.expiry);
+    if (r.status === "expired") schedule.set(DUE.lateWatchEnd, Date.parse(r.lateWatchEndsAt));
+    else schedule.clear(DUE.lateWatchEnd);
+    const kind = SEND_OF_STATUS[r.status];
+    if (kind) {
+      const key = sendKey(r, kind);
+      schedule.set(DUE.send(key), this.#ledger.get(key)?.nextAt ?? now);
     }
-    for (const key of this.#ledger.unfinished("extra_refund")) due.push(this.#ledger.get(key)?.nextAt ?? now);
-    if (this.#kv.get<boolean>(K.projection) || this.#outboxPending() || liquidityPending(this.#kv))
-      due.push(now + PROJECTION_RETRY_MS);
-    if (due.length === 0) {
-      await this.ctx.storage.deleteAlarm();
-      return;
-    }
-    const pause = this.#kv.get<number>(K.pause) ?? 0;
-    // Due moments are on the order's clock; the alarm runs on real time.
-    const clock = this.#kv.get<number>(K.testClock) ?? 0;
-    await this.ctx.storage.setAlarm(Math.max(now, pause, Math.min(...due)) - clock);
+  }
+
+  /** Keeps exactly one alarm at the earliest row of the schedule, or none when nothing is due. */
+  async #arm(now: number): Promise<void> {
+    await this.#schedule.arm(this.ctx.storage, now, this.#kv.get<number>(K.testClock) ?? 0);
   }
 }
 
