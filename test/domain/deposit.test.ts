@@ -61,7 +61,6 @@ describe("findDeposit", () => {
     expect(findDeposit([t("aa", 9, "100")], ours, new Set(["aa:9"]))).toBeUndefined();
     expect(findDeposit([t("bb", 9, "100")], ours, new Set())).toBeUndefined();
   });
-
 });
 
 describe("chooseDeposit", () => {
