@@ -11,37 +11,24 @@ import { BTC_TO_USDT, createOrder, read, simMine, simSend, startClock, step } fr
 
 describe("nextAlarm", () => {
   const now = 1_000_000;
+  /** The alarm for rows given as [name, due in ms from now]. */
+  const alarm = (...rows: [string, number][]) =>
+    nextAlarm(
+      rows.map(([name, inMs]) => ({ name, dueAt: now + inMs })),
+      now,
+    );
+
   it("is the earliest row, never before now", () => {
-    expect(nextAlarm([], now)).toBeNull();
-    expect(
-      nextAlarm(
-        [
-          { name: DUE.poll, dueAt: now + 5 },
-          { name: DUE.expiry, dueAt: now + 3 },
-        ],
-        now,
-      ),
-    ).toBe(now + 3);
-    expect(nextAlarm([{ name: DUE.send("k"), dueAt: 0 }], now)).toBe(now);
+    expect(alarm()).toBeNull();
+    expect(alarm([DUE.poll, 5], [DUE.expiry, 3])).toBe(now + 3);
+    expect(alarm([DUE.send("k"), -now])).toBe(now);
   });
 
   it("a pause is a floor, not a reason to wake", () => {
-    expect(nextAlarm([{ name: DUE.pause, dueAt: now + 16 }], now)).toBeNull();
-    const rows = [
-      { name: DUE.pause, dueAt: now + 16 },
-      { name: DUE.send("k"), dueAt: now },
-    ];
-    expect(nextAlarm(rows, now)).toBe(now + 16);
-    expect(nextAlarm([...rows, { name: DUE.poll, dueAt: now + 40 }], now)).toBe(now + 16);
-    expect(
-      nextAlarm(
-        [
-          { name: DUE.pause, dueAt: now + 16 },
-          { name: DUE.poll, dueAt: now + 40 },
-        ],
-        now,
-      ),
-    ).toBe(now + 40);
+    expect(alarm([DUE.pause, 16])).toBeNull();
+    expect(alarm([DUE.pause, 16], [DUE.send("k"), 0])).toBe(now + 16);
+    expect(alarm([DUE.pause, 16], [DUE.send("k"), 0], [DUE.poll, 40])).toBe(now + 16);
+    expect(alarm([DUE.pause, 16], [DUE.poll, 40])).toBe(now + 40);
   });
 });
 
