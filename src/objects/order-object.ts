@@ -22,6 +22,8 @@ import {
   type ActionKind,
   actionUnavailable,
   awaitsDecision,
+  type DecisionRequest,
+  decisionPatch,
   extrasDecidable,
   orderActions,
 } from "../domain/order-actions";
@@ -45,21 +47,7 @@ import { DUE, OrderSchedule } from "./order-schedule";
 import { SendsLedger } from "./sends-ledger";
 
 /** A decision on a failed order's money, as the service has validated it. */
-export type ActionRequest =
-  | {
-      kind: "refund";
-      refundAddress: string | null;
-      refundAddressTag: string | null;
-      /** An extra deposit ("txid:index") to refund instead of the order's own. */
-      deposit?: string | undefined;
-    }
-  | { kind: "continue" }
-  | {
-      kind: "payout";
-      recipientAddress: string;
-      recipientAddressTag: string | null;
-      recipientAddressGiven: string;
-    };
+export type ActionRequest = DecisionRequest;
 
 /** Who decides: a partner's key (only on its own orders) or the operator. */
 export type Actor =
@@ -380,51 +368,19 @@ export class OrderObject extends DurableObject<Env> {
     if (pending && pending.outcome === null)
       return { kind: "not_available", reason: `a ${kind} of this order is still pending` };
     const key = pending ? `${r.id}:${kind}:${this.#ledger.count(kind) + 1}` : sendKey(r, kind);
-    const sendKeys = { ...r.sendKeys, [kind]: key };
-    let extra: Partial<OrderRecord>;
-    let inputsLog: EventData;
-    switch (action.kind) {
-      case "refund": {
-        if (actions.refund.requires_address && action.refundAddress === null)
-          return { kind: "address_required" };
-        const to = action.refundAddress ?? r.refundAddress;
-        const tag = action.refundAddress === null ? r.refundAddressTag : action.refundAddressTag;
-        extra = { sendKeys, refundAddress: to, refundAddressTag: tag };
-        inputsLog = { refund_address: to, refund_address_tag: tag, amount: actions.refund.amount };
-        break;
-      }
-      case "continue": {
-        const c = actions.continue;
-        // From here the order is a float order: it is exchanged at the rate of its exchange.
-        extra = {
-          sendKeys,
-          rateType: "float",
-          spreadBps: this.#config.SPREAD_FLOAT_BPS,
-          rateQuoted: String(c.rate),
-          amountToExpected: String(c.amount_to_estimate),
-        };
-        inputsLog = { amount_to_estimate: c.amount_to_estimate, rate: c.rate };
-        break;
-      }
-      case "payout":
-        extra = {
-          sendKeys,
-          recipientAddress: action.recipientAddress,
-          recipientAddressTag: action.recipientAddressTag,
-          recipientAddressGiven: action.recipientAddressGiven,
-        };
-        inputsLog = {
-          recipient_address: action.recipientAddressGiven,
-          recipient_address_tag: action.recipientAddressTag,
-          amount: actions.payout?.amount ?? null,
-        };
-        break;
-    }
+    const decision = decisionPatch(
+      r,
+      actions,
+      action,
+      { ...r.sendKeys, [kind]: key },
+      this.#config.SPREAD_FLOAT_BPS,
+    );
+    if (decision === "address_required") return { kind: "address_required" };
     const decided: ActionKind = action.kind;
-    const next = this.#apply(r, { type: `${decided}_chosen` }, now, extra, {
+    const next = this.#apply(r, { type: `${decided}_chosen` }, now, decision.patch, {
       decided_by: decidedBy(actor),
       ledger_key: key,
-      ...inputsLog,
+      ...decision.log,
     });
     if (!next) return { kind: "not_available", reason: `the order cannot take a ${decided} now` };
     const order = orderView(next);
