@@ -17,16 +17,7 @@ import {
   type SendKind,
   sendKey,
 } from "../domain/order";
-import {
-  type ActionInputs,
-  type ActionKind,
-  actionUnavailable,
-  awaitsDecision,
-  type DecisionRequest,
-  decisionPatch,
-  extrasDecidable,
-  orderActions,
-} from "../domain/order-actions";
+import { type ActionInputs, awaitsDecision, extrasDecidable, orderActions } from "../domain/order-actions";
 import { type CreationKey, creationVerdict, shortIdOfOrderId } from "../domain/order-id";
 import { decide, type OrderEvent, type OrderStatus } from "../domain/order-state";
 import { beforeSend, type SendPolicy, type SendRow } from "../domain/send-step";
@@ -37,8 +28,15 @@ import { storedUsdPrice } from "../storage/prices";
 import { allocateDeposit } from "./deposit-allocation";
 import { DepositTracker, type EventData } from "./deposit-tracker";
 import { withLiquidityWait } from "./exchange-liquidity";
-import { depositId, ExtraDeposits } from "./extra-deposits";
+import { ExtraDeposits } from "./extra-deposits";
 import { sendOnce } from "./ledger-send";
+import {
+  type ActionRequest,
+  type Actor,
+  type ActResult,
+  OrderDecisions,
+  type ResolveResult,
+} from "./order-decisions";
 import { flushLiquidity, liquidityPending, markLiquidity } from "./order-liquidity";
 import { migrate } from "./order-migrations";
 import { OrderOutbox, type OutboxEntry } from "./order-outbox";
@@ -46,29 +44,7 @@ import { projectOrder } from "./order-projection";
 import { DUE, OrderSchedule } from "./order-schedule";
 import { SendsLedger } from "./sends-ledger";
 
-/** A decision on a failed order's money, as the service has validated it. */
-export type ActionRequest = DecisionRequest;
-
-/** Who decides: a partner's key (only on its own orders) or the operator. */
-export type Actor =
-  | { kind: "partner"; partnerId: string; keyId: string }
-  | { kind: "cabinet"; partnerId: string; user: string }
-  | { kind: "operator" };
-
-const decidedBy = (a: Actor) =>
-  a.kind === "partner" ? `key:${a.keyId}` : a.kind === "cabinet" ? `cabinet:${a.user}` : "operator";
-
-export type ActResult =
-  | { kind: "done"; order: OrderView }
-  | { kind: "not_found" }
-  | { kind: "not_available"; reason: string }
-  | { kind: "address_required" };
-
-export type ResolveResult =
-  | { kind: "done"; order: OrderView }
-  | { kind: "not_found" }
-  | { kind: "not_available"; reason: string }
-  | { kind: "send_pending"; keys: string[] };
+export type { ActionRequest, Actor, ActResult, ResolveResult } from "./order-decisions";
 
 export type CreateResult =
   | { kind: "created"; order: OrderView }
@@ -94,8 +70,6 @@ const K = {
   projection: "projection_pending",
   /** A test order's clock: ms it runs ahead of real time (the `expire` test helper moves it). */
   testClock: "test_clock_ms",
-  /** A decision's answer under its Idempotency-Key: `{hash, order}`, for the same response on a replay. */
-  action: (key: string) => `action:${key}`,
 } as const;
 
 /** Retry delay for a D1 index write or a webhook enqueue that failed. */
@@ -168,6 +142,25 @@ export class OrderObject extends DurableObject<Env> {
       inputsIfHeld: (...args) => this.#inputsIfHeld(...args),
       markProjection: (now) => this.#markProjection(now),
       step: (now) => this.#step(now),
+    });
+  }
+
+  get #decisions(): OrderDecisions {
+    return new OrderDecisions({
+      config: this.#config,
+      kv: this.#kv,
+      ledger: this.#ledger,
+      extraDeposits: this.#extraDeposits,
+      now: () => this.#now(),
+      record: () => this.#record(),
+      apply: (...args) => this.#apply(...args),
+      note: (...args) => this.#note(...args),
+      markProjection: (now) => this.#markProjection(now),
+      actionInputs: (r, now) => this.#actionInputs(r, now),
+      awaitingExtras: (r) => this.#awaitingExtras(r),
+      unconfirmedExtra: (r, d) => this.#deposits.unconfirmedExtra(r, d),
+      view: (r, now) => this.#view(r, now),
+      arm: (now) => this.#arm(now),
     });
   }
 
@@ -336,125 +329,18 @@ export class OrderObject extends DurableObject<Env> {
 
   // ── decisions on held funds ───────────────────────────────────────────────────────────────
 
-  /**
-   * Takes one decision on the money a failed order holds (docs/lifecycle.md, "Decisions on held
-   * funds"). The check and the transition run with no await between them, so of two decisions
-   * fired together exactly one is taken; the other finds the order no longer waiting and is refused.
-   * Money then moves only through the ledger, under a key no earlier request used.
-   */
-  async act(
+  /** Takes one decision on the money a failed order holds (src/objects/order-decisions.ts). */
+  act(
     actor: Actor,
     action: ActionRequest,
     idempotency: { key: string; hash: string } | null,
   ): Promise<ActResult> {
-    const now = this.#now();
-    const first = this.#record();
-    if (!first || (actor.kind !== "operator" && first.partnerId !== actor.partnerId))
-      return { kind: "not_found" };
-    const replayed = idempotency && this.#actionReplay(idempotency);
-    if (replayed) return replayed;
-    if (action.kind === "refund" && action.deposit !== undefined)
-      return this.#refundExtra(actor, first, { ...action, deposit: action.deposit }, idempotency, now);
-    const inputs = await this.#actionInputs(first, now);
-    // Everything below is synchronous: no other decision can slip in between the check and the write.
-    const r = this.#record() ?? first;
-    const again = idempotency && this.#actionReplay(idempotency);
-    if (again) return again;
-    const actions = orderActions(r, inputs);
-    const refusal = actionUnavailable(actions, action.kind);
-    if (refusal || !actions) return { kind: "not_available", reason: refusal ?? "no actions" };
-    const kind: SendKind = action.kind === "continue" ? "exchange" : action.kind;
-    const pending = this.#ledger.get(sendKey(r, kind));
-    if (pending && pending.outcome === null)
-      return { kind: "not_available", reason: `a ${kind} of this order is still pending` };
-    const key = pending ? `${r.id}:${kind}:${this.#ledger.count(kind) + 1}` : sendKey(r, kind);
-    const decision = decisionPatch(
-      r,
-      actions,
-      action,
-      { ...r.sendKeys, [kind]: key },
-      this.#config.SPREAD_FLOAT_BPS,
-    );
-    if (decision === "address_required") return { kind: "address_required" };
-    const decided: ActionKind = action.kind;
-    const next = this.#apply(r, { type: `${decided}_chosen` }, now, decision.patch, {
-      decided_by: decidedBy(actor),
-      ledger_key: key,
-      ...decision.log,
-    });
-    if (!next) return { kind: "not_available", reason: `the order cannot take a ${decided} now` };
-    const order = orderView(next);
-    if (idempotency) this.#kv.put(K.action(idempotency.key), { hash: idempotency.hash, order });
-    await this.#arm(now);
-    return { kind: "done", order };
+    return this.#decisions.act(actor, action, idempotency);
   }
 
-  /**
-   * The refund of one extra deposit (docs/lifecycle.md, "Extra deposits"): offered once the order
-   * can no longer take the deposit as its own, and taken only if the deposit is confirmed on chain
-   * now. The check and the ledger write run with no await between them, so it is decided once.
-   */
-  async #refundExtra(
-    actor: Actor,
-    first: OrderRecord,
-    action: { refundAddress: string | null; refundAddressTag: string | null; deposit: string },
-    idempotency: { key: string; hash: string } | null,
-    now: number,
-  ): Promise<ActResult> {
-    const offered = (r: OrderRecord) => this.#awaitingExtras(r).find((e) => depositId(e) === action.deposit);
-    const target = offered(first);
-    if (!target)
-      return { kind: "not_available", reason: `no extra deposit ${action.deposit} waits for a refund` };
-    const unconfirmed = await this.#deposits
-      .unconfirmedExtra(first, target)
-      .catch((err: unknown) => `the deposit's confirmations cannot be read now (${String(err)}): try again`);
-    if (unconfirmed) return { kind: "not_available", reason: unconfirmed };
-    const inputs = await this.#actionInputs(first, now);
-    // Everything below is synchronous: no other decision can slip in between the check and the write.
-    const r = this.#record() ?? first;
-    const again = idempotency && this.#actionReplay(idempotency);
-    if (again) return again;
-    const offer = orderActions(r, inputs)?.extra_deposits.find((e) => e.deposit === action.deposit);
-    if (!offer || !offered(r))
-      return { kind: "not_available", reason: `no extra deposit ${action.deposit} waits for a refund` };
-    if (!offer.refund.available || offer.refund.amount === null)
-      return { kind: "not_available", reason: `refund is not available: ${offer.refund.unavailable_reason}` };
-    if (offer.refund.requires_address && action.refundAddress === null) return { kind: "address_required" };
-    const to = action.refundAddress ?? r.refundAddress ?? "";
-    const tag = action.refundAddress === null ? r.refundAddressTag : action.refundAddressTag;
-    const amount = (inputs.extras ?? []).find((e) => depositId(e) === action.deposit)?.refund;
-    if (!amount || !("amount" in amount))
-      return { kind: "not_available", reason: "the refund amount is not known now" };
-    const at = new Date(now).toISOString();
-    const key = this.#extraDeposits.startRefund(
-      r.id,
-      target,
-      {
-        orderId: r.id,
-        kind: "refund",
-        network: r.networkFrom,
-        coin: r.coinFrom,
-        contract: r.contractFrom,
-        to,
-        tag,
-        amount: amount.amount,
-      },
-      at,
-    );
-    this.#note(r, now, "refund of an extra deposit chosen", {
-      decided_by: actor.kind === "partner" ? `key:${actor.keyId}` : "operator",
-      deposit: action.deposit,
-      refund_address: to,
-      refund_address_tag: tag,
-      amount: offer.refund.amount,
-      ledger_key: key,
-    });
-    this.#markProjection(now);
-    const rest = { ...inputs, extras: (inputs.extras ?? []).filter((e) => depositId(e) !== action.deposit) };
-    const order = orderView(r, orderActions(r, rest));
-    if (idempotency) this.#kv.put(K.action(idempotency.key), { hash: idempotency.hash, order });
-    await this.#arm(now);
-    return { kind: "done", order };
+  /** Records a transfer an operator made by hand (src/objects/order-decisions.ts). */
+  resolve(kind: "payout" | "refund", txid: string, note: string, operator: string): Promise<ResolveResult> {
+    return this.#decisions.resolve(kind, txid, note, operator);
   }
 
   /** Drives the extra deposits' refunds that were decided, each at most once through the ledger. */
@@ -484,54 +370,6 @@ export class OrderObject extends DurableObject<Env> {
         now,
       );
     }
-  }
-
-  /**
-   * Records a transfer an operator made by hand (docs/lifecycle.md, "Transfers made by hand"): the
-   * order ends completed or refunded with its txid, so no action can start another. Refused while a
-   * send of that kind is unfinished in the ledger: the gateway may still pay it.
-   */
-  async resolve(
-    kind: "payout" | "refund",
-    txid: string,
-    note: string,
-    operator: string,
-  ): Promise<ResolveResult> {
-    const now = Date.now();
-    const r = this.#record();
-    if (!r) return { kind: "not_found" };
-    const done =
-      kind === "payout"
-        ? r.status === "completed" && r.payoutTxid === txid
-        : r.status === "refunded" && r.refundTxid === txid;
-    if (done) return { kind: "done", order: await this.#view(r, now) };
-    const unfinished = this.#ledger.unfinished(kind);
-    if (unfinished.length > 0) return { kind: "send_pending", keys: unfinished };
-    if (!awaitsDecision(r))
-      return { kind: "not_available", reason: `the order is ${r.status}, not waiting for a decision` };
-    const next = this.#apply(
-      r,
-      { type: `${kind}_resolved`, txid },
-      now,
-      {},
-      {
-        decided_by: "operator",
-        operator,
-        note,
-      },
-    );
-    if (!next) return { kind: "not_available", reason: `the order cannot record a ${kind} now` };
-    await this.#arm(now);
-    return { kind: "done", order: await this.#view(next, now) };
-  }
-
-  /** The first answer to this Idempotency-Key, or a refusal when it was used for another decision. */
-  #actionReplay(idempotency: { key: string; hash: string }): ActResult | null {
-    const stored = this.#kv.get<{ hash: string; order: OrderView }>(K.action(idempotency.key));
-    if (!stored) return null;
-    return stored.hash === idempotency.hash
-      ? { kind: "done", order: stored.order }
-      : { kind: "not_available", reason: "this Idempotency-Key was used for another decision" };
   }
 
   // ── test mode ─────────────────────────────────────────────────────────────────────────────
