@@ -227,12 +227,14 @@ export class OrderObject extends DurableObject<Env> {
         amount_from_expected: created.amountFromExpected,
         rate_quoted: created.rateQuoted,
       });
-      this.#schedule.set(
-        DUE.poll,
-        nextPoll(Date.parse(created.createdAt), 0, true, this.#config.CHAIN_POLL_SECONDS * 1000).at,
-      );
-      this.#schedule.set(DUE.expiry, Date.parse(created.expiresAt));
-      this.#schedule.set(DUE.outbox, Date.now() + PROJECTION_RETRY_MS);
+      this.#schedule.setAll([
+        {
+          name: DUE.poll,
+          dueAt: nextPoll(Date.parse(created.createdAt), 0, true, this.#config.CHAIN_POLL_SECONDS * 1000).at,
+        },
+        { name: DUE.expiry, dueAt: Date.parse(created.expiresAt) },
+        { name: DUE.outbox, dueAt: Date.now() + PROJECTION_RETRY_MS },
+      ]);
       this.#kv.put(K.projection, true);
     });
     await armed;

@@ -41,10 +41,16 @@ export class OrderSchedule {
   constructor(private readonly sql: SqlStorage) {}
 
   set(name: string, dueAt: number): void {
+    this.setAll([{ name, dueAt }]);
+  }
+
+  /** Several rows in one statement (an order's first rows, written by its creation). */
+  setAll(rows: readonly DueRow[]): void {
+    if (rows.length === 0) return;
     this.sql.exec(
-      "INSERT INTO schedule (name, due_at) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET due_at = excluded.due_at",
-      name,
-      dueAt,
+      `INSERT INTO schedule (name, due_at) VALUES ${rows.map(() => "(?, ?)").join(", ")}
+       ON CONFLICT (name) DO UPDATE SET due_at = excluded.due_at`,
+      ...rows.flatMap((r) => [r.name, r.dueAt]),
     );
   }
 

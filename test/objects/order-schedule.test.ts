@@ -42,6 +42,11 @@ describe("OrderSchedule in an order's storage", () => {
       s.set(DUE.expiry, now + 30_000);
       s.set(DUE.poll, now + 10_000);
       expect(s.get(DUE.poll)).toBe(now + 10_000);
+      s.setAll([
+        { name: DUE.outbox, dueAt: now + 1 },
+        { name: DUE.expiry, dueAt: now + 30_000 },
+      ]);
+      s.clear(DUE.outbox);
       expect(s.rows().map((r) => r.name)).toEqual([DUE.poll, DUE.expiry]);
       // A test order 5 s ahead: its due moments come 5 s sooner in real time.
       await s.arm(state.storage, now, 5_000);
