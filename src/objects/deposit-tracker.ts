@@ -15,7 +15,7 @@ import { DomainError } from "../domain/errors";
 import { type Decimal, parseDecimal } from "../domain/money";
 import type { OrderRecord } from "../domain/order";
 import type { ActionInputs } from "../domain/order-actions";
-import type { OrderEvent, OrderStatus } from "../domain/order-state";
+import type { OrderStatus } from "../domain/order-state";
 import { PairUnavailableError, pairLimits } from "../domain/pricing";
 import { depositAcceptability } from "../domain/settlement";
 import { pricingNow } from "../storage/market";
@@ -27,32 +27,20 @@ import {
   type ExtraDeposits,
 } from "./extra-deposits";
 import { DUE, type OrderSchedule } from "./order-schedule";
-
-/** Event data: flat JSON values only, so it crosses RPC and serialises as is. */
-export type EventData = Record<string, string | number | boolean | null>;
+import type { EventData, OrderTransitions } from "./order-transitions";
 
 /** What the tracker needs of the order object: its storage, its state machine and its log. */
-export interface DepositTrackerHost {
+export interface DepositTrackerHost extends OrderTransitions {
   readonly env: Env;
   readonly config: Config;
   readonly storage: DurableObjectStorage;
   readonly schedule: OrderSchedule;
   readonly extraDeposits: ExtraDeposits;
   reader(r: OrderRecord): ChainReader;
-  apply(
-    r: OrderRecord,
-    event: OrderEvent,
-    now: number,
-    extra?: Partial<OrderRecord>,
-    logData?: EventData | null,
-    inputs?: ActionInputs,
-  ): OrderRecord | null;
   /** Writes the record as is, with no transition (a detail of the deposit changed). */
   saveRecord(r: OrderRecord): void;
-  note(r: OrderRecord, now: number, reason: string, data: EventData | null): void;
   log(at: string, from: OrderStatus | null, to: OrderStatus, reason: string, data: EventData | null): void;
   inputsIfHeld(r: OrderRecord, now: number, mayHold: boolean): Promise<ActionInputs | undefined>;
-  markProjection(now: number): void;
   /** Runs the order's next step at once (a deposit that confirmed, a late deposit to refund). */
   step(now: number): Promise<void>;
 }

@@ -10,9 +10,8 @@ import {
   decisionPatch,
   orderActions,
 } from "../domain/order-actions";
-import type { OrderEvent } from "../domain/order-state";
-import type { EventData } from "./deposit-tracker";
 import { depositId, type ExtraDeposit, type ExtraDeposits } from "./extra-deposits";
+import type { OrderTransitions } from "./order-transitions";
 import type { SendsLedger } from "./sends-ledger";
 
 /** A decision on a failed order's money, as the service has validated it. */
@@ -43,22 +42,13 @@ export type ResolveResult =
 const actionKey = (key: string) => `action:${key}`;
 
 /** What the decisions need of the order object. */
-export interface DecisionsHost {
+export interface DecisionsHost extends OrderTransitions {
   readonly config: Config;
   readonly kv: SyncKvStorage;
   readonly ledger: SendsLedger;
   readonly extraDeposits: ExtraDeposits;
   now(): number;
   record(): OrderRecord | undefined;
-  apply(
-    r: OrderRecord,
-    event: OrderEvent,
-    now: number,
-    extra?: Partial<OrderRecord>,
-    logData?: EventData | null,
-  ): OrderRecord | null;
-  note(r: OrderRecord, now: number, reason: string, data: EventData | null): void;
-  markProjection(now: number): void;
   actionInputs(r: OrderRecord, now: number): Promise<ActionInputs>;
   awaitingExtras(r: OrderRecord): ExtraDeposit[];
   /** Why an extra deposit cannot be refunded yet (not confirmed on chain now), or null. */

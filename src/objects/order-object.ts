@@ -26,7 +26,7 @@ import { loadCatalog } from "../storage/catalog";
 import { pricingNow } from "../storage/market";
 import { storedUsdPrice } from "../storage/prices";
 import { allocateDeposit } from "./deposit-allocation";
-import { DepositTracker, type EventData } from "./deposit-tracker";
+import { DepositTracker } from "./deposit-tracker";
 import { withLiquidityWait } from "./exchange-liquidity";
 import { ExtraDeposits } from "./extra-deposits";
 import { sendOnce } from "./ledger-send";
@@ -42,6 +42,7 @@ import { migrate } from "./order-migrations";
 import { OrderOutbox, type OutboxEntry } from "./order-outbox";
 import { projectOrder } from "./order-projection";
 import { DUE, OrderSchedule } from "./order-schedule";
+import type { EventData } from "./order-transitions";
 import { SendsLedger } from "./sends-ledger";
 
 export type { ActionRequest, Actor, ActResult, ResolveResult } from "./order-decisions";
