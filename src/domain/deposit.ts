@@ -1,6 +1,6 @@
 import { addressFamily } from "./addresses";
 import { chainModeFor, modeReadsNetwork } from "./chain-mode";
-import { parseDecimal, tryParseDecimal } from "./money";
+import { parseDecimal } from "./money";
 
 export type DerivableFamily = "btc" | "ltc" | "doge" | "evm" | "tron";
 const DERIVABLE: readonly string[] = ["btc", "ltc", "doge", "evm", "tron"];
@@ -127,9 +127,8 @@ export function findDeposit<T extends TransferId>(
   extras: ReadonlySet<string>,
 ): T | undefined {
   const exact = transfers.find((t) => t.txid === deposit.txid && t.index === deposit.index);
-  // Records written before the amount was kept have none: they match exactly or not at all.
-  const amount = tryParseDecimal(deposit.amount);
-  if (exact || !amount) return exact;
+  if (exact) return exact;
+  const amount = parseDecimal(deposit.amount);
   return transfers.find(
     (t) =>
       t.txid === deposit.txid && !extras.has(`${t.txid}:${t.index}`) && parseDecimal(t.amount).eq(amount),

@@ -271,3 +271,72 @@ function positive(s: string | null) {
   const d = parseDecimal(s);
   return d.gt(0) ? d : null;
 }
+
+/** A decision on a failed order's money, as the service has validated it. */
+export type DecisionRequest =
+  | {
+      kind: "refund";
+      refundAddress: string | null;
+      refundAddressTag: string | null;
+      /** An extra deposit ("txid:index") to refund instead of the order's own (not `decisionPatch`'s). */
+      deposit?: string | undefined;
+    }
+  | { kind: "continue" }
+  | {
+      kind: "payout";
+      recipientAddress: string;
+      recipientAddressTag: string | null;
+      recipientAddressGiven: string;
+    };
+
+/**
+ * What a decision the order offers (`actions`, checked available) changes on the record, and what
+ * its log row says; `address_required` when a refund must name an address and does not. A continue
+ * turns the order into a float order: it is exchanged at the rate of its exchange.
+ */
+export function decisionPatch(
+  r: OrderRecord,
+  actions: OrderActions,
+  decision: DecisionRequest,
+  sendKeys: OrderRecord["sendKeys"],
+  spreadFloatBps: number,
+): { patch: Partial<OrderRecord>; log: Record<string, string | number | null> } | "address_required" {
+  switch (decision.kind) {
+    case "refund": {
+      if (actions.refund.requires_address && decision.refundAddress === null) return "address_required";
+      const to = decision.refundAddress ?? r.refundAddress;
+      const tag = decision.refundAddress === null ? r.refundAddressTag : decision.refundAddressTag;
+      return {
+        patch: { sendKeys, refundAddress: to, refundAddressTag: tag },
+        log: { refund_address: to, refund_address_tag: tag, amount: actions.refund.amount },
+      };
+    }
+    case "continue": {
+      const c = actions.continue;
+      return {
+        patch: {
+          sendKeys,
+          rateType: "float",
+          spreadBps: spreadFloatBps,
+          rateQuoted: String(c.rate),
+          amountToExpected: String(c.amount_to_estimate),
+        },
+        log: { amount_to_estimate: c.amount_to_estimate, rate: c.rate },
+      };
+    }
+    case "payout":
+      return {
+        patch: {
+          sendKeys,
+          recipientAddress: decision.recipientAddress,
+          recipientAddressTag: decision.recipientAddressTag,
+          recipientAddressGiven: decision.recipientAddressGiven,
+        },
+        log: {
+          recipient_address: decision.recipientAddressGiven,
+          recipient_address_tag: decision.recipientAddressTag,
+          amount: actions.payout?.amount ?? null,
+        },
+      };
+  }
+}

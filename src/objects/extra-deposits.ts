@@ -8,8 +8,6 @@ const REFUND_KEYS = "extra_refund_keys";
 
 /** The log reason of an extra deposit, with `{txid, index, amount}` (the record of its amount). */
 export const EXTRA_DEPOSIT_LOGGED = "extra deposit to this address: its refund is offered in actions";
-/** The same, as orders logged it before extra deposits had actions. */
-const EXTRA_DEPOSIT_LOGGED_BEFORE = "extra deposit to this address: for manual review";
 
 export interface ExtraDeposit {
   txid: string;
@@ -50,9 +48,8 @@ export class ExtraDeposits {
     const seen = new Map<string, ExtraDeposit>();
     const rows = this.sql
       .exec<{ data: string }>(
-        "SELECT data FROM events WHERE reason IN (?, ?) AND data IS NOT NULL ORDER BY seq",
+        "SELECT data FROM events WHERE reason = ? AND data IS NOT NULL ORDER BY seq",
         EXTRA_DEPOSIT_LOGGED,
-        EXTRA_DEPOSIT_LOGGED_BEFORE,
       )
       .toArray();
     for (const { data } of rows) {

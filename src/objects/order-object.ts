@@ -1,14 +1,13 @@
 import { DurableObject } from "cloudflare:workers";
-import { type ChainReader, confirmations, type IncomingTransfer } from "../adapters/chain/types";
 import type { ExchangeRequest, ExchangeResult, ExchangeVenue } from "../adapters/exchange/types";
 import { kvLegStore } from "../adapters/exchange/venue-exchange";
 import type { PayoutRequest } from "../adapters/payout/types";
 import { type OrderAdapters, orderAdapters } from "../adapters/registry";
 import { type Config, getConfig } from "../config";
-import { chooseDeposit, type DepositScheme, findDeposit } from "../domain/deposit";
+import type { DepositScheme } from "../domain/deposit";
+import { nextPoll } from "../domain/deposit-tracking";
 import { orderEarnings } from "../domain/earnings";
-import { DomainError } from "../domain/errors";
-import { type Decimal, parseDecimal, toDecimalString } from "../domain/money";
+import { parseDecimal, toDecimalString } from "../domain/money";
 import {
   isLive,
   type OrderDraft,
@@ -18,75 +17,35 @@ import {
   type SendKind,
   sendKey,
 } from "../domain/order";
-import {
-  type ActionInputs,
-  type ActionKind,
-  actionUnavailable,
-  awaitsDecision,
-  extrasDecidable,
-  type OrderActions,
-  orderActions,
-} from "../domain/order-actions";
+import { type ActionInputs, awaitsDecision, extrasDecidable, orderActions } from "../domain/order-actions";
 import { type CreationKey, creationVerdict, shortIdOfOrderId } from "../domain/order-id";
 import { decide, type OrderEvent, type OrderStatus } from "../domain/order-state";
-import { PairUnavailableError, pairLimits } from "../domain/pricing";
 import { beforeSend, type SendPolicy, type SendRow } from "../domain/send-step";
-import { depositAcceptability, refundAmount } from "../domain/settlement";
-import { newEventId, WEBHOOK_EVENT_TYPE, type WebhookEvent, type WebhookMessage } from "../domain/webhooks";
+import { refundAmount } from "../domain/settlement";
 import { loadCatalog } from "../storage/catalog";
 import { pricingNow } from "../storage/market";
 import { storedUsdPrice } from "../storage/prices";
 import { allocateDeposit } from "./deposit-allocation";
+import { DepositTracker } from "./deposit-tracker";
 import { withLiquidityWait } from "./exchange-liquidity";
-import {
-  depositId,
-  EXTRA_DEPOSIT_LOGGED,
-  EXTRAS_KEY,
-  type ExtraDeposit,
-  ExtraDeposits,
-} from "./extra-deposits";
+import { ExtraDeposits } from "./extra-deposits";
 import { sendOnce } from "./ledger-send";
+import {
+  type ActionRequest,
+  type Actor,
+  type ActResult,
+  OrderDecisions,
+  type ResolveResult,
+} from "./order-decisions";
 import { flushLiquidity, liquidityPending, markLiquidity } from "./order-liquidity";
+import { migrate } from "./order-migrations";
+import { OrderOutbox, type OutboxEntry } from "./order-outbox";
 import { projectOrder } from "./order-projection";
-import { SENDS_TABLE, SendsLedger } from "./sends-ledger";
+import { DUE, OrderSchedule } from "./order-schedule";
+import type { EventData } from "./order-transitions";
+import { SendsLedger } from "./sends-ledger";
 
-/** A decision on a failed order's money, as the service has validated it. */
-export type ActionRequest =
-  | {
-      kind: "refund";
-      refundAddress: string | null;
-      refundAddressTag: string | null;
-      /** An extra deposit ("txid:index") to refund instead of the order's own. */
-      deposit?: string | undefined;
-    }
-  | { kind: "continue" }
-  | {
-      kind: "payout";
-      recipientAddress: string;
-      recipientAddressTag: string | null;
-      recipientAddressGiven: string;
-    };
-
-/** Who decides: a partner's key (only on its own orders) or the operator. */
-export type Actor =
-  | { kind: "partner"; partnerId: string; keyId: string }
-  | { kind: "cabinet"; partnerId: string; user: string }
-  | { kind: "operator" };
-
-const decidedBy = (a: Actor) =>
-  a.kind === "partner" ? `key:${a.keyId}` : a.kind === "cabinet" ? `cabinet:${a.user}` : "operator";
-
-export type ActResult =
-  | { kind: "done"; order: OrderView }
-  | { kind: "not_found" }
-  | { kind: "not_available"; reason: string }
-  | { kind: "address_required" };
-
-export type ResolveResult =
-  | { kind: "done"; order: OrderView }
-  | { kind: "not_found" }
-  | { kind: "not_available"; reason: string }
-  | { kind: "send_pending"; keys: string[] };
+export type { ActionRequest, Actor, ActResult, ResolveResult } from "./order-decisions";
 
 export type CreateResult =
   | { kind: "created"; order: OrderView }
@@ -95,9 +54,6 @@ export type CreateResult =
   /** The id is another order's (a short id drawn twice): the caller moves on to another id. */
   | { kind: "taken" }
   | { kind: "unavailable"; reason: string };
-
-/** Event data: flat JSON values only, so it crosses RPC and serialises as is. */
-export type EventData = Record<string, string | number | boolean | null>;
 
 export interface OrderEventLogEntry {
   seq: number;
@@ -108,66 +64,24 @@ export interface OrderEventLogEntry {
   data: EventData | null;
 }
 
-interface LateSeen {
-  txid: string;
-  index: number;
-  /** When the deposit was first seen (epoch ms). */
-  at: number;
-  amount: string;
-  /** The block it was last seen in, to follow it out of a windowed listing. */
-  block: DepositBlock | null;
-}
-
-/** A transfer's block, when it has been mined. */
-function blockOf(t: IncomingTransfer): DepositBlock | null {
-  return t.blockHeight !== null && t.blockHash !== null ? { height: t.blockHeight, hash: t.blockHash } : null;
-}
-
-interface DepositBlock {
-  height: number;
-  hash: string;
-}
-
-interface PollState {
-  /** Polls in a row that changed nothing; the interval doubles with it, up to 8×. */
-  idle: number;
-  nextAt: number;
-}
-
 const K = {
   record: "order",
   /** The 201 body as first sent, so an Idempotency-Key replay returns exactly the same body. */
   createdView: "created_view",
   projection: "projection_pending",
-  poll: "poll",
-  /** Deposits beyond the first (src/objects/extra-deposits.ts). */
-  extras: EXTRAS_KEY,
-  /** Set once an expired order's late-deposit watch is over: nothing is due any more. */
-  watchEnded: "watch_ended",
-  /** A late deposit seen but not yet confirmed: when, so that it counts even if it confirms after the watch. */
-  lateSeen: "late_seen",
-  /** The block the driving deposit was last seen in, for when it falls out of a windowed listing. */
-  depositBlock: "deposit_block",
-  /** After a step threw: no alarm before this time (epoch ms), whatever else looks due. */
-  pause: "pause_until",
   /** A test order's clock: ms it runs ahead of real time (the `expire` test helper moves it). */
   testClock: "test_clock_ms",
-  /** A decision's answer under its Idempotency-Key: `{hash, order}`, for the same response on a replay. */
-  action: (key: string) => `action:${key}`,
 } as const;
 
 /** Retry delay for a D1 index write or a webhook enqueue that failed. */
 const PROJECTION_RETRY_MS = 10_000;
 const RETRY_CAP_MS = 30 * 60_000;
-/**
- * A deposit first seen this long after expires_at is treated as late (refunded), not as on time: the
- * deadline poll normally sees an in-time deposit within seconds, so only a chain-read outage gets
- * here, and then nobody knows when it was sent. A fixed rate must not be honoured hours late.
- */
-const ON_TIME_GRACE_MS = 10 * 60_000;
-const MAX_POLL_BACKOFF = 3;
-/** An expired order's late-deposit watch polls at least this far apart. */
-const LATE_WATCH_MIN_POLL_MS = 60_000;
+/** The send each status drives. */
+const SEND_OF_STATUS: Partial<Record<OrderStatus, SendKind>> = {
+  exchanging: "exchange",
+  sending: "payout",
+  refunding: "refund",
+};
 
 /**
  * One Durable Object per order: the record, an append-only event log, and the state machine.
@@ -178,6 +92,11 @@ const LATE_WATCH_MIN_POLL_MS = 60_000;
 export class OrderObject extends DurableObject<Env> {
   #creating: Promise<CreateResult> | null = null;
   #running: Promise<void> | null = null;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    void ctx.blockConcurrencyWhile(async () => migrate(ctx.storage));
+  }
 
   get #kv() {
     return this.ctx.storage.kv;
@@ -197,7 +116,53 @@ export class OrderObject extends DurableObject<Env> {
   }
 
   get #ledger(): SendsLedger {
-    return new SendsLedger(this.ctx.storage.sql);
+    return new SendsLedger(this.ctx.storage.sql, this.#schedule);
+  }
+
+  get #outbox(): OrderOutbox {
+    return new OrderOutbox(this.ctx.storage.sql, this.env.WEBHOOKS);
+  }
+
+  get #schedule(): OrderSchedule {
+    return new OrderSchedule(this.ctx.storage.sql);
+  }
+
+  /** The deposit address's watch (src/objects/deposit-tracker.ts), over this object's storage and state machine. */
+  get #deposits(): DepositTracker {
+    return new DepositTracker({
+      env: this.env,
+      config: this.#config,
+      storage: this.ctx.storage,
+      schedule: this.#schedule,
+      extraDeposits: this.#extraDeposits,
+      reader: (r) => this.#adapters(r).reader,
+      apply: (...args) => this.#apply(...args),
+      saveRecord: (r) => this.#kv.put(K.record, r),
+      note: (...args) => this.#note(...args),
+      log: (...args) => this.#log(...args),
+      inputsIfHeld: (...args) => this.#inputsIfHeld(...args),
+      markProjection: (now) => this.#markProjection(now),
+      step: (now) => this.#step(now),
+    });
+  }
+
+  get #decisions(): OrderDecisions {
+    return new OrderDecisions({
+      config: this.#config,
+      kv: this.#kv,
+      ledger: this.#ledger,
+      extraDeposits: this.#extraDeposits,
+      now: () => this.#now(),
+      record: () => this.#record(),
+      apply: (...args) => this.#apply(...args),
+      note: (...args) => this.#note(...args),
+      markProjection: (now) => this.#markProjection(now),
+      actionInputs: (r, now) => this.#actionInputs(r, now),
+      awaitingExtras: (r) => this.#awaitingExtras(r),
+      unconfirmedExtra: (r, d) => this.#deposits.unconfirmedExtra(r, d),
+      view: (r, now) => this.#view(r, now),
+      arm: (now) => this.#arm(now),
+    });
   }
 
   get #extraDeposits(): ExtraDeposits {
@@ -255,7 +220,6 @@ export class OrderObject extends DurableObject<Env> {
     // so no eviction can leave a record that nothing will project.
     const armed = this.ctx.storage.setAlarm(Date.now() + PROJECTION_RETRY_MS);
     this.ctx.storage.transactionSync(() => {
-      this.#createTables();
       this.#kv.put(K.record, created);
       this.#kv.put(K.createdView, view);
       this.#log(created.createdAt, null, created.status, "order created", {
@@ -264,10 +228,14 @@ export class OrderObject extends DurableObject<Env> {
         amount_from_expected: created.amountFromExpected,
         rate_quoted: created.rateQuoted,
       });
-      this.#kv.put(K.poll, {
-        idle: 0,
-        nextAt: Date.parse(created.createdAt) + this.#pollMs(0),
-      } satisfies PollState);
+      this.#schedule.setAll([
+        {
+          name: DUE.poll,
+          dueAt: nextPoll(Date.parse(created.createdAt), 0, true, this.#config.CHAIN_POLL_SECONDS * 1000).at,
+        },
+        { name: DUE.expiry, dueAt: Date.parse(created.expiresAt) },
+        { name: DUE.outbox, dueAt: Date.now() + PROJECTION_RETRY_MS },
+      ]);
       this.#kv.put(K.projection, true);
     });
     await armed;
@@ -278,32 +246,8 @@ export class OrderObject extends DurableObject<Env> {
   /** Not awaited by the creation: the 201 never waits for D1, and the alarm retries what fails. */
   async #projectCreated(r: OrderRecord): Promise<void> {
     await this.#project(r);
-    await this.#arm(r, Date.now());
-  }
-
-  /**
-   * Created with the order, not in the constructor: a read of an id that has no order (a probe with
-   * a random UUID) then writes nothing.
-   */
-  #createTables(): void {
-    // One exec for the three statements: each exec is a crossing into the runtime's SQLite.
-    this.ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS events (
-      seq INTEGER PRIMARY KEY AUTOINCREMENT,
-      at TEXT NOT NULL,
-      from_status TEXT,
-      to_status TEXT NOT NULL,
-      reason TEXT NOT NULL,
-      data TEXT
-    );
-    ${SENDS_TABLE};
-    -- Webhook events wait here, written in the same transaction as their transition, until the
-    -- queue has accepted them: a failed send is retried, never lost.
-    CREATE TABLE IF NOT EXISTS outbox (
-      sequence INTEGER PRIMARY KEY,
-      event_id TEXT NOT NULL,
-      message TEXT NOT NULL,
-      sent_at TEXT
-    )`);
+    this.#scheduleOutbox(Date.now());
+    await this.#arm(Date.now());
   }
 
   // ── reads ─────────────────────────────────────────────────────────────────────────────────
@@ -328,9 +272,7 @@ export class OrderObject extends DurableObject<Env> {
 
   /** The extra deposits whose refund is offered: none while the order may still take one as its own. */
   #awaitingExtras(r: OrderRecord) {
-    return extrasDecidable(r.status, this.#kv.get<boolean>(K.watchEnded) === true)
-      ? this.#extraDeposits.awaiting()
-      : [];
+    return extrasDecidable(r.status, this.#deposits.watchEnded()) ? this.#extraDeposits.awaiting() : [];
   }
 
   /**
@@ -390,168 +332,18 @@ export class OrderObject extends DurableObject<Env> {
 
   // ── decisions on held funds ───────────────────────────────────────────────────────────────
 
-  /**
-   * Takes one decision on the money a failed order holds (docs/lifecycle.md, "Decisions on held
-   * funds"). The check and the transition run with no await between them, so of two decisions
-   * fired together exactly one is taken; the other finds the order no longer waiting and is refused.
-   * Money then moves only through the ledger, under a key no earlier request used.
-   */
-  async act(
+  /** Takes one decision on the money a failed order holds (src/objects/order-decisions.ts). */
+  act(
     actor: Actor,
     action: ActionRequest,
     idempotency: { key: string; hash: string } | null,
   ): Promise<ActResult> {
-    const now = this.#now();
-    const first = this.#record();
-    if (!first || (actor.kind !== "operator" && first.partnerId !== actor.partnerId))
-      return { kind: "not_found" };
-    const replayed = idempotency && this.#actionReplay(idempotency);
-    if (replayed) return replayed;
-    if (action.kind === "refund" && action.deposit !== undefined)
-      return this.#refundExtra(actor, first, { ...action, deposit: action.deposit }, idempotency, now);
-    const inputs = await this.#actionInputs(first, now);
-    // Everything below is synchronous: no other decision can slip in between the check and the write.
-    const r = this.#record() ?? first;
-    const again = idempotency && this.#actionReplay(idempotency);
-    if (again) return again;
-    const actions = orderActions(r, inputs);
-    const refusal = actionUnavailable(actions, action.kind);
-    if (refusal || !actions) return { kind: "not_available", reason: refusal ?? "no actions" };
-    const kind: SendKind = action.kind === "continue" ? "exchange" : action.kind;
-    const pending = this.#ledger.get(sendKey(r, kind));
-    if (pending && pending.outcome === null)
-      return { kind: "not_available", reason: `a ${kind} of this order is still pending` };
-    const key = pending ? `${r.id}:${kind}:${this.#ledger.count(kind) + 1}` : sendKey(r, kind);
-    const sendKeys = { ...r.sendKeys, [kind]: key };
-    let extra: Partial<OrderRecord>;
-    let inputsLog: EventData;
-    switch (action.kind) {
-      case "refund": {
-        if (actions.refund.requires_address && action.refundAddress === null)
-          return { kind: "address_required" };
-        const to = action.refundAddress ?? r.refundAddress;
-        const tag = action.refundAddress === null ? r.refundAddressTag : action.refundAddressTag;
-        extra = { sendKeys, refundAddress: to, refundAddressTag: tag };
-        inputsLog = { refund_address: to, refund_address_tag: tag, amount: actions.refund.amount };
-        break;
-      }
-      case "continue": {
-        const c = actions.continue;
-        // From here the order is a float order: it is exchanged at the rate of its exchange.
-        extra = {
-          sendKeys,
-          rateType: "float",
-          spreadBps: this.#config.SPREAD_FLOAT_BPS,
-          rateQuoted: String(c.rate),
-          amountToExpected: String(c.amount_to_estimate),
-        };
-        inputsLog = { amount_to_estimate: c.amount_to_estimate, rate: c.rate };
-        break;
-      }
-      case "payout":
-        extra = {
-          sendKeys,
-          recipientAddress: action.recipientAddress,
-          recipientAddressTag: action.recipientAddressTag,
-          recipientAddressGiven: action.recipientAddressGiven,
-        };
-        inputsLog = {
-          recipient_address: action.recipientAddressGiven,
-          recipient_address_tag: action.recipientAddressTag,
-          amount: actions.payout?.amount ?? null,
-        };
-        break;
-    }
-    const decided: ActionKind = action.kind;
-    const next = this.#apply(r, { type: `${decided}_chosen` }, now, extra, {
-      decided_by: decidedBy(actor),
-      ledger_key: key,
-      ...inputsLog,
-    });
-    if (!next) return { kind: "not_available", reason: `the order cannot take a ${decided} now` };
-    const order = orderView(next);
-    if (idempotency) this.#kv.put(K.action(idempotency.key), { hash: idempotency.hash, order });
-    await this.#arm(next, now);
-    return { kind: "done", order };
+    return this.#decisions.act(actor, action, idempotency);
   }
 
-  /**
-   * The refund of one extra deposit (docs/lifecycle.md, "Extra deposits"): offered once the order
-   * can no longer take the deposit as its own, and taken only if the deposit is confirmed on chain
-   * now. The check and the ledger write run with no await between them, so it is decided once.
-   */
-  async #refundExtra(
-    actor: Actor,
-    first: OrderRecord,
-    action: { refundAddress: string | null; refundAddressTag: string | null; deposit: string },
-    idempotency: { key: string; hash: string } | null,
-    now: number,
-  ): Promise<ActResult> {
-    const offered = (r: OrderRecord) => this.#awaitingExtras(r).find((e) => depositId(e) === action.deposit);
-    const target = offered(first);
-    if (!target)
-      return { kind: "not_available", reason: `no extra deposit ${action.deposit} waits for a refund` };
-    const unconfirmed = await this.#unconfirmedExtra(first, target).catch(
-      (err: unknown) => `the deposit's confirmations cannot be read now (${String(err)}): try again`,
-    );
-    if (unconfirmed) return { kind: "not_available", reason: unconfirmed };
-    const inputs = await this.#actionInputs(first, now);
-    // Everything below is synchronous: no other decision can slip in between the check and the write.
-    const r = this.#record() ?? first;
-    const again = idempotency && this.#actionReplay(idempotency);
-    if (again) return again;
-    const offer = orderActions(r, inputs)?.extra_deposits.find((e) => e.deposit === action.deposit);
-    if (!offer || !offered(r))
-      return { kind: "not_available", reason: `no extra deposit ${action.deposit} waits for a refund` };
-    if (!offer.refund.available || offer.refund.amount === null)
-      return { kind: "not_available", reason: `refund is not available: ${offer.refund.unavailable_reason}` };
-    if (offer.refund.requires_address && action.refundAddress === null) return { kind: "address_required" };
-    const to = action.refundAddress ?? r.refundAddress ?? "";
-    const tag = action.refundAddress === null ? r.refundAddressTag : action.refundAddressTag;
-    const amount = (inputs.extras ?? []).find((e) => depositId(e) === action.deposit)?.refund;
-    if (!amount || !("amount" in amount))
-      return { kind: "not_available", reason: "the refund amount is not known now" };
-    const at = new Date(now).toISOString();
-    const key = this.#extraDeposits.startRefund(
-      r.id,
-      target,
-      {
-        orderId: r.id,
-        kind: "refund",
-        network: r.networkFrom,
-        coin: r.coinFrom,
-        contract: r.contractFrom,
-        to,
-        tag,
-        amount: amount.amount,
-      },
-      at,
-    );
-    this.#note(r, now, "refund of an extra deposit chosen", {
-      decided_by: actor.kind === "partner" ? `key:${actor.keyId}` : "operator",
-      deposit: action.deposit,
-      refund_address: to,
-      refund_address_tag: tag,
-      amount: offer.refund.amount,
-      ledger_key: key,
-    });
-    this.#kv.put(K.projection, true);
-    const rest = { ...inputs, extras: (inputs.extras ?? []).filter((e) => depositId(e) !== action.deposit) };
-    const order = orderView(r, orderActions(r, rest));
-    if (idempotency) this.#kv.put(K.action(idempotency.key), { hash: idempotency.hash, order });
-    await this.#arm(r, now);
-    return { kind: "done", order };
-  }
-
-  /** Why an extra deposit cannot be refunded yet (not confirmed on chain now), or null. */
-  async #unconfirmedExtra(r: OrderRecord, d: ExtraDeposit): Promise<string | null> {
-    const reader = this.#reader(r);
-    const listed = (await this.#incoming(r)).find((t) => t.txid === d.txid && t.index === d.index);
-    if (!listed) return `the deposit ${depositId(d)} is not on chain now`;
-    const confs = confirmations(listed, await reader.tipHeight());
-    if (confs < r.depositConfirmationsRequired || !(await reader.isInBestChain(listed)))
-      return `the deposit ${depositId(d)} has ${confs} of ${r.depositConfirmationsRequired} confirmations: try again once it is confirmed`;
-    return null;
+  /** Records a transfer an operator made by hand (src/objects/order-decisions.ts). */
+  resolve(kind: "payout" | "refund", txid: string, note: string, operator: string): Promise<ResolveResult> {
+    return this.#decisions.resolve(kind, txid, note, operator);
   }
 
   /** Drives the extra deposits' refunds that were decided, each at most once through the ledger. */
@@ -583,54 +375,6 @@ export class OrderObject extends DurableObject<Env> {
     }
   }
 
-  /**
-   * Records a transfer an operator made by hand (docs/lifecycle.md, "Transfers made by hand"): the
-   * order ends completed or refunded with its txid, so no action can start another. Refused while a
-   * send of that kind is unfinished in the ledger: the gateway may still pay it.
-   */
-  async resolve(
-    kind: "payout" | "refund",
-    txid: string,
-    note: string,
-    operator: string,
-  ): Promise<ResolveResult> {
-    const now = Date.now();
-    const r = this.#record();
-    if (!r) return { kind: "not_found" };
-    const done =
-      kind === "payout"
-        ? r.status === "completed" && r.payoutTxid === txid
-        : r.status === "refunded" && r.refundTxid === txid;
-    if (done) return { kind: "done", order: await this.#view(r, now) };
-    const unfinished = this.#ledger.unfinished(kind);
-    if (unfinished.length > 0) return { kind: "send_pending", keys: unfinished };
-    if (!awaitsDecision(r))
-      return { kind: "not_available", reason: `the order is ${r.status}, not waiting for a decision` };
-    const next = this.#apply(
-      r,
-      { type: `${kind}_resolved`, txid },
-      now,
-      {},
-      {
-        decided_by: "operator",
-        operator,
-        note,
-      },
-    );
-    if (!next) return { kind: "not_available", reason: `the order cannot record a ${kind} now` };
-    await this.#arm(next, now);
-    return { kind: "done", order: await this.#view(next, now) };
-  }
-
-  /** The first answer to this Idempotency-Key, or a refusal when it was used for another decision. */
-  #actionReplay(idempotency: { key: string; hash: string }): ActResult | null {
-    const stored = this.#kv.get<{ hash: string; order: OrderView }>(K.action(idempotency.key));
-    if (!stored) return null;
-    return stored.hash === idempotency.hash
-      ? { kind: "done", order: stored.order }
-      : { kind: "not_available", reason: "this Idempotency-Key was used for another decision" };
-  }
-
   // ── test mode ─────────────────────────────────────────────────────────────────────────────
 
   /** The record of this partner's test order, for the test helpers; null for anything else. */
@@ -655,8 +399,8 @@ export class OrderObject extends DurableObject<Env> {
     const ahead = Date.parse(r.expiresAt) + rateWindow - this.#now();
     if (opts.expire && ahead >= 0)
       this.#kv.put(K.testClock, (this.#kv.get<number>(K.testClock) ?? 0) + ahead + 1);
-    this.#kv.put(K.poll, { idle: 0, nextAt: 0 } satisfies PollState);
-    this.#kv.delete(K.pause);
+    this.#deposits.pollNow();
+    this.#schedule.clear(DUE.pause);
     // A run already under way may have read the chain before the change: run once more after it.
     if (this.#running) await this.#running;
     await this.#runExclusive();
@@ -689,7 +433,7 @@ export class OrderObject extends DurableObject<Env> {
       await this.#step(now);
       const r = this.#record();
       if (r) await this.#refundExtras(r, now);
-      this.#kv.delete(K.pause);
+      this.#schedule.clear(DUE.pause);
     } catch (err) {
       // Never let the alarm fail: log, and try again after a pause (an outside service was down,
       // or a bug — the event log and the error say which).
@@ -702,337 +446,53 @@ export class OrderObject extends DurableObject<Env> {
         }),
       );
       const pauseUntil = now + this.#retryBaseMs * 8;
-      this.#kv.put(K.poll, { idle: MAX_POLL_BACKOFF, nextAt: pauseUntil } satisfies PollState);
+      this.#deposits.postponePoll(pauseUntil);
       // Whatever step threw (a chain read, the exchange, a payout before its intent was stored),
       // the alarm must not come straight back for it.
-      this.#kv.put(K.pause, pauseUntil);
+      this.#schedule.set(DUE.pause, pauseUntil);
     }
     const r = this.#record();
     if (!r) return;
     if (this.#kv.get<boolean>(K.projection)) await this.#project(r);
-    await this.#flushOutbox(this.#now());
+    await this.#outbox.flush(this.#now(), r.id);
     await flushLiquidity(this.env, this.#kv, r);
-    await this.#arm(r, this.#now());
+    this.#scheduleOutbox(this.#now());
+    await this.#arm(this.#now());
+  }
+
+  /** The index row, webhooks and liquidity step still to send: retried until they are out. */
+  #scheduleOutbox(now: number): void {
+    if (this.#kv.get<boolean>(K.projection) || this.#outbox.pending() || liquidityPending(this.#kv))
+      this.#schedule.set(DUE.outbox, now + PROJECTION_RETRY_MS);
+    else this.#schedule.clear(DUE.outbox);
+  }
+
+  /** The index row must be written again (status, needs_action): by the alarm, soon. */
+  #markProjection(now: number): void {
+    this.#kv.put(K.projection, true);
+    this.#schedule.set(DUE.outbox, now + PROJECTION_RETRY_MS);
   }
 
   async #step(now: number): Promise<void> {
     const r = this.#record();
     if (!r) return;
+    const deposits = this.#deposits;
+    if (await deposits.track(r, now)) return;
     switch (r.status) {
-      case "waiting_deposit":
-        return this.#watchForDeposit(r, now);
-      case "confirming":
-        return this.#followConfirmations(r, now);
       case "exchanging":
-        return this.#exchange(r, now);
+        await this.#exchange(r, now);
+        break;
       case "sending":
-        return this.#send(r, "payout", now);
+        await this.#send(r, "payout", now);
+        break;
       case "refunding":
-        return this.#send(r, "refund", now);
-      case "expired":
-        return this.#watchLateDeposit(r, now);
+        await this.#send(r, "refund", now);
+        break;
       default:
-        return;
+        break;
     }
-  }
-
-  #reader(r: OrderRecord): ChainReader {
-    return this.#adapters(r).reader;
-  }
-
-  async #incoming(r: OrderRecord): Promise<IncomingTransfer[]> {
-    const asset = {
-      coin: r.coinFrom,
-      network: r.networkFrom,
-      contract: r.contractFrom,
-      decimals: r.decimalsFrom,
-    };
-    const transfers = await this.#reader(r).incomingTransfers(asset, r.depositAddress, r.depositAddressTag);
-    // Earliest first: confirmed by height, then the mempool; the first deposit drives the order.
-    return [...transfers].sort(
-      (a, b) =>
-        (a.blockHeight ?? Number.MAX_SAFE_INTEGER) - (b.blockHeight ?? Number.MAX_SAFE_INTEGER) ||
-        a.txid.localeCompare(b.txid) ||
-        a.index - b.index,
-    );
-  }
-
-  #pollDue(now: number): boolean {
-    return now >= (this.#kv.get<PollState>(K.poll)?.nextAt ?? 0);
-  }
-
-  #pollMs(idle: number): number {
-    return this.#config.CHAIN_POLL_SECONDS * 1000 * 2 ** Math.min(idle, MAX_POLL_BACKOFF);
-  }
-
-  /** Next poll: soon after a change, further apart while nothing happens. */
-  #schedulePoll(now: number, changed: boolean, minMs = 0): void {
-    const idle = changed ? 0 : (this.#kv.get<PollState>(K.poll)?.idle ?? 0) + 1;
-    this.#kv.put(K.poll, { idle, nextAt: now + Math.max(minMs, this.#pollMs(idle)) } satisfies PollState);
-  }
-
-  async #watchForDeposit(r: OrderRecord, now: number): Promise<void> {
-    const pastDeadline = now >= Date.parse(r.expiresAt);
-    // At the deadline, look once more whatever the backoff says: a deposit made after the last idle
-    // poll must not be expired and then refunded as late. If that read fails, the order stays
-    // waiting_deposit until a read succeeds.
-    if (pastDeadline || this.#pollDue(now)) {
-      const all = await this.#incoming(r);
-      const [first] = all;
-      if (first && now > Date.parse(r.expiresAt) + ON_TIME_GRACE_MS) {
-        // Expire now; the late-deposit watch takes this deposit from here.
-        this.#note(r, now, "deposit first seen long after expires_at: handled as a late deposit", {
-          txid: first.txid,
-          amount: first.amount,
-        });
-        this.#apply(r, { type: "expire" }, now);
-        this.#schedulePoll(now, true);
-        return;
-      }
-      if (first) {
-        this.#adoptExtra(r, first, now);
-        const tip = await this.#reader(r).tipHeight();
-        const next = this.#apply(
-          r,
-          {
-            type: "deposit_seen",
-            txid: first.txid,
-            amount: first.amount,
-            confirmations: confirmations(first, tip),
-          },
-          now,
-          { depositIndex: first.index },
-        );
-        this.#schedulePoll(now, true);
-        // A deposit that arrives already confirmed moves on in the same run.
-        if (next) await this.#followConfirmations(next, now, { transfers: all, tip });
-        return;
-      }
-      this.#schedulePoll(now, false);
-    }
-    if (pastDeadline) this.#apply(r, { type: "expire" }, now);
-  }
-
-  async #followConfirmations(
-    order: OrderRecord,
-    now: number,
-    seen?: { transfers: IncomingTransfer[]; tip: number },
-  ): Promise<void> {
-    if (!seen && !this.#pollDue(now)) return;
-    const reader = this.#reader(order);
-    const transfers = seen?.transfers ?? (await this.#incoming(order));
-    const deposit =
-      order.depositTxid !== null && order.depositIndex !== null && order.amountFromReceived !== null
-        ? { txid: order.depositTxid, index: order.depositIndex, amount: order.amountFromReceived }
-        : null;
-    const listed = deposit && findDeposit(transfers, deposit, this.#extras());
-    const r =
-      listed && listed.index !== order.depositIndex ? this.#reindexDeposit(order, listed, now) : order;
-    this.#logExtraDeposits(r, transfers, now);
-    const ours =
-      listed ??
-      (deposit
-        ? await this.#stillMined(r, reader, deposit, this.#kv.get<DepositBlock>(K.depositBlock) ?? null)
-        : undefined);
-    if (!ours) {
-      this.#apply(r, { type: "deposit_dropped" }, now, { depositIndex: null });
-      this.#kv.delete(K.depositBlock);
-      this.#schedulePoll(now, true);
-      return;
-    }
-    const block = blockOf(ours);
-    if (block) this.#kv.put(K.depositBlock, block);
-    const tip = seen?.tip ?? (await reader.tipHeight());
-    const confs = confirmations(ours, tip);
-    if (confs < r.depositConfirmationsRequired) {
-      const changed = confs !== r.depositConfirmations;
-      if (changed) this.#apply(r, { type: "confirmations", confirmations: confs }, now);
-      this.#schedulePoll(now, changed);
-      return;
-    }
-    if (!(await reader.isInBestChain(ours))) {
-      // The listing lags a reorg the chain already knows about: wait for it to catch up.
-      this.#schedulePoll(now, true);
-      return;
-    }
-    const limits = r.rateType === "float" ? await this.#floatLimits(r, now) : null;
-    const fixed = {
-      toleranceBps: this.#config.FIXED_AMOUNT_TOLERANCE_BPS,
-      confirmedTooLate: now > Date.parse(r.expiresAt) + this.#config.FIXED_RATE_CONFIRM_MINUTES * 60_000,
-    };
-    const judge = (t: IncomingTransfer) => depositAcceptability(r, parseDecimal(t.amount), fixed, limits);
-    // The other deposits already confirmed, in case the first is not acceptable (dust, a split payment).
-    const others = transfers.filter(
-      (t) =>
-        !(t.txid === ours.txid && t.index === ours.index) &&
-        confirmations(t, tip) >= r.depositConfirmationsRequired,
-    );
-    let choice = chooseDeposit([ours, ...others], judge) ?? { deposit: ours, verdict: judge(ours) };
-    if (choice.deposit !== ours && !(await reader.isInBestChain(choice.deposit)))
-      choice = { deposit: ours, verdict: judge(ours) };
-    const driving = choice.deposit;
-    const { verdict } = choice;
-    if (driving !== ours) this.#switchDeposit(r, ours, driving, now);
-    const confirmed = this.#apply(
-      r,
-      verdict.acceptable
-        ? { type: "deposit_confirmed", acceptable: true }
-        : { type: "deposit_confirmed", acceptable: false, reason: verdict.reason },
-      now,
-      {
-        depositConfirmations: confirmations(driving, tip),
-        depositTxid: driving.txid,
-        depositIndex: driving.index,
-        amountFromReceived: driving.amount,
-      },
-      null,
-      await this.#inputsIfHeld({ ...r, amountFromReceived: driving.amount }, now, !verdict.acceptable),
-    );
-    if (confirmed) await this.#step(now);
-  }
-
-  /**
-   * The deposit as it was last seen in a block, if that block is still in the best chain. Listings
-   * can be windowed (the EVM reader scans only recent blocks for native coins; token logs have a
-   * lookback): a deposit that scrolled out of the window while confirming has not been dropped.
-   * One that was never mined and disappears has been.
-   */
-  async #stillMined(
-    r: OrderRecord,
-    reader: ChainReader,
-    deposit: { txid: string; index: number; amount: string },
-    block: DepositBlock | null,
-  ): Promise<IncomingTransfer | undefined> {
-    if (!block) return undefined;
-    const transfer: IncomingTransfer = {
-      ...deposit,
-      to: r.depositAddress,
-      tag: r.depositAddressTag,
-      blockHeight: block.height,
-      blockHash: block.hash,
-    };
-    return (await reader.isInBestChain(transfer)) ? transfer : undefined;
-  }
-
-  /**
-   * A float order's pair limits at this moment. Switches on the source currency do not apply to an
-   * existing order (they stop new orders only); a destination the operator switched off since has
-   * no limits: the order goes on to the exchange, whose permanent failure refunds it (waiting here
-   * instead would hold a confirmed deposit for as long as the pair stays off).
-   */
-  async #floatLimits(
-    r: OrderRecord,
-    now: number,
-  ): Promise<{ min: Decimal; max: Decimal } | null | "unchecked"> {
-    try {
-      const { input } = await pricingNow(
-        this.env,
-        this.#config,
-        { coinFrom: r.coinFrom, networkFrom: r.networkFrom, coinTo: r.coinTo, networkTo: r.networkTo },
-        r.spreadBps,
-        r.markupBps,
-        now,
-      );
-      const l = pairLimits(input);
-      return l.ok ? { min: l.min, max: l.max } : null;
-    } catch (err) {
-      const unavailable =
-        err instanceof PairUnavailableError ||
-        (err instanceof DomainError && err.code === "pair_unavailable");
-      if (!unavailable) throw err;
-      this.#note(r, now, "pair unavailable at confirmation: left to the exchange", { error: err.message });
-      return "unchecked";
-    }
-  }
-
-  /** The extra deposits, as "txid:index". */
-  #extras(): Set<string> {
-    return this.#extraDeposits.ids();
-  }
-
-  /**
-   * The first deposit is not acceptable but a later, confirmed one is: that one drives the order and
-   * the first becomes an extra deposit (its refund offered in actions).
-   */
-  #switchDeposit(r: OrderRecord, from: IncomingTransfer, to: IncomingTransfer, now: number): void {
-    const at = new Date(now).toISOString();
-    this.ctx.storage.transactionSync(() => {
-      this.#adoptExtra(r, to, now);
-      const extras = this.#extras();
-      extras.add(`${from.txid}:${from.index}`);
-      this.#kv.put(K.extras, [...extras]);
-      const block = blockOf(to);
-      if (block) this.#kv.put(K.depositBlock, block);
-      this.#note(r, now, "first deposit not acceptable; a later confirmed deposit drives the order", {
-        txid: to.txid,
-        index: to.index,
-        amount: to.amount,
-        instead_of: from.txid,
-      });
-      this.#log(at, r.status, r.status, EXTRA_DEPOSIT_LOGGED, {
-        txid: from.txid,
-        index: from.index,
-        amount: from.amount,
-      });
-    });
-  }
-
-  /** The deposit came back under another index (re-mined in another block): follow it there. */
-  #reindexDeposit(r: OrderRecord, t: IncomingTransfer, now: number): OrderRecord {
-    const next: OrderRecord = { ...r, depositIndex: t.index };
-    this.ctx.storage.transactionSync(() => {
-      this.#kv.put(K.record, next);
-      this.#note(r, now, "deposit re-mined under another index", {
-        txid: t.txid,
-        from_index: r.depositIndex,
-        to_index: t.index,
-      });
-    });
-    return next;
-  }
-
-  /** Only the first deposit drives the order; any other is logged once, its refund offered in actions. */
-  #logExtraDeposits(
-    r: OrderRecord,
-    transfers: IncomingTransfer[],
-    now: number,
-    driving: Pick<IncomingTransfer, "txid" | "index"> = {
-      txid: r.depositTxid ?? "",
-      index: r.depositIndex ?? -1,
-    },
-  ): void {
-    const logged = this.#extras();
-    const fresh = transfers.filter(
-      (t) => !(t.txid === driving.txid && t.index === driving.index) && !logged.has(`${t.txid}:${t.index}`),
-    );
-    if (fresh.length === 0) return;
-    const at = new Date(now).toISOString();
-    this.ctx.storage.transactionSync(() => {
-      for (const t of fresh) {
-        logged.add(`${t.txid}:${t.index}`);
-        this.#log(at, r.status, r.status, EXTRA_DEPOSIT_LOGGED, {
-          txid: t.txid,
-          index: t.index,
-          amount: t.amount,
-        });
-      }
-      this.#kv.put(K.extras, [...logged]);
-    });
-  }
-
-  /**
-   * An extra deposit that now drives the order (the one before it was dropped or replaced) is the
-   * order's business from here: the log says so, and its refund is no longer offered (its refund is
-   * offered only once the order can no longer adopt it, so none is both refunded and exchanged).
-   */
-  #adoptExtra(r: OrderRecord, t: Pick<IncomingTransfer, "txid" | "index">, now: number): void {
-    const logged = this.#extras();
-    if (!logged.delete(`${t.txid}:${t.index}`)) return;
-    this.#kv.put(K.extras, [...logged]);
-    this.#note(r, now, "an extra deposit now drives the order: its refund is no longer offered", {
-      txid: t.txid,
-      index: t.index,
-    });
+    const after = this.#record();
+    if (after) await deposits.watchForExtras(after, now);
   }
 
   get #sendPolicy(): SendPolicy {
@@ -1214,73 +674,6 @@ export class OrderObject extends DurableObject<Env> {
   }
 
   /**
-   * An expired order is watched for LATE_DEPOSIT_WATCH_HOURS. A deposit first seen in that time is
-   * refunded once it has the confirmations an on-time one would need (never out of the mempool: a
-   * deposit that is then dropped must not have been paid back), even if they arrive after the watch.
-   */
-  async #watchLateDeposit(r: OrderRecord, now: number): Promise<void> {
-    const seen = this.#kv.get<LateSeen>(K.lateSeen);
-    const watching = now < Date.parse(r.lateWatchEndsAt);
-    if (!watching && !seen) {
-      if (!this.#kv.get<boolean>(K.watchEnded) && this.#apply(r, { type: "watch_ended" }, now)) {
-        this.#kv.put(K.watchEnded, true);
-        // Its extra deposits' refunds are offered from now on: the review queue must list them.
-        if (this.#extras().size > 0) this.#kv.put(K.projection, true);
-      }
-      return;
-    }
-    if (!this.#pollDue(now)) return;
-    const transfers = await this.#incoming(r);
-    const reader = this.#reader(r);
-    const tracked =
-      seen &&
-      (findDeposit(transfers, seen, this.#extras()) ?? (await this.#stillMined(r, reader, seen, seen.block)));
-    if (seen && !tracked) {
-      this.#kv.delete(K.lateSeen);
-      this.#note(r, now, "late deposit disappeared before confirming", { txid: seen.txid });
-    }
-    const deposit = tracked || (watching ? transfers[0] : undefined);
-    if (!deposit) {
-      this.#schedulePoll(now, false, LATE_WATCH_MIN_POLL_MS);
-      return;
-    }
-    const seenAt = tracked ? (seen as LateSeen).at : now;
-    const block = blockOf(deposit) ?? (tracked && seen ? seen.block : null);
-    if (!tracked || block?.hash !== seen?.block?.hash || deposit.index !== seen?.index) {
-      this.#kv.put(K.lateSeen, {
-        txid: deposit.txid,
-        index: deposit.index,
-        at: seenAt,
-        amount: deposit.amount,
-        block,
-      } satisfies LateSeen);
-    }
-    if (!tracked) {
-      this.#adoptExtra(r, deposit, now);
-      this.#note(r, now, "late deposit seen: refunded once confirmed", {
-        txid: deposit.txid,
-        amount: deposit.amount,
-      });
-    }
-    this.#logExtraDeposits(r, transfers, now, deposit);
-    const confs = confirmations(deposit, await reader.tipHeight());
-    if (confs < r.depositConfirmationsRequired || !(await reader.isInBestChain(deposit))) {
-      this.#schedulePoll(now, false, LATE_WATCH_MIN_POLL_MS);
-      return;
-    }
-    const next = this.#apply(
-      r,
-      { type: "late_deposit", txid: deposit.txid, amount: deposit.amount, seenAt },
-      now,
-      { depositIndex: deposit.index, depositConfirmations: confs },
-      null,
-      await this.#inputsIfHeld(r, now, true),
-    );
-    this.#kv.delete(K.lateSeen);
-    if (next?.status === "refunding") await this.#send(next, "refund", now);
-  }
-
-  /**
    * The inputs of the actions a failure may offer, worked out before the failure is applied so its
    * webhook says what can be done; undefined when this failure cannot hold funds for a decision.
    */
@@ -1327,97 +720,18 @@ export class OrderObject extends DurableObject<Env> {
         ...logData,
       });
       if (next.status !== r.status) {
-        this.#kv.put(K.projection, true);
-        this.#enqueueEvent(next, r.status, at, inputs && orderActions(next, inputs));
+        this.#markProjection(now);
+        this.#outbox.enqueue(next, r.status, at, inputs && orderActions(next, inputs));
         markLiquidity(this.#kv, r.status, next);
+        this.#scheduleStatus(next, now);
       }
     });
     return next;
   }
 
-  /** Writes the webhook event of a status change to the outbox (inside the transition's transaction). */
-  #enqueueEvent(
-    next: OrderRecord,
-    previous: OrderStatus,
-    at: string,
-    actions: OrderActions | null = null,
-  ): void {
-    const row = this.ctx.storage.sql
-      .exec<{ n: number | null }>("SELECT MAX(sequence) AS n FROM outbox")
-      .one();
-    const sequence = (row.n ?? 0) + 1;
-    const event: WebhookEvent = {
-      id: newEventId(),
-      type: WEBHOOK_EVENT_TYPE,
-      created_at: at,
-      sequence,
-      data: { order: orderView(next, actions), previous_status: previous },
-    };
-    const message: WebhookMessage = {
-      event_id: event.id,
-      partner_id: next.partnerId,
-      mode: isLive(next) ? "live" : "test",
-      order_id: next.id,
-      sequence,
-      type: event.type,
-      created_at: at,
-      body: JSON.stringify(event),
-    };
-    this.ctx.storage.sql.exec(
-      "INSERT INTO outbox (sequence, event_id, message) VALUES (?, ?, ?)",
-      sequence,
-      event.id,
-      JSON.stringify(message),
-    );
-  }
-
-  /** Hands unsent events to the queue, in order; whatever fails stays for the next run. */
-  async #flushOutbox(now: number): Promise<void> {
-    const pending = this.ctx.storage.sql
-      .exec<{ sequence: number; message: string }>(
-        "SELECT sequence, message FROM outbox WHERE sent_at IS NULL ORDER BY sequence",
-      )
-      .toArray();
-    if (pending.length === 0) return;
-    try {
-      await this.env.WEBHOOKS.sendBatch(
-        pending.map((p) => ({ body: JSON.parse(p.message) as WebhookMessage })),
-      );
-      const at = new Date(now).toISOString();
-      for (const p of pending)
-        this.ctx.storage.sql.exec("UPDATE outbox SET sent_at = ? WHERE sequence = ?", at, p.sequence);
-    } catch (err) {
-      console.error(
-        JSON.stringify({
-          level: "warn",
-          order: this.#record()?.id,
-          msg: "webhook enqueue failed; will retry",
-          error: String(err),
-        }),
-      );
-    }
-  }
-
-  #outboxPending(): boolean {
-    return (
-      this.ctx.storage.sql.exec("SELECT 1 FROM outbox WHERE sent_at IS NULL LIMIT 1").toArray().length > 0
-    );
-  }
-
   /** The webhook events of this order (for support and tests): sequence, id, whether queued. */
-  webhookEvents(): { sequence: number; event_id: string; sent: boolean; message: WebhookMessage }[] {
-    if (!this.#record()) return [];
-    return this.ctx.storage.sql
-      .exec<{ sequence: number; event_id: string; message: string; sent_at: string | null }>(
-        "SELECT sequence, event_id, message, sent_at FROM outbox ORDER BY sequence",
-      )
-      .toArray()
-      .map((r) => ({
-        sequence: r.sequence,
-        event_id: r.event_id,
-        sent: r.sent_at !== null,
-        message: JSON.parse(r.message) as WebhookMessage,
-      }));
+  webhookEvents(): OutboxEntry[] {
+    return this.#record() ? this.#outbox.entries() : [];
   }
 
   /** A log row without a status change (retries, extra deposits, the end of a watch). */
@@ -1466,43 +780,26 @@ export class OrderObject extends DurableObject<Env> {
     );
   }
 
-  /** Keeps exactly one alarm at the earliest due moment, or none when nothing is due. */
-  async #arm(r: OrderRecord, now: number): Promise<void> {
-    const due: number[] = [];
-    const poll = this.#kv.get<PollState>(K.poll)?.nextAt ?? now;
-    switch (r.status) {
-      case "waiting_deposit":
-        due.push(poll, Date.parse(r.expiresAt));
-        break;
-      case "confirming":
-        due.push(poll);
-        break;
-      case "exchanging":
-      case "sending":
-      case "refunding": {
-        const kind = r.status === "exchanging" ? "exchange" : r.status === "sending" ? "payout" : "refund";
-        due.push(this.#ledger.get(sendKey(r, kind))?.nextAt ?? now);
-        break;
-      }
-      case "expired":
-        if (this.#kv.get<LateSeen>(K.lateSeen)) due.push(poll);
-        else if (!this.#kv.get<boolean>(K.watchEnded))
-          due.push(Math.min(Math.max(poll, now), Date.parse(r.lateWatchEndsAt)));
-        break;
-      default:
-        break;
+  /**
+   * The rows a new status brings and ends: the deadline while waiting for a deposit, the end of the
+   * late-deposit watch while expired, the send the status drives (due now unless the ledger says).
+   */
+  #scheduleStatus(r: OrderRecord, now: number): void {
+    const schedule = this.#schedule;
+    if (r.status === "waiting_deposit") schedule.set(DUE.expiry, Date.parse(r.expiresAt));
+    else schedule.clear(DUE.expiry);
+    if (r.status === "expired") schedule.set(DUE.lateWatchEnd, Date.parse(r.lateWatchEndsAt));
+    else schedule.clear(DUE.lateWatchEnd);
+    const kind = SEND_OF_STATUS[r.status];
+    if (kind) {
+      const key = sendKey(r, kind);
+      schedule.set(DUE.send(key), this.#ledger.get(key)?.nextAt ?? now);
     }
-    for (const key of this.#ledger.unfinished("extra_refund")) due.push(this.#ledger.get(key)?.nextAt ?? now);
-    if (this.#kv.get<boolean>(K.projection) || this.#outboxPending() || liquidityPending(this.#kv))
-      due.push(now + PROJECTION_RETRY_MS);
-    if (due.length === 0) {
-      await this.ctx.storage.deleteAlarm();
-      return;
-    }
-    const pause = this.#kv.get<number>(K.pause) ?? 0;
-    // Due moments are on the order's clock; the alarm runs on real time.
-    const clock = this.#kv.get<number>(K.testClock) ?? 0;
-    await this.ctx.storage.setAlarm(Math.max(now, pause, Math.min(...due)) - clock);
+  }
+
+  /** Keeps exactly one alarm at the earliest row of the schedule, or none when nothing is due. */
+  async #arm(now: number): Promise<void> {
+    await this.#schedule.arm(this.ctx.storage, now, this.#kv.get<number>(K.testClock) ?? 0);
   }
 }
 

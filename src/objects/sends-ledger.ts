@@ -1,6 +1,7 @@
 import type { SendRow } from "../domain/send-step";
+import { DUE, type OrderSchedule } from "./order-schedule";
 
-export const SENDS_TABLE = `CREATE TABLE IF NOT EXISTS sends (
+export const SENDS_TABLE = `CREATE TABLE sends (
   key TEXT PRIMARY KEY,
   kind TEXT NOT NULL,
   request TEXT NOT NULL,
@@ -32,7 +33,11 @@ type Stored = {
  * the same transfer. Rows are never deleted; a finished one keeps its outcome and txid.
  */
 export class SendsLedger {
-  constructor(private readonly sql: SqlStorage) {}
+  /** Each unfinished send keeps its row in the order's schedule at its next moment. */
+  constructor(
+    private readonly sql: SqlStorage,
+    private readonly schedule: OrderSchedule,
+  ) {}
 
   get<R>(key: string): (SendRow<R> & { outcome: string | null; txid: string | null }) | null {
     const row = this.sql.exec<Stored>("SELECT * FROM sends WHERE key = ?", key).toArray()[0];
@@ -79,6 +84,7 @@ export class SendsLedger {
       row.nextAt,
       at,
     );
+    this.schedule.set(DUE.send(row.key), row.nextAt);
   }
 
   finish(
@@ -96,5 +102,6 @@ export class SendsLedger {
       at,
       key,
     );
+    this.schedule.clear(DUE.send(key));
   }
 }

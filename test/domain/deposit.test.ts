@@ -61,12 +61,6 @@ describe("findDeposit", () => {
     expect(findDeposit([t("aa", 9, "100")], ours, new Set(["aa:9"]))).toBeUndefined();
     expect(findDeposit([t("bb", 9, "100")], ours, new Set())).toBeUndefined();
   });
-
-  it("a record without an amount matches exactly or not at all", () => {
-    const legacy = { txid: "aa", index: 5 } as unknown as typeof ours;
-    expect(findDeposit([t("aa", 9, "100")], legacy, new Set())).toBeUndefined();
-    expect(findDeposit([t("aa", 5, "100")], legacy, new Set())).toEqual(t("aa", 5, "100"));
-  });
 });
 
 describe("chooseDeposit", () => {

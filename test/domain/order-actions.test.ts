@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
+import type { OrderRecord } from "../../src/domain/order";
 import {
   type ActionInputs,
   actionUnavailable,
   awaitsDecision,
+  decisionPatch,
   extrasDecidable,
   orderActions,
 } from "../../src/domain/order-actions";
@@ -246,5 +248,51 @@ describe("order actions", () => {
     expect(extrasDecidable("expired", true)).toBe(true);
     for (const s of ["exchanging", "sending", "completed", "refunding", "refunded", "failed"] as const)
       expect(extrasDecidable(s, false)).toBe(true);
+  });
+});
+
+describe("decisionPatch", () => {
+  const held = (refundAddress: string | null) =>
+    ({
+      ...order("failed", "exchange_failed", { refundAddress }),
+      refundAddressTag: null,
+    }) as unknown as OrderRecord;
+  const keys = { refund: "o:refund:2" };
+
+  it("a refund needs an address unless the order has one; the given one wins", () => {
+    const r = held(null);
+    const actions = orderActions(r, inputs());
+    if (!actions) throw new Error("the order offers actions");
+    const ask = { kind: "refund", refundAddress: null, refundAddressTag: null } as const;
+    expect(decisionPatch(r, actions, ask, keys, 100)).toBe("address_required");
+    expect(
+      decisionPatch(r, actions, { ...ask, refundAddress: "bc1q-new", refundAddressTag: "7" }, keys, 100),
+    ).toEqual({
+      patch: { sendKeys: keys, refundAddress: "bc1q-new", refundAddressTag: "7" },
+      log: { refund_address: "bc1q-new", refund_address_tag: "7", amount: 0.0098 },
+    });
+    const own = held("bc1q-own");
+    const offered = orderActions(own, inputs());
+    if (!offered) throw new Error("the order offers actions");
+    expect(decisionPatch(own, offered, ask, keys, 100)).toMatchObject({
+      patch: { refundAddress: "bc1q-own", refundAddressTag: null },
+    });
+  });
+
+  it("continue makes the order a float order at the current rate and estimate", () => {
+    const r = held(null);
+    const actions = orderActions(r, inputs());
+    if (!actions) throw new Error("the order offers actions");
+    const d = decisionPatch(r, actions, { kind: "continue" }, { exchange: "o:exchange:2" }, 100);
+    expect(d).toEqual({
+      patch: {
+        sendKeys: { exchange: "o:exchange:2" },
+        rateType: "float",
+        spreadBps: 100,
+        rateQuoted: String(actions.continue.rate),
+        amountToExpected: String(actions.continue.amount_to_estimate),
+      },
+      log: { amount_to_estimate: actions.continue.amount_to_estimate, rate: actions.continue.rate },
+    });
   });
 });

@@ -227,3 +227,102 @@ describe("an extra deposit to a completed order", () => {
     expect((await read(partner, o.id)).actions).toBeNull();
   });
 });
+
+const faults = (network: string, body: Record<string, number>) =>
+  admin(`/sim/${network}/faults`, { method: "PUT", json: body });
+
+/** The extra deposits the order offers now, by txid. */
+async function offered(id: string): Promise<Map<string, ExtraAction>> {
+  const o = (await read(partner, id)) as WithActions;
+  return new Map((o.actions?.extra_deposits ?? []).map((e) => [e.txid, e]));
+}
+
+/** Refunds each deposit once (a second request is refused), then lets the alarm pay. */
+async function refundEach(id: string, txids: string[]): Promise<void> {
+  const offers = await offered(id);
+  for (const txid of txids) {
+    const deposit = offers.get(txid)?.deposit ?? "";
+    expect((await refund(partner, id, { deposit, refund_address: NEW_BTC })).status).toBe(200);
+    await expectError(
+      await refund(partner, id, { deposit, refund_address: NEW_BTC }),
+      409,
+      "action_not_available",
+    );
+  }
+  for (let i = 0; i < 3; i++) await step(id, 120_000);
+}
+
+describe("the address is watched after the exchange starts and after refunded (finding 4)", () => {
+  it("deposits during exchanging, sending and after completed are each offered and refunded once", async () => {
+    const o = await createOrder(partner, BTC_TO_USDT);
+    await fake.attach(o.id);
+    await faults("BTC", { exchange_fail_rate: 1 });
+    let duringExchange: string;
+    try {
+      await simSend("BTC", o.deposit_address, "0.01");
+      await simMine("BTC", 2);
+      await step(o.id);
+      expect((await read(partner, o.id)).status).toBe("exchanging");
+      duringExchange = await simSend("BTC", o.deposit_address, "0.002");
+      await step(o.id, 120_000);
+      expect((await read(partner, o.id)).status).toBe("exchanging");
+      expect([...(await offered(o.id)).keys()]).toEqual([duringExchange]);
+    } finally {
+      await faults("BTC", {});
+    }
+    fake.gw.sendFaults.push("5xx", "5xx", "5xx");
+    expect((await stepUntil(o.id, (r) => r.status !== "exchanging")).status).toBe("sending");
+    const duringSend = await simSend("BTC", o.deposit_address, "0.003");
+    await setPrices();
+    await step(o.id, 120_000);
+    expect((await read(partner, o.id)).status).toBe("sending");
+    expect([...(await offered(o.id)).keys()].sort()).toEqual([duringExchange, duringSend].sort());
+    const done = await stepUntil(o.id, (r) => r.status === "completed");
+    expect(done.status).toBe("completed");
+    const afterCompleted = await simSend("BTC", o.deposit_address, "0.004");
+    await simMine("BTC", 2);
+    await step(o.id, 120_000);
+    const extras = [duringExchange, duringSend, afterCompleted];
+    expect([...(await offered(o.id)).keys()].sort()).toEqual([...extras].sort());
+    // The order ran on its first deposit only.
+    expect(await read(partner, o.id)).toMatchObject({ status: "completed", amount_from_received: 0.01 });
+
+    await refundEach(o.id, extras);
+    const refunds = paid(o.id).filter((p) => p.key.includes(":extra:"));
+    expect(refunds.map((p) => p.amount).sort()).toEqual(["0.0019", "0.0029", "0.0039"]);
+    expect(new Set(refunds.map((p) => p.key)).size).toBe(3);
+    expect(paid(o.id).filter((p) => !p.key.includes(":extra:"))).toHaveLength(1);
+    expect(fake.gw.paidTwice()).toEqual([]);
+    expect((await read(partner, o.id)).actions).toBeNull();
+  });
+
+  it("a deposit after refunded is offered and refunded once; none after the watch ends", async () => {
+    const o = await createOrder(partner, { ...BTC_TO_USDT, refund_address: BTC_REFUND });
+    await fake.attach(o.id);
+    // Below the pair's minimum: refunded.
+    await simSend("BTC", o.deposit_address, "0.0003");
+    await simMine("BTC", 2);
+    const refunded = await stepUntil(o.id, (r) => r.status === "refunded");
+    expect(refunded).toMatchObject({ status: "refunded", actions: null });
+    const late = await simSend("BTC", o.deposit_address, "0.002");
+    await simMine("BTC", 2);
+    await step(o.id, 120_000);
+    expect([...(await offered(o.id)).keys()]).toEqual([late]);
+    expect(await inQueue(o.id)).toBe(true);
+
+    await refundEach(o.id, [late]);
+    expect(paid(o.id)).toEqual([
+      { key: `${o.id}:refund`, to: BTC_REFUND, amount: "0.0002" },
+      { key: expect.stringContaining(`${o.id}:extra:${late}:`), to: NEW_BTC, amount: "0.0019" },
+    ]);
+    expect((await read(partner, o.id)).actions).toBeNull();
+
+    // LATE_DEPOSIT_WATCH_HOURS after expires_at the address is no longer read.
+    await step(o.id, 25 * 3_600_000);
+    await simSend("BTC", o.deposit_address, "0.005");
+    await simMine("BTC", 2);
+    await step(o.id, 120_000);
+    expect((await read(partner, o.id)).actions).toBeNull();
+    expect(fake.gw.paidTwice()).toEqual([]);
+  });
+});

@@ -1,0 +1,246 @@
+import type { Config } from "../config";
+import type { OrderRecord, OrderView } from "../domain/order";
+import { orderView, type SendKind, sendKey } from "../domain/order";
+import {
+  type ActionInputs,
+  type ActionKind,
+  actionUnavailable,
+  awaitsDecision,
+  type DecisionRequest,
+  decisionPatch,
+  orderActions,
+} from "../domain/order-actions";
+import { depositId, type ExtraDeposit, type ExtraDeposits } from "./extra-deposits";
+import type { OrderTransitions } from "./order-transitions";
+import type { SendsLedger } from "./sends-ledger";
+
+/** A decision on a failed order's money, as the service has validated it. */
+export type ActionRequest = DecisionRequest;
+
+/** Who decides: a partner's key (only on its own orders) or the operator. */
+export type Actor =
+  | { kind: "partner"; partnerId: string; keyId: string }
+  | { kind: "cabinet"; partnerId: string; user: string }
+  | { kind: "operator" };
+
+const decidedBy = (a: Actor) =>
+  a.kind === "partner" ? `key:${a.keyId}` : a.kind === "cabinet" ? `cabinet:${a.user}` : "operator";
+
+export type ActResult =
+  | { kind: "done"; order: OrderView }
+  | { kind: "not_found" }
+  | { kind: "not_available"; reason: string }
+  | { kind: "address_required" };
+
+export type ResolveResult =
+  | { kind: "done"; order: OrderView }
+  | { kind: "not_found" }
+  | { kind: "not_available"; reason: string }
+  | { kind: "send_pending"; keys: string[] };
+
+/** A decision's answer under its Idempotency-Key: `{hash, order}`, for the same response on a replay. */
+const actionKey = (key: string) => `action:${key}`;
+
+/** What the decisions need of the order object. */
+export interface DecisionsHost extends OrderTransitions {
+  readonly config: Config;
+  readonly kv: SyncKvStorage;
+  readonly ledger: SendsLedger;
+  readonly extraDeposits: ExtraDeposits;
+  now(): number;
+  record(): OrderRecord | undefined;
+  actionInputs(r: OrderRecord, now: number): Promise<ActionInputs>;
+  awaitingExtras(r: OrderRecord): ExtraDeposit[];
+  /** Why an extra deposit cannot be refunded yet (not confirmed on chain now), or null. */
+  unconfirmedExtra(r: OrderRecord, d: ExtraDeposit): Promise<string | null>;
+  view(r: OrderRecord, now: number): Promise<OrderView>;
+  arm(now: number): Promise<void>;
+}
+
+/**
+ * Decisions on the money a failed order holds, and transfers an operator made by hand
+ * (docs/lifecycle.md, "Decisions on held funds"). Each check and its write run with no await
+ * between them, so of two decisions fired together exactly one is taken; money then moves only
+ * through the sends ledger, under a key no earlier request used.
+ */
+export class OrderDecisions {
+  readonly #host: DecisionsHost;
+
+  constructor(host: DecisionsHost) {
+    this.#host = host;
+  }
+
+  get #kv(): SyncKvStorage {
+    return this.#host.kv;
+  }
+
+  /**
+   * Takes one decision on the money a failed order holds (docs/lifecycle.md, "Decisions on held
+   * funds"). The check and the transition run with no await between them, so of two decisions
+   * fired together exactly one is taken; the other finds the order no longer waiting and is refused.
+   * Money then moves only through the ledger, under a key no earlier request used.
+   */
+  async act(
+    actor: Actor,
+    action: ActionRequest,
+    idempotency: { key: string; hash: string } | null,
+  ): Promise<ActResult> {
+    const now = this.#host.now();
+    const first = this.#host.record();
+    if (!first || (actor.kind !== "operator" && first.partnerId !== actor.partnerId))
+      return { kind: "not_found" };
+    const replayed = idempotency && this.#replay(idempotency);
+    if (replayed) return replayed;
+    if (action.kind === "refund" && action.deposit !== undefined)
+      return this.#refundExtra(actor, first, { ...action, deposit: action.deposit }, idempotency, now);
+    const inputs = await this.#host.actionInputs(first, now);
+    // Everything below is synchronous: no other decision can slip in between the check and the write.
+    const r = this.#host.record() ?? first;
+    const again = idempotency && this.#replay(idempotency);
+    if (again) return again;
+    const actions = orderActions(r, inputs);
+    const refusal = actionUnavailable(actions, action.kind);
+    if (refusal || !actions) return { kind: "not_available", reason: refusal ?? "no actions" };
+    const kind: SendKind = action.kind === "continue" ? "exchange" : action.kind;
+    const pending = this.#host.ledger.get(sendKey(r, kind));
+    if (pending && pending.outcome === null)
+      return { kind: "not_available", reason: `a ${kind} of this order is still pending` };
+    const key = pending ? `${r.id}:${kind}:${this.#host.ledger.count(kind) + 1}` : sendKey(r, kind);
+    const decision = decisionPatch(
+      r,
+      actions,
+      action,
+      { ...r.sendKeys, [kind]: key },
+      this.#host.config.SPREAD_FLOAT_BPS,
+    );
+    if (decision === "address_required") return { kind: "address_required" };
+    const decided: ActionKind = action.kind;
+    const next = this.#host.apply(r, { type: `${decided}_chosen` }, now, decision.patch, {
+      decided_by: decidedBy(actor),
+      ledger_key: key,
+      ...decision.log,
+    });
+    if (!next) return { kind: "not_available", reason: `the order cannot take a ${decided} now` };
+    const order = orderView(next);
+    if (idempotency) this.#kv.put(actionKey(idempotency.key), { hash: idempotency.hash, order });
+    await this.#host.arm(now);
+    return { kind: "done", order };
+  }
+
+  /**
+   * The refund of one extra deposit (docs/lifecycle.md, "Extra deposits"): offered once the order
+   * can no longer take the deposit as its own, and taken only if the deposit is confirmed on chain
+   * now. The check and the ledger write run with no await between them, so it is decided once.
+   */
+  async #refundExtra(
+    actor: Actor,
+    first: OrderRecord,
+    action: { refundAddress: string | null; refundAddressTag: string | null; deposit: string },
+    idempotency: { key: string; hash: string } | null,
+    now: number,
+  ): Promise<ActResult> {
+    const offered = (r: OrderRecord) =>
+      this.#host.awaitingExtras(r).find((e) => depositId(e) === action.deposit);
+    const target = offered(first);
+    if (!target)
+      return { kind: "not_available", reason: `no extra deposit ${action.deposit} waits for a refund` };
+    const unconfirmed = await this.#host
+      .unconfirmedExtra(first, target)
+      .catch((err: unknown) => `the deposit's confirmations cannot be read now (${String(err)}): try again`);
+    if (unconfirmed) return { kind: "not_available", reason: unconfirmed };
+    const inputs = await this.#host.actionInputs(first, now);
+    // Everything below is synchronous: no other decision can slip in between the check and the write.
+    const r = this.#host.record() ?? first;
+    const again = idempotency && this.#replay(idempotency);
+    if (again) return again;
+    const offer = orderActions(r, inputs)?.extra_deposits.find((e) => e.deposit === action.deposit);
+    if (!offer || !offered(r))
+      return { kind: "not_available", reason: `no extra deposit ${action.deposit} waits for a refund` };
+    if (!offer.refund.available || offer.refund.amount === null)
+      return { kind: "not_available", reason: `refund is not available: ${offer.refund.unavailable_reason}` };
+    if (offer.refund.requires_address && action.refundAddress === null) return { kind: "address_required" };
+    const to = action.refundAddress ?? r.refundAddress ?? "";
+    const tag = action.refundAddress === null ? r.refundAddressTag : action.refundAddressTag;
+    const amount = (inputs.extras ?? []).find((e) => depositId(e) === action.deposit)?.refund;
+    if (!amount || !("amount" in amount))
+      return { kind: "not_available", reason: "the refund amount is not known now" };
+    const at = new Date(now).toISOString();
+    const key = this.#host.extraDeposits.startRefund(
+      r.id,
+      target,
+      {
+        orderId: r.id,
+        kind: "refund",
+        network: r.networkFrom,
+        coin: r.coinFrom,
+        contract: r.contractFrom,
+        to,
+        tag,
+        amount: amount.amount,
+      },
+      at,
+    );
+    this.#host.note(r, now, "refund of an extra deposit chosen", {
+      decided_by: decidedBy(actor),
+      deposit: action.deposit,
+      refund_address: to,
+      refund_address_tag: tag,
+      amount: offer.refund.amount,
+      ledger_key: key,
+    });
+    this.#host.markProjection(now);
+    const rest = { ...inputs, extras: (inputs.extras ?? []).filter((e) => depositId(e) !== action.deposit) };
+    const order = orderView(r, orderActions(r, rest));
+    if (idempotency) this.#kv.put(actionKey(idempotency.key), { hash: idempotency.hash, order });
+    await this.#host.arm(now);
+    return { kind: "done", order };
+  }
+
+  /**
+   * Records a transfer an operator made by hand (docs/lifecycle.md, "Transfers made by hand"): the
+   * order ends completed or refunded with its txid, so no action can start another. Refused while a
+   * send of that kind is unfinished in the ledger: the gateway may still pay it.
+   */
+  async resolve(
+    kind: "payout" | "refund",
+    txid: string,
+    note: string,
+    operator: string,
+  ): Promise<ResolveResult> {
+    const now = Date.now();
+    const r = this.#host.record();
+    if (!r) return { kind: "not_found" };
+    const done =
+      kind === "payout"
+        ? r.status === "completed" && r.payoutTxid === txid
+        : r.status === "refunded" && r.refundTxid === txid;
+    if (done) return { kind: "done", order: await this.#host.view(r, now) };
+    const unfinished = this.#host.ledger.unfinished(kind);
+    if (unfinished.length > 0) return { kind: "send_pending", keys: unfinished };
+    if (!awaitsDecision(r))
+      return { kind: "not_available", reason: `the order is ${r.status}, not waiting for a decision` };
+    const next = this.#host.apply(
+      r,
+      { type: `${kind}_resolved`, txid },
+      now,
+      {},
+      {
+        decided_by: "operator",
+        operator,
+        note,
+      },
+    );
+    if (!next) return { kind: "not_available", reason: `the order cannot record a ${kind} now` };
+    await this.#host.arm(now);
+    return { kind: "done", order: await this.#host.view(next, now) };
+  }
+
+  /** The first answer to this Idempotency-Key, or a refusal when it was used for another decision. */
+  #replay(idempotency: { key: string; hash: string }): ActResult | null {
+    const stored = this.#kv.get<{ hash: string; order: OrderView }>(actionKey(idempotency.key));
+    if (!stored) return null;
+    return stored.hash === idempotency.hash
+      ? { kind: "done", order: stored.order }
+      : { kind: "not_available", reason: "this Idempotency-Key was used for another decision" };
+  }
+}

@@ -1,0 +1,52 @@
+import { SCHEDULE_TABLE } from "./order-schedule";
+import { SENDS_TABLE } from "./sends-ledger";
+
+/**
+ * The order object's SQLite schema, as an append-only list of migrations: entry i moves the schema
+ * from version i to i + 1. Durable Objects refuse `PRAGMA user_version`, so the version is a row
+ * of `meta`. Each entry is one string of statements, run in one `exec`.
+ */
+export const ORDER_MIGRATIONS: readonly string[] = [
+  `CREATE TABLE meta (k TEXT PRIMARY KEY, v INTEGER NOT NULL);
+  CREATE TABLE events (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    at TEXT NOT NULL,
+    from_status TEXT,
+    to_status TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    data TEXT
+  );
+  ${SENDS_TABLE};
+  -- Webhook events wait here, written in the same transaction as their transition, until the
+  -- queue has accepted them: a failed send is retried, never lost.
+  CREATE TABLE outbox (
+    sequence INTEGER PRIMARY KEY,
+    event_id TEXT NOT NULL,
+    message TEXT NOT NULL,
+    sent_at TEXT
+  );
+  ${SCHEDULE_TABLE};`,
+];
+
+/** The schema version the storage is at (0: nothing created yet). */
+export function schemaVersion(sql: SqlStorage): number {
+  const created = sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").toArray();
+  if (created.length === 0) return 0;
+  return sql.exec<{ v: number }>("SELECT v FROM meta WHERE k = 'schema'").toArray()[0]?.v ?? 0;
+}
+
+/** Brings the storage to the latest schema: the missing migrations and the new version, at once. */
+export function migrate(
+  storage: DurableObjectStorage,
+  migrations: readonly string[] = ORDER_MIGRATIONS,
+): void {
+  const from = schemaVersion(storage.sql);
+  if (from >= migrations.length) return;
+  storage.transactionSync(() => {
+    storage.sql.exec(
+      `${migrations.slice(from).join("\n")}
+      INSERT INTO meta (k, v) VALUES ('schema', ${migrations.length})
+        ON CONFLICT (k) DO UPDATE SET v = excluded.v;`,
+    );
+  });
+}

@@ -1,0 +1,96 @@
+import { isLive, type OrderRecord, orderView } from "../domain/order";
+import type { OrderActions } from "../domain/order-actions";
+import type { OrderStatus } from "../domain/order-state";
+import { newEventId, WEBHOOK_EVENT_TYPE, type WebhookEvent, type WebhookMessage } from "../domain/webhooks";
+
+export interface OutboxEntry {
+  sequence: number;
+  event_id: string;
+  sent: boolean;
+  message: WebhookMessage;
+}
+
+/**
+ * The order's webhook outbox (table `outbox`, src/objects/order-migrations.ts): each status
+ * change's event is written in the transition's own transaction and handed to the queue after it,
+ * in order; whatever the queue does not take stays for the next run, never lost.
+ */
+export class OrderOutbox {
+  constructor(
+    private readonly sql: SqlStorage,
+    private readonly queue: Queue,
+  ) {}
+
+  /** Writes the webhook event of a status change (call inside the transition's transaction). */
+  enqueue(next: OrderRecord, previous: OrderStatus, at: string, actions: OrderActions | null = null): void {
+    const row = this.sql.exec<{ n: number | null }>("SELECT MAX(sequence) AS n FROM outbox").one();
+    const sequence = (row.n ?? 0) + 1;
+    const event: WebhookEvent = {
+      id: newEventId(),
+      type: WEBHOOK_EVENT_TYPE,
+      created_at: at,
+      sequence,
+      data: { order: orderView(next, actions), previous_status: previous },
+    };
+    const message: WebhookMessage = {
+      event_id: event.id,
+      partner_id: next.partnerId,
+      mode: isLive(next) ? "live" : "test",
+      order_id: next.id,
+      sequence,
+      type: event.type,
+      created_at: at,
+      body: JSON.stringify(event),
+    };
+    this.sql.exec(
+      "INSERT INTO outbox (sequence, event_id, message) VALUES (?, ?, ?)",
+      sequence,
+      event.id,
+      JSON.stringify(message),
+    );
+  }
+
+  /** Hands unsent events to the queue, in order; whatever fails stays for the next run. */
+  async flush(now: number, orderId: string | undefined): Promise<void> {
+    const pending = this.sql
+      .exec<{ sequence: number; message: string }>(
+        "SELECT sequence, message FROM outbox WHERE sent_at IS NULL ORDER BY sequence",
+      )
+      .toArray();
+    if (pending.length === 0) return;
+    try {
+      await this.queue.sendBatch(pending.map((p) => ({ body: JSON.parse(p.message) as WebhookMessage })));
+      const at = new Date(now).toISOString();
+      for (const p of pending)
+        this.sql.exec("UPDATE outbox SET sent_at = ? WHERE sequence = ?", at, p.sequence);
+    } catch (err) {
+      console.error(
+        JSON.stringify({
+          level: "warn",
+          order: orderId,
+          msg: "webhook enqueue failed; will retry",
+          error: String(err),
+        }),
+      );
+    }
+  }
+
+  pending(): boolean {
+    return this.sql.exec("SELECT 1 FROM outbox WHERE sent_at IS NULL LIMIT 1").toArray().length > 0;
+  }
+
+  /** Every event of the order, oldest first, and whether the queue has taken it. */
+  entries(): OutboxEntry[] {
+    return this.sql
+      .exec<{ sequence: number; event_id: string; message: string; sent_at: string | null }>(
+        "SELECT sequence, event_id, message, sent_at FROM outbox ORDER BY sequence",
+      )
+      .toArray()
+      .map((r) => ({
+        sequence: r.sequence,
+        event_id: r.event_id,
+        sent: r.sent_at !== null,
+        message: JSON.parse(r.message) as WebhookMessage,
+      }));
+  }
+}
