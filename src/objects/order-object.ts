@@ -1,13 +1,10 @@
 import { DurableObject } from "cloudflare:workers";
-import type { ExchangeRequest, ExchangeResult, ExchangeVenue } from "../adapters/exchange/types";
 import { kvLegStore } from "../adapters/exchange/venue-exchange";
-import type { PayoutRequest } from "../adapters/payout/types";
 import { type OrderAdapters, orderAdapters } from "../adapters/registry";
 import { type Config, getConfig } from "../config";
 import type { DepositScheme } from "../domain/deposit";
 import { nextPoll } from "../domain/deposit-tracking";
 import { orderEarnings } from "../domain/earnings";
-import { parseDecimal, toDecimalString } from "../domain/money";
 import {
   isLive,
   type OrderDraft,
@@ -20,16 +17,13 @@ import {
 import { type ActionInputs, awaitsDecision, extrasDecidable, orderActions } from "../domain/order-actions";
 import { type CreationKey, creationVerdict, shortIdOfOrderId } from "../domain/order-id";
 import { decide, type OrderEvent, type OrderStatus } from "../domain/order-state";
-import { beforeSend, type SendPolicy, type SendRow } from "../domain/send-step";
-import { refundAmount } from "../domain/settlement";
 import { loadCatalog } from "../storage/catalog";
 import { pricingNow } from "../storage/market";
 import { storedUsdPrice } from "../storage/prices";
 import { allocateDeposit } from "./deposit-allocation";
 import { DepositTracker } from "./deposit-tracker";
-import { withLiquidityWait } from "./exchange-liquidity";
 import { ExtraDeposits } from "./extra-deposits";
-import { sendOnce } from "./ledger-send";
+import { MoneySteps } from "./money-steps";
 import {
   type ActionRequest,
   type Actor,
@@ -75,7 +69,6 @@ const K = {
 
 /** Retry delay for a D1 index write or a webhook enqueue that failed. */
 const PROJECTION_RETRY_MS = 10_000;
-const RETRY_CAP_MS = 30 * 60_000;
 /** The send each status drives. */
 const SEND_OF_STATUS: Partial<Record<OrderStatus, SendKind>> = {
   exchanging: "exchange",
@@ -167,6 +160,22 @@ export class OrderObject extends DurableObject<Env> {
 
   get #extraDeposits(): ExtraDeposits {
     return new ExtraDeposits(this.#kv, this.ctx.storage.sql, this.#ledger);
+  }
+
+  /** The exchange, payout and refunds (src/objects/money-steps.ts), over this object's ledger. */
+  get #money(): MoneySteps {
+    return new MoneySteps({
+      env: this.env,
+      config: this.#config,
+      kv: this.#kv,
+      ledger: this.#ledger,
+      extraDeposits: this.#extraDeposits,
+      adapters: (r) => this.#adapters(r),
+      inputsIfHeld: (...args) => this.#inputsIfHeld(...args),
+      apply: (...args) => this.#apply(...args),
+      note: (...args) => this.#note(...args),
+      markProjection: (now) => this.#markProjection(now),
+    });
   }
 
   get #retryBaseMs(): number {
@@ -282,7 +291,7 @@ export class OrderObject extends DurableObject<Env> {
    */
   async #actionInputs(r: OrderRecord, now: number): Promise<ActionInputs> {
     const refundOf = (amount: string | null) =>
-      this.#refundAmount(r, amount).then(
+      this.#money.refundAmount(r, amount).then(
         (a) => (a === null ? { unavailable: "no deposit received" } : { amount: a }),
         (err: unknown) => ({ unavailable: `the network fee cannot be read now: ${String(err)}` }),
       );
@@ -346,35 +355,6 @@ export class OrderObject extends DurableObject<Env> {
     return this.#decisions.resolve(kind, txid, note, operator);
   }
 
-  /** Drives the extra deposits' refunds that were decided, each at most once through the ledger. */
-  async #refundExtras(r: OrderRecord, now: number): Promise<void> {
-    const extras = this.#extraDeposits;
-    for (const key of this.#ledger.unfinished("extra_refund")) {
-      const deposit = extras.depositOf(key);
-      const settled = (reason: string, data: EventData) => {
-        this.#note(r, now, reason, { deposit, ledger_key: key, ...data });
-        this.#kv.put(K.projection, true);
-      };
-      await sendOnce(
-        this.#ledger,
-        this.#adapters(r).payout,
-        this.#sendPolicy,
-        key,
-        async () => "the refund request was not frozen",
-        {
-          sent: (txid) => settled("extra deposit refunded", { txid }),
-          failed: async (error, attempts) =>
-            settled("extra deposit refund failed: its refund is offered again", { error, attempts }),
-          retrying: (error, attempts, alert) => {
-            this.#note(r, now, "extra deposit refund attempt failed", { deposit, error, attempts });
-            if (alert) this.#alert(r, alert, { key, attempts, error });
-          },
-        },
-        now,
-      );
-    }
-  }
-
   // ── test mode ─────────────────────────────────────────────────────────────────────────────
 
   /** The record of this partner's test order, for the test helpers; null for anything else. */
@@ -432,7 +412,7 @@ export class OrderObject extends DurableObject<Env> {
     try {
       await this.#step(now);
       const r = this.#record();
-      if (r) await this.#refundExtras(r, now);
+      if (r) await this.#money.refundExtras(r, now);
       this.#schedule.clear(DUE.pause);
     } catch (err) {
       // Never let the alarm fail: log, and try again after a pause (an outside service was down,
@@ -480,120 +460,19 @@ export class OrderObject extends DurableObject<Env> {
     if (await deposits.track(r, now)) return;
     switch (r.status) {
       case "exchanging":
-        await this.#exchange(r, now);
+        await this.#money.exchange(r, now);
         break;
       case "sending":
-        await this.#send(r, "payout", now);
+        await this.#money.send(r, "payout", now);
         break;
       case "refunding":
-        await this.#send(r, "refund", now);
+        await this.#money.send(r, "refund", now);
         break;
       default:
         break;
     }
     const after = this.#record();
     if (after) await deposits.watchForExtras(after, now);
-  }
-
-  get #sendPolicy(): SendPolicy {
-    return {
-      maxAttempts: this.#config.PAYOUT_MAX_ATTEMPTS,
-      retryBaseMs: this.#retryBaseMs,
-      retryCapMs: RETRY_CAP_MS,
-    };
-  }
-
-  #alert(r: OrderRecord, msg: string, data: Record<string, unknown>): void {
-    console.error(JSON.stringify({ level: "error", order: r.id, msg, ...data }));
-  }
-
-  /**
-   * The exchange, behind an intent in the sends ledger: the request is frozen before the venue is
-   * first called, every call counts as an attempt before it is made, and a call that throws is a
-   * failed attempt like any other, so no order waits in `exchanging` for ever.
-   */
-  async #exchange(r: OrderRecord, now: number): Promise<void> {
-    const key = sendKey(r, "exchange");
-    const at = new Date(now).toISOString();
-    const existing = this.#ledger.get<ExchangeRequest>(key);
-    if (existing && now < existing.nextAt) return;
-    const row: SendRow<ExchangeRequest> = existing ?? {
-      key,
-      kind: "exchange",
-      request: {
-        orderId: r.id,
-        coinFrom: r.coinFrom,
-        networkFrom: r.networkFrom,
-        coinTo: r.coinTo,
-        networkTo: r.networkTo,
-        amountFrom: r.amountFromReceived ?? r.amountFromExpected,
-        rateType: r.rateType,
-        rateQuoted: r.rateQuoted,
-        amountFromExpected: r.amountFromExpected,
-        amountToExpected: r.amountToExpected,
-        decimalsTo: r.decimalsTo,
-        spreadBps: r.spreadBps,
-        markupBps: r.markupBps,
-      },
-      attempts: 0,
-      failures: 0,
-      unknownLookups: 0,
-      nextAt: 0,
-    };
-    const attempts = row.attempts + 1;
-    const policy = { ...this.#sendPolicy, maxAttempts: this.#config.EXCHANGE_MAX_ATTEMPTS };
-    this.#ledger.put(beforeSend(row, policy, now), at);
-    let result: ExchangeResult;
-    try {
-      result = await this.#exchangeVenue(r).execute(row.request, key);
-    } catch (err) {
-      result = { status: "failed", retryable: true, error: `venue call threw: ${String(err)}` };
-    }
-    if (result.status === "pending") {
-      // A venue leg in progress or waiting for balance: not an attempt, and never a failure.
-      this.#ledger.put({ ...row, nextAt: result.retryAt }, at);
-      const event = result.event ?? {
-        reason: "exchange waiting on the venue",
-        data: { reason: result.reason },
-      };
-      this.#note(r, now, event.reason, event.data);
-      return;
-    }
-    if (result.status === "done" && parseDecimal(result.amountTo).gt(0)) {
-      const next = this.#apply(
-        r,
-        { type: "exchange_done", amountToActual: result.amountTo },
-        now,
-        {},
-        result.record ?? null,
-      );
-      this.#ledger.finish(key, "sent", null, null, at);
-      if (next) await this.#send(next, "payout", now);
-      return;
-    }
-    const error = result.status === "failed" ? result.error : "exchange produced nothing to pay out";
-    if (result.status === "done" || !result.retryable || attempts >= policy.maxAttempts) {
-      if (attempts >= policy.maxAttempts)
-        this.#alert(r, "exchange failed after every attempt", { error, attempts });
-      const inputs = await this.#inputsIfHeld(r, now, true);
-      const next = this.#apply(r, { type: "exchange_failed" }, now, {}, { error, attempts }, inputs);
-      this.#ledger.finish(key, "failed", null, error, at);
-      if (next?.status === "refunding") await this.#send(next, "refund", now);
-      return;
-    }
-    this.#note(r, now, "exchange attempt failed", { error, attempts });
-  }
-
-  /** The venue this order is exchanged on: chosen here only, by EXCHANGE_MODE and the order's mode. */
-  #exchangeVenue(r: OrderRecord): ExchangeVenue {
-    const alert = (msg: string, data: Record<string, unknown>) => this.#alert(r, msg, data);
-    return withLiquidityWait(this.#adapters(r).venue, {
-      env: this.env,
-      config: this.#config,
-      order: r,
-      kv: this.#kv,
-      alert,
-    });
   }
 
   /** The order's adapters (a test order's are simulated whatever the modes; docs/test-mode.md). */
@@ -607,70 +486,6 @@ export class OrderObject extends DurableObject<Env> {
       pricing: async (pair, spreadBps, markupBps, now) =>
         (await pricingNow(this.env, this.#config, pair, spreadBps, markupBps, now)).input,
     });
-  }
-
-  /** The transfer a payout or refund makes, decided once: it is frozen in the ledger from then on. */
-  async #sendRequest(r: OrderRecord, kind: "payout" | "refund"): Promise<PayoutRequest | string> {
-    const isPayout = kind === "payout";
-    const amount = isPayout ? r.amountToActual : await this.#refundAmount(r);
-    if (amount === null || !parseDecimal(amount).gt(0))
-      return `nothing to ${kind}: amount ${amount ?? "unknown"}`;
-    return {
-      idempotencyKey: sendKey(r, kind),
-      orderId: r.id,
-      kind,
-      network: isPayout ? r.networkTo : r.networkFrom,
-      coin: isPayout ? r.coinTo : r.coinFrom,
-      contract: isPayout ? r.contractTo : r.contractFrom,
-      to: isPayout ? r.recipientAddress : (r.refundAddress ?? ""),
-      tag: isPayout ? r.recipientAddressTag : r.refundAddressTag,
-      amount,
-    };
-  }
-
-  /** Sends the payout or refund at most once, through the ledger (src/objects/ledger-send.ts). */
-  async #send(r: OrderRecord, kind: "payout" | "refund", now: number): Promise<void> {
-    const key = sendKey(r, kind);
-    await sendOnce(
-      this.#ledger,
-      this.#adapters(r).payout,
-      this.#sendPolicy,
-      key,
-      () => this.#sendRequest(r, kind),
-      {
-        sent: (txid) => {
-          this.#apply(
-            r,
-            kind === "payout" ? { type: "payout_sent", txid } : { type: "refund_sent", txid },
-            now,
-          );
-        },
-        failed: async (error, attempts) => {
-          const inputs = await this.#inputsIfHeld(r, now, kind === "refund");
-          this.#apply(
-            r,
-            kind === "payout" ? { type: "payout_failed" } : { type: "refund_failed" },
-            now,
-            {},
-            { error, attempts },
-            inputs,
-          );
-        },
-        retrying: (error, attempts, alert) => {
-          this.#note(r, now, `${kind} attempt failed`, { error, attempts });
-          if (alert) this.#alert(r, alert, { key, attempts, error });
-        },
-      },
-      now,
-    );
-  }
-
-  async #refundAmount(r: OrderRecord, amount = r.amountFromReceived): Promise<string | null> {
-    if (amount === null) return null;
-    const row = (await loadCatalog(this.env.DB)).find(
-      (c) => c.coin === r.coinFrom && c.network === r.networkFrom,
-    );
-    return toDecimalString(refundAmount(parseDecimal(amount), row?.withdraw_fee ?? "0", r.decimalsFrom));
   }
 
   /**

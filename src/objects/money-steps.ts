@@ -1,0 +1,239 @@
+import type { ExchangeRequest, ExchangeResult, ExchangeVenue } from "../adapters/exchange/types";
+import type { PayoutRequest } from "../adapters/payout/types";
+import type { OrderAdapters } from "../adapters/registry";
+import type { Config } from "../config";
+import { parseDecimal, toDecimalString } from "../domain/money";
+import { type OrderRecord, sendKey } from "../domain/order";
+import type { ActionInputs } from "../domain/order-actions";
+import { beforeSend, type SendPolicy, type SendRow } from "../domain/send-step";
+import { refundAmount } from "../domain/settlement";
+import { loadCatalog } from "../storage/catalog";
+import { withLiquidityWait } from "./exchange-liquidity";
+import type { ExtraDeposits } from "./extra-deposits";
+import { sendOnce } from "./ledger-send";
+import type { EventData, OrderTransitions } from "./order-transitions";
+import type { SendsLedger } from "./sends-ledger";
+
+/** The longest wait between two tries of a send. */
+const RETRY_CAP_MS = 30 * 60_000;
+
+/** What the money steps need from the order object they run in. */
+export interface MoneyStepsHost extends OrderTransitions {
+  env: Env;
+  config: Config;
+  kv: SyncKvStorage;
+  ledger: SendsLedger;
+  extraDeposits: ExtraDeposits;
+  adapters(r: OrderRecord): OrderAdapters;
+  /** The inputs of the actions a failure may offer (undefined when it cannot hold funds). */
+  inputsIfHeld(r: OrderRecord, now: number, mayHold: boolean): Promise<ActionInputs | undefined>;
+}
+
+/**
+ * The steps that move money: the exchange, then its payout or a refund, and the refunds of extra
+ * deposits. Each goes through the sends ledger: the request is frozen before the outside world is
+ * first asked, every call counts as an attempt before it is made, and an unclear outcome is looked
+ * up, never sent again (docs/lifecycle.md, "Payouts and refunds happen at most once").
+ */
+export class MoneySteps {
+  readonly #host: MoneyStepsHost;
+
+  constructor(host: MoneyStepsHost) {
+    this.#host = host;
+  }
+
+  get #policy(): SendPolicy {
+    return {
+      maxAttempts: this.#host.config.PAYOUT_MAX_ATTEMPTS,
+      retryBaseMs: this.#host.config.RETRY_BASE_SECONDS * 1000,
+      retryCapMs: RETRY_CAP_MS,
+    };
+  }
+
+  alert(r: OrderRecord, msg: string, data: Record<string, unknown>): void {
+    console.error(JSON.stringify({ level: "error", order: r.id, msg, ...data }));
+  }
+
+  /**
+   * The exchange, behind an intent in the sends ledger. A call that throws is a failed attempt like
+   * any other, so no order waits in `exchanging` for ever; a venue that answers "pending" (a leg in
+   * progress, no balance, awaiting liquidity) spends no attempt.
+   */
+  async exchange(r: OrderRecord, now: number): Promise<void> {
+    const { ledger } = this.#host;
+    const key = sendKey(r, "exchange");
+    const at = new Date(now).toISOString();
+    const existing = ledger.get<ExchangeRequest>(key);
+    if (existing && now < existing.nextAt) return;
+    const row: SendRow<ExchangeRequest> = existing ?? {
+      key,
+      kind: "exchange",
+      request: {
+        orderId: r.id,
+        coinFrom: r.coinFrom,
+        networkFrom: r.networkFrom,
+        coinTo: r.coinTo,
+        networkTo: r.networkTo,
+        amountFrom: r.amountFromReceived ?? r.amountFromExpected,
+        rateType: r.rateType,
+        rateQuoted: r.rateQuoted,
+        amountFromExpected: r.amountFromExpected,
+        amountToExpected: r.amountToExpected,
+        decimalsTo: r.decimalsTo,
+        spreadBps: r.spreadBps,
+        markupBps: r.markupBps,
+      },
+      attempts: 0,
+      failures: 0,
+      unknownLookups: 0,
+      nextAt: 0,
+    };
+    const attempts = row.attempts + 1;
+    const policy = { ...this.#policy, maxAttempts: this.#host.config.EXCHANGE_MAX_ATTEMPTS };
+    ledger.put(beforeSend(row, policy, now), at);
+    let result: ExchangeResult;
+    try {
+      result = await this.#venue(r).execute(row.request, key);
+    } catch (err) {
+      result = { status: "failed", retryable: true, error: `venue call threw: ${String(err)}` };
+    }
+    if (result.status === "pending") {
+      ledger.put({ ...row, nextAt: result.retryAt }, at);
+      const event = result.event ?? {
+        reason: "exchange waiting on the venue",
+        data: { reason: result.reason },
+      };
+      this.#host.note(r, now, event.reason, event.data);
+      return;
+    }
+    if (result.status === "done" && parseDecimal(result.amountTo).gt(0)) {
+      const next = this.#host.apply(
+        r,
+        { type: "exchange_done", amountToActual: result.amountTo },
+        now,
+        {},
+        result.record ?? null,
+      );
+      ledger.finish(key, "sent", null, null, at);
+      if (next) await this.send(next, "payout", now);
+      return;
+    }
+    const error = result.status === "failed" ? result.error : "exchange produced nothing to pay out";
+    if (result.status === "done" || !result.retryable || attempts >= policy.maxAttempts) {
+      if (attempts >= policy.maxAttempts)
+        this.alert(r, "exchange failed after every attempt", { error, attempts });
+      const inputs = await this.#host.inputsIfHeld(r, now, true);
+      const next = this.#host.apply(r, { type: "exchange_failed" }, now, {}, { error, attempts }, inputs);
+      ledger.finish(key, "failed", null, error, at);
+      if (next?.status === "refunding") await this.send(next, "refund", now);
+      return;
+    }
+    this.#host.note(r, now, "exchange attempt failed", { error, attempts });
+  }
+
+  /** The venue this order is exchanged on, behind the exchange-time liquidity check. */
+  #venue(r: OrderRecord): ExchangeVenue {
+    const { env, config, kv } = this.#host;
+    return withLiquidityWait(this.#host.adapters(r).venue, {
+      env,
+      config,
+      order: r,
+      kv,
+      alert: (msg, data) => this.alert(r, msg, data),
+    });
+  }
+
+  /** Sends the payout or refund at most once, through the ledger (src/objects/ledger-send.ts). */
+  async send(r: OrderRecord, kind: "payout" | "refund", now: number): Promise<void> {
+    const key = sendKey(r, kind);
+    await sendOnce(
+      this.#host.ledger,
+      this.#host.adapters(r).payout,
+      this.#policy,
+      key,
+      () => this.#request(r, kind),
+      {
+        sent: (txid) => {
+          this.#host.apply(
+            r,
+            kind === "payout" ? { type: "payout_sent", txid } : { type: "refund_sent", txid },
+            now,
+          );
+        },
+        failed: async (error, attempts) => {
+          const inputs = await this.#host.inputsIfHeld(r, now, kind === "refund");
+          this.#host.apply(
+            r,
+            kind === "payout" ? { type: "payout_failed" } : { type: "refund_failed" },
+            now,
+            {},
+            { error, attempts },
+            inputs,
+          );
+        },
+        retrying: (error, attempts, alert) => {
+          this.#host.note(r, now, `${kind} attempt failed`, { error, attempts });
+          if (alert) this.alert(r, alert, { key, attempts, error });
+        },
+      },
+      now,
+    );
+  }
+
+  /** The transfer a payout or refund makes, decided once: it is frozen in the ledger from then on. */
+  async #request(r: OrderRecord, kind: "payout" | "refund"): Promise<PayoutRequest | string> {
+    const isPayout = kind === "payout";
+    const amount = isPayout ? r.amountToActual : await this.refundAmount(r);
+    if (amount === null || !parseDecimal(amount).gt(0))
+      return `nothing to ${kind}: amount ${amount ?? "unknown"}`;
+    return {
+      idempotencyKey: sendKey(r, kind),
+      orderId: r.id,
+      kind,
+      network: isPayout ? r.networkTo : r.networkFrom,
+      coin: isPayout ? r.coinTo : r.coinFrom,
+      contract: isPayout ? r.contractTo : r.contractFrom,
+      to: isPayout ? r.recipientAddress : (r.refundAddress ?? ""),
+      tag: isPayout ? r.recipientAddressTag : r.refundAddressTag,
+      amount,
+    };
+  }
+
+  /** What a refund of `amount` pays: less the source coin's current withdraw fee. */
+  async refundAmount(r: OrderRecord, amount = r.amountFromReceived): Promise<string | null> {
+    if (amount === null) return null;
+    const row = (await loadCatalog(this.#host.env.DB)).find(
+      (c) => c.coin === r.coinFrom && c.network === r.networkFrom,
+    );
+    return toDecimalString(refundAmount(parseDecimal(amount), row?.withdraw_fee ?? "0", r.decimalsFrom));
+  }
+
+  /** Drives the extra deposits' refunds that were decided, each at most once through the ledger. */
+  async refundExtras(r: OrderRecord, now: number): Promise<void> {
+    const { ledger, extraDeposits } = this.#host;
+    for (const key of ledger.unfinished("extra_refund")) {
+      const deposit = extraDeposits.depositOf(key);
+      const settled = (reason: string, data: EventData) => {
+        this.#host.note(r, now, reason, { deposit, ledger_key: key, ...data });
+        this.#host.markProjection(now);
+      };
+      await sendOnce(
+        ledger,
+        this.#host.adapters(r).payout,
+        this.#policy,
+        key,
+        async () => "the refund request was not frozen",
+        {
+          sent: (txid) => settled("extra deposit refunded", { txid }),
+          failed: async (error, attempts) =>
+            settled("extra deposit refund failed: its refund is offered again", { error, attempts }),
+          retrying: (error, attempts, alert) => {
+            this.#host.note(r, now, "extra deposit refund attempt failed", { deposit, error, attempts });
+            if (alert) this.alert(r, alert, { key, attempts, error });
+          },
+        },
+        now,
+      );
+    }
+  }
+}
