@@ -43,6 +43,11 @@ export function reservationFor(amountTo: Decimal, rateType: RateType, floatSprea
   return rateType === "fixed" ? amountTo : amountTo.times(new Dec(BPS + floatSpreadBps)).div(BPS);
 }
 
+/** The largest payout (amount_to) whose reservation fits in `free`: the inverse of reservationFor. */
+export function payoutWithin(free: Decimal, rateType: RateType, floatSpreadBps: number): Decimal {
+  return rateType === "fixed" ? free : free.times(BPS).div(BPS + floatSpreadBps);
+}
+
 /** The largest amount_from whose reservation fits in `free` at `rate` (amount_to per amount_from). */
 export function maxAmountFrom(
   free: Decimal,
@@ -51,7 +56,7 @@ export function maxAmountFrom(
   floatSpreadBps: number,
 ): Decimal {
   if (!rate.gt(0)) return ZERO;
-  return free.div(reservationFor(rate, rateType, floatSpreadBps));
+  return payoutWithin(free, rateType, floatSpreadBps).div(rate);
 }
 
 /** What a status change means for the order's reservation: give it back, or turn it into a payout. */
@@ -92,6 +97,9 @@ const HINTS: Record<string, DurableObjectLocationHint> = {
   OC: "oc",
   AF: "afr",
 };
+
+/** Every region a shard can serve. */
+export const REGIONS: readonly string[] = [...Object.keys(HINTS), DEFAULT_REGION];
 
 export function regionOf(continent: unknown): string {
   return typeof continent === "string" && continent in HINTS ? continent : DEFAULT_REGION;

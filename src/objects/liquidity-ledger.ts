@@ -6,7 +6,8 @@ import { getBalance } from "../storage/liquidity";
 /** How long the ledger trusts the balance it read (docs/liquidity.md). */
 export const BALANCE_CACHE_MS = 30_000;
 
-export type Grant = { limited: false } | { limited: true; granted: string };
+/** `available`: what the ledger still has for shards after this grant. */
+export type Grant = { limited: false } | { limited: true; granted: string; available: string };
 
 export interface LedgerView {
   coin: string;
@@ -96,7 +97,7 @@ export class LiquidityLedger extends DurableObject<Env> {
     const free = available(balance.amount, this.#granted(), this.#paid(balance));
     const give = grantSize(free, new Dec(requested));
     this.#setGrant(shard, held.plus(give));
-    return { limited: true, granted: toDecimalString(give) };
+    return { limited: true, granted: toDecimalString(give), available: toDecimalString(free.minus(give)) };
   }
 
   /**
@@ -125,15 +126,16 @@ export class LiquidityLedger extends DurableObject<Env> {
   }
 
   /**
-   * The operator changed the balance: read it again now, and make every shard that has asked
-   * forget that the coin was unlimited.
+   * The operator changed the balance: read it again now, make every shard that has asked forget
+   * that the coin was unlimited, and (given the coin) tell them what the ledger now has free.
    */
-  async refresh(): Promise<void> {
+  async refresh(coin?: string, network?: string): Promise<void> {
     this.#cache = null;
+    const free = coin && network ? (await this.view(coin, network)).available : undefined;
     const shards = this.ctx.storage.sql.exec<{ shard: string }>("SELECT shard FROM grants").toArray();
     await Promise.all(
       shards.map((s) =>
-        this.env.LIQUIDITY_SHARDS.get(this.env.LIQUIDITY_SHARDS.idFromName(s.shard)).forget(),
+        this.env.LIQUIDITY_SHARDS.get(this.env.LIQUIDITY_SHARDS.idFromName(s.shard)).forget(free),
       ),
     );
   }

@@ -96,6 +96,7 @@ export class LiquidityShard extends DurableObject<Env> {
       this.#kv.delete("unlimited_until");
       const granted = new Dec(grant.granted);
       this.#kv.put("allowance", toDecimalString(this.#allowance().plus(granted)));
+      this.#kv.put("ledger_available", grant.available);
       return granted.gt(0);
     })().finally(() => {
       this.#refilling = null;
@@ -147,11 +148,16 @@ export class LiquidityShard extends DurableObject<Env> {
     }
   }
 
-  /** What this region can still promise, for quotes; null when the coin is not limited. */
+  /**
+   * What an order in this region could still reserve, for quotes: the free allowance here plus
+   * what the ledger still had at this shard's last exchange with it (an order the allowance
+   * cannot cover asks the ledger for the rest). null when the coin is not limited.
+   */
   async free(key: ShardKey): Promise<ShardFree> {
     if (this.#kv.get<string>("allowance") === undefined && !this.#unlimited())
       await this.#refill(key, new Dec(0));
-    return this.#unlimited() ? null : toDecimalString(this.#free());
+    if (this.#unlimited()) return null;
+    return toDecimalString(this.#free().plus(this.#kv.get<string>("ledger_available") ?? 0));
   }
 
   /** Expiry or refund: the reservation goes back to this shard's free allowance. */
@@ -179,8 +185,14 @@ export class LiquidityShard extends DurableObject<Env> {
     });
   }
 
-  /** A balance was set for the coin: ask the ledger again on the next order. */
-  forget(): void {
-    this.#kv.delete("unlimited_until");
+  /**
+   * A balance was set for the coin. Without `ledgerAvailable` (unknown): ask the ledger again on
+   * the next order. With it: what the ledger now has free, for quotes; null: the coin is no
+   * longer limited.
+   */
+  forget(ledgerAvailable?: string | null): void {
+    if (ledgerAvailable === null) this.#kv.put("unlimited_until", Date.now() + BALANCE_CACHE_MS);
+    else this.#kv.delete("unlimited_until");
+    if (ledgerAvailable != null) this.#kv.put("ledger_available", ledgerAvailable);
   }
 }

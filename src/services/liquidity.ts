@@ -10,6 +10,7 @@ import { loadCatalog } from "../storage/catalog";
 import { getBalance, listBalances, putBalanceStatement } from "../storage/liquidity";
 import { auditStatement } from "../storage/operator-audit";
 import type { Actor } from "./catalog-admin";
+import { forgetQuotedFree } from "./liquidity-cap";
 
 /**
  * Reserves the order's payout in its region's shard (idempotent per order id), or throws 422
@@ -103,9 +104,10 @@ export async function setLiquidityBalance(
       requestId: actor.requestId,
     }),
   ]);
+  forgetQuotedFree(after.coin, after.network);
   const stub = ledger(env, after.coin, after.network);
   try {
-    await stub.refresh();
+    await stub.refresh(after.coin, after.network);
   } catch (err) {
     console.error(
       JSON.stringify({ level: "warn", msg: "liquidity ledger refresh failed", error: String(err) }),

@@ -10,6 +10,7 @@ import {
   liquidityWait,
   locationHintOf,
   maxAmountFrom,
+  payoutWithin,
   regionOf,
   reservationFor,
   shardFree,
@@ -39,6 +40,12 @@ describe("allowance arithmetic", () => {
   it("a float order reserves the spread as margin, a fixed one its quoted payout", () => {
     expect(reservationFor(d("100"), "float", 50).toString()).toBe("100.5");
     expect(reservationFor(d("100"), "fixed", 50).toString()).toBe("100");
+  });
+
+  it("payoutWithin is the largest payout whose reservation fits: the inverse of reservationFor", () => {
+    expect(payoutWithin(d("100.5"), "float", 50).toString()).toBe("100");
+    expect(payoutWithin(d("100"), "fixed", 50).toString()).toBe("100");
+    expect(reservationFor(payoutWithin(d("10"), "float", 37), "float", 37).lte(d("10"))).toBe(true);
   });
 
   it("maxAmountFrom converts a free amount back at the rate, margin included", () => {

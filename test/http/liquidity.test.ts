@@ -1,5 +1,6 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { FREE_CACHE_MS } from "../../src/services/liquidity-cap";
 import { admin, call, createPartner, expectError, json, setPrices, type TestPartner } from "../helpers";
 import { advance, read, simMine, simSend, startClock, step } from "../support/orders";
 
@@ -216,5 +217,92 @@ describe("release and settlement", () => {
     expect(Number(ledger?.paid)).toBeCloseTo(done.amount_to_actual ?? -1, 6);
     // Paid + what the shard still holds never exceeds the balance.
     expect(Number(ledger?.paid) + Number(ledger?.granted)).toBeLessThanOrEqual(2100);
+  });
+});
+
+describe("GET /partner/rates: max_amount never promises more than the region can pay", () => {
+  const SOL_ADDR = "7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV";
+  interface RateQuote {
+    amount_to: number;
+    max_amount: number;
+    min_amount: number;
+  }
+  const rates = async (query: Record<string, string>): Promise<RateQuote> => {
+    const res = await call(
+      `/api/v1/partner/rates?${new URLSearchParams({ coin_from: "BTC", coin_to: "SOL", ...query })}`,
+      { headers: { Authorization: `Bearer ${partner.key}` } },
+    );
+    expect(res.status).toBe(200);
+    return json<RateQuote>(res);
+  };
+  /** The quote once its background reload landed (stale-while-revalidate: the first answer may be old). */
+  const settledMax = async (query: Record<string, string>, done: (max: number) => boolean) => {
+    for (let i = 0; i < 50; i++) {
+      const { max_amount } = await rates(query);
+      if (done(max_amount)) return max_amount;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    throw new Error("max_amount never settled");
+  };
+  const toSol = (amount_from: number) => ({
+    ...BTC_TO_ETH,
+    amount_from,
+    coin_to: "SOL",
+    network_to: "SOL",
+    recipient_address: SOL_ADDR,
+  });
+
+  it("caps float and fixed quotes at the balance; the cap can be ordered, more cannot; a raise and null follow", async () => {
+    startClock();
+    // No balance: the pair's maximum (10 BTC), as before liquidity existed.
+    const pairMax = (await rates({})).max_amount;
+    expect(pairMax).toBe(10);
+
+    // 10 SOL ≈ 0.025 BTC at 150 / 60000.
+    expect((await setBalance("SOL", "SOL", "10")).status).toBe(200);
+    const floatMax = (await rates({})).max_amount;
+    expect(floatMax).toBeGreaterThan(0.024);
+    expect(floatMax).toBeLessThan(0.0255);
+    // The payout at the cap, with the float margin, fits the balance; one satoshi more would not be promised.
+    const atMax = await rates({ amount: String(floatMax) });
+    expect(atMax.amount_to * 1.005).toBeLessThanOrEqual(10);
+    expect(atMax.amount_to * 1.005).toBeGreaterThan(9.99);
+    // A fixed order reserves its payout exactly (no margin): its cap is a little higher.
+    const fixed = await rates({ rate_type: "fixed" });
+    expect(fixed.max_amount).toBeGreaterThan(floatMax);
+    expect(
+      (await rates({ rate_type: "fixed", amount: String(fixed.max_amount) })).amount_to,
+    ).toBeLessThanOrEqual(10);
+
+    await expectError(
+      await post(toSol(Math.ceil(floatMax * 1.01 * 1e8) / 1e8)),
+      422,
+      "insufficient_liquidity",
+    );
+    expect((await post(toSol(floatMax))).status).toBe(201);
+
+    // Everything is reserved: within FREE_CACHE_MS the quote shows (next to) nothing.
+    advance(FREE_CACHE_MS);
+    expect(await settledMax({}, (max) => max < 0.0001)).toBeLessThan(0.0001);
+
+    // The operator raises the balance by 10 SOL: this isolate's quotes follow at once.
+    expect((await setBalance("SOL", "SOL", "20")).status).toBe(200);
+    const raised = (await rates({})).max_amount;
+    expect(raised).toBeGreaterThan(0.024);
+    expect(raised).toBeLessThan(0.0255);
+
+    expect((await setBalance("SOL", "SOL", null)).status).toBe(200);
+    expect((await rates({})).max_amount).toBe(pairMax);
+  });
+
+  it("a test key's quote is not capped (test orders take no liquidity)", async () => {
+    expect((await setBalance("SOL", "SOL", "1")).status).toBe(200);
+    const res = await admin(`/partners/${partner.id}/keys`, { method: "POST", json: { mode: "test" } });
+    const testKey = (await json<{ key: string }>(res)).key;
+    const quote = await call("/api/v1/partner/rates?coin_from=BTC&coin_to=SOL", {
+      headers: { Authorization: `Bearer ${testKey}` },
+    });
+    expect((await json<RateQuote>(quote)).max_amount).toBe(10);
+    expect((await setBalance("SOL", "SOL", null)).status).toBe(200);
   });
 });
