@@ -1,10 +1,9 @@
 import { DurableObject } from "cloudflare:workers";
 import { available, grantSize } from "../domain/liquidity";
 import { Dec, type Decimal, toDecimalString } from "../domain/money";
-import { getBalance } from "../storage/liquidity";
+import { BALANCE_CACHE_MS, type Balance, type BalanceSourceName, readBalance } from "./liquidity-balance";
 
-/** How long the ledger trusts the balance it read (docs/liquidity.md). */
-export const BALANCE_CACHE_MS = 30_000;
+export { BALANCE_CACHE_MS };
 
 /** `available`: what the ledger still has for shards after this grant. */
 export type Grant = { limited: false } | { limited: true; granted: string; available: string };
@@ -20,12 +19,8 @@ export interface LedgerView {
   granted: string;
   /** What the ledger can still hand to shards. */
   available: string | null;
-}
-
-interface Balance {
-  amount: Decimal;
-  /** When the balance was set: payouts are counted against it from then on. */
-  basis: string;
+  /** Where the balance comes from: the operator's figure wins over the payout gateway's. */
+  source: BalanceSourceName | null;
 }
 
 interface Paid {
@@ -50,9 +45,7 @@ export class LiquidityLedger extends DurableObject<Env> {
   async #balance(coin: string, network: string): Promise<Balance | null> {
     const now = Date.now();
     if (!this.#cache || now - this.#cache.at > BALANCE_CACHE_MS) {
-      const row = await getBalance(this.env.DB, coin, network);
-      const balance = row?.balance == null ? null : { amount: new Dec(row.balance), basis: row.updated_at };
-      this.#cache = { balance, at: now };
+      this.#cache = { balance: await readBalance(this.env, this.ctx.storage.kv, coin, network), at: now };
     }
     return this.#cache.balance;
   }
@@ -151,6 +144,7 @@ export class LiquidityLedger extends DurableObject<Env> {
       paid: toDecimalString(paid),
       granted: toDecimalString(granted),
       available: balance ? toDecimalString(available(balance.amount, granted, paid)) : null,
+      source: balance?.source ?? null,
     };
   }
 }
