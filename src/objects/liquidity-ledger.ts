@@ -5,8 +5,13 @@ import { BALANCE_CACHE_MS, type Balance, type BalanceSourceName, readBalance } f
 
 export { BALANCE_CACHE_MS };
 
-/** `available`: what the ledger still has for shards after this grant. */
-export type Grant = { limited: false } | { limited: true; granted: string; available: string };
+/**
+ * `available`: what the ledger still has for shards after this grant; `balance`: the coin's
+ * balance, from which the shard sets its low and high water marks.
+ */
+export type Grant =
+  | { limited: false }
+  | { limited: true; granted: string; available: string; balance: string };
 
 export interface LedgerView {
   coin: string;
@@ -40,6 +45,7 @@ export class LiquidityLedger extends DurableObject<Env> {
     super(ctx, env);
     ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS grants (shard TEXT PRIMARY KEY, amount TEXT NOT NULL)`);
     ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS settled (order_id TEXT PRIMARY KEY)`);
+    ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS returns (id TEXT PRIMARY KEY)`);
   }
 
   async #balance(coin: string, network: string): Promise<Balance | null> {
@@ -90,7 +96,32 @@ export class LiquidityLedger extends DurableObject<Env> {
     const free = available(balance.amount, this.#granted(), this.#paid(balance));
     const give = grantSize(free, new Dec(requested));
     this.#setGrant(shard, held.plus(give));
-    return { limited: true, granted: toDecimalString(give), available: toDecimalString(free.minus(give)) };
+    return {
+      limited: true,
+      granted: toDecimalString(give),
+      available: toDecimalString(free.minus(give)),
+      balance: toDecimalString(balance.amount),
+    };
+  }
+
+  /**
+   * A shard gives back allowance it held idle (above its high water mark), once per `returnId`;
+   * the shard took it off its own allowance first, so it is never promised in two places.
+   * Answers what the ledger then has free (null: the coin is not limited any more).
+   */
+  async giveBack(
+    coin: string,
+    network: string,
+    shard: string,
+    returnId: string,
+    amount: string,
+  ): Promise<{ available: string | null }> {
+    this.ctx.storage.transactionSync(() => {
+      if (this.ctx.storage.sql.exec("SELECT 1 FROM returns WHERE id = ?", returnId).toArray().length) return;
+      this.ctx.storage.sql.exec("INSERT INTO returns (id) VALUES (?)", returnId);
+      this.#setGrant(shard, this.#grantOf(shard).minus(amount));
+    });
+    return { available: (await this.view(coin, network)).available };
   }
 
   /**
@@ -120,15 +151,19 @@ export class LiquidityLedger extends DurableObject<Env> {
 
   /**
    * The operator changed the balance: read it again now, make every shard that has asked forget
-   * that the coin was unlimited, and (given the coin) tell them what the ledger now has free.
+   * that the coin was unlimited, and (given the coin) tell them what the ledger now has free and
+   * the new balance, so each refills or returns allowance against its new marks.
    */
   async refresh(coin?: string, network?: string): Promise<void> {
     this.#cache = null;
-    const free = coin && network ? (await this.view(coin, network)).available : undefined;
+    const view = coin && network ? await this.view(coin, network) : undefined;
     const shards = this.ctx.storage.sql.exec<{ shard: string }>("SELECT shard FROM grants").toArray();
     await Promise.all(
       shards.map((s) =>
-        this.env.LIQUIDITY_SHARDS.get(this.env.LIQUIDITY_SHARDS.idFromName(s.shard)).forget(free),
+        this.env.LIQUIDITY_SHARDS.get(this.env.LIQUIDITY_SHARDS.idFromName(s.shard)).forget(
+          view?.available,
+          view?.balance,
+        ),
       ),
     );
   }

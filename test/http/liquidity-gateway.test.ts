@@ -1,3 +1,4 @@
+import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { admin, call, createPartner, expectError, json, type TestPartner } from "../helpers";
@@ -96,7 +97,10 @@ describe("payout gateway GET /balances as the balance source", () => {
       method: "PUT",
       json: { coin: "BNB", network: "BSC", balance: null },
     });
-    // The ledger counts the gateway's figure again: it has nothing left to hand out.
+    // The ledger counts the gateway's figure again: it has nothing left to hand out, and the
+    // shard gives back what it held idle above its new high water mark.
     expect(await json(lifted)).toMatchObject({ balance: "0.1", source: "gateway", available: "0" });
+    await runDurableObjectAlarm(env.LIQUIDITY_SHARDS.get(env.LIQUIDITY_SHARDS.idFromName("BNB:BSC:default")));
+    await expectError(await post(order("BNB", "BSC", 0.01)), 422, "insufficient_liquidity");
   });
 });

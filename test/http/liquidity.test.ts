@@ -1,3 +1,4 @@
+import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { FREE_CACHE_MS } from "../../src/services/liquidity-cap";
@@ -304,5 +305,63 @@ describe("GET /partner/rates: max_amount never promises more than the region can
     });
     expect((await json<RateQuote>(quote)).max_amount).toBe(10);
     expect((await setBalance("SOL", "SOL", null)).status).toBe(200);
+  });
+});
+
+describe("background refill and return of allowance", () => {
+  const BNB_ADDR = ETH_ADDR;
+  const shardStub = (name: string) => env.LIQUIDITY_SHARDS.get(env.LIQUIDITY_SHARDS.idFromName(name));
+  const ledgerOf = async (coin: string) =>
+    (await json<{ data: Liquidity[] }>(await admin("/liquidity"))).data.find((l) => l.coin === coin);
+  /** The ledger's grants once the shard's alarm ran (run here, or already by workerd). */
+  const grantedAfterAlarm = async (shard: string, coin: string, done: (granted: number) => boolean) => {
+    await runDurableObjectAlarm(shardStub(shard));
+    for (let i = 0; i < 50; i++) {
+      const granted = Number((await ledgerOf(coin))?.granted);
+      if (done(granted)) return granted;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    throw new Error("the shard's alarm never rebalanced");
+  };
+  const inRegion = (continent: string, body: unknown) =>
+    call("/api/v1/partner/orders", {
+      method: "POST",
+      body: JSON.stringify(body),
+      headers: { Authorization: `Bearer ${partner.key}`, "content-type": "application/json" },
+      cf: { continent },
+    } as RequestInit);
+
+  it("an order that leaves the shard below low water is followed by a background refill: the next order does not ask the ledger", async () => {
+    // 1250 USDC: the first order (~595 USDC reserved) gets half of it (625), leaving ~30 free,
+    // below the low water mark (1250 × 0.25 / 4 ≈ 78).
+    expect((await setBalance("USDC", "ETH", "1250")).status).toBe(200);
+    const toUsdc = (amount_from: number) => ({ ...BTC_TO_ETH, amount_from, coin_to: "USDC" });
+    expect((await post(toUsdc(0.01))).status).toBe(201);
+    expect(Number((await ledgerOf("USDC"))?.granted)).toBe(625);
+    // The alarm tops the shard up to its target (a quarter of the balance) off the creation path.
+    const refilled = await grantedAfterAlarm("USDC:ETH:default", "USDC", (g) => g > 625);
+    expect(refilled).toBeGreaterThanOrEqual(625 + 280);
+    // The next order is covered by the shard alone: the ledger's grants do not move.
+    expect((await post(toUsdc(0.001))).status).toBe(201);
+    expect(Number((await ledgerOf("USDC"))?.granted)).toBe(refilled);
+  });
+
+  it("a region holding idle allowance above high water returns it, and another region can then use it", async () => {
+    // 2 BNB; 0.01 BTC buys ~1 BNB. A refused 3 BNB order in EU pulls all 2 into EU's shard.
+    expect((await setBalance("BNB", "BSC", "2")).status).toBe(200);
+    const toBnb = (amount_from: number) => ({
+      ...BTC_TO_ETH,
+      amount_from,
+      coin_to: "BNB",
+      network_to: "BSC",
+      recipient_address: BNB_ADDR,
+    });
+    await expectError(await inRegion("EU", toBnb(0.03)), 422, "insufficient_liquidity");
+    expect((await ledgerOf("BNB"))?.available).toBe("0");
+    await expectError(await inRegion("NA", toBnb(0.01)), 422, "insufficient_liquidity");
+    // EU's 2 BNB sit idle above high water (1): its alarm gives back all but its target (0.5).
+    expect(await grantedAfterAlarm("BNB:BSC:EU", "BNB", (g) => g < 2)).toBe(0.5);
+    expect((await ledgerOf("BNB"))?.available).toBe("1.5");
+    expect((await inRegion("NA", toBnb(0.01))).status).toBe(201);
   });
 });
