@@ -1,22 +1,6 @@
-import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { commands } from "../scripts/cli/commands.mjs";
-import { runCli } from "../scripts/cli/core.mjs";
-import { ADMIN_TOKEN, admin, BASE, json } from "./helpers";
-
-// The liquidity commands, driven through the CLI core against the real Worker in workerd.
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(argv, {
-    commands,
-    env: { ADMIN_TOKEN, API_URL: BASE },
-    print: (t) => out.push(t),
-    printError: (t) => err.push(t),
-    fetch: (url, init) => exports.default.fetch(new Request(url, init)),
-  });
-  return { code, stdout: out.join("\n"), stderr: err.join("\n") };
-}
+import { admin, json } from "./helpers";
+import { cli } from "./support/cli";
 
 describe("CLI: liquidity commands", () => {
   it("sets a balance, lists it, clears it; each change is in the audit log", async () => {

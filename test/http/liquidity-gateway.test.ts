@@ -1,9 +1,9 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { admin, call, createPartner, expectError, json, type TestPartner } from "../helpers";
+import { admin, createPartner, expectError, json, type TestPartner } from "../helpers";
 import { useFakeGateway } from "../support/fake-gateway";
-import { advance, TRON_ADDR } from "../support/orders";
+import { advance, postOrder, TRON_ADDR } from "../support/orders";
 
 // The payout gateway's signed GET /balances as a balance source (docs/liquidity.md). Only the
 // coin's ledger talks to the gateway, so only the ledger is pointed at it: the Worker keeps its
@@ -23,12 +23,7 @@ const order = (coin_to: string, network_to: string, amount_from: number) => ({
 const PAST_CACHES_MS = 31_000;
 
 let partner: TestPartner;
-const post = (body: unknown) =>
-  call("/api/v1/partner/orders", {
-    method: "POST",
-    body: JSON.stringify(body),
-    headers: { Authorization: `Bearer ${partner.key}`, "content-type": "application/json" },
-  });
+const post = (body: unknown) => postOrder(partner, body);
 const maxPromised = (detail: string) => Number(/at most ([0-9.]+) /.exec(detail)?.[1]);
 
 beforeAll(async () => {

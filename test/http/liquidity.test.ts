@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { FREE_CACHE_MS } from "../../src/services/liquidity-cap";
 import { admin, call, createPartner, expectError, json, setPrices, type TestPartner } from "../helpers";
-import { advance, read, simMine, simSend, startClock, step } from "../support/orders";
+import { advance, postOrder, read, simMine, simSend, startClock, step } from "../support/orders";
 
 const ETH_ADDR = "0x9858EfFD232B4033E47d90003D41EC34EcaEda94";
 // BTC 60000, ETH 3000: 0.01 BTC buys about 0.2 ETH; a float order reserves that plus 0.5 %.
@@ -29,12 +29,7 @@ interface Liquidity {
 
 let partner: TestPartner;
 
-const post = (body: unknown) =>
-  call("/api/v1/partner/orders", {
-    method: "POST",
-    body: JSON.stringify(body),
-    headers: { Authorization: `Bearer ${partner.key}`, "content-type": "application/json" },
-  });
+const post = (body: unknown) => postOrder(partner, body);
 const setBalance = (coin: string, network: string, balance: string | null) =>
   admin("/liquidity", { method: "PUT", json: { coin, network, balance } });
 const reservation = (o: { amount_to_expected: number }) => o.amount_to_expected * 1.005;
@@ -324,12 +319,7 @@ describe("background refill and return of allowance", () => {
     throw new Error("the shard's alarm never rebalanced");
   };
   const inRegion = (continent: string, body: unknown) =>
-    call("/api/v1/partner/orders", {
-      method: "POST",
-      body: JSON.stringify(body),
-      headers: { Authorization: `Bearer ${partner.key}`, "content-type": "application/json" },
-      cf: { continent },
-    } as RequestInit);
+    postOrder(partner, body, { cf: { continent } } as RequestInit);
 
   it("an order that leaves the shard below low water is followed by a background refill: the next order does not ask the ledger", async () => {
     // 1250 USDC: the first order (~595 USDC reserved) gets half of it (625), leaving ~30 free,
