@@ -245,7 +245,9 @@ export class LiquidityShard extends DurableObject<Env> {
    */
   async free(key: ShardKey): Promise<ShardFree> {
     this.#remember(key);
-    if (this.#kv.get<string>("allowance") === undefined && !this.#unlimited())
+    // Ask the ledger when nothing is known yet, or "not limited" has lapsed (it may still hold).
+    const lapsed = this.#kv.get<number>("unlimited_until") !== undefined && !this.#unlimited();
+    if ((this.#kv.get<string>("allowance") === undefined && !this.#unlimited()) || lapsed)
       await this.#refill(key, new Dec(0));
     if (this.#unlimited()) return null;
     return toDecimalString(this.#free().plus(this.#kv.get<string>("ledger_available") ?? 0));

@@ -289,6 +289,12 @@ describe("GET /partner/rates: max_amount never promises more than the region can
 
     expect((await setBalance("SOL", "SOL", null)).status).toBe(200);
     expect((await rates({})).max_amount).toBe(pairMax);
+    // Still the pair's maximum once the shard's 30 s memory of "not limited" has lapsed.
+    // (The first quote past the cache answers the old figure and reloads it in the background.)
+    advance(31_000);
+    await rates({});
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await rates({})).max_amount).toBe(pairMax);
   });
 
   it("a test key's quote is not capped (test orders take no liquidity)", async () => {
