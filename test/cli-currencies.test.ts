@@ -1,22 +1,5 @@
-import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { commands } from "../scripts/cli/commands.mjs";
-import { runCli } from "../scripts/cli/core.mjs";
-import { ADMIN_TOKEN, BASE } from "./helpers";
-
-// The catalog commands, driven through the CLI core against the real Worker in workerd.
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(argv, {
-    commands,
-    env: { ADMIN_TOKEN, API_URL: BASE },
-    print: (t) => out.push(t),
-    printError: (t) => err.push(t),
-    fetch: (url, init) => exports.default.fetch(new Request(url, init)),
-  });
-  return { code, stdout: out.join("\n"), stderr: err.join("\n") };
-}
+import { cli } from "./support/cli";
 
 describe("CLI: currency and audit commands", () => {
   it("adds a coin, switches its deposits off by COIN/NETWORK, and shows both changes in the audit log", async () => {

@@ -1,8 +1,6 @@
-import { exports } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { commands } from "../scripts/cli/commands.mjs";
-import { runCli } from "../scripts/cli/core.mjs";
-import { ADMIN_TOKEN, BASE, createPartner, setPrices, type TestPartner } from "./helpers";
+import { createPartner, setPrices, type TestPartner } from "./helpers";
+import { cli } from "./support/cli";
 import {
   BTC_TO_USDT,
   createOrder,
@@ -14,20 +12,6 @@ import {
   startClock,
   step,
 } from "./support/orders";
-
-// The `orders …` commands, driven through the CLI core against the real Worker in workerd.
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(argv, {
-    commands,
-    env: { ADMIN_TOKEN, API_URL: BASE },
-    print: (t) => out.push(t),
-    printError: (t) => err.push(t),
-    fetch: (url, init) => exports.default.fetch(new Request(url, init)),
-  });
-  return { code, stdout: out.join("\n"), stderr: err.join("\n") };
-}
 
 const NEW_BTC = "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq";
 const NEW_TRON = "TZ1RFjs5gov1Qse96dMz7uCuMvabw7X72i";

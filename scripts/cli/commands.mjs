@@ -3,6 +3,7 @@
 // spread it in here; the dispatcher in core.mjs picks them up, help included.
 import { cabinetCommands } from "./cabinet.mjs";
 import { currencyCommands } from "./currencies.mjs";
+import { liquidityCommands } from "./liquidity.mjs";
 import { orderCommands } from "./orders.mjs";
 import { partnerCommands } from "./partners.mjs";
 import { simCommands } from "./sim.mjs";
@@ -11,6 +12,7 @@ import { simCommands } from "./sim.mjs";
 export const commands = {
   ...partnerCommands,
   ...currencyCommands,
+  ...liquidityCommands,
   ...simCommands,
   ...orderCommands,
   ...cabinetCommands,

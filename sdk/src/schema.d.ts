@@ -638,7 +638,7 @@ export interface components {
             amount_to: number;
             /** @description Minimum amount_from for this pair (rounded up). */
             min_amount: number;
-            /** @description Maximum amount_from for this pair (rounded down). */
+            /** @description Maximum amount_from for this pair (rounded down), capped by what the service can pay out of coin_to in the caller's region now (docs/liquidity.md); it may then fall below min_amount, and no order can be placed until liquidity returns. */
             max_amount: number;
             /**
              * Format: int32

@@ -18,7 +18,7 @@ import type { ExchangeVenue, MarketView, SpotVenue } from "./exchange/types";
 import { createVenueExchange, type LegStore } from "./exchange/venue-exchange";
 import { createHttpPayout } from "./payout/http";
 import { createSimulatedPayout } from "./payout/simulated";
-import type { PayoutGateway } from "./payout/types";
+import type { BalanceSource, PayoutGateway } from "./payout/types";
 
 /** Raised when configuration names an adapter that cannot be built (missing URL, unknown mode). */
 export class AdapterConfigError extends Error {}
@@ -58,14 +58,22 @@ export function chainReaderFor(env: Env, config: Config, network: string): Chain
   }
 }
 
-export function payoutGatewayFor(env: Env, config: Config): PayoutGateway {
-  if (config.PAYOUT_MODE === "simulated") return createSimulatedPayout(env);
+function httpPayoutFor(config: Config) {
   if (!config.PAYOUT_GATEWAY_URL || !config.PAYOUT_GATEWAY_SECRET) {
     throw new AdapterConfigError(
       "PAYOUT_MODE=http needs PAYOUT_GATEWAY_URL and the PAYOUT_GATEWAY_SECRET secret",
     );
   }
   return createHttpPayout({ baseUrl: config.PAYOUT_GATEWAY_URL, secret: config.PAYOUT_GATEWAY_SECRET });
+}
+
+export function payoutGatewayFor(env: Env, config: Config): PayoutGateway {
+  return config.PAYOUT_MODE === "simulated" ? createSimulatedPayout(env) : httpPayoutFor(config);
+}
+
+/** The payout gateway's balances, a liquidity balance source; none with simulated payouts. */
+export function balanceSourceFor(config: Config): BalanceSource | null {
+  return config.PAYOUT_MODE === "http" ? httpPayoutFor(config) : null;
 }
 
 // One venue client per isolate and credentials: it caches the venue's markets and its clock offset.

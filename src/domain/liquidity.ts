@@ -29,6 +29,33 @@ export function grantSize(free: Decimal, requested: Decimal): Decimal {
   return Dec.min(free, want);
 }
 
+/**
+ * Each region's shard aims to hold TARGET_SHARE of the coin's balance as free allowance: below a
+ * quarter of that (low water) it asks its ledger for more in the background; above twice that
+ * (high water) it gives the surplus back, so a quiet region does not sit on what another needs.
+ */
+export const TARGET_SHARE = new Dec("0.25");
+
+export interface Watermarks {
+  target: Decimal;
+  low: Decimal;
+  high: Decimal;
+}
+
+export function watermarks(balance: Decimal): Watermarks {
+  const target = balance.times(TARGET_SHARE);
+  return { target, low: target.div(4), high: target.times(2) };
+}
+
+/** What a shard with `free` allowance should do in the background: refill or return, to the target. */
+export type Rebalance = { kind: "refill" | "return"; amount: Decimal } | null;
+
+export function rebalanceStep(free: Decimal, marks: Watermarks): Rebalance {
+  if (free.lt(marks.low)) return { kind: "refill", amount: marks.target.minus(free) };
+  if (free.gt(marks.high)) return { kind: "return", amount: free.minus(marks.target) };
+  return null;
+}
+
 /** What a shard can still promise: its allowance less its reservations, never negative. */
 export function shardFree(allowance: Decimal, reserved: Decimal): Decimal {
   const free = allowance.minus(reserved);
@@ -43,6 +70,11 @@ export function reservationFor(amountTo: Decimal, rateType: RateType, floatSprea
   return rateType === "fixed" ? amountTo : amountTo.times(new Dec(BPS + floatSpreadBps)).div(BPS);
 }
 
+/** The largest payout (amount_to) whose reservation fits in `free`: the inverse of reservationFor. */
+export function payoutWithin(free: Decimal, rateType: RateType, floatSpreadBps: number): Decimal {
+  return rateType === "fixed" ? free : free.times(BPS).div(BPS + floatSpreadBps);
+}
+
 /** The largest amount_from whose reservation fits in `free` at `rate` (amount_to per amount_from). */
 export function maxAmountFrom(
   free: Decimal,
@@ -51,7 +83,7 @@ export function maxAmountFrom(
   floatSpreadBps: number,
 ): Decimal {
   if (!rate.gt(0)) return ZERO;
-  return free.div(reservationFor(rate, rateType, floatSpreadBps));
+  return payoutWithin(free, rateType, floatSpreadBps).div(rate);
 }
 
 /** What a status change means for the order's reservation: give it back, or turn it into a payout. */
@@ -92,6 +124,9 @@ const HINTS: Record<string, DurableObjectLocationHint> = {
   OC: "oc",
   AF: "afr",
 };
+
+/** Every region a shard can serve. */
+export const REGIONS: readonly string[] = [...Object.keys(HINTS), DEFAULT_REGION];
 
 export function regionOf(continent: unknown): string {
   return typeof continent === "string" && continent in HINTS ? continent : DEFAULT_REGION;

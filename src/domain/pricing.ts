@@ -287,3 +287,16 @@ export function quoteReverse(input: PricingInput, amountTo: Decimal): Quote {
   if (target.isZero()) return quoteOf(m, new Dec(0), limits);
   return quoteOf(m, smallestFromFor(m, target, new Dec(0)), limits);
 }
+
+/**
+ * The largest amount_from (a multiple of unit(from.decimals)) whose forward amount_to does not
+ * exceed `amountTo`: the inverse of quoteForward from above, payout fee included. Limits are not
+ * applied. Throws PairUnavailableError for unusable pricing data.
+ */
+export function largestAmountFrom(input: PricingInput, amountTo: Decimal): Decimal {
+  checkAmount("amountTo", amountTo);
+  const m = modelOrThrow(input);
+  // One unit below the smallest amount that pays out a unit more than amountTo allows.
+  const tooMuch = floorTo(amountTo, m.to.decimals).plus(unit(m.to.decimals));
+  return smallestFromFor(m, tooMuch, new Dec(0)).minus(unit(m.from.decimals));
+}

@@ -1,12 +1,17 @@
 import { DurableObject } from "cloudflare:workers";
 import { available, grantSize } from "../domain/liquidity";
 import { Dec, type Decimal, toDecimalString } from "../domain/money";
-import { getBalance } from "../storage/liquidity";
+import { BALANCE_CACHE_MS, type Balance, type BalanceSourceName, readBalance } from "./liquidity-balance";
 
-/** How long the ledger trusts the balance it read (docs/liquidity.md). */
-export const BALANCE_CACHE_MS = 30_000;
+export { BALANCE_CACHE_MS };
 
-export type Grant = { limited: false } | { limited: true; granted: string };
+/**
+ * `available`: what the ledger still has for shards after this grant; `balance`: the coin's
+ * balance, from which the shard sets its low and high water marks.
+ */
+export type Grant =
+  | { limited: false }
+  | { limited: true; granted: string; available: string; balance: string };
 
 export interface LedgerView {
   coin: string;
@@ -19,12 +24,8 @@ export interface LedgerView {
   granted: string;
   /** What the ledger can still hand to shards. */
   available: string | null;
-}
-
-interface Balance {
-  amount: Decimal;
-  /** When the balance was set: payouts are counted against it from then on. */
-  basis: string;
+  /** Where the balance comes from: the operator's figure wins over the payout gateway's. */
+  source: BalanceSourceName | null;
 }
 
 interface Paid {
@@ -44,14 +45,13 @@ export class LiquidityLedger extends DurableObject<Env> {
     super(ctx, env);
     ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS grants (shard TEXT PRIMARY KEY, amount TEXT NOT NULL)`);
     ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS settled (order_id TEXT PRIMARY KEY)`);
+    ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS returns (id TEXT PRIMARY KEY)`);
   }
 
   async #balance(coin: string, network: string): Promise<Balance | null> {
     const now = Date.now();
     if (!this.#cache || now - this.#cache.at > BALANCE_CACHE_MS) {
-      const row = await getBalance(this.env.DB, coin, network);
-      const balance = row?.balance == null ? null : { amount: new Dec(row.balance), basis: row.updated_at };
-      this.#cache = { balance, at: now };
+      this.#cache = { balance: await readBalance(this.env, this.ctx.storage.kv, coin, network), at: now };
     }
     return this.#cache.balance;
   }
@@ -96,7 +96,32 @@ export class LiquidityLedger extends DurableObject<Env> {
     const free = available(balance.amount, this.#granted(), this.#paid(balance));
     const give = grantSize(free, new Dec(requested));
     this.#setGrant(shard, held.plus(give));
-    return { limited: true, granted: toDecimalString(give) };
+    return {
+      limited: true,
+      granted: toDecimalString(give),
+      available: toDecimalString(free.minus(give)),
+      balance: toDecimalString(balance.amount),
+    };
+  }
+
+  /**
+   * A shard gives back allowance it held idle (above its high water mark), once per `returnId`;
+   * the shard took it off its own allowance first, so it is never promised in two places.
+   * Answers what the ledger then has free (null: the coin is not limited any more).
+   */
+  async giveBack(
+    coin: string,
+    network: string,
+    shard: string,
+    returnId: string,
+    amount: string,
+  ): Promise<{ available: string | null }> {
+    this.ctx.storage.transactionSync(() => {
+      if (this.ctx.storage.sql.exec("SELECT 1 FROM returns WHERE id = ?", returnId).toArray().length) return;
+      this.ctx.storage.sql.exec("INSERT INTO returns (id) VALUES (?)", returnId);
+      this.#setGrant(shard, this.#grantOf(shard).minus(amount));
+    });
+    return { available: (await this.view(coin, network)).available };
   }
 
   /**
@@ -125,15 +150,20 @@ export class LiquidityLedger extends DurableObject<Env> {
   }
 
   /**
-   * The operator changed the balance: read it again now, and make every shard that has asked
-   * forget that the coin was unlimited.
+   * The operator changed the balance: read it again now, make every shard that has asked forget
+   * that the coin was unlimited, and (given the coin) tell them what the ledger now has free and
+   * the new balance, so each refills or returns allowance against its new marks.
    */
-  async refresh(): Promise<void> {
+  async refresh(coin?: string, network?: string): Promise<void> {
     this.#cache = null;
+    const view = coin && network ? await this.view(coin, network) : undefined;
     const shards = this.ctx.storage.sql.exec<{ shard: string }>("SELECT shard FROM grants").toArray();
     await Promise.all(
       shards.map((s) =>
-        this.env.LIQUIDITY_SHARDS.get(this.env.LIQUIDITY_SHARDS.idFromName(s.shard)).forget(),
+        this.env.LIQUIDITY_SHARDS.get(this.env.LIQUIDITY_SHARDS.idFromName(s.shard)).forget(
+          view?.available,
+          view?.balance,
+        ),
       ),
     );
   }
@@ -149,6 +179,7 @@ export class LiquidityLedger extends DurableObject<Env> {
       paid: toDecimalString(paid),
       granted: toDecimalString(granted),
       available: balance ? toDecimalString(available(balance.amount, granted, paid)) : null,
+      source: balance?.source ?? null,
     };
   }
 }

@@ -16,6 +16,7 @@ import { loadCatalog } from "../storage/catalog";
 import { getBalance, listBalances, putBalanceStatement } from "../storage/liquidity";
 import { auditStatement } from "../storage/operator-audit";
 import type { Actor } from "./catalog-admin";
+import { forgetQuotedFree } from "./liquidity-cap";
 import { forgetUnlimited, knownUnlimited, rememberUnlimited } from "./unlimited-coins";
 
 /**
@@ -111,9 +112,10 @@ export async function setLiquidityBalance(
       requestId: actor.requestId,
     }),
   ]);
+  forgetQuotedFree(after.coin, after.network);
   const stub = ledger(env, after.coin, after.network);
   try {
-    await stub.refresh();
+    await stub.refresh(after.coin, after.network);
   } catch (err) {
     console.error(
       JSON.stringify({ level: "warn", msg: "liquidity ledger refresh failed", error: String(err) }),

@@ -111,3 +111,36 @@ describe("HTTP payout gateway", () => {
     }
   });
 });
+
+describe("HTTP payout gateway: GET /balances", () => {
+  const signedText = async (text: string) =>
+    new HttpResponse(text, {
+      headers: { "x-signature": await hmacSha256Hex(SECRET, new TextEncoder().encode(text)) },
+    });
+  const gatewayAnswering = (answer: () => Response | Promise<Response>) => {
+    const net = createMockNetwork(http.get(`${BASE}/balances`, answer));
+    return { net, gw: createHttpPayout({ baseUrl: BASE, secret: SECRET, fetch: net.fetch }) };
+  };
+
+  it("asks with the request line signed and returns a signed answer's balances", async () => {
+    const { net, gw } = gatewayAnswering(() =>
+      signedText(JSON.stringify({ balances: [{ coin: "usdt", network: "trx", available: "1200.5" }] })),
+    );
+    expect(await gw.balances()).toEqual([{ coin: "USDT", network: "TRX", available: "1200.5" }]);
+    expect(net.requests[0]?.headers.get("x-signature")).toBe(
+      await hmacSha256Hex(SECRET, new TextEncoder().encode("GET /balances")),
+    );
+  });
+
+  it("never returns an unsigned, wrongly signed, failed or malformed answer", async () => {
+    const body = JSON.stringify({ balances: [{ coin: "USDT", network: "TRX", available: "1" }] });
+    const answers: (() => Response | Promise<Response>)[] = [
+      () => new HttpResponse(body),
+      () => new HttpResponse(body, { headers: { "x-signature": "00".repeat(32) } }),
+      () => new HttpResponse(body, { status: 503 }),
+      () => signedText(JSON.stringify({ balances: [{ coin: "USDT", network: "TRX", available: 1 }] })),
+      () => signedText(JSON.stringify({ balances: [{ coin: "USDT", network: "TRX", available: "-1" }] })),
+    ];
+    for (const answer of answers) await expect(gatewayAnswering(answer).gw.balances()).rejects.toThrow();
+  });
+});

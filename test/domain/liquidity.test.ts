@@ -10,9 +10,12 @@ import {
   liquidityWait,
   locationHintOf,
   maxAmountFrom,
+  payoutWithin,
+  rebalanceStep,
   regionOf,
   reservationFor,
   shardFree,
+  watermarks,
 } from "../../src/domain/liquidity";
 import { Dec } from "../../src/domain/money";
 
@@ -41,10 +44,33 @@ describe("allowance arithmetic", () => {
     expect(reservationFor(d("100"), "fixed", 50).toString()).toBe("100");
   });
 
+  it("payoutWithin is the largest payout whose reservation fits: the inverse of reservationFor", () => {
+    expect(payoutWithin(d("100.5"), "float", 50).toString()).toBe("100");
+    expect(payoutWithin(d("100"), "fixed", 50).toString()).toBe("100");
+    expect(reservationFor(payoutWithin(d("10"), "float", 37), "float", 37).lte(d("10"))).toBe(true);
+  });
+
   it("maxAmountFrom converts a free amount back at the rate, margin included", () => {
     expect(maxAmountFrom(d("100.5"), d("20"), "float", 50).toString()).toBe("5");
     expect(maxAmountFrom(d("100"), d("20"), "fixed", 50).toString()).toBe("5");
     expect(maxAmountFrom(d("100"), d("0"), "fixed", 50).toString()).toBe("0");
+  });
+});
+
+describe("low and high water", () => {
+  it("a shard aims at a quarter of the balance; refills below a quarter of that, returns above twice that", () => {
+    const marks = watermarks(d("100"));
+    expect([marks.target, marks.low, marks.high].map(String)).toEqual(["25", "6.25", "50"]);
+    expect(rebalanceStep(d("6"), marks)).toEqual({ kind: "refill", amount: d("19") });
+    expect(rebalanceStep(d("6.25"), marks)).toBeNull();
+    expect(rebalanceStep(d("50"), marks)).toBeNull();
+    expect(rebalanceStep(d("80"), marks)).toEqual({ kind: "return", amount: d("55") });
+  });
+
+  it("a balance of 0 takes back every free unit and asks for none", () => {
+    const marks = watermarks(d("0"));
+    expect(rebalanceStep(d("0"), marks)).toBeNull();
+    expect(rebalanceStep(d("3"), marks)).toEqual({ kind: "return", amount: d("3") });
   });
 });
 

@@ -10,6 +10,7 @@ import {
   unit,
 } from "../../src/domain/money";
 import {
+  largestAmountFrom,
   midRate,
   PairUnavailableError,
   type PricedSide,
@@ -374,6 +375,20 @@ describe("pricing properties", () => {
           expect(quoteForward(high, amount).rate.lte(quoteForward(low, amount).rate)).toBe(true);
         },
       ),
+      FC,
+    );
+  });
+
+  it("largestAmountFrom is the largest amount whose payout stays within the given amount_to", () => {
+    fc.assert(
+      fc.property(inputArb, amountArb, (input, payout) => {
+        fc.pre(limitsOf(input) !== undefined);
+        const x = largestAmountFrom(input, payout);
+        expect(x.decimalPlaces()).toBeLessThanOrEqual(input.from.decimals);
+        expect(quoteForward(input, x).amountTo.lte(payout)).toBe(true);
+        // Largest: one unit more pays out more than allowed.
+        expect(quoteForward(input, x.plus(unit(input.from.decimals))).amountTo.gt(payout)).toBe(true);
+      }),
       FC,
     );
   });

@@ -1,7 +1,9 @@
+import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { FREE_CACHE_MS } from "../../src/services/liquidity-cap";
 import { admin, call, createPartner, expectError, json, setPrices, type TestPartner } from "../helpers";
-import { advance, read, simMine, simSend, startClock, step } from "../support/orders";
+import { advance, postOrder, read, simMine, simSend, startClock, step } from "../support/orders";
 
 const ETH_ADDR = "0x9858EfFD232B4033E47d90003D41EC34EcaEda94";
 // BTC 60000, ETH 3000: 0.01 BTC buys about 0.2 ETH; a float order reserves that plus 0.5 %.
@@ -27,12 +29,7 @@ interface Liquidity {
 
 let partner: TestPartner;
 
-const post = (body: unknown) =>
-  call("/api/v1/partner/orders", {
-    method: "POST",
-    body: JSON.stringify(body),
-    headers: { Authorization: `Bearer ${partner.key}`, "content-type": "application/json" },
-  });
+const post = (body: unknown) => postOrder(partner, body);
 const setBalance = (coin: string, network: string, balance: string | null) =>
   admin("/liquidity", { method: "PUT", json: { coin, network, balance } });
 const reservation = (o: { amount_to_expected: number }) => o.amount_to_expected * 1.005;
@@ -216,5 +213,151 @@ describe("release and settlement", () => {
     expect(Number(ledger?.paid)).toBeCloseTo(done.amount_to_actual ?? -1, 6);
     // Paid + what the shard still holds never exceeds the balance.
     expect(Number(ledger?.paid) + Number(ledger?.granted)).toBeLessThanOrEqual(2100);
+  });
+});
+
+describe("GET /partner/rates: max_amount never promises more than the region can pay", () => {
+  const SOL_ADDR = "7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV";
+  interface RateQuote {
+    amount_to: number;
+    max_amount: number;
+    min_amount: number;
+  }
+  const rates = async (query: Record<string, string>): Promise<RateQuote> => {
+    const res = await call(
+      `/api/v1/partner/rates?${new URLSearchParams({ coin_from: "BTC", coin_to: "SOL", ...query })}`,
+      { headers: { Authorization: `Bearer ${partner.key}` } },
+    );
+    expect(res.status).toBe(200);
+    return json<RateQuote>(res);
+  };
+  /** The quote once its background reload landed (stale-while-revalidate: the first answer may be old). */
+  const settledMax = async (query: Record<string, string>, done: (max: number) => boolean) => {
+    for (let i = 0; i < 50; i++) {
+      const { max_amount } = await rates(query);
+      if (done(max_amount)) return max_amount;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    throw new Error("max_amount never settled");
+  };
+  const toSol = (amount_from: number) => ({
+    ...BTC_TO_ETH,
+    amount_from,
+    coin_to: "SOL",
+    network_to: "SOL",
+    recipient_address: SOL_ADDR,
+  });
+
+  it("caps float and fixed quotes at the balance; the cap can be ordered, more cannot; a raise and null follow", async () => {
+    startClock();
+    // No balance: the pair's maximum (10 BTC), as before liquidity existed.
+    const pairMax = (await rates({})).max_amount;
+    expect(pairMax).toBe(10);
+
+    // 10 SOL ≈ 0.025 BTC at 150 / 60000.
+    expect((await setBalance("SOL", "SOL", "10")).status).toBe(200);
+    const floatMax = (await rates({})).max_amount;
+    expect(floatMax).toBeGreaterThan(0.024);
+    expect(floatMax).toBeLessThan(0.0255);
+    // The payout at the cap, with the float margin, fits the balance; one satoshi more would not be promised.
+    const atMax = await rates({ amount: String(floatMax) });
+    expect(atMax.amount_to * 1.005).toBeLessThanOrEqual(10);
+    expect(atMax.amount_to * 1.005).toBeGreaterThan(9.99);
+    // A fixed order reserves its payout exactly (no margin): its cap is a little higher.
+    const fixed = await rates({ rate_type: "fixed" });
+    expect(fixed.max_amount).toBeGreaterThan(floatMax);
+    expect(
+      (await rates({ rate_type: "fixed", amount: String(fixed.max_amount) })).amount_to,
+    ).toBeLessThanOrEqual(10);
+
+    await expectError(
+      await post(toSol(Math.ceil(floatMax * 1.01 * 1e8) / 1e8)),
+      422,
+      "insufficient_liquidity",
+    );
+    expect((await post(toSol(floatMax))).status).toBe(201);
+
+    // Everything is reserved: within FREE_CACHE_MS the quote shows (next to) nothing.
+    advance(FREE_CACHE_MS);
+    expect(await settledMax({}, (max) => max < 0.0001)).toBeLessThan(0.0001);
+
+    // The operator raises the balance by 10 SOL: this isolate's quotes follow at once.
+    expect((await setBalance("SOL", "SOL", "20")).status).toBe(200);
+    const raised = (await rates({})).max_amount;
+    expect(raised).toBeGreaterThan(0.024);
+    expect(raised).toBeLessThan(0.0255);
+
+    expect((await setBalance("SOL", "SOL", null)).status).toBe(200);
+    expect((await rates({})).max_amount).toBe(pairMax);
+    // Still the pair's maximum once the shard's 30 s memory of "not limited" has lapsed.
+    // (The first quote past the cache answers the old figure and reloads it in the background.)
+    advance(31_000);
+    await rates({});
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await rates({})).max_amount).toBe(pairMax);
+  });
+
+  it("a test key's quote is not capped (test orders take no liquidity)", async () => {
+    expect((await setBalance("SOL", "SOL", "1")).status).toBe(200);
+    const res = await admin(`/partners/${partner.id}/keys`, { method: "POST", json: { mode: "test" } });
+    const testKey = (await json<{ key: string }>(res)).key;
+    const quote = await call("/api/v1/partner/rates?coin_from=BTC&coin_to=SOL", {
+      headers: { Authorization: `Bearer ${testKey}` },
+    });
+    expect((await json<RateQuote>(quote)).max_amount).toBe(10);
+    expect((await setBalance("SOL", "SOL", null)).status).toBe(200);
+  });
+});
+
+describe("background refill and return of allowance", () => {
+  const BNB_ADDR = ETH_ADDR;
+  const shardStub = (name: string) => env.LIQUIDITY_SHARDS.get(env.LIQUIDITY_SHARDS.idFromName(name));
+  const ledgerOf = async (coin: string) =>
+    (await json<{ data: Liquidity[] }>(await admin("/liquidity"))).data.find((l) => l.coin === coin);
+  /** The ledger's grants once the shard's alarm ran (run here, or already by workerd). */
+  const grantedAfterAlarm = async (shard: string, coin: string, done: (granted: number) => boolean) => {
+    await runDurableObjectAlarm(shardStub(shard));
+    for (let i = 0; i < 50; i++) {
+      const granted = Number((await ledgerOf(coin))?.granted);
+      if (done(granted)) return granted;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    throw new Error("the shard's alarm never rebalanced");
+  };
+  const inRegion = (continent: string, body: unknown) =>
+    postOrder(partner, body, { cf: { continent } } as RequestInit);
+
+  it("an order that leaves the shard below low water is followed by a background refill: the next order does not ask the ledger", async () => {
+    // 1250 USDC: the first order (~595 USDC reserved) gets half of it (625), leaving ~30 free,
+    // below the low water mark (1250 × 0.25 / 4 ≈ 78).
+    expect((await setBalance("USDC", "ETH", "1250")).status).toBe(200);
+    const toUsdc = (amount_from: number) => ({ ...BTC_TO_ETH, amount_from, coin_to: "USDC" });
+    expect((await post(toUsdc(0.01))).status).toBe(201);
+    expect(Number((await ledgerOf("USDC"))?.granted)).toBe(625);
+    // The alarm tops the shard up to its target (a quarter of the balance) off the creation path.
+    const refilled = await grantedAfterAlarm("USDC:ETH:default", "USDC", (g) => g > 625);
+    expect(refilled).toBeGreaterThanOrEqual(625 + 280);
+    // The next order is covered by the shard alone: the ledger's grants do not move.
+    expect((await post(toUsdc(0.001))).status).toBe(201);
+    expect(Number((await ledgerOf("USDC"))?.granted)).toBe(refilled);
+  });
+
+  it("a region holding idle allowance above high water returns it, and another region can then use it", async () => {
+    // 2 BNB; 0.01 BTC buys ~1 BNB. A refused 3 BNB order in EU pulls all 2 into EU's shard.
+    expect((await setBalance("BNB", "BSC", "2")).status).toBe(200);
+    const toBnb = (amount_from: number) => ({
+      ...BTC_TO_ETH,
+      amount_from,
+      coin_to: "BNB",
+      network_to: "BSC",
+      recipient_address: BNB_ADDR,
+    });
+    await expectError(await inRegion("EU", toBnb(0.03)), 422, "insufficient_liquidity");
+    expect((await ledgerOf("BNB"))?.available).toBe("0");
+    await expectError(await inRegion("NA", toBnb(0.01)), 422, "insufficient_liquidity");
+    // EU's 2 BNB sit idle above high water (1): its alarm gives back all but its target (0.5).
+    expect(await grantedAfterAlarm("BNB:BSC:EU", "BNB", (g) => g < 2)).toBe(0.5);
+    expect((await ledgerOf("BNB"))?.available).toBe("1.5");
+    expect((await inRegion("NA", toBnb(0.01))).status).toBe(201);
   });
 });

@@ -36,6 +36,9 @@ export type SendFault =
 /** How the gateway answers one GET /payouts/{key}. */
 export type LookupFault = "ok" | "unsigned_404" | "5xx";
 
+/** How the gateway answers GET /balances: signed, unsigned, or signed with another secret. */
+export type BalancesFault = "ok" | "unsigned" | "wrong_signature";
+
 interface Op {
   op: "send" | "lookup";
   key: string;
@@ -64,8 +67,13 @@ export interface FakeGateway {
   paidTwice(): string[];
   /** Keys re-sent without a lookup since their previous send (must be empty). */
   resentWithoutLookup(): string[];
+  /** What GET /balances reports, and how it answers. */
+  balances: { coin: string; network: string; available: string }[];
+  balancesFault: BalancesFault;
   /** Points the order's object at this gateway (PAYOUT_MODE=http); returns the undo. */
   attach(orderId: string): Promise<() => void>;
+  /** Points any object (a liquidity ledger, say) at this gateway; returns the undo. */
+  attachObject(stub: DurableObjectStub): Promise<() => void>;
 }
 
 export function createFakeGateway(): FakeGateway {
@@ -106,10 +114,13 @@ export function createFakeGateway(): FakeGateway {
       }
       return [...bad];
     },
-    async attach(orderId) {
-      const config = await runInDurableObject(env.ORDERS.getByName(orderId), (obj) =>
-        getConfig((obj as unknown as { env: Env }).env),
-      );
+    balances: [],
+    balancesFault: "ok",
+    attach(orderId) {
+      return gw.attachObject(env.ORDERS.getByName(orderId));
+    },
+    async attachObject(stub) {
+      const config = await runInDurableObject(stub, (obj) => getConfig((obj as unknown as { env: Env }).env));
       const saved = {
         PAYOUT_MODE: config.PAYOUT_MODE,
         PAYOUT_GATEWAY_URL: config.PAYOUT_GATEWAY_URL,
@@ -177,6 +188,18 @@ export function createFakeGateway(): FakeGateway {
       if (paid) return HttpResponse.json({ txid: paid.txid });
       if (pending.has(key)) return new HttpResponse("in progress", { status: 409 });
       return signed({ status: "unknown_key" }, 404);
+    }),
+    http.get(`${GATEWAY_URL}/balances`, async ({ request }) => {
+      if (request.headers.get("x-signature") !== (await sign("GET /balances")))
+        return new HttpResponse(null, { status: 401 });
+      const body = { balances: gw.balances };
+      if (gw.balancesFault === "ok") return signed(body, 200);
+      const text = JSON.stringify(body);
+      const headers: Record<string, string> =
+        gw.balancesFault === "wrong_signature"
+          ? { "x-signature": await hmacSha256Hex("another-secret", new TextEncoder().encode(text)) }
+          : {};
+      return new HttpResponse(text, { status: 200, headers });
     }),
   );
   return gw;

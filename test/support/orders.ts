@@ -66,12 +66,18 @@ export function advance(ms: number): void {
   vi.setSystemTime(clock);
 }
 
-export async function createOrder(p: TestPartner, body: Record<string, unknown>): Promise<Order> {
-  const res = await call("/api/v1/partner/orders", {
+/** POST /partner/orders as the partner, whatever the answer (`init` adds e.g. `cf`). */
+export function postOrder(p: TestPartner, body: unknown, init: RequestInit = {}): Promise<Response> {
+  return call("/api/v1/partner/orders", {
+    ...init,
     method: "POST",
     body: JSON.stringify(body),
     headers: { Authorization: `Bearer ${p.key}`, "content-type": "application/json" },
   });
+}
+
+export async function createOrder(p: TestPartner, body: Record<string, unknown>): Promise<Order> {
+  const res = await postOrder(p, body);
   expect(res.status).toBe(201);
   return json<Order>(res);
 }

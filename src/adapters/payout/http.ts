@@ -1,6 +1,14 @@
+import { z } from "zod";
 import { hmacSha256Hex } from "../../domain/credentials";
 import { runtimeFetch } from "../http-client";
-import type { PayoutGateway, PayoutLookup, PayoutRequest, PayoutResult } from "./types";
+import type {
+  BalanceSource,
+  GatewayBalance,
+  PayoutGateway,
+  PayoutLookup,
+  PayoutRequest,
+  PayoutResult,
+} from "./types";
 
 export interface HttpPayoutOptions {
   /** The operator's signer service, e.g. https://signer.internal.example. */
@@ -15,6 +23,23 @@ const DEFAULT_TIMEOUT_MS = 15_000;
 /** Statuses that mean this service is set up wrong (credentials, URL): the operator must act. */
 const CONFIG_STATUS = new Set([401, 403, 404]);
 
+const decimalString = z.string().regex(/^\d+(\.\d+)?$/);
+const BalancesBody = z.object({
+  balances: z.array(
+    z.object({
+      coin: z
+        .string()
+        .min(1)
+        .transform((c) => c.toUpperCase()),
+      network: z
+        .string()
+        .min(1)
+        .transform((n) => n.toUpperCase()),
+      available: decimalString,
+    }),
+  ),
+});
+
 /**
  * PAYOUT_MODE `http` (the contract is docs/lifecycle.md, "The payout gateway contract"):
  * `POST {base}/payouts` and `GET {base}/payouts/{key}`, both signed. The gateway's final answers —
@@ -22,29 +47,39 @@ const CONFIG_STATUS = new Set([401, 403, 404]);
  * signature over the response body: a proxy's 404, an error page or a wrong path prefix is no
  * answer at all, so the order keeps asking instead of failing (or paying twice).
  */
-export function createHttpPayout(options: HttpPayoutOptions): PayoutGateway {
+export function createHttpPayout(options: HttpPayoutOptions): PayoutGateway & BalanceSource {
   const base = options.baseUrl.replace(/\/+$/, "");
   const doFetch = options.fetch ?? runtimeFetch;
   const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const sign = (text: string) => hmacSha256Hex(options.secret, new TextEncoder().encode(text));
 
-  async function signedHeaders(body: string, key: string): Promise<Record<string, string>> {
-    return { "content-type": "application/json", "idempotency-key": key, "x-signature": await sign(body) };
+  async function signedHeaders(body: string, key?: string): Promise<Record<string, string>> {
+    return {
+      "content-type": "application/json",
+      ...(key === undefined ? {} : { "idempotency-key": key }),
+      "x-signature": await sign(body),
+    };
   }
 
   /** The gateway's own signed statement in a response, or null when it is not one. */
-  async function statement(
-    res: Response,
-    text: string,
-  ): Promise<{ status?: unknown; reason?: unknown } | null> {
+  async function statement(res: Response, text: string): Promise<Record<string, unknown> | null> {
     const signature = res.headers.get("x-signature")?.trim().toLowerCase();
     if (!signature || signature !== (await sign(text))) return null;
     try {
       const parsed: unknown = JSON.parse(text);
-      return parsed && typeof parsed === "object" ? (parsed as { status?: unknown; reason?: unknown }) : null;
+      return parsed && typeof parsed === "object" ? (parsed as Record<string, unknown>) : null;
     } catch {
       return null;
     }
+  }
+
+  /** A signed GET of `path` (the request line is what is signed). */
+  async function signedGet(path: string, key?: string): Promise<{ res: Response; text: string }> {
+    const res = await doFetch(`${base}${path}`, {
+      headers: await signedHeaders(`GET ${path}`, key),
+      signal: AbortSignal.timeout(timeout),
+    });
+    return { res, text: await res.text() };
   }
 
   const txidOf = (text: string): string | null => {
@@ -88,13 +123,8 @@ export function createHttpPayout(options: HttpPayoutOptions): PayoutGateway {
         : { status: "unknown", error };
     },
     async lookup(idempotencyKey: string): Promise<PayoutLookup> {
-      const path = `/payouts/${encodeURIComponent(idempotencyKey)}`;
-      const res = await doFetch(`${base}${path}`, {
-        // No body to sign: the request line is, so a signature is good for this key only.
-        headers: await signedHeaders(`GET ${path}`, idempotencyKey),
-        signal: AbortSignal.timeout(timeout),
-      });
-      const text = await res.text();
+      // No body to sign: the request line is, so a signature is good for this key only.
+      const { res, text } = await signedGet(`/payouts/${encodeURIComponent(idempotencyKey)}`, idempotencyKey);
       if (res.ok) {
         const txid = txidOf(text);
         if (txid) return { status: "sent", txid };
@@ -106,6 +136,15 @@ export function createHttpPayout(options: HttpPayoutOptions): PayoutGateway {
       throw new Error(
         `payout gateway lookup ${res.status}${said ? "" : " (unsigned)"}: ${text.slice(0, 200)}`,
       );
+    },
+    async balances(): Promise<GatewayBalance[]> {
+      const { res, text } = await signedGet("/balances");
+      // A balance decides how much may be promised: only the gateway's signed word counts.
+      const said = res.ok ? await statement(res, text) : null;
+      if (!said) throw new Error(`payout gateway balances ${res.status} not signed: ${text.slice(0, 200)}`);
+      const parsed = BalancesBody.safeParse(said);
+      if (!parsed.success) throw new Error("payout gateway balances: unexpected body");
+      return parsed.data.balances;
     },
   };
 }

@@ -43,3 +43,18 @@ export interface PayoutGateway {
   send(req: PayoutRequest): Promise<PayoutResult>;
   lookup(idempotencyKey: string, network: string): Promise<PayoutLookup>;
 }
+
+/** One coin the gateway holds: what it can still pay out, in coin units (decimal string). */
+export interface GatewayBalance {
+  coin: string;
+  network: string;
+  available: string;
+}
+
+/**
+ * The gateway's balances (`GET /balances`), a liquidity balance source (docs/liquidity.md). Only
+ * a signed answer is returned; anything else throws, so an unverified figure is never used.
+ */
+export interface BalanceSource {
+  balances(): Promise<GatewayBalance[]>;
+}

@@ -1,6 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { regionOf } from "../../domain/liquidity";
 import { parseDecimal, toDecimalString, toJsonNumber } from "../../domain/money";
 import { issueFixedQuote } from "../../services/fixed-quotes";
+import { quotedMaximum } from "../../services/liquidity-cap";
 import { priceQuote } from "../../services/quoting";
 import { badRequest } from "../errors";
 import { partnerAuth } from "../middleware/auth";
@@ -49,7 +51,10 @@ export const RateQuoteSchema = z
       description: "Beyond the contract: what the recipient gets, in coin_to units, after the payout fee.",
     }),
     min_amount: z.number().openapi({ description: "Minimum amount_from for this pair (rounded up)." }),
-    max_amount: z.number().openapi({ description: "Maximum amount_from for this pair (rounded down)." }),
+    max_amount: z.number().openapi({
+      description:
+        "Maximum amount_from for this pair (rounded down), capped by what the service can pay out of coin_to in the caller's region now (docs/liquidity.md); it may then fall below min_amount, and no order can be placed until liquidity returns.",
+    }),
     expires_in: out.count(86_400).nullable().openapi({
       description: "Seconds the quote stays valid: null for float quotes; for fixed quotes the seconds left.",
     }),
@@ -92,7 +97,8 @@ export const ratesRouter = createRouter().openapi(route, async (c) => {
   const config = c.get("config");
   const partner = c.get("partner");
   const now = Date.now();
-  const { pair, quote } = await priceQuote(
+  const livemode = partner?.livemode ?? true;
+  const priced = await priceQuote(
     c.env,
     config,
     {
@@ -106,7 +112,16 @@ export const ratesRouter = createRouter().openapi(route, async (c) => {
     },
     partner?.markupBps ?? 0,
     now,
-    partner?.livemode ?? true,
+    livemode,
+  );
+  const { pair, quote } = priced;
+  const maxAmount = await quotedMaximum(
+    c.env,
+    config,
+    priced,
+    regionOf(c.req.raw.cf?.continent),
+    livemode,
+    (p) => c.executionCtx.waitUntil(p),
   );
   const quoteId =
     q.rate_type === "fixed"
@@ -134,7 +149,7 @@ export const ratesRouter = createRouter().openapi(route, async (c) => {
       amount_from: toJsonNumber(quote.amountFrom),
       amount_to: toJsonNumber(quote.amountTo),
       min_amount: toJsonNumber(quote.min),
-      max_amount: toJsonNumber(quote.max),
+      max_amount: toJsonNumber(maxAmount),
       expires_in: quoteId ? config.FIXED_QUOTE_TTL_SECONDS : null,
       ...(quoteId ? { quote_id: quoteId } : {}),
     },

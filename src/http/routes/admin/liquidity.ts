@@ -20,7 +20,13 @@ const LiquiditySchema = z
       .string()
       .nullable()
       .openapi({ description: "What the service can pay out of this coin; null: not liquidity-limited." }),
-    paid: z.string().openapi({ description: "Paid out since the balance was set." }),
+    source: z.enum(["operator", "gateway"]).nullable().openapi({
+      description:
+        "Where the balance comes from: the operator's (this API) wins over the payout gateway's signed GET /balances; null: neither, not limited.",
+    }),
+    paid: z.string().openapi({
+      description: "Paid out since the balance was set (or since the gateway's figure was read).",
+    }),
     granted: z
       .string()
       .openapi({ description: "Allowance held by regional shards: reserved for open orders or free there." }),
@@ -32,11 +38,10 @@ const LiquiditySchema = z
 const SetLiquidity = z.strictObject({
   coin: code,
   network: code,
-  balance: z
-    .string()
-    .regex(DECIMAL_STRING, 'a plain decimal string, e.g. "2.5"')
-    .nullable()
-    .openapi({ description: "null lifts the limit: the coin is then not liquidity-limited (the default)." }),
+  balance: z.string().regex(DECIMAL_STRING, 'a plain decimal string, e.g. "2.5"').nullable().openapi({
+    description:
+      "null lifts the operator's limit: the coin is then limited by the payout gateway's balance when it reports one (PAYOUT_MODE=http), else not at all (the default).",
+  }),
 });
 
 export const adminLiquidityRouter = createRouter()
