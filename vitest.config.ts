@@ -35,7 +35,9 @@ export default defineConfig(async () => ({
           name: "browser",
           include: ["test/browser/**/*.test.ts"],
           environment: "node",
-          // Each file starts its own `wrangler dev` on the one port: files run one after another.
+          // One `wrangler dev` and one Chromium for all files (test/browser/global-setup.ts); the
+          // files run one after another against them.
+          globalSetup: ["./test/browser/global-setup.ts"],
           fileParallelism: false,
           testTimeout: 120_000,
           hookTimeout: 180_000,
