@@ -17,6 +17,8 @@ export default defineConfig(async () => ({
                 // Deterministic prices: tests set them with PUT /admin/v1/prices (see test/helpers.ts).
                 PRICE_SOURCE: "static",
                 TEST_MIGRATIONS: await readD1Migrations("./migrations"),
+                // The fuzz suite's depth (test/fuzz/api-fuzz.test.ts); unset: its quick default.
+                FUZZ_RUNS: process.env.FUZZ_RUNS ?? "",
               },
             },
           }),
