@@ -17,6 +17,8 @@ export default defineConfig(async () => ({
                 // Deterministic prices: tests set them with PUT /admin/v1/prices (see test/helpers.ts).
                 PRICE_SOURCE: "static",
                 TEST_MIGRATIONS: await readD1Migrations("./migrations"),
+                // The fuzz suite's depth (test/fuzz/api-fuzz.test.ts); unset: its quick default.
+                FUZZ_RUNS: process.env.FUZZ_RUNS ?? "",
               },
             },
           }),
@@ -25,7 +27,11 @@ export default defineConfig(async () => ({
           name: "workers",
           include: ["test/**/*.test.ts"],
           exclude: ["test/browser/**"],
-          setupFiles: ["./test/setup/apply-migrations.ts"],
+          // One workerd for all files, not one each: starting a workerd and loading the Worker's
+          // modules into it cost ~2.5 s per file, most of the suite's time. Each file still starts
+          // from empty storage: the setup file resets every object and D1 (docs/performance.md).
+          isolate: false,
+          setupFiles: ["./test/setup/fresh-storage.ts"],
           testTimeout: 30_000,
           hookTimeout: 30_000,
         },
@@ -35,7 +41,9 @@ export default defineConfig(async () => ({
           name: "browser",
           include: ["test/browser/**/*.test.ts"],
           environment: "node",
-          // Each file starts its own `wrangler dev` on the one port: files run one after another.
+          // One `wrangler dev` and one Chromium for all files (test/browser/global-setup.ts); the
+          // files run one after another against them.
+          globalSetup: ["./test/browser/global-setup.ts"],
           fileParallelism: false,
           testTimeout: 120_000,
           hookTimeout: 180_000,

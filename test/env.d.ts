@@ -1,6 +1,8 @@
 declare namespace Cloudflare {
   interface Env {
     TEST_MIGRATIONS: import("cloudflare:test").D1Migration[];
+    /** Total requests of the fuzz suite (test/fuzz); empty: the default of `npm test`. */
+    FUZZ_RUNS: string;
   }
 }
 

@@ -3,7 +3,7 @@
 // with SimChain to `completed` while its open detail page follows by itself, the CSV downloaded
 // and read, an underpaid order refunded from its detail page with a typed-in address, and the
 // overview and earnings pages. Screenshots go to test-artifacts/cabinet/.
-import { readFileSync } from "node:fs";
+import { text } from "node:stream/consumers";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import {
@@ -18,7 +18,8 @@ import {
   withPasskeys,
 } from "./harness";
 
-const suite = browserSession({ CHAIN_POLL_SECONDS: "1", RETRY_BASE_SECONDS: "1" });
+// The shared Worker polls the chain every second (global-setup.ts).
+const suite = browserSession();
 
 const TRON = ORDER.recipient_address;
 const REFUND_TO = "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq";
@@ -108,9 +109,8 @@ describe("cabinet orders in Chromium", () => {
       page.waitForEvent("download"),
       page.getByTestId("export-csv").click(),
     ]);
-    const csv = readFileSync((await download.path())!, "utf8")
-      .trimEnd()
-      .split("\r\n");
+    // Read through the connection: the file lives with the shared browser (global-setup.ts).
+    const csv = (await text(await download.createReadStream())).trimEnd().split("\r\n");
     expect(csv[0]).toMatch(/^id,short_id,status,/);
     expect(csv.slice(1).map((l) => l.split(",")[0])).toEqual(orders.map((o) => o.id).reverse());
     // 1 % of 0.01 BTC, valued at the (simulated) BTC price of the completion moment.

@@ -3,20 +3,9 @@
 // log, resend it, see it delivered — the receiver checks both signatures. Then the markup setting.
 // Screenshots go to test-artifacts/cabinet/ (10-…).
 import { createServer, type Server as HttpServer, type IncomingHttpHeaders } from "node:http";
-import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyWebhook } from "../../docs/examples/verify-webhook";
-import {
-  admin,
-  inviteUrl,
-  landOn,
-  launchBrowser,
-  RECEIVER_PORT,
-  type Server,
-  shot,
-  startWorker,
-  withPasskeys,
-} from "./harness";
+import { admin, browserSession, inviteUrl, landOn, RECEIVER_PORT, shot, withPasskeys } from "./harness";
 
 interface Received {
   headers: IncomingHttpHeaders;
@@ -44,18 +33,13 @@ function startReceiver(): Promise<{ server: HttpServer; received: Received[]; fa
   );
 }
 
-let worker: Server | undefined;
-let browser: Browser | undefined;
+const suite = browserSession();
 let receiver: Awaited<ReturnType<typeof startReceiver>> | undefined;
 
 beforeAll(async () => {
-  browser = await launchBrowser();
   receiver = await startReceiver();
-  worker = await startWorker();
 });
 afterAll(async () => {
-  await browser?.close();
-  await worker?.stop();
   await new Promise((r) => receiver?.server.close(r));
 });
 
@@ -64,7 +48,7 @@ describe("webhooks and settings in Chromium", () => {
     const partner = (await (await admin("/partners", { json: { name: "Hook Wallet" } })).json()) as {
       id: string;
     };
-    const { ctx, page } = await withPasskeys(browser!);
+    const { ctx, page } = await withPasskeys(suite.browser());
     await page.goto(await inviteUrl(partner.id, "dev@hook-wallet.example", "admin"));
     await page.getByRole("button", { name: "Create passkey and sign in" }).click();
     await landOn(page, "/cabinet/keys");

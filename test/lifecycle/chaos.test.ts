@@ -1,4 +1,3 @@
-import { evictDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { admin, call, createPartner, setPrices, type TestPartner } from "../helpers";
@@ -9,6 +8,7 @@ import {
   BTC_TO_USDT,
   createOrder,
   events,
+  evict,
   type Order,
   outgoing,
   read,
@@ -102,7 +102,7 @@ describe("fault injection", () => {
       await Promise.all(
         [...live].map(async (id) => {
           const stub = env.ORDERS.getByName(id);
-          if (random() < 0.3) await evictDurableObject(stub);
+          if (random() < 0.3) await evict(stub);
           await stub.tick();
         }),
       );
@@ -204,13 +204,6 @@ describe("decisions under faults and evictions", () => {
     extra_deposits: { deposit: string; refund: { available: boolean } }[];
   };
   type Held = Order & { actions: Actions | null };
-
-  // An object that is not running has nothing to evict, and one still serving a request (another
-  // order's round holds no reference to it, but workerd may) is evicted in a later round instead.
-  const evict = (stub: DurableObjectStub) =>
-    evictDurableObject(stub).catch((err: unknown) => {
-      if (!/not currently running|still has active references/.test(String(err))) throw err;
-    });
 
   const decide = (id: string, action: string, body: object, key: string, asOperator: boolean) =>
     asOperator

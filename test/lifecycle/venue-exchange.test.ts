@@ -4,7 +4,6 @@
  * again: a blind re-send would trade twice. Every case counts the POST /api/v3/order calls the
  * venue received.
  */
-import { evictDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { createPartner, setPrices, type TestPartner } from "../helpers";
@@ -14,6 +13,7 @@ import {
   BTC_TO_USDT,
   createOrder,
   events,
+  evict,
   type LogEntry,
   read,
   simMine,
@@ -228,8 +228,7 @@ describe("venue exchange under random faults", () => {
       await Promise.all(
         [...live].map(async (id, i) => {
           const stub = env.ORDERS.getByName(id);
-          if ((rounds + i) % 9 === 4) {
-            await evictDurableObject(stub);
+          if ((rounds + i) % 9 === 4 && (await evict(stub))) {
             await venue.attach(id);
             evictions++;
           }

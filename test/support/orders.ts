@@ -1,3 +1,4 @@
+import { evictDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { expect, vi } from "vitest";
 import { admin, call, json, type TestPartner } from "../helpers";
@@ -53,17 +54,17 @@ export const BTC_TO_USDT = {
   recipient_address: TRON_ADDR,
 };
 
-let clock = Date.now();
-
 /** Fake `Date` (shared by the Worker and its objects in this isolate), moved forward explicitly. */
 export function startClock(): void {
-  clock = Date.now();
-  vi.useFakeTimers({ now: clock, toFake: ["Date"] });
+  vi.useFakeTimers({ now: Date.now(), toFake: ["Date"] });
 }
 
+/**
+ * Moves the clock forward: the fake one while it runs (it stands still otherwise), else from now.
+ * Read from `Date`, not kept here: this module outlives a test file (isolate: false).
+ */
 export function advance(ms: number): void {
-  clock += ms;
-  vi.setSystemTime(clock);
+  vi.setSystemTime(Date.now() + ms);
 }
 
 /** POST /partner/orders as the partner, whatever the answer (`init` adds e.g. `cf`). */
@@ -86,6 +87,21 @@ export async function read(p: TestPartner, id: string): Promise<Order> {
   const res = await call(`/api/v1/partner/orders/${id}`, { headers: { "X-API-Key": p.key } });
   expect(res.status).toBe(200);
   return json<Order>(res);
+}
+
+/**
+ * Evicts an object, as a deploy or an idle timeout would; false when it could not be now. An object
+ * that is not running has nothing to evict, and one still serving a request (another order's round
+ * holds no reference to it, but workerd may, longer on a loaded machine) is evicted in a later round.
+ */
+export async function evict(stub: DurableObjectStub): Promise<boolean> {
+  try {
+    await evictDurableObject(stub);
+    return true;
+  } catch (err) {
+    if (/not currently running|still has active references/.test(String(err))) return false;
+    throw err;
+  }
 }
 
 /** Moves time past the poll interval and runs the order's due work, as its alarm would. */

@@ -1,0 +1,53 @@
+import {
+  abortAllDurableObjects,
+  applyD1Migrations,
+  listDurableObjectIds,
+  runInDurableObject,
+} from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { vi } from "vitest";
+
+// The workers project runs its files one after another in one workerd (isolate: false, see
+// vitest.config.ts): each file starts from what a workerd of its own gave it. The Worker's and the
+// tests' modules are evaluated again (their isolate caches — catalog, prices, API keys, venue
+// clients — would serve the previous file's data); every Durable Object's storage is deleted
+// (alarms included) and every instance dropped (one still running keeps what it read into memory:
+// SimChain's fault settings, say); D1's tables are dropped and migrated again; a clock, mock or
+// stubbed global a file left behind is undone. What stays is the workerd process and the modules'
+// transformed code.
+vi.useRealTimers();
+vi.restoreAllMocks();
+vi.unstubAllGlobals();
+
+const namespaces = [
+  env.ORDERS,
+  env.RATE_LIMITER,
+  env.SIM_CHAIN,
+  env.DEPOSIT_TAGS,
+  env.LIQUIDITY_LEDGERS,
+  env.LIQUIDITY_SHARDS,
+] as unknown as DurableObjectNamespace[];
+for (const ns of namespaces) {
+  const ids = await listDurableObjectIds(ns);
+  await Promise.all(
+    ids.map((id) =>
+      runInDurableObject(ns.get(id), async (_, state) => {
+        await state.storage.deleteAlarm();
+        await state.storage.deleteAll();
+      }),
+    ),
+  );
+}
+await abortAllDurableObjects();
+
+const tables = await env.DB.prepare(
+  "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'",
+).all<{ type: string; name: string }>();
+if (tables.results.length > 0)
+  await env.DB.batch([
+    env.DB.prepare("PRAGMA defer_foreign_keys = true"),
+    ...tables.results.map((t) => env.DB.prepare(`DROP ${t.type.toUpperCase()} IF EXISTS "${t.name}"`)),
+  ]);
+await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
+// Last: objects the wipe above woke must not outlive the Worker's modules they were built from.
+vi.resetModules();
