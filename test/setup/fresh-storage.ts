@@ -19,16 +19,19 @@ vi.useRealTimers();
 vi.restoreAllMocks();
 vi.unstubAllGlobals();
 
-const namespaces = [
-  env.ORDERS,
-  env.RATE_LIMITER,
-  env.SIM_CHAIN,
-  env.DEPOSIT_TAGS,
-  env.LIQUIDITY_LEDGERS,
-  env.LIQUIDITY_SHARDS,
-] as unknown as DurableObjectNamespace[];
-for (const ns of namespaces) {
-  const ids = await listDurableObjectIds(ns);
+// Every Durable Object binding, found rather than listed, so a new one cannot carry state over.
+// An RPC binding answers `in` for any name, so a candidate counts only if the runtime lists its ids.
+let wiped = 0;
+for (const candidate of Object.values(env)) {
+  if (typeof candidate !== "object" || candidate === null || !("idFromName" in candidate)) continue;
+  const ns = candidate as DurableObjectNamespace;
+  let ids: DurableObjectId[];
+  try {
+    ids = await listDurableObjectIds(ns);
+  } catch {
+    continue;
+  }
+  wiped++;
   await Promise.all(
     ids.map((id) =>
       runInDurableObject(ns.get(id), async (_, state) => {
@@ -38,6 +41,7 @@ for (const ns of namespaces) {
     ),
   );
 }
+if (wiped === 0) throw new Error("fresh-storage: no Durable Object binding found on env");
 await abortAllDurableObjects();
 
 const tables = await env.DB.prepare(
