@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { FREE_CACHE_MS } from "../../src/services/liquidity-cap";
 import { admin, call, createPartner, expectError, json, setPrices, type TestPartner } from "../helpers";
-import { advance, postOrder, read, simMine, simSend, startClock, step } from "../support/orders";
+import { advance, BTC_REFUND, postOrder, read, simMine, simSend, startClock, step } from "../support/orders";
 
 const ETH_ADDR = "0x9858EfFD232B4033E47d90003D41EC34EcaEda94";
 // BTC 60000, ETH 3000: 0.01 BTC buys about 0.2 ETH; a float order reserves that plus 0.5 %.
@@ -213,6 +213,37 @@ describe("release and settlement", () => {
     expect(Number(ledger?.paid)).toBeCloseTo(done.amount_to_actual ?? -1, 6);
     // Paid + what the shard still holds never exceeds the balance.
     expect(Number(ledger?.paid) + Number(ledger?.granted)).toBeLessThanOrEqual(2100);
+  });
+});
+
+describe("release on refund", () => {
+  it("a refunded order's reservation is released: the order it blocked is then accepted", async () => {
+    startClock();
+    // About 198 USDT reserved per order: 250 covers one.
+    expect((await setBalance("USDT", "ETH", "250")).status).toBe(200);
+    const toUsdt = {
+      ...BTC_TO_ETH,
+      amount_from: 0.0033,
+      coin_to: "USDT",
+      network_to: "ETH",
+      refund_address: BTC_REFUND,
+    };
+    const first = await post(toUsdt);
+    expect(first.status).toBe(201);
+    const o = await json<{ id: string; deposit_address: string }>(first);
+    await expectError(await post(toUsdt), 422, "insufficient_liquidity");
+
+    await simSend("BTC", o.deposit_address, "0.0003"); // below the minimum: refunded
+    await step(o.id);
+    await simMine("BTC", 2);
+    for (let i = 0; i < 8 && (await read(partner, o.id)).status !== "refunded"; i++) await step(o.id);
+    expect(await read(partner, o.id)).toMatchObject({
+      status: "refunded",
+      status_reason: "amount_below_min",
+    });
+
+    await setPrices();
+    expect((await post(toUsdt)).status).toBe(201);
   });
 });
 
