@@ -27,11 +27,11 @@ export default defineConfig(async () => ({
           name: "workers",
           include: ["test/**/*.test.ts"],
           exclude: ["test/browser/**"],
-          // One workerd for all files, not one each: starting a workerd and loading the Worker's
-          // modules into it cost ~2.5 s per file, most of the suite's time. Each file still starts
-          // from empty storage: the setup file resets every object and D1 (docs/performance.md).
-          isolate: false,
-          setupFiles: ["./test/setup/fresh-storage.ts"],
+          // Each file gets its own workerd and storage (the plugin's default isolation). Sharing one
+          // workerd with a hand-made wipe per file was tried on 2026-11-23 and ran slower end to
+          // end here: the wipe and module reload cost more than the startup they saved
+          // (docs/performance.md, "Test-suite time").
+          setupFiles: ["./test/setup/apply-migrations.ts"],
           testTimeout: 30_000,
           hookTimeout: 30_000,
         },

@@ -61,7 +61,7 @@ export function startClock(): void {
 
 /**
  * Moves the clock forward: the fake one while it runs (it stands still otherwise), else from now.
- * Read from `Date`, not kept here: this module outlives a test file (isolate: false).
+ * Read from `Date`, not kept here, so the clock is the one the Worker sees.
  */
 export function advance(ms: number): void {
   vi.setSystemTime(Date.now() + ms);
