@@ -75,8 +75,13 @@ export async function startWorker(vars: Record<string, string> = {}): Promise<Se
   }
   return {
     async stop() {
-      // The whole process group: npx → wrangler → workerd.
-      if (child.pid) process.kill(-child.pid, "SIGTERM");
+      // The whole process group: npx → wrangler → workerd. It may be gone already (the test
+      // runner's own shutdown can take it first): that is the state we want, not an error.
+      try {
+        if (child.pid) process.kill(-child.pid, "SIGTERM");
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "ESRCH") throw err;
+      }
       await new Promise((r) => setTimeout(r, 300));
       rmSync(state, { recursive: true, force: true });
     },
