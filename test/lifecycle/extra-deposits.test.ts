@@ -62,17 +62,7 @@ async function stepUntil(id: string, done: (o: WithActions) => boolean, max = 12
   return (await read(partner, id)) as WithActions;
 }
 
-/** Every payment the gateway made for this order: key, destination and amount. */
-function paid(id: string) {
-  return [...fake.gw.payments]
-    .filter(([k]) => k.startsWith(id))
-    .flatMap(([key, ps]) =>
-      ps.map((p) => {
-        const b = JSON.parse(p.body) as { to: string; amount: string };
-        return { key, to: b.to, amount: b.amount };
-      }),
-    );
-}
+const paid = (id: string) => fake.gw.paidFor(id);
 
 async function inQueue(id: string): Promise<boolean> {
   const page = await json<{ data: { id: string }[] }>(await admin("/orders?needs_action=true&limit=100"));

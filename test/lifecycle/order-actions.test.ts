@@ -73,17 +73,7 @@ async function stepUntil(id: string, done: (s: string) => boolean, max = 12): Pr
   return (await read(partner, id)) as WithActions;
 }
 
-/** Every payment the gateway made for this order: key, destination and amount. */
-function paid(id: string) {
-  return [...fake.gw.payments]
-    .filter(([k]) => k.startsWith(id))
-    .flatMap(([key, ps]) =>
-      ps.map((p) => {
-        const b = JSON.parse(p.body) as { to: string; amount: string };
-        return { key, to: b.to, amount: b.amount };
-      }),
-    );
-}
+const paid = (id: string) => fake.gw.paidFor(id);
 
 describe("a deposit below the minimum without a refund address", () => {
   it("waits in failed with its actions; a refund to the address given then pays it back once", async () => {

@@ -65,6 +65,8 @@ export interface FakeGateway {
   settle(): void;
   /** Keys paid more than once (must be empty). */
   paidTwice(): string[];
+  /** Every payment made for an order's keys, in order: key, destination and amount. */
+  paidFor(orderId: string): { key: string; to: string; amount: string }[];
   /** Keys re-sent without a lookup since their previous send (must be empty). */
   resentWithoutLookup(): string[];
   /** What GET /balances reports, and how it answers. */
@@ -105,6 +107,15 @@ export function createFakeGateway(): FakeGateway {
       pending.clear();
     },
     paidTwice: () => [...payments].filter(([, p]) => p.length > 1).map(([k]) => k),
+    paidFor: (orderId) =>
+      [...payments]
+        .filter(([key]) => key.startsWith(orderId))
+        .flatMap(([key, ps]) =>
+          ps.map((p) => {
+            const b = JSON.parse(p.body) as { to: string; amount: string };
+            return { key, to: b.to, amount: b.amount };
+          }),
+        ),
     resentWithoutLookup() {
       const bad = new Set<string>();
       const lastOp = new Map<string, Op["op"]>();
