@@ -16,7 +16,7 @@ export interface SweepLimits {
 
 const DEFAULT_LIMITS: SweepLimits = { batch: 100, maxBatches: 10 };
 
-/** Every status an order can wait in, with what makes it look abandoned. */
+/** Every status in which an order still has something due, with what makes it look abandoned. */
 function filters(now: number, lateWatchHours: number): SweepFilter[] {
   const stale = new Date(now - STALE_MS).toISOString();
   return [
@@ -25,12 +25,14 @@ function filters(now: number, lateWatchHours: number): SweepFilter[] {
       status,
       updatedBefore: stale,
     })),
-    // The late-deposit watch: expired orders still inside it (and a little after, to close it).
-    {
-      status: "expired",
+    // The late-deposit watch (an expired order's, and the extra-deposit watch of an order that took
+    // its deposit), open until LATE_DEPOSIT_WATCH_HOURS after expires_at: orders still inside it,
+    // and a little after, to close it.
+    ...["expired", "completed", "refunded", "failed"].map((status) => ({
+      status,
       updatedBefore: stale,
       expiresAfter: new Date(now - lateWatchHours * 3_600_000 - STALE_MS).toISOString(),
-    },
+    })),
   ];
 }
 

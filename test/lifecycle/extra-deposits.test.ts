@@ -3,10 +3,13 @@
  * refund action of its own, decided through the partner or operator API and paid exactly once
  * through the sends ledger, over SimChain and a payout gateway that does not deduplicate.
  */
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
+import { sweepLostAlarms } from "../../src/services/sweep";
 import { admin, call, createPartner, expectError, json, setPrices, type TestPartner } from "../helpers";
 import { useFakeGateway } from "../support/fake-gateway";
 import {
+  advance,
   BTC_REFUND,
   BTC_TO_USDT,
   createOrder,
@@ -314,5 +317,24 @@ describe("the address is watched after the exchange starts and after refunded (f
     await step(o.id, 120_000);
     expect((await read(partner, o.id)).actions).toBeNull();
     expect(fake.gw.paidTwice()).toEqual([]);
+  });
+
+  it("the cron sweep wakes a completed order whose alarm was lost, so a later deposit is still offered", async () => {
+    const o = await createOrder(partner, BTC_TO_USDT);
+    await fake.attach(o.id);
+    await simSend("BTC", o.deposit_address, "0.01");
+    await simMine("BTC", 2);
+    expect((await stepUntil(o.id, (r) => r.status === "completed")).status).toBe("completed");
+    await step(o.id); // the projection into the index
+    const stub = env.ORDERS.getByName(o.id);
+    await runInDurableObject(stub, (_obj, state) => state.storage.deleteAlarm());
+    const late = await simSend("BTC", o.deposit_address, "0.004");
+    await simMine("BTC", 2);
+    advance(11 * 60_000);
+    expect(await runDurableObjectAlarm(stub)).toBe(false); // no alarm left to fire
+    expect([...(await offered(o.id)).keys()]).toEqual([]);
+    expect(await sweepLostAlarms(env, Date.now())).toBeGreaterThanOrEqual(1);
+    expect([...(await offered(o.id)).keys()]).toEqual([late]);
+    expect(paid(o.id)).toHaveLength(1);
   });
 });
