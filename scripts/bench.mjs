@@ -298,6 +298,15 @@ async function table() {
       path: "/api/v1/_bench/new-object",
       method: "POST",
     },
+    // Reference only: the floor of an order read here, one call to an object that already exists
+    // (as many objects as seeded orders, each called once before the run).
+    {
+      id: "object-call",
+      label: "call to an existing object (ref.)",
+      target: null,
+      p99Target: false,
+      paths: orders.map((_, i) => `/api/v1/_bench/object/o${i}`),
+    },
     {
       id: "order-uuid",
       label: "GET /partner/orders/{uuid}",

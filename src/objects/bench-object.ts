@@ -4,12 +4,18 @@ import { DurableObject } from "cloudflare:workers";
  * The floor of order creation in this runtime (docs/performance.md): a fresh object per call that
  * writes one row in one transaction and arms one alarm, nothing else. `POST /api/v1/_bench/new-object`
  * (BENCH_ROUTES only) creates one per request; its ratio against `POST /partner/orders` is the share
- * of a creation that is the runtime's new-object cost rather than ours.
+ * of a creation that is the runtime's new-object cost rather than ours. `GET /api/v1/_bench/object/{name}`
+ * calls `ping` on an object that already exists: the floor of an order read, which is one call to the
+ * order's object.
  */
 export class BenchObject extends DurableObject<Env> {
   async create(at: number): Promise<number> {
     this.ctx.storage.transactionSync(() => this.ctx.storage.kv.put("row", { at }));
     await this.ctx.storage.setAlarm(at + 3_600_000);
+    return at;
+  }
+
+  ping(at: number): number {
     return at;
   }
 

@@ -54,6 +54,7 @@ describe("OpenAPI documents", () => {
       "/api/v1/_bench/baseline",
       "/api/v1/_bench/limited",
       "/api/v1/_bench/new-object",
+      "/api/v1/_bench/object/:name",
     ]);
     // The partner cabinet's HTML pages are not API routes (docs/cabinet.md).
     const served = createApp()

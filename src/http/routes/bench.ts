@@ -10,7 +10,8 @@ import { publicRateLimit } from "../middleware/auth";
  * for a response of that size; the ratio of an endpoint's throughput to this one's is the cost of
  * the endpoint's own work), and `/_bench/limited`, the same behind the per-IP rate limiter.
  * `POST /_bench/new-object` is the floor of order creation: a fresh Durable Object per request that
- * writes one row and arms an alarm (src/objects/bench-object.ts).
+ * writes one row and arms an alarm (src/objects/bench-object.ts); `GET /_bench/object/{name}` is the
+ * floor of an order read: one call to an object that already exists.
  *
  * Enabled only when the var BENCH_ROUTES is "true"; otherwise it answers like an unknown route.
  * A plain Hono route, so it never appears in the OpenAPI document.
@@ -46,12 +47,24 @@ function constant(c: Context<AppEnv>) {
   });
 }
 
-/** A fresh object per request (a random name, like a new order's), created and answered. */
-async function newObject(c: Context<AppEnv>) {
+function benchObjects(c: Context<AppEnv>): NonNullable<Env["BENCH_OBJECTS"]> {
   const ns = (c.env as unknown as { BENCH_OBJECTS?: Env["BENCH_OBJECTS"] }).BENCH_OBJECTS;
   if (!ns) throw new ApiError(404, "not_found", "BENCH_OBJECTS is not bound in this environment.");
-  const at = await ns.getByName(crypto.randomUUID()).create(Date.now());
+  return ns;
+}
+
+/** A fresh object per request (a random name, like a new order's), created and answered. */
+async function newObject(c: Context<AppEnv>) {
+  const at = await benchObjects(c).getByName(crypto.randomUUID()).create(Date.now());
   return c.json({ at }, 201, { "Cache-Control": "no-store" });
+}
+
+/** One call to the named object, which exists after its first call (like an order's, read). */
+async function callObject(c: Context<AppEnv>) {
+  const at = await benchObjects(c)
+    .getByName(c.req.param("name") ?? "")
+    .ping(Date.now());
+  return c.json({ at }, 200, { "Cache-Control": "no-store" });
 }
 
 export const benchRouter = new Hono<AppEnv>()
@@ -61,4 +74,5 @@ export const benchRouter = new Hono<AppEnv>()
   })
   .get("/_bench/baseline", constant)
   .get("/_bench/limited", publicRateLimit, constant)
-  .post("/_bench/new-object", newObject);
+  .post("/_bench/new-object", newObject)
+  .get("/_bench/object/:name", callObject);
