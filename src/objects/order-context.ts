@@ -7,7 +7,7 @@ import { adaptersOf } from "./order-adapters";
 import { OrderJournal } from "./order-journal";
 import { OrderOutbox } from "./order-outbox";
 import { OrderSchedule } from "./order-schedule";
-import type { EventData, OrderTransitions } from "./order-transitions";
+import type { OrderTransitions } from "./order-transitions";
 import { SendsLedger } from "./sends-ledger";
 
 const K = {
@@ -43,13 +43,8 @@ export interface OrderContext extends OrderTransitions {
   arm(now: number): Promise<void>;
   adapters(r: OrderRecord): OrderAdapters;
   reader(r: OrderRecord): ChainReader;
-  log(
-    at: string,
-    from: OrderRecord["status"] | null,
-    to: OrderRecord["status"],
-    reason: string,
-    data: EventData | null,
-  ): void;
+  /** A log row as is (the journal's). */
+  log: OrderJournal["log"];
 }
 
 export function orderContext(storage: DurableObjectStorage, env: Env): OrderContext {
