@@ -1,6 +1,16 @@
+import { orderEarnings } from "../domain/earnings";
 import { isLive, type OrderRecord } from "../domain/order";
 import { indexDetails } from "../domain/order-index";
 import { type OrderIndexRow, projectOrderIndex } from "../storage/orders";
+import { storedUsdPrice } from "../storage/prices";
+import type { OrderContext } from "./order-context";
+import { liquidityPending } from "./order-liquidity";
+import { DUE, type OrderSchedule } from "./order-schedule";
+
+/** Retry delay for a D1 index write or a webhook enqueue that failed. */
+export const PROJECTION_RETRY_MS = 10_000;
+/** Set while the D1 index row lags the record: the index's outbox, cleared once it is written. */
+const PENDING = "projection_pending";
 
 /** The D1 index row of an order: what lists, the cabinet and the sweep read. */
 export function indexRow(r: OrderRecord, needsAction = false): OrderIndexRow {
@@ -36,4 +46,58 @@ export function projectOrder(
   needsAction = false,
 ): Promise<boolean> {
   return projectOrderIndex(db, indexRow(r, needsAction), indexDetails(r), version);
+}
+
+/** The index row must be written again (status, needs_action): by the alarm, soon. */
+export function markProjection(kv: SyncKvStorage, schedule: OrderSchedule, now: number): void {
+  kv.put(PENDING, true);
+  schedule.set(DUE.outbox, now + PROJECTION_RETRY_MS);
+}
+
+export function projectionPending(kv: SyncKvStorage): boolean {
+  return kv.get<boolean>(PENDING) === true;
+}
+
+/** The index row, webhooks and liquidity step still to send: retried until they are out. */
+export function scheduleOutbox(c: OrderContext, now: number): void {
+  if (projectionPending(c.kv) || c.outbox.pending() || liquidityPending(c.kv))
+    c.schedule.set(DUE.outbox, now + PROJECTION_RETRY_MS);
+  else c.schedule.clear(DUE.outbox);
+}
+
+/**
+ * Writes the order's index row as of the log's position. A completed order's earnings are fixed
+ * here, once, with the price of the moment it completed. A failure is logged and left pending, for
+ * the alarm to retry.
+ */
+export async function projectRecord(
+  c: OrderContext,
+  record: OrderRecord,
+  needsAction: (r: OrderRecord) => boolean,
+): Promise<void> {
+  try {
+    let r = record;
+    // The price read lets other events in, so earnings are added to the record as it is after it.
+    if (r.status === "completed" && !r.earnings) {
+      const usd = await storedUsdPrice(c.env.DB, r.coinFrom);
+      const current = c.record();
+      if (current?.status === "completed" && !current.earnings) {
+        r = { ...current, earnings: orderEarnings(current, current.updatedAt, usd) };
+        c.saveRecord(r);
+      }
+    }
+    await projectOrder(c.env.DB, r, c.journal.version(), needsAction(r));
+    // Only when the record has not moved on meanwhile; else the next run projects the newer one.
+    const now = c.record();
+    if (now?.status === r.status && now.updatedAt === r.updatedAt) c.kv.delete(PENDING);
+  } catch (err) {
+    console.error(
+      JSON.stringify({
+        level: "warn",
+        order: record.id,
+        msg: "index projection failed; will retry",
+        error: String(err),
+      }),
+    );
+  }
 }

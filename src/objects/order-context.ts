@@ -1,0 +1,82 @@
+import type { ChainReader } from "../adapters/chain/types";
+import type { OrderAdapters } from "../adapters/registry";
+import { type Config, getConfig } from "../config";
+import type { OrderRecord } from "../domain/order";
+import { ExtraDeposits } from "./extra-deposits";
+import { adaptersOf } from "./order-adapters";
+import { OrderJournal } from "./order-journal";
+import { OrderOutbox } from "./order-outbox";
+import { OrderSchedule } from "./order-schedule";
+import type { OrderTransitions } from "./order-transitions";
+import { SendsLedger } from "./sends-ledger";
+
+const K = {
+  record: "order",
+  /** A test order's clock: ms it runs ahead of real time (the `expire` test helper moves it). */
+  testClock: "test_clock_ms",
+} as const;
+
+/**
+ * What the parts of an order object share during one call: its storage and configuration, the
+ * record, the order's clock, and the stores every part writes through (journal, schedule, sends
+ * ledger, webhook outbox, extra deposits). A plain object of members, so a part's host is the
+ * context spread with the few members only that part needs.
+ */
+export interface OrderContext extends OrderTransitions {
+  readonly env: Env;
+  readonly config: Config;
+  readonly storage: DurableObjectStorage;
+  readonly kv: SyncKvStorage;
+  readonly journal: OrderJournal;
+  readonly schedule: OrderSchedule;
+  readonly ledger: SendsLedger;
+  readonly outbox: OrderOutbox;
+  readonly extraDeposits: ExtraDeposits;
+  record(): OrderRecord | undefined;
+  /** Writes the record as is, with no transition. */
+  saveRecord(r: OrderRecord): void;
+  /** The order's time: real time, plus a test order's test clock. */
+  now(): number;
+  /** Moves a test order's clock `ms` further ahead. */
+  runAhead(ms: number): void;
+  /** Keeps exactly one alarm at the earliest row of the schedule, or none when nothing is due. */
+  arm(now: number): Promise<void>;
+  adapters(r: OrderRecord): OrderAdapters;
+  reader(r: OrderRecord): ChainReader;
+  /** A log row as is (the journal's). */
+  log: OrderJournal["log"];
+}
+
+export function orderContext(storage: DurableObjectStorage, env: Env): OrderContext {
+  const { kv, sql } = storage;
+  const config = getConfig(env);
+  const schedule = new OrderSchedule(sql);
+  const ledger = new SendsLedger(sql, schedule);
+  const outbox = new OrderOutbox(sql, env.WEBHOOKS);
+  const saveRecord = (r: OrderRecord) => kv.put(K.record, r);
+  const journal = new OrderJournal({ storage, schedule, ledger, outbox, saveRecord });
+  const clock = () => kv.get<number>(K.testClock) ?? 0;
+  const adapters = (r: OrderRecord) => adaptersOf(env, config, kv, r);
+  return {
+    env,
+    config,
+    storage,
+    kv,
+    journal,
+    schedule,
+    ledger,
+    outbox,
+    extraDeposits: new ExtraDeposits(kv, sql, ledger),
+    record: () => kv.get<OrderRecord>(K.record),
+    saveRecord,
+    now: () => Date.now() + clock(),
+    runAhead: (ms) => kv.put(K.testClock, clock() + ms),
+    arm: (now) => schedule.arm(storage, now, clock()),
+    adapters,
+    reader: (r) => adapters(r).reader,
+    apply: (...args) => journal.apply(...args),
+    note: (...args) => journal.note(...args),
+    log: (...args) => journal.log(...args),
+    markProjection: (now) => journal.markProjection(now),
+  };
+}

@@ -1,0 +1,109 @@
+import type { DepositScheme } from "../domain/deposit";
+import { nextPoll } from "../domain/deposit-tracking";
+import { type OrderDraft, type OrderRecord, type OrderView, orderView } from "../domain/order";
+import { type CreationKey, creationVerdict, shortIdOfOrderId } from "../domain/order-id";
+import { allocateDeposit } from "./deposit-allocation";
+import type { OrderContext } from "./order-context";
+import { markProjection, PROJECTION_RETRY_MS, projectRecord, scheduleOutbox } from "./order-projection";
+import { DUE } from "./order-schedule";
+
+export type CreateResult =
+  | { kind: "created"; order: OrderView }
+  | { kind: "replayed"; order: OrderView }
+  | { kind: "conflict" }
+  /** The id is another order's (a short id drawn twice): the caller moves on to another id. */
+  | { kind: "taken" }
+  | { kind: "unavailable"; reason: string };
+
+/** The 201 body as first sent, so an Idempotency-Key replay returns exactly the same body. */
+const CREATED_VIEW = "created_view";
+
+/**
+ * The answer to a repeated Idempotency-Key: the first response, or a conflict when the request
+ * differs, or `taken` when the order here is another creation's; null while no order exists. Asked
+ * before the request is validated again, so a retry gets its order even after prices, limits or the
+ * quote's validity have changed.
+ */
+export function replayCreation(c: OrderContext, creation: CreationKey): CreateResult | null {
+  const existing = c.record();
+  if (!existing) return null;
+  const verdict = creationVerdict(existing, creation);
+  if (verdict !== "replay") return { kind: verdict };
+  return { kind: "replayed", order: c.kv.get<OrderView>(CREATED_VIEW) ?? orderView(existing) };
+}
+
+/**
+ * An order's creation, once. Concurrent calls for the same id (an Idempotency-Key retried in
+ * parallel) share the first call's work; later calls replay it, or conflict if the request differs.
+ */
+export class OrderCreation {
+  #inFlight: Promise<CreateResult> | null = null;
+
+  /** `needsAction` is the partner view's, for the index row projected after the answer. */
+  async create(
+    c: OrderContext,
+    draft: OrderDraft,
+    scheme: DepositScheme,
+    needsAction: (r: OrderRecord) => boolean,
+  ): Promise<CreateResult> {
+    const existing = replayCreation(c, draft);
+    if (existing) return existing;
+    if (this.#inFlight) {
+      await this.#inFlight.catch(() => undefined);
+      const now = replayCreation(c, draft);
+      if (now) return now;
+    }
+    this.#inFlight = createOnce(c, draft, scheme, needsAction);
+    try {
+      return await this.#inFlight;
+    } finally {
+      this.#inFlight = null;
+    }
+  }
+}
+
+async function createOnce(
+  c: OrderContext,
+  draft: OrderDraft,
+  scheme: DepositScheme,
+  needsAction: (r: OrderRecord) => boolean,
+): Promise<CreateResult> {
+  const shortId = shortIdOfOrderId(draft.id);
+  if (!shortId) throw new Error(`order id ${draft.id} does not carry a short id`);
+  const deposit = await allocateDeposit(c.env, draft, shortId, scheme);
+  if ("unavailable" in deposit) return { kind: "unavailable", reason: deposit.unavailable };
+  const created: OrderRecord = { ...draft, shortId, ...deposit };
+  const view = orderView(created);
+  // The record is the only write of a creation; the D1 index row is projected from it after the
+  // answer (the projection flag is the outbox). The alarm is armed first as the projection's
+  // backstop, so no eviction can leave a record that nothing will project.
+  const armed = c.storage.setAlarm(Date.now() + PROJECTION_RETRY_MS);
+  c.storage.transactionSync(() => {
+    c.saveRecord(created);
+    c.kv.put(CREATED_VIEW, view);
+    c.log(created.createdAt, null, created.status, "order created", {
+      deposit_address: created.depositAddress,
+      deposit_address_tag: created.depositAddressTag,
+      amount_from_expected: created.amountFromExpected,
+      rate_quoted: created.rateQuoted,
+    });
+    c.schedule.setAll([
+      {
+        name: DUE.poll,
+        dueAt: nextPoll(Date.parse(created.createdAt), 0, true, c.config.CHAIN_POLL_SECONDS * 1000).at,
+      },
+      { name: DUE.expiry, dueAt: Date.parse(created.expiresAt) },
+    ]);
+    markProjection(c.kv, c.schedule, Date.now());
+  });
+  await armed;
+  void projectCreated(c, created, needsAction);
+  return { kind: "created", order: view };
+}
+
+/** Not awaited by the creation: the 201 never waits for D1, and the alarm retries what fails. */
+async function projectCreated(c: OrderContext, r: OrderRecord, needsAction: (r: OrderRecord) => boolean) {
+  await projectRecord(c, r, needsAction);
+  scheduleOutbox(c, Date.now());
+  await c.arm(Date.now());
+}

@@ -1,0 +1,166 @@
+import { type OrderRecord, type SendKind, sendKey } from "../domain/order";
+import { type ActionInputs, orderActions } from "../domain/order-actions";
+import { decide, type OrderEvent, type OrderStatus } from "../domain/order-state";
+import { markLiquidity } from "./order-liquidity";
+import type { OrderOutbox } from "./order-outbox";
+import { markProjection } from "./order-projection";
+import { DUE, type OrderSchedule } from "./order-schedule";
+import type { EventData, OrderTransitions } from "./order-transitions";
+import type { SendsLedger } from "./sends-ledger";
+
+export interface OrderEventLogEntry {
+  seq: number;
+  at: string;
+  from_status: OrderStatus | null;
+  to_status: OrderStatus;
+  reason: string;
+  data: EventData | null;
+}
+
+/** What the journal writes to besides its log: all of it inside a transition's one transaction. */
+export interface JournalStores {
+  readonly storage: DurableObjectStorage;
+  readonly schedule: OrderSchedule;
+  readonly ledger: SendsLedger;
+  readonly outbox: OrderOutbox;
+  saveRecord(r: OrderRecord): void;
+}
+
+/** The send each status drives. */
+const SEND_OF_STATUS: Partial<Record<OrderStatus, SendKind>> = {
+  exchanging: "exchange",
+  sending: "payout",
+  refunding: "refund",
+};
+
+/**
+ * The order's journal: the state machine applied to its record, and the append-only event log
+ * (table `events`). A transition writes the new record, its log row, and what a new status brings
+ * (the index row to project, the webhook, the liquidity step, the schedule rows) in one storage
+ * transaction, so no crash leaves a status without its log row or its webhook.
+ */
+export class OrderJournal implements OrderTransitions {
+  constructor(private readonly stores: JournalStores) {}
+
+  /**
+   * Applies one event through the state machine (null: rejected, nothing written). A move into a
+   * failure that holds funds carries the actions `inputs` price into its webhook.
+   */
+  apply(
+    r: OrderRecord,
+    event: OrderEvent,
+    now: number,
+    extra: Partial<OrderRecord> = {},
+    logData: EventData | null = null,
+    inputs?: ActionInputs,
+  ): OrderRecord | null {
+    const decision = decide(
+      {
+        status: r.status,
+        expiresAt: Date.parse(r.expiresAt),
+        hasRefundAddress: r.refundAddress !== null,
+        lateWatchEndsAt: Date.parse(r.lateWatchEndsAt),
+        statusReason: r.statusReason,
+      },
+      event,
+      now,
+    );
+    if (!decision.ok) {
+      console.warn(
+        JSON.stringify({ level: "warn", order: r.id, msg: "event rejected", error: decision.error }),
+      );
+      return null;
+    }
+    const at = new Date(now).toISOString();
+    const next: OrderRecord = { ...r, ...decision.patch, ...extra, updatedAt: at };
+    const { storage, outbox } = this.stores;
+    storage.transactionSync(() => {
+      this.stores.saveRecord(next);
+      this.log(at, r.status, next.status, decision.logReason, {
+        event: event.type,
+        ...eventData(event),
+        ...logData,
+      });
+      if (next.status !== r.status) {
+        this.markProjection(now);
+        outbox.enqueue(next, r.status, at, inputs && orderActions(next, inputs));
+        markLiquidity(storage.kv, r.status, next);
+        this.#scheduleStatus(next, now);
+      }
+    });
+    return next;
+  }
+
+  /** A log row without a status change (retries, extra deposits, the end of a watch). */
+  note(r: OrderRecord, now: number, reason: string, data: EventData | null): void {
+    this.log(new Date(now).toISOString(), r.status, r.status, reason, data);
+  }
+
+  log(at: string, from: OrderStatus | null, to: OrderStatus, reason: string, data: EventData | null): void {
+    this.stores.storage.sql.exec(
+      "INSERT INTO events (at, from_status, to_status, reason, data) VALUES (?, ?, ?, ?, ?)",
+      at,
+      from,
+      to,
+      reason,
+      data ? JSON.stringify(data) : null,
+    );
+  }
+
+  /** The index row must be written again (status, needs_action): by the alarm, soon. */
+  markProjection(now: number): void {
+    markProjection(this.stores.storage.kv, this.stores.schedule, now);
+  }
+
+  /** The whole log, oldest first (operators' support view). */
+  events(): OrderEventLogEntry[] {
+    return this.stores.storage.sql
+      .exec<{
+        seq: number;
+        at: string;
+        from_status: string | null;
+        to_status: string;
+        reason: string;
+        data: string | null;
+      }>("SELECT seq, at, from_status, to_status, reason, data FROM events ORDER BY seq")
+      .toArray()
+      .map((e) => ({
+        seq: e.seq,
+        at: e.at,
+        from_status: e.from_status as OrderStatus | null,
+        to_status: e.to_status as OrderStatus,
+        reason: e.reason,
+        data: e.data ? (JSON.parse(e.data) as EventData) : null,
+      }));
+  }
+
+  /** The log's position: the version the D1 index row is projected as of. */
+  version(): number {
+    return this.stores.storage.sql.exec<{ v: number }>("SELECT MAX(seq) AS v FROM events").one().v;
+  }
+
+  /**
+   * The rows a new status brings and ends: the deadline while waiting for a deposit, the end of the
+   * late-deposit watch while expired, the send the status drives (due now unless the ledger says).
+   */
+  #scheduleStatus(r: OrderRecord, now: number): void {
+    const { schedule, ledger } = this.stores;
+    if (r.status === "waiting_deposit") schedule.set(DUE.expiry, Date.parse(r.expiresAt));
+    else schedule.clear(DUE.expiry);
+    if (r.status === "expired") schedule.set(DUE.lateWatchEnd, Date.parse(r.lateWatchEndsAt));
+    else schedule.clear(DUE.lateWatchEnd);
+    const kind = SEND_OF_STATUS[r.status];
+    if (kind) {
+      const key = sendKey(r, kind);
+      schedule.set(DUE.send(key), ledger.get(key)?.nextAt ?? now);
+    }
+  }
+}
+
+/** The event's own fields, for the log (type is logged separately). */
+export function eventData(event: OrderEvent): EventData {
+  const { type: _type, ...rest } = event;
+  return Object.fromEntries(
+    Object.entries(rest).map(([k, v]) => [k, v as string | number | boolean]),
+  ) as EventData;
+}

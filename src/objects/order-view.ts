@@ -1,0 +1,79 @@
+import { type OrderRecord, type OrderView, orderView } from "../domain/order";
+import { type ActionInputs, awaitsDecision, extrasDecidable, orderActions } from "../domain/order-actions";
+import { pricingNow } from "../storage/market";
+import type { ExtraDeposits } from "./extra-deposits";
+import type { OrderContext } from "./order-context";
+
+/** What the view asks of the other parts: the refund of an amount now, and whether the late-deposit watch is over. */
+export interface ViewSources {
+  refundAmount(r: OrderRecord, amount: string | null): Promise<string | null>;
+  watchEnded(): boolean;
+}
+
+/**
+ * The order as its partner sees it, with its `actions` when its own deposit or an extra one waits
+ * for a decision, and the inputs those actions are priced with (docs/lifecycle.md, "Decisions on
+ * held funds").
+ */
+export class PartnerView {
+  constructor(
+    private readonly c: OrderContext,
+    private readonly sources: ViewSources,
+  ) {}
+
+  /** The view with its actions, priced now when the order waits for a decision. */
+  async view(r: OrderRecord, now: number): Promise<OrderView> {
+    return this.needsAction(r)
+      ? orderView(r, orderActions(r, await this.actionInputs(r, now)))
+      : orderView(r);
+  }
+
+  /** Whether the order's `actions` is not null: its own deposit or an extra one waits for a decision. */
+  needsAction(r: OrderRecord): boolean {
+    return awaitsDecision(r) || this.awaitingExtras(r).length > 0;
+  }
+
+  /** The extra deposits whose refund is offered: none while the order may still take one as its own. */
+  awaitingExtras(r: OrderRecord): ReturnType<ExtraDeposits["awaiting"]> {
+    return extrasDecidable(r.status, this.sources.watchEnded()) ? this.c.extraDeposits.awaiting() : [];
+  }
+
+  /**
+   * What a decision on held funds would do now: the refund less the current network fee, and the
+   * pair's float pricing with the partner's markup. Never throws: what cannot be worked out now is
+   * shown as unavailable, with the reason.
+   */
+  async actionInputs(r: OrderRecord, now: number): Promise<ActionInputs> {
+    const refundOf = (amount: string | null) =>
+      this.sources.refundAmount(r, amount).then(
+        (a) => (a === null ? { unavailable: "no deposit received" } : { amount: a }),
+        (err: unknown) => ({ unavailable: `the network fee cannot be read now: ${String(err)}` }),
+      );
+    const refund = await refundOf(r.amountFromReceived);
+    const extras = await Promise.all(
+      this.awaitingExtras(r).map(async (e) => ({ ...e, refund: await refundOf(e.amount) })),
+    );
+    if (!awaitsDecision(r)) return { refund, pricing: { unavailable: "no decision on the order" }, extras };
+    const { env, config } = this.c;
+    const pricing = await pricingNow(
+      env,
+      config,
+      { coinFrom: r.coinFrom, networkFrom: r.networkFrom, coinTo: r.coinTo, networkTo: r.networkTo },
+      config.SPREAD_FLOAT_BPS,
+      r.markupBps,
+      now,
+    ).then(
+      ({ input }) => input,
+      (err: unknown) => ({ unavailable: err instanceof Error ? err.message : String(err) }),
+    );
+    return { refund, pricing, extras };
+  }
+
+  /**
+   * The inputs of the actions a failure may offer, worked out before the failure is applied so its
+   * webhook says what can be done; undefined when this failure cannot hold funds for a decision.
+   */
+  async inputsIfHeld(r: OrderRecord, now: number, mayHold: boolean): Promise<ActionInputs | undefined> {
+    return mayHold ? this.actionInputs(r, now) : undefined;
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * The partner's view of an order (src/objects/order-view.ts): `actions` only when the order's own
+ * deposit or an extra one waits for a decision, priced now, and never an error for what cannot be
+ * priced now.
+ */
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { type OrderRecord, orderView } from "../../src/domain/order";
+import { EXTRA_DEPOSIT_LOGGED, EXTRAS_KEY } from "../../src/objects/extra-deposits";
+import { type OrderContext, orderContext } from "../../src/objects/order-context";
+import { PartnerView, type ViewSources } from "../../src/objects/order-view";
+import { createPartner, setPrices, type TestPartner } from "../helpers";
+import { BTC_TO_USDT, createOrder } from "../support/orders";
+
+let partner: TestPartner;
+beforeAll(async () => {
+  await setPrices();
+  partner = await createPartner({ name: "view", rate_limit_per_minute: 100_000 });
+});
+
+const sources = (over: Partial<ViewSources> = {}): ViewSources => ({
+  refundAmount: async (_r, amount) => (amount === null ? null : String(Number(amount) / 2)),
+  watchEnded: () => false,
+  ...over,
+});
+
+/** Runs `fn` over a new order's context (its record as created). */
+async function withOrder(fn: (c: OrderContext, r: OrderRecord) => Promise<void>) {
+  const o = await createOrder(partner, BTC_TO_USDT);
+  await runInDurableObject(env.ORDERS.getByName(o.id), async (_obj, state) => {
+    const c = orderContext(state.storage, env);
+    const r = c.record();
+    if (!r) throw new Error("no record");
+    await fn(c, r);
+  });
+}
+
+/** A failed order that holds its deposit for a decision. */
+const held = (r: OrderRecord): OrderRecord => ({
+  ...r,
+  status: "failed",
+  statusReason: "amount_below_min",
+  amountFromReceived: "0.001",
+});
+
+/** Logs an extra deposit to the address, as the deposit tracker does. */
+function extraDeposit(c: OrderContext, r: OrderRecord) {
+  c.kv.put(EXTRAS_KEY, ["tx-extra:0"]);
+  c.note(r, Date.now(), EXTRA_DEPOSIT_LOGGED, { txid: "tx-extra", index: 0, amount: "0.5" });
+}
+
+describe("PartnerView", () => {
+  it("an order waiting for its deposit has no actions and prices nothing", async () => {
+    await withOrder(async (c, r) => {
+      const view = new PartnerView(
+        c,
+        sources({ refundAmount: () => Promise.reject(new Error("must not be asked")) }),
+      );
+      expect(view.needsAction(r)).toBe(false);
+      expect(await view.view(r, Date.now())).toEqual(orderView(r));
+      expect(await view.inputsIfHeld(r, Date.now(), false)).toBeUndefined();
+    });
+  });
+
+  it("a held deposit is offered with its refund and the pair priced now", async () => {
+    await withOrder(async (c, r) => {
+      const view = new PartnerView(c, sources());
+      const failed = held(r);
+      expect(view.needsAction(failed)).toBe(true);
+      const inputs = await view.actionInputs(failed, Date.now());
+      expect(inputs.refund).toEqual({ amount: "0.0005" });
+      expect(inputs.pricing).not.toHaveProperty("unavailable");
+      expect(inputs.extras).toEqual([]);
+      expect(await view.inputsIfHeld(failed, Date.now(), true)).toEqual(inputs);
+      expect((await view.view(failed, Date.now())).actions).not.toBeNull();
+    });
+  });
+
+  it("what cannot be worked out now is unavailable, with the reason", async () => {
+    await withOrder(async (c, r) => {
+      const feeDown = new PartnerView(
+        c,
+        sources({ refundAmount: () => Promise.reject(new Error("D1 down")) }),
+      );
+      expect((await feeDown.actionInputs(held(r), Date.now())).refund).toEqual({
+        unavailable: "the network fee cannot be read now: Error: D1 down",
+      });
+      const view = new PartnerView(c, sources());
+      expect(await view.actionInputs(r, Date.now())).toEqual({
+        refund: { unavailable: "no deposit received" },
+        pricing: { unavailable: "no decision on the order" },
+        extras: [],
+      });
+    });
+  });
+
+  it("an extra deposit is offered only once the order can no longer take it as its own", async () => {
+    await withOrder(async (c, r) => {
+      extraDeposit(c, r);
+      const watching = new PartnerView(c, sources());
+      expect(watching.awaitingExtras(r)).toEqual([]);
+      expect(watching.awaitingExtras({ ...r, status: "expired" })).toEqual([]);
+      const ended = new PartnerView(c, sources({ watchEnded: () => true }));
+      const expired: OrderRecord = { ...r, status: "expired" };
+      expect(ended.awaitingExtras(expired)).toEqual([
+        { txid: "tx-extra", index: 0, amount: "0.5", refundFailed: false },
+      ]);
+      expect(ended.needsAction(expired)).toBe(true);
+      const completed: OrderRecord = { ...r, status: "completed" };
+      expect(watching.needsAction(completed)).toBe(true);
+      expect((await watching.actionInputs(completed, Date.now())).extras).toEqual([
+        { txid: "tx-extra", index: 0, amount: "0.5", refundFailed: false, refund: { amount: "0.25" } },
+      ]);
+    });
+  });
+});
