@@ -101,6 +101,26 @@ const text = (status: number, body = "", headers: Record<string, string> = {}): 
 const json = (status: number, body: object): GatewayAnswer =>
   text(status, JSON.stringify(body), { "content-type": "application/json" });
 
+/**
+ * Seeded fault draws: `draw(rate, seed)` is true with probability `rate`, repeatably for a seed
+ * (splitmix32 over the seed and the draw's number); `count` is how many draws were made, which the
+ * fakes use to pick a fault's kind.
+ */
+export function seededDraws(): { draw(rate: number, seed: number): boolean; readonly count: number } {
+  let n = 0;
+  return {
+    draw(rate, seed) {
+      let x = (seed * 0x9e3779b9 + ++n * 0x85ebca6b) >>> 0;
+      x = Math.imul(x ^ (x >>> 16), 0x21f0aaad) >>> 0;
+      x = Math.imul(x ^ (x >>> 15), 0x735a2d97) >>> 0;
+      return ((x ^ (x >>> 15)) >>> 0) / 2 ** 32 < rate;
+    },
+    get count() {
+      return n;
+    },
+  };
+}
+
 export function createCountingGateway(options: CountingGatewayOptions): CountingGateway {
   const sign = (t: string) => options.sign(options.secret, t);
   const signed = async (status: number, body: object): Promise<GatewayAnswer> => {
@@ -122,14 +142,7 @@ export function createCountingGateway(options: CountingGatewayOptions): Counting
     pending.delete(key);
     pay(key, body);
   };
-  let draws = 0;
-  const draw = (rate: number, seed: number) => {
-    // splitmix32 over (seed, n): repeatable runs.
-    let x = (seed * 0x9e3779b9 + ++draws * 0x85ebca6b) >>> 0;
-    x = Math.imul(x ^ (x >>> 16), 0x21f0aaad) >>> 0;
-    x = Math.imul(x ^ (x >>> 15), 0x735a2d97) >>> 0;
-    return ((x ^ (x >>> 15)) >>> 0) / 2 ** 32 < rate;
-  };
+  const draws = seededDraws();
 
   const gw: CountingGateway = {
     payments,
@@ -179,16 +192,16 @@ export function createCountingGateway(options: CountingGatewayOptions): Counting
   const drawSend = (): SendFault => {
     const scripted = gw.sendFaults.shift();
     if (scripted) return scripted;
-    if (!gw.random || !draw(gw.random.sendFault, gw.random.seed)) return "ok";
+    if (!gw.random || !draws.draw(gw.random.sendFault, gw.random.seed)) return "ok";
     const kinds: SendFault[] = ["pay_then_drop", "5xx", "pay_then_5xx", "pay_later", "401"];
-    return kinds[draws % kinds.length] ?? "ok";
+    return kinds[draws.count % kinds.length] ?? "ok";
   };
   const drawLookup = (): LookupFault => {
     const scripted = gw.lookupFaults.shift();
     if (scripted) return scripted;
-    if (gw.random?.forget && draw(gw.random.forget, gw.random.seed)) return "forget";
-    if (!gw.random || !draw(gw.random.lookupFault, gw.random.seed)) return "ok";
-    return draws % 2 ? "unsigned_404" : "5xx";
+    if (gw.random?.forget && draws.draw(gw.random.forget, gw.random.seed)) return "forget";
+    if (!gw.random || !draws.draw(gw.random.lookupFault, gw.random.seed)) return "ok";
+    return draws.count % 2 ? "unsigned_404" : "5xx";
   };
 
   async function send(call: GatewayCall): Promise<GatewayAnswer> {
