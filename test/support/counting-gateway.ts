@@ -27,8 +27,8 @@ export type SendFault =
 
 /**
  * How the gateway answers one GET /payouts/{key}. `forget` is a broken gateway that lost its
- * records: a signed "unknown key" for a key it paid. Never drawn at random; it exists to show that
- * the paid-twice checks can fail.
+ * records: a signed "unknown key" for a key it paid. Drawn only at a `forget` rate the caller
+ * sets; it exists to show that the paid-twice checks can fail.
  */
 export type LookupFault = "ok" | "unsigned_404" | "5xx" | "forget";
 
