@@ -1,6 +1,8 @@
 // `npm run soak`: a few thousand orders, created concurrently against a private `wrangler dev`,
 // driven through SimChain to terminal states by their own alarms while rate limits and injected
-// faults are active; then every invariant is checked and the counts printed.
+// faults are active, paying through a counting payout gateway (scripts/lib/gateway.mjs) that never
+// deduplicates; then every invariant is checked against the gateway's own records and the counts
+// printed.
 //
 //   npm run soak                         2,000 orders, 10% faults (≈ 5–8 min)
 //   npm run soak -- --orders 500 --fault-rate 0.2
@@ -11,7 +13,9 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import Decimal from "decimal.js";
 import { adminClient, call, createOrder, mapPool, progress, STATIC_PRICES, seedPartner } from "./lib/api.mjs";
+import { startGateway } from "./lib/gateway.mjs";
 import { ROOT, startWorker, stopOnSignals } from "./lib/worker.mjs";
 
 const HELP = `Usage: npm run soak -- [options]
@@ -20,14 +24,20 @@ const HELP = `Usage: npm run soak -- [options]
   --concurrency <n>     concurrent creations (default 16)
   --unfunded <share>    share of orders never paid, left to expire (default 0.2)
   --short <share>       share paid below the pair minimum, to be refunded (default 0.1)
-  --fault-rate <p>      SimChain fault probability: chain reads, exchange, payouts (default 0.1)
+  --fault-rate <p>      fault probability: SimChain reads and the exchange; the payout gateway's
+                        sends and lookups (default 0.1)
   --partner-limit <n>   the soak partner's rate_limit_per_minute (default 1200: creation and the
                         final reads run into 429s and retry after Retry-After)
   --max-minutes <m>     abort with a failure after this long (default 15)
-  --port <n>            port of the private wrangler dev (default 8792)
+  --port <n>            port of the private wrangler dev (default 8792; its devtools inspector
+                        listens on a free port the system picks)
+  --gateway-port <n>    port of the counting payout gateway (default: --port + 1)
+  --gateway-forget <p>  share of lookups the gateway answers with a signed "unknown key" even for a
+                        key it paid (a gateway that lost its records; default 0). Only to show that
+                        the paid-twice checks fail: the soak must then exit 1.
   --state-dir <dir>     its state, wiped at start (default ${join(tmpdir(), "soak-state")})
   --seed <n>            PRNG seed for the order mix and the faults (default 42)
-  --keep                leave wrangler dev running at the end
+  --keep                leave wrangler dev running at the end (the gateway stops with the soak)
 `;
 
 const { values: args } = parseArgs({
@@ -40,6 +50,8 @@ const { values: args } = parseArgs({
     "partner-limit": { type: "string", default: "1200" },
     "max-minutes": { type: "string", default: "15" },
     port: { type: "string", default: "8792" },
+    "gateway-port": { type: "string" },
+    "gateway-forget": { type: "string", default: "0" },
     "state-dir": { type: "string", default: join(tmpdir(), "soak-state") },
     seed: { type: "string", default: "42" },
     keep: { type: "boolean", default: false },
@@ -66,9 +78,13 @@ const FAULT = num("fault-rate", { max: 1 });
 const PARTNER_LIMIT = num("partner-limit", { min: 1, max: 1_000_000, integer: true });
 const MAX_MS = num("max-minutes", { min: 1, max: 240 }) * 60_000;
 const PORT = num("port", { min: 1, max: 65535, integer: true });
+args["gateway-port"] ??= String(PORT + 1);
+const GATEWAY_PORT = num("gateway-port", { min: 1, max: 65535, integer: true });
 const SEED = num("seed", { integer: true });
+const FORGET = num("gateway-forget", { max: 1 });
 
 const ADMIN_TOKEN = `soak-${crypto.randomUUID()}`;
+const GATEWAY_SECRET = `soak-gateway-${crypto.randomUUID()}`;
 const EXPIRY_S = 120;
 const VARS = {
   ADMIN_TOKEN,
@@ -172,12 +188,37 @@ const count = (xs, key) => xs.reduce((m, x) => m.set(key(x), (m.get(key(x)) ?? 0
 const asObject = (m) => Object.fromEntries([...m.entries()].sort(([a], [b]) => String(a).localeCompare(b)));
 
 let worker = null;
-stopOnSignals(() => worker);
+let gateway = null;
+stopOnSignals(() => ({
+  stop: async () => {
+    await gateway?.stop();
+    await worker?.stop();
+  },
+}));
 
 async function main() {
   const started = Date.now();
   const deadline = started + MAX_MS;
-  worker = await startWorker({ stateDir: args["state-dir"], port: PORT, vars: VARS });
+  const settleRand = prng(SEED + 1);
+  const gatewayFaults = { sendFault: FAULT, lookupFault: FAULT, seed: SEED, forget: FORGET };
+  gateway = await startGateway({
+    port: GATEWAY_PORT,
+    secret: GATEWAY_SECRET,
+    faults: gatewayFaults,
+    // A late payment shows up 1–5 s after its 504; lookups meanwhile answer 409 "in progress".
+    settleAfterMs: () => 1000 + Math.floor(settleRand() * 4000),
+  });
+  console.log(`counting payout gateway on ${gateway.url} (faults ${JSON.stringify(gatewayFaults)})`);
+  // Creation runs with simulated payouts: with PAYOUT_MODE=http the Worker rightly refuses every
+  // pair whose deposits are read from SimChain (realPayoutRefusal, docs/lifecycle.md). No block is
+  // mined before the restart below, so no deposit has a confirmation yet and no order can be paid
+  // through SimChain (the verification checks that none was).
+  worker = await startWorker({
+    stateDir: args["state-dir"],
+    port: PORT,
+    inspectorPort: 0,
+    vars: { ...VARS, PAYOUT_MODE: "simulated" },
+  });
   const base = worker.baseUrl;
   console.log(`wrangler dev on ${base} (pid ${worker.pid}, state ${worker.stateDir})`);
   const admin = adminClient(base, ADMIN_TOKEN);
@@ -198,32 +239,10 @@ async function main() {
     route.shortAmount = halfOf(q.body.min_amount, route.decimals);
   }
 
-  const faults = {
-    read_fail_rate: FAULT,
-    payout_fail_rate: FAULT / 2,
-    payout_timeout_rate: FAULT / 2,
-    exchange_fail_rate: FAULT,
-    seed: SEED,
-  };
+  // SimChain's own payout faults stay off: payouts go through the gateway, which has its own.
+  const faults = { read_fail_rate: FAULT, exchange_fail_rate: FAULT, seed: SEED };
   for (const net of NETWORKS) await admin.put(`/sim/${net}/faults`, faults);
   console.log(`Faults on ${NETWORKS.join(", ")}: ${JSON.stringify(faults)}`);
-
-  // Blocks: one per second on every network, for the whole run.
-  let mining = true;
-  let blocks = 0;
-  const miner = (async () => {
-    while (mining) {
-      await Promise.all(
-        NETWORKS.map((net) =>
-          admin
-            .post(`/sim/${net}/blocks`, { count: 1 })
-            .then(() => blocks++)
-            .catch(() => {}),
-        ),
-      );
-      await sleep(1000);
-    }
-  })();
 
   // ── creation (and deposits right after) ──
   const rand = prng(SEED);
@@ -263,12 +282,18 @@ async function main() {
     if (item.kind !== "unfunded") {
       const amount = item.kind === "exact" ? item.route.body.amount_from : item.route.shortAmount;
       try {
-        await admin.post(`/sim/${order.network_from}/transfers`, {
-          to: order.deposit_address,
-          amount,
-          coin: item.route.coin,
-          ...(order.deposit_address_tag ? { tag: order.deposit_address_tag } : {}),
+        // A long timeout: a deposit that lands after the client gave up would be counted as unsent.
+        const r = await call(base, "POST", `/admin/v1/sim/${order.network_from}/transfers`, {
+          token: ADMIN_TOKEN,
+          timeoutMs: 180_000,
+          body: {
+            to: order.deposit_address,
+            amount,
+            coin: item.route.coin,
+            ...(order.deposit_address_tag ? { tag: order.deposit_address_tag } : {}),
+          },
         });
+        if (r.status !== 201) throw new Error(`${r.status} ${JSON.stringify(r.body)}`);
         rec.funded = true;
         rec.depositAmount = amount;
       } catch (err) {
@@ -279,6 +304,42 @@ async function main() {
     p.tick();
   });
   const creationSeconds = p.elapsedSeconds();
+
+  // ── the same state, restarted with payouts through the counting gateway ──
+  const restartAt = Date.now();
+  await worker.stop();
+  worker = await startWorker({
+    stateDir: args["state-dir"],
+    port: PORT,
+    inspectorPort: 0,
+    fresh: false,
+    vars: {
+      ...VARS,
+      PAYOUT_MODE: "http",
+      PAYOUT_GATEWAY_URL: gateway.url,
+      PAYOUT_GATEWAY_SECRET: GATEWAY_SECRET,
+    },
+  });
+  const restartSeconds = (Date.now() - restartAt) / 1000;
+  console.log(`\nRestarted with PAYOUT_MODE=http in ${restartSeconds.toFixed(0)} s; mining from now on.`);
+
+  // Blocks: one per second on every network from now to the end: the deposits confirm, the orders
+  // move on and pay through the gateway.
+  let mining = true;
+  let blocks = 0;
+  const miner = (async () => {
+    while (mining) {
+      await Promise.all(
+        NETWORKS.map((net) =>
+          admin
+            .post(`/sim/${net}/blocks`, { count: 1 })
+            .then(() => blocks++)
+            .catch(() => {}),
+        ),
+      );
+      await sleep(1000);
+    }
+  })();
 
   // ── wait for every order to reach a terminal state (operator view: not rate limited) ──
   console.log(
@@ -323,21 +384,24 @@ async function main() {
       return;
     }
   });
-  // 2. Payouts and refunds on every network.
+  // 2. Payouts and refunds: the gateway's own records, one entry per payment it made.
   const outgoing = new Map();
   const strays = [];
   const ids = new Set(orders.map((o) => o.id));
-  for (const net of NETWORKS) {
-    for (const t of (await admin.get(`/sim/${net}/outgoing`)).data) {
-      if (!t.order_id || !ids.has(t.order_id)) {
+  for (const [key, payments] of gateway.gw.payments) {
+    for (const { txid, body } of payments) {
+      const t = { key, txid, ...JSON.parse(body) };
+      if (!ids.has(t.orderId)) {
         strays.push(t);
         continue;
       }
-      const list = outgoing.get(t.order_id) ?? [];
-      list.push(t);
-      outgoing.set(t.order_id, list);
+      outgoing.set(t.orderId, [...(outgoing.get(t.orderId) ?? []), t]);
     }
   }
+  // Nothing may have left through SimChain (the phase before the restart paid nothing).
+  const simPayouts = [];
+  for (const net of NETWORKS) simPayouts.push(...(await admin.get(`/sim/${net}/outgoing`)).data);
+  const catalog = new Map((await admin.get("/currencies")).data.map((c) => [`${c.coin}|${c.network}`, c]));
   // 3. The D1 index (read through wrangler d1 execute; the object is the source of truth).
   let index = readIndex(worker);
   let indexMismatch = compareIndex(orders, state, index);
@@ -373,23 +437,41 @@ async function main() {
     if (depositKeys.has(depKey)) problem(o, `deposit address reused: ${depKey}`);
     depositKeys.add(depKey);
     const out = outgoing.get(o.id) ?? [];
-    const payouts = out.filter((t) => t.kind === "payout");
-    const refunds = out.filter((t) => t.kind === "refund");
-    if (payouts.length > 1) problem(o, `${payouts.length} payouts`);
-    if (refunds.length > 1) problem(o, `${refunds.length} refunds`);
-    if (payouts.length && refunds.length) problem(o, "both a payout and a refund");
+    if (out.length > 1)
+      problem(o, `${out.length} payments by the gateway: ${out.map((t) => `${t.key} ${t.txid}`).join(", ")}`);
+    const [paid] = out;
     switch (view.status) {
-      case "completed":
-        if (payouts.length !== 1 || payouts[0].txid !== view.payout_txid)
-          problem(o, "completed without exactly its one payout");
+      case "completed": {
+        const want = {
+          kind: "payout",
+          txid: view.payout_txid,
+          to: view.recipient_address,
+          tag: view.recipient_address_tag,
+          amount: view.amount_to_actual,
+        };
+        const wrong = paymentMismatch(paid, want);
+        if (wrong) problem(o, `completed, but the gateway's payment ${wrong}`);
         break;
-      case "refunded":
-        if (refunds.length !== 1 || refunds[0].txid !== view.refund_txid)
-          problem(o, "refunded without exactly its one refund");
+      }
+      case "refunded": {
+        const coin = catalog.get(`${view.coin_from}|${view.network_from}`);
+        const refund = new Decimal(o.depositAmount ?? "0")
+          .sub(coin?.withdraw_fee ?? "0")
+          .toDecimalPlaces(coin?.decimals ?? 0, Decimal.ROUND_DOWN);
+        const want = {
+          kind: "refund",
+          txid: view.refund_txid,
+          to: view.refund_address,
+          tag: view.refund_address_tag,
+          amount: refund.toString(),
+        };
+        const wrong = paymentMismatch(paid, want);
+        if (wrong) problem(o, `refunded, but the gateway's payment ${wrong}`);
         break;
+      }
       case "failed":
       case "expired":
-        if (out.length) problem(o, `${view.status} but ${out.length} outgoing transfer(s)`);
+        if (out.length) problem(o, `${view.status} but ${out.length} payment(s) by the gateway`);
         break;
     }
     if (o.funded && view.status === "expired") problem(o, "paid on time, yet expired (deposit never seen)");
@@ -398,7 +480,13 @@ async function main() {
   }
   for (const m of indexMismatch) problems.push({ id: m.id, what: m.what });
   for (const t of strays)
-    problems.push({ id: t.order_id, what: `outgoing transfer for an unknown order: ${t.txid}` });
+    problems.push({ id: t.orderId, what: `gateway payment for an unknown order: ${t.key}` });
+  for (const key of gateway.gw.paidTwice())
+    problems.push({ what: `key paid more than once by the gateway: ${key}` });
+  for (const key of gateway.gw.resentWithoutLookup())
+    problems.push({ what: `key re-sent without a lookup since its previous send: ${key}` });
+  for (const t of simPayouts)
+    problems.push({ id: t.order_id, what: `paid through SimChain, not the gateway: ${t.txid}` });
   if (stats.duplicatesDiffer)
     problems.push({ what: `${stats.duplicatesDiffer} idempotent duplicates got two ids` });
   if (index.length !== orders.length)
@@ -425,6 +513,7 @@ async function main() {
     orders: orders.length,
     requested: N,
     creation_seconds: Math.round(creationSeconds),
+    restart_seconds: Math.round(restartSeconds),
     creation_rate_limited_429: stats.rateLimited,
     creation_requests: stats.attempts,
     idempotent_duplicates: { same_order: stats.duplicatesSame, different: stats.duplicatesDiffer },
@@ -434,10 +523,16 @@ async function main() {
     retries_in_event_logs: eventCounts,
     payouts: [...outgoing.values()].flat().filter((t) => t.kind === "payout").length,
     refunds: [...outgoing.values()].flat().filter((t) => t.kind === "refund").length,
-    orders_paid_twice: [...outgoing.values()].filter(
-      (l) =>
-        l.filter((t) => t.kind === "payout").length > 1 || l.filter((t) => t.kind === "refund").length > 1,
-    ).length,
+    gateway: {
+      sends: gateway.gw.ops.filter((x) => x.op === "send").length,
+      lookups: gateway.gw.ops.filter((x) => x.op === "lookup").length,
+      keys_paid: gateway.gw.payments.size,
+      faults_served: asObject(gateway.gw.faultsServed),
+      keys_paid_twice: gateway.gw.paidTwice().length,
+      keys_resent_without_lookup: gateway.gw.resentWithoutLookup().length,
+    },
+    orders_paid_twice: [...outgoing.values()].filter((l) => l.length > 1).length,
+    simchain_payouts: simPayouts.length,
     index_rows: index.length,
     index_mismatches: indexMismatch.length,
     verification_rate_limited_429: verifyRateLimited,
@@ -471,6 +566,7 @@ async function main() {
           unfunded: UNFUNDED,
           short: SHORT,
           faults,
+          gateway_faults: gatewayFaults,
           partner_limit: PARTNER_LIMIT,
           vars: { ...VARS, ADMIN_TOKEN: "(random)" },
         },
@@ -498,10 +594,22 @@ function injectedFaults(logPath) {
   const n = (re) => (log.match(re) ?? []).length;
   return {
     chain_read_outages: n(/Uncaught Error: simulated chain provider outage/g),
-    payouts_refused: n(/Uncaught Error: simulated payout failure/g),
-    payout_timeouts_after_recording: n(/Uncaught Error: simulated timeout \(the payout was recorded\)/g),
     lifecycle_steps_failed_and_rearmed: n(/lifecycle step failed/g),
   };
+}
+
+/** What is wrong with an order's one gateway payment, or null when it is exactly `want`. */
+function paymentMismatch(paid, want) {
+  if (!paid) return "is missing";
+  const same = (a, b) => (typeof b === "number" ? Number(a) === b : new Decimal(a).eq(b));
+  const wrong = [
+    paid.kind !== want.kind && `is a ${paid.kind}`,
+    paid.txid !== want.txid && `has txid ${paid.txid}, the order ${want.txid}`,
+    paid.to !== want.to && `goes to ${paid.to}, not ${want.to}`,
+    (paid.tag ?? null) !== (want.tag ?? null) && `has tag ${paid.tag}, not ${want.tag}`,
+    !same(paid.amount, want.amount) && `is ${paid.amount}, not ${want.amount}`,
+  ].filter(Boolean);
+  return wrong.length ? wrong.join("; ") : null;
 }
 
 function readIndex(w) {
@@ -527,6 +635,7 @@ try {
   console.error(err instanceof Error ? (err.stack ?? err.message) : err);
   if (worker) console.error(`wrangler log: ${worker.logPath}`);
 } finally {
+  await gateway?.stop();
   if (worker && args.keep) console.log(`wrangler dev left running on ${worker.baseUrl}, pid ${worker.pid}`);
   else await worker?.stop();
 }

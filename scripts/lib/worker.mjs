@@ -80,7 +80,8 @@ function tail(path, lines = 40) {
  * restarts on the existing state and snapshot (e.g. after writing to D1 while it was stopped).
  *
  * @param {{
- *   stateDir: string, port: number, vars?: Record<string, string>, testScheduled?: boolean,
+ *   stateDir: string, port: number, inspectorPort?: number, vars?: Record<string, string>,
+ *   testScheduled?: boolean,
  *   logLevel?: string, fresh?: boolean, localObservability?: boolean, readyTimeoutMs?: number,
  * }} opts
  */
@@ -108,9 +109,10 @@ export async function startWorker(opts) {
     "127.0.0.1",
     "--port",
     String(opts.port),
-    // Next to the port, not wrangler's fixed 9229: checkouts side by side each get their own.
+    // Next to the port, not wrangler's fixed 9229: checkouts side by side each get their own
+    // (0: any free port the system picks, for a driver that needs port + 1 for itself).
     "--inspector-port",
-    String(opts.port + 1),
+    String(opts.inspectorPort ?? opts.port + 1),
     "--persist-to",
     persistDir,
     "--show-interactive-dev-session=false",

@@ -206,3 +206,15 @@ describe("which deposit drives the order (finding 4)", () => {
     });
   });
 });
+
+describe("the counting gateway's paid-twice check can fail", () => {
+  it("a gateway that signs 'unknown key' for a key it paid is paid again, and paidTwice() says so", async () => {
+    const o = await confirmedOrder(BTC_TO_USDT, "0.01");
+    // Paid, the answer lost; then the gateway's signed (lying) word that it never saw the key.
+    fake.gw.sendFaults.push("pay_then_drop");
+    fake.gw.lookupFaults.push("forget");
+    expect(await stepUntil(o.id, (s) => s === "completed")).toBe("completed");
+    expect(fake.gw.paidTwice()).toEqual([`${o.id}:payout`]);
+    expect(fake.gw.resentWithoutLookup()).toEqual([]);
+  });
+});

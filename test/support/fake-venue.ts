@@ -18,6 +18,7 @@ import myTrades from "../fixtures/venue/my-trades.json";
 import filledFull from "../fixtures/venue/order-full-filled.json";
 import orderQuery from "../fixtures/venue/order-query.json";
 import { TEST_PRICES } from "../helpers";
+import { seededDraws } from "./counting-gateway";
 import { createMockNetwork } from "./msw";
 
 export const VENUE_URL = "https://venue.test";
@@ -136,14 +137,7 @@ export function createFakeVenue(): FakeVenue {
   const calls: string[] = [];
   const patched = new Map<Config, Partial<Config>>();
   let nextId = 1000;
-  let draws = 0;
-  const draw = (rate: number, seed: number) => {
-    // splitmix32 over (seed, n): repeatable runs.
-    let x = (seed * 0x9e3779b9 + ++draws * 0x85ebca6b) >>> 0;
-    x = Math.imul(x ^ (x >>> 16), 0x21f0aaad) >>> 0;
-    x = Math.imul(x ^ (x >>> 15), 0x735a2d97) >>> 0;
-    return ((x ^ (x >>> 15)) >>> 0) / 2 ** 32 < rate;
-  };
+  const draws = seededDraws();
 
   /** Trades a market order at the last price (one fill, taker fee in the asset received). */
   const trade = (row: VenueOrderRow) => {
@@ -243,7 +237,7 @@ export function createFakeVenue(): FakeVenue {
   const nextPlace = (): PlaceFault => {
     const scripted = venue.placeFaults.shift();
     if (scripted) return scripted;
-    if (!venue.random || !draw(venue.random.placeFault, venue.random.seed)) return "ok";
+    if (!venue.random || !draws.draw(venue.random.placeFault, venue.random.seed)) return "ok";
     const kinds: PlaceFault[] = [
       "fill_then_drop",
       "fill_then_502",
@@ -254,12 +248,12 @@ export function createFakeVenue(): FakeVenue {
       "429",
       "1021",
     ];
-    return kinds[draws % kinds.length] ?? "ok";
+    return kinds[draws.count % kinds.length] ?? "ok";
   };
   const nextLookup = (): LookupFault => {
     const scripted = venue.lookupFaults.shift();
     if (scripted) return scripted;
-    return venue.random && draw(venue.random.lookupFault, venue.random.seed) ? "5xx" : "ok";
+    return venue.random && draws.draw(venue.random.lookupFault, venue.random.seed) ? "5xx" : "ok";
   };
 
   const net = createMockNetwork(
