@@ -42,6 +42,8 @@ export default defineConfig(async () => ({
                 TEST_MIGRATIONS: await readD1Migrations("./migrations"),
                 // The fuzz suite's depth (test/fuzz/api-fuzz.test.ts); unset: its quick default.
                 FUZZ_RUNS: process.env.FUZZ_RUNS ?? "",
+                // The chaos and venue fault runs' order count (test/support/orders.ts, chaosOrders).
+                CHAOS_ORDERS: process.env.CHAOS_ORDERS ?? "",
               },
             },
           }),
