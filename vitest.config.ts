@@ -24,7 +24,18 @@ const PREBUNDLED = [
   "fast-check",
 ];
 
-// Two projects: the Worker's tests inside workerd, and the cabinet's browser tests (Chromium via
+/**
+ * Domain logic's test files run without workerd (project `unit`), except three that need it (the
+ * Worker's bindings or modules); they stay in `workers`.
+ */
+const UNIT = ["test/domain/**/*.test.ts", "test/lib/**/*.test.ts"];
+const DOMAIN_IN_WORKERD = [
+  "test/domain/addresses-derive.test.ts",
+  "test/domain/order-id.test.ts",
+  "test/domain/test-mode.test.ts",
+];
+
+// Three projects: the Worker's tests inside workerd, plain functions' in Node (above), and the cabinet's browser tests (Chromium via
 // playwright-core against one `wrangler dev`, test/browser/).
 export default defineConfig(async () => ({
   test: {
@@ -50,8 +61,7 @@ export default defineConfig(async () => ({
         ],
         test: {
           name: "workers",
-          include: ["test/**/*.test.ts"],
-          exclude: ["test/browser/**"],
+          include: ["test/*.test.ts", "test/!(browser|domain|lib)/**/*.test.ts", ...DOMAIN_IN_WORKERD],
           // Each file gets its own workerd and storage (the plugin's default isolation). Sharing one
           // workerd with a hand-made wipe per file was tried on 2026-11-23 and ran slower end to
           // end here: the wipe and module reload cost more than the startup they saved
@@ -69,6 +79,11 @@ export default defineConfig(async () => ({
           testTimeout: 30_000,
           hookTimeout: 30_000,
         },
+      },
+      {
+        // Plain functions (src/domain, src/lib) tested without workerd: a file here starts in well
+        // under a second, where a workers file starts a workerd and loads the whole Worker.
+        test: { name: "unit", include: UNIT, exclude: DOMAIN_IN_WORKERD, environment: "node" },
       },
       {
         test: {
