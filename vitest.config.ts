@@ -35,8 +35,8 @@ const DOMAIN_IN_WORKERD = [
   "test/domain/test-mode.test.ts",
 ];
 
-// Three projects: the Worker's tests inside workerd, plain functions' in Node (above), and the cabinet's browser tests (Chromium via
-// playwright-core against one `wrangler dev`, test/browser/).
+// Three projects: the Worker's tests inside workerd, plain functions' in Node (above), and the
+// cabinet's browser tests (Chromium via playwright-core against one `wrangler dev`, test/browser/).
 export default defineConfig(async () => ({
   test: {
     projects: [
@@ -67,8 +67,8 @@ export default defineConfig(async () => ({
           // end here: the wipe and module reload cost more than the startup they saved
           // (docs/performance.md, "Test-suite time").
           setupFiles: ["./test/setup/apply-migrations.ts"],
-          // Two files at a time on 2 cores (Vitest's default is one fewer worker than cores): a file's
-          // workerd runs the tests while Vitest's own process serves the other file's modules.
+          // Two files at a time on 2 cores: Vitest's default (one worker fewer than cores) ran them one
+          // after another with one core mostly idle.
           maxWorkers: "100%",
           // Every file imports the whole Worker (~700 modules, 500 of them from node_modules, each
           // fetched from Vite one by one). Prebundling the packages the Worker imports cuts that to
