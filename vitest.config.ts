@@ -1,8 +1,42 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
-// Two projects: the Worker's tests inside workerd, and the cabinet's browser tests (Chromium via
-// playwright-core against one `wrangler dev`, test/browser/).
+/** The packages (and subpaths) src/ and test/ import inside workerd; see `deps` below. */
+const PREBUNDLED = [
+  "zod",
+  "@hono/zod-openapi",
+  "hono",
+  ...["body-limit", "bearer-auth", "cookie", "cors", "factory", "html", "http-exception", "request-id"].map(
+    (p) => `hono/${p}`,
+  ),
+  "hono/utils/http-status",
+  "@scure/base",
+  "@scure/bip32",
+  "@scure/bip39",
+  ...["hmac", "legacy", "sha2", "sha3", "utils"].map((p) => `@noble/hashes/${p}.js`),
+  ...["ed25519", "nist", "secp256k1", "utils"].map((p) => `@noble/curves/${p}.js`),
+  "@simplewebauthn/server",
+  "@simplewebauthn/server/helpers",
+  "jose",
+  "decimal.js",
+  // test-only
+  "msw",
+  "fast-check",
+];
+
+/**
+ * Domain logic's test files run without workerd (project `unit`), except three that need it (the
+ * Worker's bindings or modules); they stay in `workers`.
+ */
+const UNIT = ["test/domain/**/*.test.ts", "test/lib/**/*.test.ts"];
+const DOMAIN_IN_WORKERD = [
+  "test/domain/addresses-derive.test.ts",
+  "test/domain/order-id.test.ts",
+  "test/domain/test-mode.test.ts",
+];
+
+// Three projects: the Worker's tests inside workerd, plain functions' in Node (above), and the
+// cabinet's browser tests (Chromium via playwright-core against one `wrangler dev`, test/browser/).
 export default defineConfig(async () => ({
   test: {
     projects: [
@@ -19,22 +53,37 @@ export default defineConfig(async () => ({
                 TEST_MIGRATIONS: await readD1Migrations("./migrations"),
                 // The fuzz suite's depth (test/fuzz/api-fuzz.test.ts); unset: its quick default.
                 FUZZ_RUNS: process.env.FUZZ_RUNS ?? "",
+                // The chaos and venue fault runs' order count (test/support/orders.ts, chaosOrders).
+                CHAOS_ORDERS: process.env.CHAOS_ORDERS ?? "",
               },
             },
           }),
         ],
         test: {
           name: "workers",
-          include: ["test/**/*.test.ts"],
-          exclude: ["test/browser/**"],
+          include: ["test/*.test.ts", "test/!(browser|domain|lib)/**/*.test.ts", ...DOMAIN_IN_WORKERD],
           // Each file gets its own workerd and storage (the plugin's default isolation). Sharing one
           // workerd with a hand-made wipe per file was tried on 2026-11-23 and ran slower end to
           // end here: the wipe and module reload cost more than the startup they saved
           // (docs/performance.md, "Test-suite time").
           setupFiles: ["./test/setup/apply-migrations.ts"],
+          // Two files at a time on 2 cores: Vitest's default (one worker fewer than cores) ran them one
+          // after another with one core mostly idle.
+          maxWorkers: "100%",
+          // Every file imports the whole Worker (~700 modules, 500 of them from node_modules, each
+          // fetched from Vite one by one). Prebundling the packages the Worker imports cuts that to
+          // ~240 per file. List every subpath the code imports: a subpath left out loads unbundled
+          // beside the bundle, a second copy of the package's modules. (Vite leaves hono's JSX
+          // runtime out of the bundles; it shares only hono/utils/html, which holds no state.)
+          deps: { optimizer: { ssr: { enabled: true, include: PREBUNDLED } } },
           testTimeout: 30_000,
           hookTimeout: 30_000,
         },
+      },
+      {
+        // Plain functions (src/domain, src/lib) tested without workerd: a file here starts in well
+        // under a second, where a workers file starts a workerd and loads the whole Worker.
+        test: { name: "unit", include: UNIT, exclude: DOMAIN_IN_WORKERD, environment: "node" },
       },
       {
         test: {

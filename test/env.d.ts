@@ -3,6 +3,8 @@ declare namespace Cloudflare {
     TEST_MIGRATIONS: import("cloudflare:test").D1Migration[];
     /** Total requests of the fuzz suite (test/fuzz); empty: the default of `npm test`. */
     FUZZ_RUNS: string;
+    /** Orders of the chaos and venue fault runs (test/lifecycle); empty: the default of `npm test`. */
+    CHAOS_ORDERS: string;
   }
 }
 

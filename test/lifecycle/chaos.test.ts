@@ -6,6 +6,7 @@ import {
   advance,
   BTC_REFUND,
   BTC_TO_USDT,
+  chaosOrders,
   createOrder,
   events,
   evict,
@@ -17,7 +18,7 @@ import {
   XRP_ADDR,
 } from "../support/orders";
 
-const ORDERS = 200;
+const ORDERS = chaosOrders();
 const MAX_ROUNDS = 120;
 
 // A deterministic stream for the test's own choices (which order to evict, which amount to send).

@@ -11,6 +11,7 @@ import { createFakeVenue, type FakeVenue } from "../support/fake-venue";
 import {
   advance,
   BTC_TO_USDT,
+  chaosOrders,
   createOrder,
   events,
   evict,
@@ -203,7 +204,7 @@ describe("venue exchange: intent, then lookup", () => {
 });
 
 describe("venue exchange under random faults", () => {
-  const ORDERS = 200;
+  const ORDERS = chaosOrders();
 
   it(`${ORDERS} orders, fills delayed and failing at random, evictions: never two fills for one order leg`, async () => {
     const t0 = performance.now();

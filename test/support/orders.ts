@@ -54,6 +54,21 @@ export const BTC_TO_USDT = {
   recipient_address: TRON_ADDR,
 };
 
+/**
+ * How many orders the fault runs (test/lifecycle/chaos.test.ts, venue-exchange.test.ts) push through.
+ * `npm test` uses 60: the least common multiple of the runs' 3-, 4- and 5-way order plans, so every
+ * combination of rate type, network and funding still occurs (the chaos run still needs all its
+ * rounds, so it saves less than the venue run). `CHAOS_ORDERS=200` (what `.ci/run` adds) is the
+ * deep run; the seeds are the same.
+ */
+export function chaosOrders(): number {
+  if (env.CHAOS_ORDERS === "") return 60;
+  const n = Number(env.CHAOS_ORDERS);
+  if (!Number.isInteger(n) || n < 60)
+    throw new Error(`CHAOS_ORDERS must be a whole number ≥ 60: ${env.CHAOS_ORDERS}`);
+  return n;
+}
+
 /** Fake `Date` (shared by the Worker and its objects in this isolate), moved forward explicitly. */
 export function startClock(): void {
   vi.useFakeTimers({ now: Date.now(), toFake: ["Date"] });
