@@ -470,3 +470,57 @@ describe("pricing properties", () => {
     );
   });
 });
+
+describe("remembered models", () => {
+  // What a quote of `input` answers; a model remembered under a key that missed a field would
+  // answer a changed input like the one before it.
+  function answer(input: PricingInput): string {
+    try {
+      const l = pairLimits(input);
+      const q = l.ok ? quoteForward(input, d("0.01")) : null;
+      return JSON.stringify({
+        limits: l.ok ? [s(l.min), s(l.max)] : l.reason,
+        quote: q && [s(q.amountTo), s(q.rate)],
+      });
+    } catch (err) {
+      return String(err);
+    }
+  }
+
+  it("every value of the input counts: changing any one changes the answer, and changing it back restores it", () => {
+    const base = pair(BTC, ETH8);
+    const first = answer(base);
+    const variants: PricingInput[] = [
+      pair({ ...BTC, usdPrice: "61000" }, ETH8),
+      pair(BTC, { ...ETH8, usdPrice: "3100" }),
+      pair({ ...BTC, decimals: 3 }, ETH8),
+      pair(BTC, { ...ETH8, decimals: 2 }),
+      pair({ ...BTC, minAmount: "0.002" }, ETH8),
+      pair({ ...BTC, maxAmount: "4" }, ETH8),
+      pair(BTC, { ...ETH8, minAmount: "1" }),
+      pair(BTC, { ...ETH8, maxAmount: "50" }),
+      pair({ ...BTC, withdrawFee: "x" }, ETH8),
+      pair(BTC, { ...ETH8, withdrawFee: "0.003" }),
+      pair(BTC, ETH8, 60),
+      pair(BTC, ETH8, 50, 10),
+    ];
+    for (const v of variants) {
+      expect(answer(v), JSON.stringify(v)).not.toBe(first);
+      expect(answer(base)).toBe(first);
+    }
+    // Coin and network only name the pair in a reason: an unquotable pair shows them.
+    const unquotable = pair({ ...BTC, minAmount: "10" }, ETH8);
+    const reason = answer(unquotable);
+    expect(reason).toContain("BTC/bitcoin");
+    expect(answer(pair({ ...BTC, minAmount: "10", coin: "XBT" }, ETH8))).toContain("XBT/bitcoin");
+    expect(answer(pair({ ...BTC, minAmount: "10", network: "btc" }, ETH8))).toContain("BTC/btc");
+    expect(answer(pair({ ...BTC, minAmount: "10" }, { ...ETH8, coin: "ETC" }))).toContain("ETC/ethereum");
+    expect(answer(pair({ ...BTC, minAmount: "10" }, { ...ETH8, network: "arb" }))).toContain("ETH/arb");
+    expect(answer(unquotable)).toBe(reason);
+  });
+
+  it("an input that throws is not remembered: it throws again", () => {
+    expect(() => quoteForward(pair(BTC, ETH8, Number.NaN), d("1"))).toThrow(PricingInputError);
+    expect(() => quoteForward(pair(BTC, ETH8, Number.NaN), d("1"))).toThrow(PricingInputError);
+  });
+});
