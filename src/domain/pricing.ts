@@ -158,47 +158,8 @@ function buildModel(input: PricingInput): Model | string {
   return { from, to, num: from.price.times(factor), den: to.price };
 }
 
-/**
- * Models remembered by every value they are built from: a quote reparsed both prices and both
- * sides' limits and worked the pair's limits out again (twice for a quote without an amount),
- * a third of a float quote's pricing time in the CPU profile, while the inputs of a pair change
- * only when its prices or the catalog do. Decimals are immutable, so a remembered model is the
- * one the input would build; bounded, and cleared when full.
- */
-const models = new Map<string, Model | string>();
-const MODELS_MAX = 1000;
-
-function modelOf(input: PricingInput): Model | string {
-  const { from: f, to: t } = input;
-  const key = JSON.stringify([
-    f.coin,
-    f.network,
-    f.decimals,
-    f.minAmount,
-    f.maxAmount,
-    f.withdrawFee,
-    f.usdPrice,
-    t.coin,
-    t.network,
-    t.decimals,
-    t.minAmount,
-    t.maxAmount,
-    t.withdrawFee,
-    t.usdPrice,
-    input.spreadBps,
-    input.markupBps,
-  ]);
-  let m = models.get(key);
-  if (m === undefined) {
-    m = buildModel(input);
-    if (models.size >= MODELS_MAX) models.clear();
-    models.set(key, m);
-  }
-  return m;
-}
-
 function modelOrThrow(input: PricingInput): Model {
-  const m = modelOf(input);
+  const m = buildModel(input);
   if (typeof m === "string") throw new PairUnavailableError(m);
   return m;
 }
@@ -232,19 +193,7 @@ function smallestFromFor(m: Model, target: Decimal, atLeast: Decimal): Decimal {
   return x;
 }
 
-/** A remembered model's limits, worked out once (a model is never changed once built). */
-const limitsByModel = new WeakMap<Model, PairLimits>();
-
 function limitsOf(m: Model): PairLimits {
-  let limits = limitsByModel.get(m);
-  if (!limits) {
-    limits = computeLimits(m);
-    limitsByModel.set(m, limits);
-  }
-  return limits;
-}
-
-function computeLimits(m: Model): PairLimits {
   // amount_to is a multiple of unit(to.decimals): "≥ to.min" means "≥ to.min rounded up", and
   // "> 0" means "≥ one unit".
   const target = Dec.max(ceilTo(m.to.min, m.to.decimals), unit(m.to.decimals));
@@ -310,7 +259,7 @@ export function rateBeforeFee(input: PricingInput): Decimal {
 
 /** Pair limits on amount_from; ok:false (never a throw) for unusable data or min > max. */
 export function pairLimits(input: PricingInput): PairLimits {
-  const m = modelOf(input);
+  const m = buildModel(input);
   if (typeof m === "string") return { ok: false, reason: m };
   return limitsOf(m);
 }
