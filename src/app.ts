@@ -1,11 +1,11 @@
 import { bodyLimit } from "hono/body-limit";
-import { cors } from "hono/cors";
 import { requestId } from "hono/request-id";
 import { getConfig } from "./config";
 import { adminApi, PARTNER_OPENAPI_PATH, partnerApi } from "./http/apis";
 import { createCabinet } from "./http/cabinet/routes";
 import { ApiError } from "./http/errors";
 import { adminAuth } from "./http/middleware/admin-auth";
+import { publicCors } from "./http/middleware/cors";
 import { notFoundHandler, onError } from "./http/middleware/errors";
 import { createRouter } from "./http/router";
 import { benchRouter } from "./http/routes/bench";
@@ -36,22 +36,9 @@ export function createApp() {
 
   // A partner's browser widget may read the catalog, quotes, icons and the document from any
   // origin. Key-protected routes get no CORS at all: keys belong on servers, never in a page.
-  const publicCors = cors({
-    origin: "*",
-    allowMethods: ["GET", "HEAD"],
-    // Named, so a preflight asking to send a key (X-API-Key, Authorization) is not echoed back.
-    allowHeaders: ["X-Request-Id"],
-    exposeHeaders: [
-      "RateLimit-Limit",
-      "RateLimit-Remaining",
-      "RateLimit-Reset",
-      "Retry-After",
-      "X-Request-Id",
-    ],
-    maxAge: 86400,
-  });
+  const cors = publicCors();
   for (const path of ["/api/v1/currencies", "/api/v1/partner/rates", "/api/v1/icons/*", PARTNER_OPENAPI_PATH])
-    app.use(path, publicCors);
+    app.use(path, cors);
 
   // Rate limits and partner authentication are route middleware (see each route), so a method a
   // path does not serve is answered 405 before any key is checked.

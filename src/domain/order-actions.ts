@@ -118,11 +118,12 @@ export function awaitsDecision(o: Pick<ActionOrder, "status" | "statusReason">):
 /**
  * Whether the order can no longer take an extra deposit as the one it runs on (a dropped first
  * deposit, a late one): only then is an extra deposit's refund offered, so none is both refunded
- * and exchanged.
+ * and exchanged. `lateWatchEnded` is asked only for an expired order: it is a storage read, and
+ * a status poll of any other order should not pay for it.
  */
-export function extrasDecidable(status: OrderStatus, lateWatchEnded: boolean): boolean {
+export function extrasDecidable(status: OrderStatus, lateWatchEnded: () => boolean): boolean {
   if (status === "waiting_deposit" || status === "confirming") return false;
-  return status !== "expired" || lateWatchEnded;
+  return status !== "expired" || lateWatchEnded();
 }
 
 /** The order's `actions`: null when nothing waits for a decision. */

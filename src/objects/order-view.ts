@@ -35,7 +35,7 @@ export class PartnerView {
 
   /** The extra deposits whose refund is offered: none while the order may still take one as its own. */
   awaitingExtras(r: OrderRecord): ReturnType<ExtraDeposits["awaiting"]> {
-    return extrasDecidable(r.status, this.sources.watchEnded()) ? this.c.extraDeposits.awaiting() : [];
+    return extrasDecidable(r.status, () => this.sources.watchEnded()) ? this.c.extraDeposits.awaiting() : [];
   }
 
   /**

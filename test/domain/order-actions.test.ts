@@ -242,12 +242,24 @@ describe("order actions", () => {
   });
 
   it("an extra deposit's refund is offered only once the order cannot take it as its own", () => {
-    expect(extrasDecidable("waiting_deposit", false)).toBe(false);
-    expect(extrasDecidable("confirming", false)).toBe(false);
-    expect(extrasDecidable("expired", false)).toBe(false);
-    expect(extrasDecidable("expired", true)).toBe(true);
+    const ended = (v: boolean) => () => v;
+    expect(extrasDecidable("waiting_deposit", ended(true))).toBe(false);
+    expect(extrasDecidable("confirming", ended(true))).toBe(false);
+    expect(extrasDecidable("expired", ended(false))).toBe(false);
+    expect(extrasDecidable("expired", ended(true))).toBe(true);
     for (const s of ["exchanging", "sending", "completed", "refunding", "refunded", "failed"] as const)
-      expect(extrasDecidable(s, false)).toBe(true);
+      expect(extrasDecidable(s, ended(false))).toBe(true);
+  });
+
+  it("asks whether the late watch ended only for an expired order (a storage read per status poll otherwise)", () => {
+    const asked: string[] = [];
+    const ask = (s: string) => () => {
+      asked.push(s);
+      return true;
+    };
+    for (const s of ["waiting_deposit", "confirming", "exchanging", "completed", "expired"] as const)
+      extrasDecidable(s, ask(s));
+    expect(asked).toEqual(["expired"]);
   });
 });
 
