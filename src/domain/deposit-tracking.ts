@@ -229,7 +229,7 @@ export interface TrackerParams {
 
 export type EventData = Record<string, string | number | boolean | null>;
 
-/** What to do, in order. */
+/** What to do, in order; a run has at most one event, after every record change. */
 export type TrackerEffect =
   /** One event through the state machine with `patch` on the record; `heldInputs`: price the actions of held funds, on the record with these fields. */
   | { kind: "event"; event: OrderEvent; patch?: Partial<OrderRecord>; heldInputs?: Partial<OrderRecord> }
@@ -298,16 +298,11 @@ class TrackerRun {
   }
 
   run(): void {
-    switch (this.#order.status) {
-      case "waiting_deposit":
-        return this.#watchForDeposit();
-      case "confirming":
-        return this.#followConfirmations();
-      case "expired":
-        return this.#watchLateDeposit();
-      default:
-        return this.#watchForExtras();
-    }
+    const { status } = this.#order;
+    if (status === "waiting_deposit") this.#watchForDeposit();
+    else if (status === "confirming") this.#followConfirmations();
+    else if (status === "expired") this.#watchLateDeposit();
+    else this.#watchForExtras();
   }
 
   // ── the chain's answers ──
@@ -340,7 +335,11 @@ class TrackerRun {
   // ── effects ──
 
   /** An event through the state machine; returns whether it applies (decided as the object will). */
-  #event(event: OrderEvent, patch?: Partial<OrderRecord>, heldInputs?: Partial<OrderRecord>): OrderStatus | null {
+  #event(
+    event: OrderEvent,
+    patch?: Partial<OrderRecord>,
+    heldInputs?: Partial<OrderRecord>,
+  ): OrderStatus | null {
     this.effects.push({ kind: "event", event, ...(patch && { patch }), ...(heldInputs && { heldInputs }) });
     const o = this.#order;
     const decision = decide(
@@ -385,7 +384,8 @@ class TrackerRun {
     const fresh = freshExtras(transfers, driving, new Set(this.state.extras));
     if (fresh.length === 0) return 0;
     this.state.extras = [...this.state.extras, ...fresh.map(transferId)];
-    for (const t of fresh) this.effects.push({ kind: "extra", txid: t.txid, index: t.index, amount: t.amount });
+    for (const t of fresh)
+      this.effects.push({ kind: "extra", txid: t.txid, index: t.index, amount: t.amount });
     return fresh.length;
   }
 
@@ -492,7 +492,11 @@ class TrackerRun {
     this.state.depositBlock = blockOf(ours) ?? this.state.depositBlock;
     const tip = this.#tip();
     const r = this.#order;
-    const step = confirmStep(confirmations(ours, tip), r.depositConfirmationsRequired, r.depositConfirmations);
+    const step = confirmStep(
+      confirmations(ours, tip),
+      r.depositConfirmationsRequired,
+      r.depositConfirmations,
+    );
     if (step.kind === "confirming") {
       if (step.changed) this.#event({ type: "confirmations", confirmations: step.confirmations });
       this.#schedulePoll(step.changed);
@@ -510,7 +514,12 @@ class TrackerRun {
     };
     const judge = (t: ListedTransfer) => depositAcceptability(r, parseDecimal(t.amount), fixed, limits);
     // The other deposits already confirmed, in case the first is not acceptable (dust, a split payment).
-    const others = confirmedOthers(transfers, ours, (t) => confirmations(t, tip), r.depositConfirmationsRequired);
+    const others = confirmedOthers(
+      transfers,
+      ours,
+      (t) => confirmations(t, tip),
+      r.depositConfirmationsRequired,
+    );
     let choice = chooseDeposit([ours, ...others], judge) ?? { deposit: ours, verdict: judge(ours) };
     if (choice.deposit !== ours && !this.#inBestChain(choice.deposit))
       choice = { deposit: ours, verdict: judge(ours) };
@@ -537,7 +546,8 @@ class TrackerRun {
    */
   #switchDeposit(from: ListedTransfer, to: ListedTransfer): void {
     this.#adoptExtra(to);
-    if (!this.state.extras.includes(transferId(from))) this.state.extras = [...this.state.extras, transferId(from)];
+    if (!this.state.extras.includes(transferId(from)))
+      this.state.extras = [...this.state.extras, transferId(from)];
     this.state.depositBlock = blockOf(to) ?? this.state.depositBlock;
     this.#note("first deposit not acceptable; a later confirmed deposit drives the order", {
       txid: to.txid,
@@ -583,10 +593,19 @@ class TrackerRun {
     const seenAt = tracked && seen ? seen.at : this.now;
     const block = blockOf(deposit) ?? (tracked && seen ? seen.block : null);
     if (!tracked || block?.hash !== seen?.block?.hash || deposit.index !== seen?.index)
-      this.state.lateSeen = { txid: deposit.txid, index: deposit.index, at: seenAt, amount: deposit.amount, block };
+      this.state.lateSeen = {
+        txid: deposit.txid,
+        index: deposit.index,
+        at: seenAt,
+        amount: deposit.amount,
+        block,
+      };
     if (!tracked) {
       this.#adoptExtra(deposit);
-      this.#note("late deposit seen: refunded once confirmed", { txid: deposit.txid, amount: deposit.amount });
+      this.#note("late deposit seen: refunded once confirmed", {
+        txid: deposit.txid,
+        amount: deposit.amount,
+      });
     }
     this.#logExtraDeposits(transfers, deposit);
     const confs = confirmations(deposit, this.#tip());
