@@ -11,7 +11,7 @@ import { chooseDeposit, findDeposit } from "./deposit";
 import type { Decimal } from "./money";
 import { parseDecimal } from "./money";
 import type { OrderRecord } from "./order";
-import { decide, type OrderEvent, type OrderStatus } from "./order-state";
+import { decide, type EventData, type OrderEvent, type OrderStatus, stateViewOf } from "./order-state";
 import { depositAcceptability } from "./settlement";
 
 /** What a listing needs of a transfer here. */
@@ -227,8 +227,6 @@ export interface TrackerParams {
   fixedRateConfirmMs: number;
 }
 
-export type EventData = Record<string, string | number | boolean | null>;
-
 /** What to do, in order; a run has at most one event, after every record change. */
 export type TrackerEffect =
   /** One event through the state machine with `patch` on the record; `heldInputs`: price the actions of held funds, on the record with these fields. */
@@ -342,17 +340,7 @@ class TrackerRun {
   ): OrderStatus | null {
     this.effects.push({ kind: "event", event, ...(patch && { patch }), ...(heldInputs && { heldInputs }) });
     const o = this.#order;
-    const decision = decide(
-      {
-        status: o.status,
-        expiresAt: Date.parse(o.expiresAt),
-        hasRefundAddress: o.refundAddress !== null,
-        lateWatchEndsAt: Date.parse(o.lateWatchEndsAt),
-        statusReason: o.statusReason,
-      },
-      event,
-      this.now,
-    );
+    const decision = decide(stateViewOf(o), event, this.now);
     if (!decision.ok) return null;
     this.state.order = { ...o, ...decision.patch, ...patch };
     return decision.patch.status;

@@ -121,7 +121,7 @@ export class DepositTracker {
   /** Why an extra deposit cannot be refunded yet (not confirmed on chain now), or null. */
   async unconfirmedExtra(r: OrderRecord, d: ExtraDeposit): Promise<string | null> {
     const reader = this.#host.reader(r);
-    const listed = (await this.#incoming(r)).find((t) => t.txid === d.txid && t.index === d.index);
+    const listed = (await this.#incoming(r, reader)).find((t) => t.txid === d.txid && t.index === d.index);
     if (!listed) return `the deposit ${depositId(d)} is not on chain now`;
     const confs = confirmations(listed, await reader.tipHeight());
     if (confs < r.depositConfirmationsRequired || !(await reader.isInBestChain(listed)))
@@ -146,10 +146,11 @@ export class DepositTracker {
       fixedToleranceBps: this.#host.config.FIXED_AMOUNT_TOLERANCE_BPS,
       fixedRateConfirmMs: this.#host.config.FIXED_RATE_CONFIRM_MINUTES * 60_000,
     };
+    const reader = this.#host.reader(order);
     let chain: ChainView = seen;
     let result = trackDeposit(before, chain, now, params);
     while (result.kind === "ask") {
-      chain = await this.#answer(order, now, chain, result.question, listingFailed);
+      chain = await this.#answer(order, reader, now, chain, result.question, listingFailed);
       result = trackDeposit(before, chain, now, params);
     }
     const inputs = await this.#heldInputs(order, now, result.effects);
@@ -165,17 +166,17 @@ export class DepositTracker {
 
   async #answer(
     r: OrderRecord,
+    reader: ChainReader,
     now: number,
     chain: ChainView,
     q: ChainQuestion,
     listingFailed?: (err: unknown) => ListedTransfer[],
   ): Promise<ChainView> {
-    const reader = this.#host.reader(r);
     switch (q.ask) {
       case "listing": {
         const listing = listingFailed
-          ? await this.#incoming(r).catch(listingFailed)
-          : await this.#incoming(r);
+          ? await this.#incoming(r, reader).catch(listingFailed)
+          : await this.#incoming(r, reader);
         return { ...chain, listing };
       }
       case "tip":
@@ -269,16 +270,14 @@ export class DepositTracker {
     if (changed(before.extras, after.extras)) put(EXTRAS_KEY, after.extras);
   }
 
-  async #incoming(r: OrderRecord): Promise<IncomingTransfer[]> {
+  async #incoming(r: OrderRecord, reader: ChainReader): Promise<IncomingTransfer[]> {
     const asset = {
       coin: r.coinFrom,
       network: r.networkFrom,
       contract: r.contractFrom,
       decimals: r.decimalsFrom,
     };
-    return byArrival(
-      await this.#host.reader(r).incomingTransfers(asset, r.depositAddress, r.depositAddressTag),
-    );
+    return byArrival(await reader.incomingTransfers(asset, r.depositAddress, r.depositAddressTag));
   }
 
   /**
