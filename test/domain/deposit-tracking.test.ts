@@ -209,6 +209,30 @@ const rejected = (reason: StatusReason): OrderEvent => ({
   acceptable: false,
   reason,
 });
+/** Seen while waiting: confirming, then followed in the same run. */
+const seenThenFollowed = (t: ListedTransfer, confirmations: number): TrackerEffect[] => [
+  {
+    kind: "event",
+    event: { type: "deposit_seen", txid: t.txid, amount: t.amount, confirmations },
+    patch: { depositIndex: t.index },
+  },
+  { kind: "follow" },
+];
+/** Confirmed and acceptable: exchanging, the next step at once. */
+const exchanges = (t: ListedTransfer, confirmations: number): TrackerEffect[] => [
+  { kind: "event", event: accepted, patch: confirmedPatch(t, confirmations) },
+  { kind: "step" },
+];
+/** Confirmed but not acceptable: refunded or held, with the held funds' actions priced. */
+const holds = (t: ListedTransfer, confirmations: number, reason: StatusReason): TrackerEffect[] => [
+  {
+    kind: "event",
+    event: rejected(reason),
+    patch: confirmedPatch(t, confirmations),
+    heldInputs: { amountFromReceived: t.amount },
+  },
+  { kind: "step" },
+];
 
 function check(c: Case) {
   const result = drive(c.state, c.world, c.now, c.carried);
@@ -252,14 +276,7 @@ describe("trackDeposit: waiting for the deposit (polling and timing)", () => {
       state: initial(waiting),
       world: { listing: [a] },
       now: NOW,
-      effects: [
-        {
-          kind: "event",
-          event: { type: "deposit_seen", txid: "a", amount: "1", confirmations: 0 },
-          patch: { depositIndex: 0 },
-        },
-        { kind: "follow" },
-      ],
+      effects: [...seenThenFollowed(tx("a", 0, "1", null), 0)],
       after: { order: { status: "confirming", depositTxid: "a" }, pollIdle: 0, pollAt: NOW + BASE },
       asked: ["listing", "tip"],
     },
@@ -268,28 +285,14 @@ describe("trackDeposit: waiting for the deposit (polling and timing)", () => {
       state: initial(waiting),
       world: { listing: [tx("m", 0, "5", null), tx("b", 1, "1", 99)], tip: 100 },
       now: NOW,
-      effects: [
-        {
-          kind: "event",
-          event: { type: "deposit_seen", txid: "b", amount: "1", confirmations: 2 },
-          patch: { depositIndex: 1 },
-        },
-        { kind: "follow" },
-      ],
+      effects: [...seenThenFollowed(tx("b", 1, "1", null), 2)],
     },
     {
       name: "first seen within the on-time grace after the deadline: on time",
       state: initial(waiting),
       world: { listing: [a] },
       now: EXPIRES + 10 * 60_000,
-      effects: [
-        {
-          kind: "event",
-          event: { type: "deposit_seen", txid: "a", amount: "1", confirmations: 0 },
-          patch: { depositIndex: 0 },
-        },
-        { kind: "follow" },
-      ],
+      effects: [...seenThenFollowed(tx("a", 0, "1", null), 0)],
     },
     {
       name: "first seen beyond the grace: expired, and handled as a late deposit",
@@ -318,12 +321,7 @@ describe("trackDeposit: waiting for the deposit (polling and timing)", () => {
           reason: "an extra deposit now drives the order: its refund is no longer offered",
           data: { txid: "a", index: 0 },
         },
-        {
-          kind: "event",
-          event: { type: "deposit_seen", txid: "a", amount: "1", confirmations: 0 },
-          patch: { depositIndex: 0 },
-        },
-        { kind: "follow" },
+        ...seenThenFollowed(tx("a", 0, "1", null), 0),
       ],
       after: { extras: ["z:9"] },
     },
@@ -365,14 +363,14 @@ describe("trackDeposit: confirming (acceptable deposits, drops, re-mined, window
       world: { listing: [mined] },
       now: NOW,
       carried: true,
-      effects: [{ kind: "event", event: accepted, patch: confirmedPatch(mined, 2) }, { kind: "step" }],
+      effects: exchanges(mined, 2),
     },
     {
       name: "confirmed, float amount within the pair limits → exchanging, next step at once",
       state: initial(confirming),
       world: { listing: [mined] },
       now: NOW,
-      effects: [{ kind: "event", event: accepted, patch: confirmedPatch(mined, 2) }, { kind: "step" }],
+      effects: exchanges(mined, 2),
       after: { order: { status: "exchanging" }, depositBlock: { height: 99, hash: "h99" } },
       asked: ["listing", "tip", "in_best_chain a:0@h99", "limits"],
     },
@@ -381,15 +379,7 @@ describe("trackDeposit: confirming (acceptable deposits, drops, re-mined, window
       state: initial({ ...confirming, amountFromReceived: "0.1" }),
       world: { listing: [tx("a", 0, "0.1", 99)] },
       now: NOW,
-      effects: [
-        {
-          kind: "event",
-          event: rejected("amount_below_min"),
-          patch: confirmedPatch(tx("a", 0, "0.1", 99), 2),
-          heldInputs: { amountFromReceived: "0.1" },
-        },
-        { kind: "step" },
-      ],
+      effects: [...holds(tx("a", 0, "0.1", 99), 2, "amount_below_min")],
       after: { order: { status: "refunding", statusReason: "amount_below_min" } },
     },
     {
@@ -397,15 +387,7 @@ describe("trackDeposit: confirming (acceptable deposits, drops, re-mined, window
       state: initial({ ...confirming, refundAddress: null, amountFromReceived: "11" }),
       world: { listing: [tx("a", 0, "11", 99)] },
       now: NOW,
-      effects: [
-        {
-          kind: "event",
-          event: rejected("amount_above_max"),
-          patch: confirmedPatch(tx("a", 0, "11", 99), 2),
-          heldInputs: { amountFromReceived: "11" },
-        },
-        { kind: "step" },
-      ],
+      effects: [...holds(tx("a", 0, "11", 99), 2, "amount_above_max")],
       after: { order: { status: "failed" } },
     },
     {
@@ -426,8 +408,7 @@ describe("trackDeposit: confirming (acceptable deposits, drops, re-mined, window
           data: { txid: "b", index: 0, amount: "1", instead_of: "a" },
         },
         { kind: "extra", txid: "a", index: 0, amount: "0.001" },
-        { kind: "event", event: accepted, patch: confirmedPatch(tx("b", 0, "1", 99), 2) },
-        { kind: "step" },
+        ...exchanges(tx("b", 0, "1", 99), 2),
       ],
       after: { extras: ["a:0"], depositBlock: { height: 99, hash: "h99" }, order: { depositTxid: "b" } },
       asked: ["listing", "tip", "in_best_chain a:0@h98", "limits", "in_best_chain b:0@h99"],
@@ -439,13 +420,7 @@ describe("trackDeposit: confirming (acceptable deposits, drops, re-mined, window
       now: NOW,
       effects: [
         { kind: "extra", txid: "b", index: 0, amount: "1" },
-        {
-          kind: "event",
-          event: rejected("amount_below_min"),
-          patch: confirmedPatch(tx("a", 0, "0.001", 98), 3),
-          heldInputs: { amountFromReceived: "0.001" },
-        },
-        { kind: "step" },
+        ...holds(tx("a", 0, "0.001", 98), 3, "amount_below_min"),
       ],
       after: { extras: ["b:0"] },
     },
@@ -456,13 +431,7 @@ describe("trackDeposit: confirming (acceptable deposits, drops, re-mined, window
       now: NOW,
       effects: [
         { kind: "extra", txid: "b", index: 0, amount: "0.3" },
-        {
-          kind: "event",
-          event: rejected("amount_below_min"),
-          patch: confirmedPatch(tx("a", 0, "0.3", 98), 3),
-          heldInputs: { amountFromReceived: "0.3" },
-        },
-        { kind: "step" },
+        ...holds(tx("a", 0, "0.3", 98), 3, "amount_below_min"),
       ],
     },
     {
@@ -472,13 +441,7 @@ describe("trackDeposit: confirming (acceptable deposits, drops, re-mined, window
       now: NOW,
       effects: [
         { kind: "extra", txid: "b", index: 0, amount: "1" },
-        {
-          kind: "event",
-          event: rejected("amount_below_min"),
-          patch: confirmedPatch(tx("a", 0, "0.001", 98), 3),
-          heldInputs: { amountFromReceived: "0.001" },
-        },
-        { kind: "step" },
+        ...holds(tx("a", 0, "0.001", 98), 3, "amount_below_min"),
       ],
     },
     {
@@ -486,7 +449,7 @@ describe("trackDeposit: confirming (acceptable deposits, drops, re-mined, window
       state: initial({ ...confirming, rateType: "fixed" }),
       world: { listing: [mined] },
       now: EXPIRES + 30 * 60_000,
-      effects: [{ kind: "event", event: accepted, patch: confirmedPatch(mined, 2) }, { kind: "step" }],
+      effects: exchanges(mined, 2),
       asked: ["listing", "tip", "in_best_chain a:0@h99"],
     },
     {
@@ -494,30 +457,14 @@ describe("trackDeposit: confirming (acceptable deposits, drops, re-mined, window
       state: initial({ ...confirming, rateType: "fixed" }),
       world: { listing: [mined] },
       now: EXPIRES + 30 * 60_000 + 1,
-      effects: [
-        {
-          kind: "event",
-          event: rejected("fixed_rate_expired"),
-          patch: confirmedPatch(mined, 2),
-          heldInputs: { amountFromReceived: "1" },
-        },
-        { kind: "step" },
-      ],
+      effects: [...holds(mined, 2, "fixed_rate_expired")],
     },
     {
       name: "a fixed order's amount outside the tolerance → fixed_amount_mismatch",
       state: initial({ ...confirming, rateType: "fixed", amountFromReceived: "1.02" }),
       world: { listing: [tx("a", 0, "1.02", 99)] },
       now: NOW,
-      effects: [
-        {
-          kind: "event",
-          event: rejected("fixed_amount_mismatch"),
-          patch: confirmedPatch(tx("a", 0, "1.02", 99), 2),
-          heldInputs: { amountFromReceived: "1.02" },
-        },
-        { kind: "step" },
-      ],
+      effects: [...holds(tx("a", 0, "1.02", 99), 2, "fixed_amount_mismatch")],
     },
     {
       name: "the pair was switched off since: the amount is left to the exchange",
@@ -530,8 +477,7 @@ describe("trackDeposit: confirming (acceptable deposits, drops, re-mined, window
           reason: "pair unavailable at confirmation: left to the exchange",
           data: { error: "pair off" },
         },
-        { kind: "event", event: accepted, patch: confirmedPatch(tx("a", 0, "0.1", 99), 2) },
-        { kind: "step" },
+        ...exchanges(tx("a", 0, "0.1", 99), 2),
       ],
     },
     {
@@ -564,7 +510,7 @@ describe("trackDeposit: confirming (acceptable deposits, drops, re-mined, window
       state: { ...initial(confirming), depositBlock: { height: 99, hash: "h99" } },
       world: { listing: [] },
       now: NOW,
-      effects: [{ kind: "event", event: accepted, patch: confirmedPatch(mined, 2) }, { kind: "step" }],
+      effects: exchanges(mined, 2),
       asked: ["listing", "in_best_chain a:0@h99", "tip", "limits"],
     },
     {
@@ -587,8 +533,7 @@ describe("trackDeposit: confirming (acceptable deposits, drops, re-mined, window
           reason: "deposit re-mined under another index",
           data: { txid: "a", from_index: 0, to_index: 3 },
         },
-        { kind: "event", event: accepted, patch: confirmedPatch(tx("a", 3, "1", 99), 2) },
-        { kind: "step" },
+        ...exchanges(tx("a", 3, "1", 99), 2),
       ],
     },
     {
