@@ -332,7 +332,7 @@ class TrackerRun {
 
   // ── effects ──
 
-  /** An event through the state machine; returns whether it applies (decided as the object will). */
+  /** An event through the state machine; returns the status it moves to, or null when the machine rejects it (decided as the object will). */
   #event(
     event: OrderEvent,
     patch?: Partial<OrderRecord>,
