@@ -229,7 +229,10 @@ export interface TrackerParams {
 
 /** What to do, in order; a run has at most one event, after every record change. */
 export type TrackerEffect =
-  /** One event through the state machine with `patch` on the record; `heldInputs`: price the actions of held funds, on the record with these fields. */
+  /**
+   * One event through the state machine with `patch` on the record; `heldInputs`: price the
+   * actions of held funds, on the record with these fields.
+   */
   | { kind: "event"; event: OrderEvent; patch?: Partial<OrderRecord>; heldInputs?: Partial<OrderRecord> }
   /** The record changes with no transition (the deposit's index). */
   | { kind: "record"; patch: Partial<OrderRecord> }
@@ -332,7 +335,10 @@ class TrackerRun {
 
   // ── effects ──
 
-  /** An event through the state machine; returns the status it moves to, or null when the machine rejects it (decided as the object will). */
+  /**
+   * An event through the state machine; returns the status it moves to, or null when the machine
+   * rejects it (decided as the object will).
+   */
   #event(
     event: OrderEvent,
     patch?: Partial<OrderRecord>,
