@@ -121,6 +121,26 @@ export interface OrderStateView {
   statusReason?: StatusReason | null;
 }
 
+/** What the machine reads of an order record. */
+export function stateViewOf(o: {
+  status: OrderStatus;
+  expiresAt: string;
+  refundAddress: string | null;
+  lateWatchEndsAt: string;
+  statusReason: StatusReason | null;
+}): OrderStateView {
+  return {
+    status: o.status,
+    expiresAt: Date.parse(o.expiresAt),
+    hasRefundAddress: o.refundAddress !== null,
+    lateWatchEndsAt: Date.parse(o.lateWatchEndsAt),
+    statusReason: o.statusReason,
+  };
+}
+
+/** An event log row's data: flat JSON values only, so it crosses RPC and serialises as is. */
+export type EventData = Record<string, string | number | boolean | null>;
+
 /** The fields a transition sets; absent fields keep their stored value, null clears. */
 export interface OrderPatch {
   status: OrderStatus;

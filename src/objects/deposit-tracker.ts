@@ -1,23 +1,26 @@
 import type { ChainReader, IncomingTransfer } from "../adapters/chain/types";
-import { confirmations } from "../adapters/chain/types";
 import type { Config } from "../config";
-import { chooseDeposit, findDeposit } from "../domain/deposit";
 import {
   byArrival,
-  confirmedOthers,
-  confirmStep,
-  freshExtras,
+  type ChainQuestion,
+  type ChainView,
+  chainKey,
+  confirmations,
+  type DepositBlock,
+  type FloatLimits,
+  type LateSeen,
+  type ListedTransfer,
   MAX_POLL_BACKOFF,
-  nextPoll,
-  waitingStep,
+  type TrackerEffect,
+  type TrackerState,
+  trackDeposit,
+  tracksOwnDeposit,
 } from "../domain/deposit-tracking";
 import { DomainError } from "../domain/errors";
-import { type Decimal, parseDecimal } from "../domain/money";
 import type { OrderRecord } from "../domain/order";
 import type { ActionInputs } from "../domain/order-actions";
 import type { OrderStatus } from "../domain/order-state";
 import { PairUnavailableError, pairLimits } from "../domain/pricing";
-import { depositAcceptability } from "../domain/settlement";
 import { pricingNow } from "../storage/market";
 import {
   depositId,
@@ -45,63 +48,18 @@ export interface DepositTrackerHost extends OrderTransitions {
   step(now: number): Promise<void>;
 }
 
-interface DepositBlock {
-  height: number;
-  hash: string;
-}
-
-interface LateSeen {
-  txid: string;
-  index: number;
-  /** When the deposit was first seen (epoch ms). */
-  at: number;
-  amount: string;
-  /** The block it was last seen in, to follow it out of a windowed listing. */
-  block: DepositBlock | null;
-}
-
-/** A transfer's block, when it has been mined. */
-function blockOf(t: IncomingTransfer): DepositBlock | null {
-  return t.blockHeight !== null && t.blockHash !== null ? { height: t.blockHeight, hash: t.blockHash } : null;
-}
-
+/** The tracker's storage keys (the extra deposits' is src/objects/extra-deposits.ts's). */
 const K = {
-  /** Deposits beyond the first (src/objects/extra-deposits.ts). */
-  extras: EXTRAS_KEY,
-  /** Polls in a row that changed nothing; the poll interval doubles with it, up to 8×. */
   pollIdle: "poll_idle",
-  /** Set once an expired order's late-deposit watch is over: nothing is due any more. */
   watchEnded: "watch_ended",
-  /** A late deposit seen but not yet confirmed: when, so that it counts even if it confirms after the watch. */
   lateSeen: "late_seen",
-  /** The block the driving deposit was last seen in, for when it falls out of a windowed listing. */
   depositBlock: "deposit_block",
 } as const;
 
 /**
- * A deposit first seen this long after expires_at is treated as late (refunded), not as on time: the
- * deadline poll normally sees an in-time deposit within seconds, so only a chain-read outage gets
- * here, and then nobody knows when it was sent. A fixed rate must not be honoured hours late.
- */
-const ON_TIME_GRACE_MS = 10 * 60_000;
-/** The late watches (an expired order's, and for extra deposits) poll at least this far apart. */
-const LATE_WATCH_MIN_POLL_MS = 60_000;
-/** The statuses in which the order has taken its deposit and its address is watched for extra ones. */
-const WATCHED_AFTER_DEPOSIT: ReadonlySet<OrderStatus> = new Set([
-  "exchanging",
-  "sending",
-  "completed",
-  "refunding",
-  "refunded",
-  "failed",
-]);
-
-/**
- * The order's deposit address, watched (docs/lifecycle.md, "Polling and timing", "Acceptable
- * deposits", "Extra deposits"): the first deposit while the order waits, its confirmations (a drop,
- * a re-mined index, a dust first deposit pushed aside by an acceptable one), an expired order's
- * late deposit, and every other transfer as an extra deposit until the late-deposit watch ends.
- * The decisions are the pure functions of src/domain/deposit-tracking.ts.
+ * The order's deposit address, watched: this loads the tracker's state, answers the chain questions
+ * of `trackDeposit` (src/domain/deposit-tracking.ts, where every decision is) and applies its
+ * effects through the order object.
  */
 export class DepositTracker {
   readonly #host: DepositTrackerHost;
@@ -120,19 +78,27 @@ export class DepositTracker {
 
   /** The step of an order that waits for, or follows, its own deposit; false in any other status. */
   async track(r: OrderRecord, now: number): Promise<boolean> {
-    switch (r.status) {
-      case "waiting_deposit":
-        await this.#watchForDeposit(r, now);
-        return true;
-      case "confirming":
-        await this.#followConfirmations(r, now);
-        return true;
-      case "expired":
-        await this.#watchLateDeposit(r, now);
-        return true;
-      default:
-        return false;
-    }
+    if (!tracksOwnDeposit(r.status)) return false;
+    await this.#run(r, now, {});
+    return true;
+  }
+
+  /**
+   * After the order took its deposit, its address is read for extra deposits until the late-deposit
+   * watch ends. A failed read waits for the next poll: it must not delay the exchange or a send.
+   */
+  async watchForExtras(r: OrderRecord, now: number): Promise<void> {
+    await this.#run(r, now, {}, (err) => {
+      console.warn(
+        JSON.stringify({
+          level: "warn",
+          order: r.id,
+          msg: "extra-deposit watch read failed",
+          error: String(err),
+        }),
+      );
+      return [];
+    });
   }
 
   /** Whether an expired order's late-deposit watch is over (its extra deposits' refunds are offered). */
@@ -152,231 +118,175 @@ export class DepositTracker {
     this.#schedule.set(DUE.poll, until);
   }
 
-  #reader(r: OrderRecord): ChainReader {
-    return this.#host.reader(r);
+  /** Why an extra deposit cannot be refunded yet (not confirmed on chain now), or null. */
+  async unconfirmedExtra(r: OrderRecord, d: ExtraDeposit): Promise<string | null> {
+    const reader = this.#host.reader(r);
+    const listed = (await this.#incoming(r, reader)).find((t) => t.txid === d.txid && t.index === d.index);
+    if (!listed) return `the deposit ${depositId(d)} is not on chain now`;
+    const confs = confirmations(listed, await reader.tipHeight());
+    if (confs < r.depositConfirmationsRequired || !(await reader.isInBestChain(listed)))
+      return `the deposit ${depositId(d)} has ${confs} of ${r.depositConfirmationsRequired} confirmations: try again once it is confirmed`;
+    return null;
   }
 
-  async #incoming(r: OrderRecord): Promise<IncomingTransfer[]> {
+  /**
+   * One run: the decisions ask the chain what they need (one read at a time, as they go), then
+   * their state and effects are stored. `listingFailed` answers a listing that could not be read,
+   * where a failed read must not stop the run.
+   */
+  async #run(
+    order: OrderRecord,
+    now: number,
+    seen: ChainView,
+    listingFailed?: (err: unknown) => ListedTransfer[],
+  ): Promise<void> {
+    const before = this.#load(order);
+    const params = {
+      pollBaseMs: this.#host.config.CHAIN_POLL_SECONDS * 1000,
+      fixedToleranceBps: this.#host.config.FIXED_AMOUNT_TOLERANCE_BPS,
+      fixedRateConfirmMs: this.#host.config.FIXED_RATE_CONFIRM_MINUTES * 60_000,
+    };
+    const reader = this.#host.reader(order);
+    let chain: ChainView = seen;
+    let result = trackDeposit(before, chain, now, params);
+    while (result.kind === "ask") {
+      chain = await this.#answer(order, reader, now, chain, result.question, listingFailed);
+      result = trackDeposit(before, chain, now, params);
+    }
+    const inputs = await this.#heldInputs(order, now, result.effects);
+    // No await from here to the last write: they commit together.
+    this.#store(before, result.state);
+    let r = order;
+    for (const effect of result.effects) r = this.#apply(r, now, effect, inputs) ?? r;
+    const last = result.effects.at(-1)?.kind;
+    // A deposit that arrives confirmed moves on in the same run, on the same listing and tip.
+    if (last === "follow") await this.#run(r, now, { listing: chain.listing, tip: chain.tip, carried: true });
+    if (last === "step") await this.#host.step(now);
+  }
+
+  async #answer(
+    r: OrderRecord,
+    reader: ChainReader,
+    now: number,
+    chain: ChainView,
+    q: ChainQuestion,
+    listingFailed?: (err: unknown) => ListedTransfer[],
+  ): Promise<ChainView> {
+    switch (q.ask) {
+      case "listing": {
+        const listing = listingFailed
+          ? await this.#incoming(r, reader).catch(listingFailed)
+          : await this.#incoming(r, reader);
+        return { ...chain, listing };
+      }
+      case "tip":
+        return { ...chain, tip: await reader.tipHeight() };
+      case "in_best_chain": {
+        // A listed transfer as listed; one followed through its block, at the order's address.
+        const transfer: IncomingTransfer = {
+          to: r.depositAddress,
+          tag: r.depositAddressTag,
+          ...q.transfer,
+          blockHash: q.transfer.blockHash ?? null,
+        };
+        const inBest = await reader.isInBestChain(transfer);
+        return { ...chain, inBestChain: new Map(chain.inBestChain).set(chainKey(q.transfer), inBest) };
+      }
+      case "limits":
+        return { ...chain, limits: await this.#floatLimits(r, now) };
+    }
+  }
+
+  /** The actions' inputs for the run's event, if it may hold funds, priced on the record as it will be then. */
+  async #heldInputs(order: OrderRecord, now: number, effects: readonly TrackerEffect[]) {
+    let r = order;
+    for (const e of effects) {
+      if (e.kind === "record") r = { ...r, ...e.patch };
+      if (e.kind === "event")
+        return e.heldInputs && this.#host.inputsIfHeld({ ...r, ...e.heldInputs }, now, true);
+    }
+    return undefined;
+  }
+
+  /** Applies one effect; returns the record after it, when it changed. */
+  #apply(
+    r: OrderRecord,
+    now: number,
+    effect: TrackerEffect,
+    inputs: ActionInputs | undefined,
+  ): OrderRecord | null {
+    switch (effect.kind) {
+      case "event":
+        return this.#host.apply(r, effect.event, now, effect.patch, null, inputs);
+      case "record": {
+        const next: OrderRecord = { ...r, ...effect.patch };
+        this.#host.saveRecord(next);
+        return next;
+      }
+      case "note":
+        this.#host.note(r, now, effect.reason, effect.data);
+        return null;
+      case "extra":
+        this.#host.log(new Date(now).toISOString(), r.status, r.status, EXTRA_DEPOSIT_LOGGED, {
+          txid: effect.txid,
+          index: effect.index,
+          amount: effect.amount,
+        });
+        return null;
+      case "projection":
+        this.#host.markProjection(now);
+        return null;
+      default:
+        return null;
+    }
+  }
+
+  #load(order: OrderRecord): TrackerState {
+    return {
+      order,
+      pollIdle: this.#kv.get<number>(K.pollIdle) ?? 0,
+      pollAt: this.#schedule.get(DUE.poll),
+      lateWatchEndAt: this.#schedule.get(DUE.lateWatchEnd),
+      watchEnded: this.#kv.get<boolean>(K.watchEnded) === true,
+      lateSeen: this.#kv.get<LateSeen>(K.lateSeen) ?? null,
+      depositBlock: this.#kv.get<DepositBlock>(K.depositBlock) ?? null,
+      extras: [...this.#host.extraDeposits.ids()],
+    };
+  }
+
+  /** Writes what the run changed of the tracker's state. */
+  #store(before: TrackerState, after: TrackerState): void {
+    const changed = <T>(a: T, b: T) => JSON.stringify(a) !== JSON.stringify(b);
+    const put = (key: string, value: unknown) =>
+      value === null ? this.#kv.delete(key) : this.#kv.put(key, value);
+    const due = (name: string, at: number | null) =>
+      at === null ? this.#schedule.clear(name) : this.#schedule.set(name, at);
+    if (changed(before.pollIdle, after.pollIdle)) put(K.pollIdle, after.pollIdle);
+    if (changed(before.pollAt, after.pollAt)) due(DUE.poll, after.pollAt);
+    if (changed(before.lateWatchEndAt, after.lateWatchEndAt)) due(DUE.lateWatchEnd, after.lateWatchEndAt);
+    if (changed(before.watchEnded, after.watchEnded)) put(K.watchEnded, after.watchEnded);
+    if (changed(before.lateSeen, after.lateSeen)) put(K.lateSeen, after.lateSeen);
+    if (changed(before.depositBlock, after.depositBlock)) put(K.depositBlock, after.depositBlock);
+    if (changed(before.extras, after.extras)) put(EXTRAS_KEY, after.extras);
+  }
+
+  async #incoming(r: OrderRecord, reader: ChainReader): Promise<IncomingTransfer[]> {
     const asset = {
       coin: r.coinFrom,
       network: r.networkFrom,
       contract: r.contractFrom,
       decimals: r.decimalsFrom,
     };
-    return byArrival(await this.#reader(r).incomingTransfers(asset, r.depositAddress, r.depositAddressTag));
-  }
-
-  #pollDue(now: number): boolean {
-    return now >= (this.#schedule.get(DUE.poll) ?? 0);
-  }
-
-  /** Next poll: soon after a change, further apart while nothing happens. */
-  #schedulePoll(now: number, changed: boolean, minMs = 0): void {
-    const next = nextPoll(
-      now,
-      this.#kv.get<number>(K.pollIdle) ?? 0,
-      changed,
-      this.#host.config.CHAIN_POLL_SECONDS * 1000,
-      minMs,
-    );
-    this.#kv.put(K.pollIdle, next.idle);
-    this.#schedule.set(DUE.poll, next.at);
-  }
-
-  /** Whether the order has its deposit and still reads its address for extra ones (after the exchange started, or after a refund). */
-  #watchingForExtras(r: OrderRecord, now: number): boolean {
-    return WATCHED_AFTER_DEPOSIT.has(r.status) && now < Date.parse(r.lateWatchEndsAt);
-  }
-
-  /**
-   * After the order took its deposit, the address is still read until the late-deposit watch ends,
-   * at the late watch's slow cadence: every new transfer is an extra deposit, its refund offered
-   * (docs/lifecycle.md, "Extra deposits"). A failed read waits for the next poll: it must not delay
-   * the exchange or a send.
-   */
-  async watchForExtras(r: OrderRecord, now: number): Promise<void> {
-    if (!this.#watchingForExtras(r, now)) {
-      this.#schedule.clear(DUE.poll);
-      return;
-    }
-    if (!this.#pollDue(now)) return;
-    let fresh = 0;
-    try {
-      fresh = this.#logExtraDeposits(r, await this.#incoming(r), now);
-    } catch (err) {
-      console.warn(
-        JSON.stringify({
-          level: "warn",
-          order: r.id,
-          msg: "extra-deposit watch read failed",
-          error: String(err),
-        }),
-      );
-    }
-    // Its refund is offered at once: the review queue must list the order.
-    if (fresh > 0) this.#host.markProjection(now);
-    this.#schedulePoll(now, fresh > 0, LATE_WATCH_MIN_POLL_MS);
-  }
-
-  async #watchForDeposit(r: OrderRecord, now: number): Promise<void> {
-    const pastDeadline = now >= Date.parse(r.expiresAt);
-    // At the deadline, look once more whatever the backoff says: a deposit made after the last idle
-    // poll must not be expired and then refunded as late. If that read fails, the order stays
-    // waiting_deposit until a read succeeds.
-    if (pastDeadline || this.#pollDue(now)) {
-      const all = await this.#incoming(r);
-      const step = waitingStep(all, now, Date.parse(r.expiresAt), ON_TIME_GRACE_MS);
-      if (step.kind === "late") {
-        // Expire now; the late-deposit watch takes this deposit from here.
-        this.#host.note(r, now, "deposit first seen long after expires_at: handled as a late deposit", {
-          txid: step.deposit.txid,
-          amount: step.deposit.amount,
-        });
-        this.#host.apply(r, { type: "expire" }, now);
-        this.#schedulePoll(now, true);
-        return;
-      }
-      if (step.kind === "seen") {
-        const first = step.deposit;
-        this.#adoptExtra(r, first, now);
-        const tip = await this.#reader(r).tipHeight();
-        const next = this.#host.apply(
-          r,
-          {
-            type: "deposit_seen",
-            txid: first.txid,
-            amount: first.amount,
-            confirmations: confirmations(first, tip),
-          },
-          now,
-          { depositIndex: first.index },
-        );
-        this.#schedulePoll(now, true);
-        // A deposit that arrives already confirmed moves on in the same run.
-        if (next) await this.#followConfirmations(next, now, { transfers: all, tip });
-        return;
-      }
-      this.#schedulePoll(now, false);
-    }
-    if (pastDeadline) this.#host.apply(r, { type: "expire" }, now);
-  }
-
-  async #followConfirmations(
-    order: OrderRecord,
-    now: number,
-    seen?: { transfers: IncomingTransfer[]; tip: number },
-  ): Promise<void> {
-    if (!seen && !this.#pollDue(now)) return;
-    const reader = this.#reader(order);
-    const transfers = seen?.transfers ?? (await this.#incoming(order));
-    const deposit =
-      order.depositTxid !== null && order.depositIndex !== null && order.amountFromReceived !== null
-        ? { txid: order.depositTxid, index: order.depositIndex, amount: order.amountFromReceived }
-        : null;
-    const listed = deposit && findDeposit(transfers, deposit, this.#extras());
-    const r =
-      listed && listed.index !== order.depositIndex ? this.#reindexDeposit(order, listed, now) : order;
-    this.#logExtraDeposits(r, transfers, now);
-    const ours =
-      listed ??
-      (deposit
-        ? await this.#stillMined(r, reader, deposit, this.#kv.get<DepositBlock>(K.depositBlock) ?? null)
-        : undefined);
-    if (!ours) {
-      this.#host.apply(r, { type: "deposit_dropped" }, now, { depositIndex: null });
-      this.#kv.delete(K.depositBlock);
-      this.#schedulePoll(now, true);
-      return;
-    }
-    const block = blockOf(ours);
-    if (block) this.#kv.put(K.depositBlock, block);
-    const tip = seen?.tip ?? (await reader.tipHeight());
-    const step = confirmStep(
-      confirmations(ours, tip),
-      r.depositConfirmationsRequired,
-      r.depositConfirmations,
-    );
-    if (step.kind === "confirming") {
-      if (step.changed)
-        this.#host.apply(r, { type: "confirmations", confirmations: step.confirmations }, now);
-      this.#schedulePoll(now, step.changed);
-      return;
-    }
-    if (!(await reader.isInBestChain(ours))) {
-      // The listing lags a reorg the chain already knows about: wait for it to catch up.
-      this.#schedulePoll(now, true);
-      return;
-    }
-    const limits = r.rateType === "float" ? await this.#floatLimits(r, now) : null;
-    const fixed = {
-      toleranceBps: this.#host.config.FIXED_AMOUNT_TOLERANCE_BPS,
-      confirmedTooLate: now > Date.parse(r.expiresAt) + this.#host.config.FIXED_RATE_CONFIRM_MINUTES * 60_000,
-    };
-    const judge = (t: IncomingTransfer) => depositAcceptability(r, parseDecimal(t.amount), fixed, limits);
-    // The other deposits already confirmed, in case the first is not acceptable (dust, a split payment).
-    const others = confirmedOthers(
-      transfers,
-      ours,
-      (t) => confirmations(t, tip),
-      r.depositConfirmationsRequired,
-    );
-    let choice = chooseDeposit([ours, ...others], judge) ?? { deposit: ours, verdict: judge(ours) };
-    if (choice.deposit !== ours && !(await reader.isInBestChain(choice.deposit)))
-      choice = { deposit: ours, verdict: judge(ours) };
-    const driving = choice.deposit;
-    const { verdict } = choice;
-    if (driving !== ours) this.#switchDeposit(r, ours, driving, now);
-    const confirmed = this.#host.apply(
-      r,
-      verdict.acceptable
-        ? { type: "deposit_confirmed", acceptable: true }
-        : { type: "deposit_confirmed", acceptable: false, reason: verdict.reason },
-      now,
-      {
-        depositConfirmations: confirmations(driving, tip),
-        depositTxid: driving.txid,
-        depositIndex: driving.index,
-        amountFromReceived: driving.amount,
-      },
-      null,
-      await this.#host.inputsIfHeld({ ...r, amountFromReceived: driving.amount }, now, !verdict.acceptable),
-    );
-    if (confirmed) await this.#host.step(now);
-  }
-
-  /**
-   * The deposit as it was last seen in a block, if that block is still in the best chain. Listings
-   * can be windowed (the EVM reader scans only recent blocks for native coins; token logs have a
-   * lookback): a deposit that scrolled out of the window while confirming has not been dropped.
-   * One that was never mined and disappears has been.
-   */
-  async #stillMined(
-    r: OrderRecord,
-    reader: ChainReader,
-    deposit: { txid: string; index: number; amount: string },
-    block: DepositBlock | null,
-  ): Promise<IncomingTransfer | undefined> {
-    if (!block) return undefined;
-    const transfer: IncomingTransfer = {
-      ...deposit,
-      to: r.depositAddress,
-      tag: r.depositAddressTag,
-      blockHeight: block.height,
-      blockHash: block.hash,
-    };
-    return (await reader.isInBestChain(transfer)) ? transfer : undefined;
+    return byArrival(await reader.incomingTransfers(asset, r.depositAddress, r.depositAddressTag));
   }
 
   /**
    * A float order's pair limits at this moment. Switches on the source currency do not apply to an
-   * existing order (they stop new orders only); a destination the operator switched off since has
-   * no limits: the order goes on to the exchange, whose permanent failure refunds it (waiting here
-   * instead would hold a confirmed deposit for as long as the pair stays off).
+   * existing order (they stop new orders only); a destination the operator switched off since is
+   * `unavailable`: the order goes on to the exchange, whose permanent failure refunds it (waiting
+   * here instead would hold a confirmed deposit for as long as the pair stays off).
    */
-  async #floatLimits(
-    r: OrderRecord,
-    now: number,
-  ): Promise<{ min: Decimal; max: Decimal } | null | "unchecked"> {
+  async #floatLimits(r: OrderRecord, now: number): Promise<FloatLimits> {
     try {
       const { input } = await pricingNow(
         this.#host.env,
@@ -393,179 +303,7 @@ export class DepositTracker {
         err instanceof PairUnavailableError ||
         (err instanceof DomainError && err.code === "pair_unavailable");
       if (!unavailable) throw err;
-      this.#host.note(r, now, "pair unavailable at confirmation: left to the exchange", {
-        error: err.message,
-      });
-      return "unchecked";
+      return { unavailable: err.message };
     }
-  }
-
-  /** The extra deposits, as "txid:index". */
-  #extras(): Set<string> {
-    return this.#host.extraDeposits.ids();
-  }
-
-  /**
-   * The first deposit is not acceptable but a later, confirmed one is: that one drives the order and
-   * the first becomes an extra deposit (its refund offered in actions).
-   */
-  #switchDeposit(r: OrderRecord, from: IncomingTransfer, to: IncomingTransfer, now: number): void {
-    const at = new Date(now).toISOString();
-    this.#host.storage.transactionSync(() => {
-      this.#adoptExtra(r, to, now);
-      const extras = this.#extras();
-      extras.add(`${from.txid}:${from.index}`);
-      this.#kv.put(K.extras, [...extras]);
-      const block = blockOf(to);
-      if (block) this.#kv.put(K.depositBlock, block);
-      this.#host.note(r, now, "first deposit not acceptable; a later confirmed deposit drives the order", {
-        txid: to.txid,
-        index: to.index,
-        amount: to.amount,
-        instead_of: from.txid,
-      });
-      this.#host.log(at, r.status, r.status, EXTRA_DEPOSIT_LOGGED, {
-        txid: from.txid,
-        index: from.index,
-        amount: from.amount,
-      });
-    });
-  }
-
-  /** The deposit came back under another index (re-mined in another block): follow it there. */
-  #reindexDeposit(r: OrderRecord, t: IncomingTransfer, now: number): OrderRecord {
-    const next: OrderRecord = { ...r, depositIndex: t.index };
-    this.#host.storage.transactionSync(() => {
-      this.#host.saveRecord(next);
-      this.#host.note(r, now, "deposit re-mined under another index", {
-        txid: t.txid,
-        from_index: r.depositIndex,
-        to_index: t.index,
-      });
-    });
-    return next;
-  }
-
-  /** Only the first deposit drives the order; any other is logged once, its refund offered in actions. Returns how many were new. */
-  #logExtraDeposits(
-    r: OrderRecord,
-    transfers: IncomingTransfer[],
-    now: number,
-    driving: Pick<IncomingTransfer, "txid" | "index"> = {
-      txid: r.depositTxid ?? "",
-      index: r.depositIndex ?? -1,
-    },
-  ): number {
-    const logged = this.#extras();
-    const fresh = freshExtras(transfers, driving, logged);
-    if (fresh.length === 0) return 0;
-    const at = new Date(now).toISOString();
-    this.#host.storage.transactionSync(() => {
-      for (const t of fresh) {
-        logged.add(`${t.txid}:${t.index}`);
-        this.#host.log(at, r.status, r.status, EXTRA_DEPOSIT_LOGGED, {
-          txid: t.txid,
-          index: t.index,
-          amount: t.amount,
-        });
-      }
-      this.#kv.put(K.extras, [...logged]);
-    });
-    return fresh.length;
-  }
-
-  /**
-   * An extra deposit that now drives the order (the one before it was dropped or replaced) is the
-   * order's business from here: the log says so, and its refund is no longer offered (its refund is
-   * offered only once the order can no longer adopt it, so none is both refunded and exchanged).
-   */
-  #adoptExtra(r: OrderRecord, t: Pick<IncomingTransfer, "txid" | "index">, now: number): void {
-    const logged = this.#extras();
-    if (!logged.delete(`${t.txid}:${t.index}`)) return;
-    this.#kv.put(K.extras, [...logged]);
-    this.#host.note(r, now, "an extra deposit now drives the order: its refund is no longer offered", {
-      txid: t.txid,
-      index: t.index,
-    });
-  }
-
-  /**
-   * An expired order is watched for LATE_DEPOSIT_WATCH_HOURS. A deposit first seen in that time is
-   * refunded once it has the confirmations an on-time one would need (never out of the mempool: a
-   * deposit that is then dropped must not have been paid back), even if they arrive after the watch.
-   */
-  async #watchLateDeposit(r: OrderRecord, now: number): Promise<void> {
-    const seen = this.#kv.get<LateSeen>(K.lateSeen);
-    const watching = now < Date.parse(r.lateWatchEndsAt);
-    if (!watching) this.#schedule.clear(DUE.lateWatchEnd);
-    if (!watching && !seen) {
-      this.#schedule.clear(DUE.poll);
-      if (!this.#kv.get<boolean>(K.watchEnded) && this.#host.apply(r, { type: "watch_ended" }, now)) {
-        this.#kv.put(K.watchEnded, true);
-        // Its extra deposits' refunds are offered from now on: the review queue must list them.
-        if (this.#extras().size > 0) this.#host.markProjection(now);
-      }
-      return;
-    }
-    if (!this.#pollDue(now)) return;
-    const transfers = await this.#incoming(r);
-    const reader = this.#reader(r);
-    const tracked =
-      seen &&
-      (findDeposit(transfers, seen, this.#extras()) ?? (await this.#stillMined(r, reader, seen, seen.block)));
-    if (seen && !tracked) {
-      this.#kv.delete(K.lateSeen);
-      this.#host.note(r, now, "late deposit disappeared before confirming", { txid: seen.txid });
-    }
-    const deposit = tracked || (watching ? transfers[0] : undefined);
-    if (!deposit) {
-      this.#schedulePoll(now, false, LATE_WATCH_MIN_POLL_MS);
-      return;
-    }
-    const seenAt = tracked ? (seen as LateSeen).at : now;
-    const block = blockOf(deposit) ?? (tracked && seen ? seen.block : null);
-    if (!tracked || block?.hash !== seen?.block?.hash || deposit.index !== seen?.index) {
-      this.#kv.put(K.lateSeen, {
-        txid: deposit.txid,
-        index: deposit.index,
-        at: seenAt,
-        amount: deposit.amount,
-        block,
-      } satisfies LateSeen);
-    }
-    if (!tracked) {
-      this.#adoptExtra(r, deposit, now);
-      this.#host.note(r, now, "late deposit seen: refunded once confirmed", {
-        txid: deposit.txid,
-        amount: deposit.amount,
-      });
-    }
-    this.#logExtraDeposits(r, transfers, now, deposit);
-    const confs = confirmations(deposit, await reader.tipHeight());
-    if (confs < r.depositConfirmationsRequired || !(await reader.isInBestChain(deposit))) {
-      this.#schedulePoll(now, false, LATE_WATCH_MIN_POLL_MS);
-      return;
-    }
-    const next = this.#host.apply(
-      r,
-      { type: "late_deposit", txid: deposit.txid, amount: deposit.amount, seenAt },
-      now,
-      { depositIndex: deposit.index, depositConfirmations: confs },
-      null,
-      await this.#host.inputsIfHeld(r, now, true),
-    );
-    this.#kv.delete(K.lateSeen);
-    if (next?.status === "refunding") await this.#host.step(now);
-  }
-
-  /** Why an extra deposit cannot be refunded yet (not confirmed on chain now), or null. */
-  async unconfirmedExtra(r: OrderRecord, d: ExtraDeposit): Promise<string | null> {
-    const reader = this.#reader(r);
-    const listed = (await this.#incoming(r)).find((t) => t.txid === d.txid && t.index === d.index);
-    if (!listed) return `the deposit ${depositId(d)} is not on chain now`;
-    const confs = confirmations(listed, await reader.tipHeight());
-    if (confs < r.depositConfirmationsRequired || !(await reader.isInBestChain(listed)))
-      return `the deposit ${depositId(d)} has ${confs} of ${r.depositConfirmationsRequired} confirmations: try again once it is confirmed`;
-    return null;
   }
 }

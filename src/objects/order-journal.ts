@@ -1,6 +1,6 @@
 import { type OrderRecord, type SendKind, sendKey } from "../domain/order";
 import { type ActionInputs, orderActions } from "../domain/order-actions";
-import { decide, type OrderEvent, type OrderStatus } from "../domain/order-state";
+import { decide, type OrderEvent, type OrderStatus, stateViewOf } from "../domain/order-state";
 import { markLiquidity } from "./order-liquidity";
 import type { OrderOutbox } from "./order-outbox";
 import { markProjection } from "./order-projection";
@@ -54,17 +54,7 @@ export class OrderJournal implements OrderTransitions {
     logData: EventData | null = null,
     inputs?: ActionInputs,
   ): OrderRecord | null {
-    const decision = decide(
-      {
-        status: r.status,
-        expiresAt: Date.parse(r.expiresAt),
-        hasRefundAddress: r.refundAddress !== null,
-        lateWatchEndsAt: Date.parse(r.lateWatchEndsAt),
-        statusReason: r.statusReason,
-      },
-      event,
-      now,
-    );
+    const decision = decide(stateViewOf(r), event, now);
     if (!decision.ok) {
       console.warn(
         JSON.stringify({ level: "warn", order: r.id, msg: "event rejected", error: decision.error }),

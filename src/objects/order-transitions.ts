@@ -1,9 +1,8 @@
 import type { OrderRecord } from "../domain/order";
 import type { ActionInputs } from "../domain/order-actions";
-import type { OrderEvent } from "../domain/order-state";
+import type { EventData, OrderEvent } from "../domain/order-state";
 
-/** Event data: flat JSON values only, so it crosses RPC and serialises as is. */
-export type EventData = Record<string, string | number | boolean | null>;
+export type { EventData };
 
 /** What the order object's modules may do to its record: transitions, log rows, the index row. */
 export interface OrderTransitions {

@@ -55,6 +55,4 @@ export interface ChainReader {
 }
 
 /** Confirmations of a transfer at a tip: 0 in the mempool, 1 in the tip block. */
-export function confirmations(transfer: Pick<IncomingTransfer, "blockHeight">, tip: number): number {
-  return transfer.blockHeight === null ? 0 : Math.max(0, tip - transfer.blockHeight + 1);
-}
+export { confirmations } from "../../domain/deposit-tracking";
