@@ -17,7 +17,7 @@ const K = {
 } as const;
 
 /**
- * What the parts of an order object share during one call: its storage and configuration, the
+ * What the parts of an order object share: its storage and configuration, the
  * record, the order's clock, and the stores every part writes through (journal, schedule, sends
  * ledger, webhook outbox, extra deposits). A plain object of members, so a part's host is the
  * context spread with the few members only that part needs.

@@ -5,7 +5,7 @@ import { OrderDecisions } from "./order-decisions";
 import { PartnerView } from "./order-view";
 
 /**
- * The order's lifecycle for one call: its parts (the deposit watch, the money steps, the decisions
+ * The order's lifecycle: its parts (the deposit watch, the money steps, the decisions
  * on held funds, the partner's view) over one shared context, and the step that drives them.
  */
 export class OrderLifecycle {

@@ -21,7 +21,7 @@ export type { OrderEventLogEntry } from "./order-journal";
  * Every transition writes the new record and its log row in one storage transaction. One alarm is
  * kept at the earliest due moment (expiry, next chain poll, next retry); the handler is idempotent
  * (alarms are at-least-once) and re-arms itself instead of throwing. The work is done by the
- * lifecycle's parts (src/objects/order-lifecycle.ts), over one context per call.
+ * lifecycle's parts (src/objects/order-lifecycle.ts), over one context built once per object.
  */
 export class OrderObject extends DurableObject<Env> {
   readonly #creation = new OrderCreation();
@@ -32,9 +32,16 @@ export class OrderObject extends DurableObject<Env> {
     void ctx.blockConcurrencyWhile(async () => migrate(ctx.storage));
   }
 
-  /** The order's parts over a context for this call. */
+  #lifecycle: OrderLifecycle | null = null;
+
+  /**
+   * The order's parts over one context. They hold no state of their own (all of it is in storage),
+   * and storage and env are the object's for life, so they are built once, not on every call (a
+   * status read is the hottest path).
+   */
   get #order(): OrderLifecycle {
-    return new OrderLifecycle(this.ctx.storage, this.env);
+    this.#lifecycle ??= new OrderLifecycle(this.ctx.storage, this.env);
+    return this.#lifecycle;
   }
 
   // ── creation ──────────────────────────────────────────────────────────────────────────────

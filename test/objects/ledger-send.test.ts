@@ -17,6 +17,7 @@ import type { SendPolicy } from "../../src/domain/send-step";
 import { sendOnce } from "../../src/objects/ledger-send";
 import { DUE, OrderSchedule } from "../../src/objects/order-schedule";
 import { SendsLedger } from "../../src/objects/sends-ledger";
+import { TRON_ADDR } from "../support/orders";
 
 const KEY = "order-1:payout";
 const policy: SendPolicy = { maxAttempts: 3, retryBaseMs: 1_000, retryCapMs: 8_000 };
@@ -29,7 +30,7 @@ function request(amount: string): PayoutRequest {
     kind: "payout",
     network: "TRX",
     coin: "USDT",
-    contract: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t",
+    contract: TRON_ADDR,
     to: "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL",
     tag: null,
     amount,
