@@ -56,6 +56,12 @@ export const configSchema = z.object({
   WEBHOOK_TIMEOUT_SECONDS: int(10, 1),
   // Longer than a delivery's 3 days of retries, so history never goes while it can still change.
   WEBHOOK_RETENTION_DAYS: int(30, 4),
+  /** Partner payouts (docs/earnings.md): hours after month close before a statement is paid (≤ 24). */
+  STATEMENT_PAYOUT_DELAY_HOURS: int(6),
+  /** Hours a new payout address waits before payouts go to it. */
+  PAYOUT_COOLING_HOURS: int(48),
+  /** The assets partners may choose to be paid in, COIN/NETWORK (a subset of the four offered). */
+  PARTNER_PAYOUT_ASSETS: list("BTC/BTC,ETH/ETH,USDC/ETH,USDT/TRX"),
   /** The cabinet's origin: WebAuthn's relying-party id is its host name (docs/cabinet.md). */
   CABINET_ORIGIN: z.url().default("http://localhost:8787"),
 });

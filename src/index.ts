@@ -1,6 +1,7 @@
 import { createApp } from "./app";
 import { getConfig } from "./config";
 import type { WebhookMessage } from "./domain/webhooks";
+import { runStatements } from "./services/statements";
 import { sweepLostAlarms } from "./services/sweep";
 import { watchMemoAddresses } from "./services/unclaimed-deposits";
 import { deliverBatch, deliveryOptions, expireWebhookHistory } from "./services/webhook-delivery";
@@ -12,6 +13,7 @@ export { DepositTag } from "./objects/deposit-tag";
 export { LiquidityLedger } from "./objects/liquidity-ledger";
 export { LiquidityShard } from "./objects/liquidity-shard";
 export { OrderObject } from "./objects/order-object";
+export { PartnerPayouts } from "./objects/partner-payouts";
 export { RateLimiter } from "./objects/rate-limiter";
 export { SimChain } from "./objects/sim-chain";
 
@@ -25,6 +27,7 @@ export default {
     ctx.waitUntil(sweepLostAlarms(env, controller.scheduledTime, undefined, config.LATE_DEPOSIT_WATCH_HOURS));
     ctx.waitUntil(watchMemoAddresses(env, config, controller.scheduledTime));
     ctx.waitUntil(expireWebhookHistory(env, config, controller.scheduledTime));
+    ctx.waitUntil(runStatements(env, config, controller.scheduledTime));
   },
   async queue(batch, env) {
     await deliverBatch(batch as MessageBatch<WebhookMessage>, env, deliveryOptions(getConfig(env)));

@@ -153,3 +153,16 @@ export function orderAdapters(
     payout: createSimulatedPayout(env, chain),
   };
 }
+
+/**
+ * A partner's statement payouts: live ones through PAYOUT_MODE's gateway, test ones always on the
+ * partner's own SimChain (docs/test-mode.md), like a test order's.
+ */
+export function statementPayoutGateway(
+  env: Env,
+  config: Config,
+  livemode: boolean,
+  partnerId: string,
+): PayoutGateway {
+  return livemode ? payoutGatewayFor(env, config) : createSimulatedPayout(env, `TEST:PAYOUTS:${partnerId}`);
+}

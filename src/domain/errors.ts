@@ -40,6 +40,10 @@ export const DOMAIN_ERROR_CODES = [
   "test_mode_only",
   "test_order_limit",
   "insufficient_liquidity",
+  // Statements and partner payouts (docs/earnings.md)
+  "statement_not_found",
+  "invalid_payout_asset",
+  "step_up_required",
 ] as const;
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
 

@@ -38,6 +38,9 @@ const DOMAIN_STATUS: Record<DomainErrorCode, ContentfulStatusCode> = {
   event_not_found: 404,
   markup_above_cap: 422,
   test_mode_only: 403,
+  statement_not_found: 404,
+  invalid_payout_asset: 422,
+  step_up_required: 403,
   test_order_limit: 409,
   insufficient_liquidity: 422,
 };
