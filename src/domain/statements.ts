@@ -148,3 +148,52 @@ export function payoutKey(partnerId: string, livemode: boolean, month: Month, ro
 export function statementId(partnerId: string, livemode: boolean, month: Month): string {
   return `stmt_${livemode ? "live" : "test"}_${month.replace("-", "")}_${partnerId}`;
 }
+
+export interface OwedRow {
+  coin: string | null;
+  network: string | null;
+  total_usd: string;
+  amount: string | null;
+}
+
+export interface Owed {
+  /** null: the partner has chosen no asset yet. */
+  coin: string | null;
+  network: string | null;
+  statements: number;
+  total_usd: string;
+  /** In the asset, for the statements already converted (their price is recorded). */
+  amount_converted: string;
+  /** USD of the statements not converted yet (due later, or waiting for a price or an address). */
+  unconverted_usd: string;
+}
+
+/** What the unpaid statements add up to per payout asset, for liquidity planning. */
+export function owedPerAsset(rows: readonly OwedRow[]): Owed[] {
+  const by = new Map<string, { coin: string | null; network: string | null; n: number; usd: Decimal; amount: Decimal; unconverted: Decimal }>();
+  for (const r of rows) {
+    const k = `${r.coin ?? ""}/${r.network ?? ""}`;
+    const acc = by.get(k) ?? { coin: r.coin, network: r.network, n: 0, usd: new Dec(0), amount: new Dec(0), unconverted: new Dec(0) };
+    by.set(k, acc);
+    const usd = parseSignedUsd(r.total_usd);
+    acc.n += 1;
+    acc.usd = acc.usd.plus(usd);
+    if (r.amount === null) acc.unconverted = acc.unconverted.plus(usd);
+    else acc.amount = acc.amount.plus(parseDecimal(r.amount));
+  }
+  return [...by.values()]
+    .map((a) => ({
+      coin: a.coin,
+      network: a.network,
+      statements: a.n,
+      total_usd: toDecimalString(a.usd),
+      amount_converted: toDecimalString(a.amount),
+      unconverted_usd: toDecimalString(a.unconverted),
+    }))
+    // Assets in name order; "no asset chosen" last.
+    .sort((x, y) => {
+      const a = `${x.coin ?? "~"}/${x.network}`;
+      const b = `${y.coin ?? "~"}/${y.network}`;
+      return a < b ? -1 : a > b ? 1 : 0;
+    });
+}

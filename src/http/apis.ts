@@ -10,12 +10,14 @@ import { adminOrdersRouter } from "./routes/admin/orders";
 import { adminPartnersRouter } from "./routes/admin/partners";
 import { adminPricesRouter } from "./routes/admin/prices";
 import { adminSimRouter } from "./routes/admin/sim";
+import { adminStatementsRouter } from "./routes/admin/statements";
 import { currenciesRouter } from "./routes/currencies";
 import { iconsRouter } from "./routes/icons";
 import { orderActionsRouter } from "./routes/order-actions";
 import { ordersRouter } from "./routes/orders";
 import { partnerWebhooksRouter } from "./routes/partner-webhooks";
 import { ratesRouter } from "./routes/rates";
+import { statementsRouter } from "./routes/statements";
 import { testHelpersRouter } from "./routes/test-helpers";
 import { registerWebhookEvents } from "./routes/webhook-events";
 
@@ -49,6 +51,7 @@ export function partnerApi(): OpenAPIHono<AppEnv> {
   api.route("/api/v1", ordersRouter);
   api.route("/api/v1", orderActionsRouter);
   api.route("/api/v1", partnerWebhooksRouter);
+  api.route("/api/v1", statementsRouter);
   api.route("/api/v1", testHelpersRouter);
   api.route("/api/v1", iconsRouter);
   api.openAPIRegistry.registerComponent("securitySchemes", "PartnerBearer", {
@@ -81,6 +84,10 @@ export function partnerApi(): OpenAPIHono<AppEnv> {
         description: "Your webhook endpoint, signing secret and delivery log; resend and test events.",
       },
       {
+        name: "Statements",
+        description: "Your monthly statements of earnings and their automatic payouts (docs/earnings.md).",
+      },
+      {
         name: "Test mode",
         description:
           "With a test key (`pk_test_…`): drive your test orders into every situation. Nothing real moves (docs/test-mode.md).",
@@ -101,6 +108,7 @@ export function adminApi(): OpenAPIHono<AppEnv> {
   api.route("/admin/v1", adminOrderReviewRouter);
   api.route("/admin/v1", adminSimRouter);
   api.route("/admin/v1", adminCabinetRouter);
+  api.route("/admin/v1", adminStatementsRouter);
   api.openAPIRegistry.registerComponent("securitySchemes", "AdminBearer", {
     type: "http",
     scheme: "bearer",
@@ -130,6 +138,10 @@ export function adminApi(): OpenAPIHono<AppEnv> {
       { name: "Admin: deposit addresses", description: "Address pools for networks without derivation." },
       { name: "Admin: SimChain", description: "Drive the simulated chains (dev and test only)." },
       { name: "Admin: cabinet", description: "Partner cabinet: invitations, members and their sessions." },
+      {
+        name: "Admin: statements",
+        description: "Partner statements and payouts: hold, release, adjust, re-run a month, totals owed.",
+      },
     ],
   }));
   return api;

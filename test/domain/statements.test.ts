@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { EarningsRow } from "../../src/domain/earnings";
 import {
   effectiveDestination,
+  owedPerAsset,
   monthBounds,
   monthOf,
   payoutAmount,
@@ -109,5 +110,22 @@ describe("effectiveDestination (cooling period)", () => {
     expect(effectiveDestination(settings, "2026-11-02T23:59:59.999Z").address).toBe("old");
     expect(effectiveDestination(settings, "2026-11-03T00:00:00.000Z").address).toBe("new");
     expect(effectiveDestination({ ...settings, pending: null }, "2030-01-01T00:00:00.000Z").address).toBe("old");
+  });
+});
+
+describe("owedPerAsset", () => {
+  it("sums unpaid statements per asset: converted amounts in the asset, the rest in USD", () => {
+    expect(
+      owedPerAsset([
+        { coin: "BTC", network: "BTC", total_usd: "100", amount: "0.00166666" },
+        { coin: "BTC", network: "BTC", total_usd: "60", amount: null },
+        { coin: "USDT", network: "TRX", total_usd: "75.5", amount: "75.5" },
+        { coin: null, network: null, total_usd: "55", amount: null },
+      ]),
+    ).toEqual([
+      { coin: "BTC", network: "BTC", statements: 2, total_usd: "160", amount_converted: "0.00166666", unconverted_usd: "60" },
+      { coin: "USDT", network: "TRX", statements: 1, total_usd: "75.5", amount_converted: "75.5", unconverted_usd: "0" },
+      { coin: null, network: null, statements: 1, total_usd: "55", amount_converted: "0", unconverted_usd: "55" },
+    ]);
   });
 });
