@@ -9,7 +9,10 @@ CREATE TABLE payout_settings (
   address TEXT,                              -- NULL until the first address has cooled
   tag TEXT,
   minimum_usd TEXT NOT NULL,
-  -- An address change waits here for its cooling period (effective_at); cancellable until then.
+  -- An address change (with its asset: another network needs another address) waits here for its
+  -- cooling period (effective_at); any team admin can cancel it until then.
+  pending_coin TEXT,
+  pending_network TEXT,
   pending_address TEXT,
   pending_tag TEXT,
   pending_effective_at TEXT,

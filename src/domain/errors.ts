@@ -43,7 +43,6 @@ export const DOMAIN_ERROR_CODES = [
   // Statements and partner payouts (docs/earnings.md)
   "statement_not_found",
   "invalid_payout_asset",
-  "step_up_required",
 ] as const;
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
 

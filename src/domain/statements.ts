@@ -120,23 +120,29 @@ export function payoutAmount(totalUsd: string, assetUsdPrice: string, decimals: 
   return toDecimalString(floorTo(parseDecimal(totalUsd).div(price), decimals));
 }
 
+/** Where a payout goes: the asset and the address (another network needs another address). */
 export interface PayoutDestination {
+  coin: string;
+  network: string;
   address: string;
   tag: string | null;
 }
 
-export interface AddressSettings extends PayoutDestination {
-  pending: (PayoutDestination & { effective_at: string }) | null;
-}
-
 /**
- * Where a payout decided at `at` goes: the pending address once its cooling period is over, the
- * current one before. Fixed on the statement when it is issued, so a later change never
- * redirects it.
+ * Where a payout decided at `at` goes: the pending destination once its cooling period is over,
+ * the current one before (null: none in effect yet). Fixed on the statement when it is issued, so
+ * a later change never redirects it.
  */
-export function effectiveDestination(s: AddressSettings, at: string): PayoutDestination {
-  if (s.pending && s.pending.effective_at <= at) return { address: s.pending.address, tag: s.pending.tag };
-  return { address: s.address, tag: s.tag };
+export function effectiveDestination(
+  current: PayoutDestination | null,
+  pending: (PayoutDestination & { effective_at: string }) | null,
+  at: string,
+): PayoutDestination | null {
+  if (pending && pending.effective_at <= at) {
+    const { effective_at: _, ...next } = pending;
+    return next;
+  }
+  return current;
 }
 
 /** The ledger key of a statement's payout: one per partner, mode, month and round (a release after a refusal starts a new round). */

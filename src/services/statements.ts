@@ -43,23 +43,24 @@ const BATCH = 25;
 const REPOKE_MS = 10 * 60_000;
 
 /**
- * Where a statement's payout goes when it is issued at `at`. Live: the address in effect then (a
- * change still cooling waits; one made later never redirects the statement). Test mode moves
- * nothing real, so it takes the newest address at once and the whole flow can be tried.
+ * Where a statement's payout goes when it is issued at `at`. Live: the destination in effect then
+ * (a change still cooling waits; one made later never redirects the statement). Test mode moves
+ * nothing real, so it takes the newest one at once and the whole flow can be tried.
  */
 function destinationAt(s: PayoutSettingsRow | null, livemode: boolean, at: string): PayoutDestination | null {
   if (!s) return null;
   const pending =
-    s.pending_address === null || s.pending_effective_at === null
+    s.pending_address === null || s.pending_effective_at === null || !s.pending_coin || !s.pending_network
       ? null
-      : { address: s.pending_address, tag: s.pending_tag, effective_at: s.pending_effective_at };
-  if (!livemode && pending) return { address: pending.address, tag: pending.tag };
-  if (s.address === null) {
-    if (!pending) return null;
-    const d = effectiveDestination({ address: "", tag: null, pending }, at);
-    return d.address === "" ? null : d;
-  }
-  return effectiveDestination({ address: s.address, tag: s.tag, pending }, at);
+      : {
+          coin: s.pending_coin,
+          network: s.pending_network,
+          address: s.pending_address,
+          tag: s.pending_tag,
+          effective_at: s.pending_effective_at,
+        };
+  const current = s.address === null ? null : { coin: s.coin, network: s.network, address: s.address, tag: s.tag };
+  return effectiveDestination(current, livemode ? pending : pending && { ...pending, effective_at: at }, at);
 }
 
 /**
@@ -102,8 +103,8 @@ async function issueStatement(
     dueAt,
     totals,
     minimumUsd,
-    coin: settings?.coin ?? null,
-    network: settings?.network ?? null,
+    coin: destination?.coin ?? settings?.coin ?? null,
+    network: destination?.network ?? settings?.network ?? null,
     address: destination?.address ?? null,
     tag: destination?.tag ?? null,
   });
@@ -136,17 +137,17 @@ export async function dispatchPayout(env: Env, s: StatementRow, now: number): Pr
   const at = new Date(now).toISOString();
   let row = s;
   if (row.dispatched_at === null) {
-    const settings = await getPayoutSettings(env.DB, row.partner_id);
-    const coin = row.coin ?? settings?.coin;
-    const network = row.network ?? settings?.network;
     const destination =
-      row.address === null ? destinationAt(settings, row.livemode === 1, at) : { address: row.address, tag: row.tag };
-    if (!coin || !network || !destination) return row; // waits for the partner's payout settings
+      row.address === null || row.coin === null || row.network === null
+        ? destinationAt(await getPayoutSettings(env.DB, row.partner_id), row.livemode === 1, at)
+        : { coin: row.coin, network: row.network, address: row.address, tag: row.tag };
+    if (!destination) return row; // waits for the partner's payout address
+    const { coin, network } = destination;
     const currency = (await loadCatalog(env.DB)).find((c) => c.coin === coin && c.network === network);
     const price = await storedUsdPrice(env.DB, coin);
     if (!currency || price === null) return row; // no price yet: the next run converts
     const amount = payoutAmount(row.total_usd, price, currency.decimals);
-    await markDispatched(env.DB, row.id, { coin, network, ...destination, price_usd: price, amount }, at);
+    await markDispatched(env.DB, row.id, { ...destination, price_usd: price, amount }, at);
     const fixed = await getStatement(env.DB, row.id);
     if (!fixed || fixed.status !== "pending" || fixed.dispatched_at !== at) return fixed ?? row;
     row = fixed;
@@ -209,7 +210,11 @@ export async function runStatements(env: Env, config: Config, now: number): Prom
  * orders completed until now, issued and paid (on the simulated gateway) at once. A second call in
  * the same month answers the same statement.
  */
-export async function closeTestMonth(env: Env, partner: Partner, now: number): Promise<StatementRow> {
+export async function closeTestMonth(
+  env: Env,
+  partner: Pick<Partner, "id" | "livemode">,
+  now: number,
+): Promise<StatementRow> {
   if (partner.livemode)
     throw new DomainError("test_mode_only", "The month-close helper works with test keys (pk_test_…) only.");
   const at = new Date(now).toISOString();

@@ -8,6 +8,8 @@ export interface PayoutSettingsRow {
   address: string | null;
   tag: string | null;
   minimum_usd: string;
+  pending_coin: string | null;
+  pending_network: string | null;
   pending_address: string | null;
   pending_tag: string | null;
   pending_effective_at: string | null;
@@ -85,15 +87,33 @@ export async function putPayoutTerms(
 export async function requestAddressChange(
   db: D1Database,
   partnerId: string,
-  change: { address: string; tag: string | null; effectiveAt: string; requestedBy: string },
+  change: {
+    coin: string;
+    network: string;
+    address: string;
+    tag: string | null;
+    effectiveAt: string;
+    requestedBy: string;
+  },
   at: string,
 ): Promise<void> {
   await db
     .prepare(
-      `UPDATE payout_settings SET pending_address = ?, pending_tag = ?, pending_effective_at = ?,
-         pending_requested_by = ?, pending_requested_at = ?, updated_at = ? WHERE partner_id = ?`,
+      `UPDATE payout_settings SET pending_coin = ?, pending_network = ?, pending_address = ?, pending_tag = ?,
+         pending_effective_at = ?, pending_requested_by = ?, pending_requested_at = ?, updated_at = ?
+       WHERE partner_id = ?`,
     )
-    .bind(change.address, change.tag, change.effectiveAt, change.requestedBy, at, at, partnerId)
+    .bind(
+      change.coin,
+      change.network,
+      change.address,
+      change.tag,
+      change.effectiveAt,
+      change.requestedBy,
+      at,
+      at,
+      partnerId,
+    )
     .run();
 }
 
@@ -101,7 +121,8 @@ export async function requestAddressChange(
 export async function cancelAddressChange(db: D1Database, partnerId: string, at: string): Promise<boolean> {
   const r = await db
     .prepare(
-      `UPDATE payout_settings SET pending_address = NULL, pending_tag = NULL, pending_effective_at = NULL,
+      `UPDATE payout_settings SET pending_coin = NULL, pending_network = NULL, pending_address = NULL,
+         pending_tag = NULL, pending_effective_at = NULL,
          pending_requested_by = NULL, pending_requested_at = NULL, updated_at = ?
        WHERE partner_id = ? AND pending_address IS NOT NULL AND pending_effective_at > ?`,
     )
@@ -114,10 +135,11 @@ export async function cancelAddressChange(db: D1Database, partnerId: string, at:
 export async function applyCooledAddresses(db: D1Database, at: string): Promise<void> {
   await db
     .prepare(
-      `UPDATE payout_settings SET address = pending_address, tag = pending_tag, pending_address = NULL,
+      `UPDATE payout_settings SET coin = pending_coin, network = pending_network, address = pending_address,
+         tag = pending_tag, pending_coin = NULL, pending_network = NULL, pending_address = NULL,
          pending_tag = NULL, pending_effective_at = NULL, pending_requested_by = NULL,
          pending_requested_at = NULL, updated_at = ?
-       WHERE pending_address IS NOT NULL AND pending_effective_at <= ?`,
+       WHERE pending_address IS NOT NULL AND pending_coin IS NOT NULL AND pending_effective_at <= ?`,
     )
     .bind(at, at)
     .run();

@@ -101,15 +101,18 @@ describe("payoutAmount", () => {
 });
 
 describe("effectiveDestination (cooling period)", () => {
-  const settings = {
-    address: "old",
-    tag: null,
-    pending: { address: "new", tag: null, effective_at: "2026-11-03T00:00:00.000Z" },
-  };
-  it("the old address until the change takes effect, the new one from then", () => {
-    expect(effectiveDestination(settings, "2026-11-02T23:59:59.999Z").address).toBe("old");
-    expect(effectiveDestination(settings, "2026-11-03T00:00:00.000Z").address).toBe("new");
-    expect(effectiveDestination({ ...settings, pending: null }, "2030-01-01T00:00:00.000Z").address).toBe("old");
+  const old = { coin: "USDT", network: "TRX", address: "old", tag: null };
+  const pending = { coin: "BTC", network: "BTC", address: "new", tag: null, effective_at: "2026-11-03T00:00:00.000Z" };
+  it("the old destination until the change takes effect, the new one (asset too) from then", () => {
+    expect(effectiveDestination(old, pending, "2026-11-02T23:59:59.999Z")).toEqual(old);
+    expect(effectiveDestination(old, pending, "2026-11-03T00:00:00.000Z")).toEqual({
+      coin: "BTC",
+      network: "BTC",
+      address: "new",
+      tag: null,
+    });
+    expect(effectiveDestination(old, null, "2030-01-01T00:00:00.000Z")).toEqual(old);
+    expect(effectiveDestination(null, pending, "2026-11-01T00:00:00.000Z")).toBeNull();
   });
 });
 

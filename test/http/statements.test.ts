@@ -253,7 +253,8 @@ describe("the cooling period", () => {
     const now = Date.now();
     const later = (h: number) => new Date(now + h * 3_600_000).toISOString();
     await env.DB.prepare(
-      "UPDATE payout_settings SET pending_address = ?, pending_effective_at = ?, pending_requested_by = 'x', pending_requested_at = ? WHERE partner_id = ?",
+      `UPDATE payout_settings SET pending_coin = 'USDT', pending_network = 'TRX', pending_address = ?,
+         pending_effective_at = ?, pending_requested_by = 'x', pending_requested_at = ? WHERE partner_id = ?`,
     )
       .bind(TRON_B, later(48), later(0), p.id)
       .run();

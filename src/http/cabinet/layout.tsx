@@ -13,6 +13,7 @@ const NAV: { href: string; label: string; permission: Permission | null }[] = [
   { href: "/cabinet/overview", label: "Overview", permission: "orders.read" },
   { href: "/cabinet/orders", label: "Orders", permission: "orders.read" },
   { href: "/cabinet/earnings", label: "Earnings", permission: "orders.read" },
+  { href: "/cabinet/payouts", label: "Payouts", permission: "orders.read" },
   { href: "/cabinet/keys", label: "API keys", permission: "keys.read" },
   { href: "/cabinet/webhooks", label: "Webhooks", permission: "webhooks.read" },
   { href: "/cabinet/team", label: "Team", permission: "team.read" },

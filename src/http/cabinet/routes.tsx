@@ -49,6 +49,7 @@ import {
   type SignedInEnv,
   setSessionCookie,
 } from "./session";
+import { payoutPages } from "./payouts";
 import { settingsPages } from "./settings";
 import { webhookPages } from "./webhooks";
 
@@ -258,6 +259,7 @@ export function createCabinet() {
 
   app.route("/webhooks", webhookPages());
   app.route("/settings", settingsPages());
+  app.route("/payouts", payoutPages());
   registerOrderRoutes(app);
   registerReportRoutes(app);
 

@@ -40,7 +40,6 @@ const DOMAIN_STATUS: Record<DomainErrorCode, ContentfulStatusCode> = {
   test_mode_only: 403,
   statement_not_found: 404,
   invalid_payout_asset: 422,
-  step_up_required: 403,
   test_order_limit: 409,
   insufficient_liquidity: 422,
 };
