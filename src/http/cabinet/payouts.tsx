@@ -16,6 +16,7 @@ import {
   setPayoutTerms,
 } from "../../services/payout-settings";
 import { closeTestMonth } from "../../services/statements";
+import { STEP_UP_FIELD, verifyStepUp } from "../../services/step-up";
 import type { SessionContext } from "../../storage/cabinet";
 import {
   getStatement,
@@ -26,9 +27,8 @@ import {
 } from "../../storage/statements";
 import { badRequest } from "../errors";
 import { form } from "./forms";
-import { Csrf, Page } from "./layout";
-import { verifyStepUp } from "./payout-step-up";
-import { actorOf, type CabinetEnv, requireSession, type SignedInEnv } from "./session";
+import { Csrf, Page, StepUpField } from "./layout";
+import { actorOf, type CabinetEnv, requireSession, rp, type SignedInEnv } from "./session";
 
 const PATH = "/cabinet/payouts";
 const signedIn = (c: Context<CabinetEnv>) => c as unknown as Context<SignedInEnv>;
@@ -123,6 +123,7 @@ function SettingsCard(props: { session: SessionContext; settings: PayoutSettings
           <input name="tag" maxlength={64} autocomplete="off" />
         </label>
         <button type="submit">Change address (confirm with your passkey)</button>
+        <StepUpField />
       </form>
       <p class="muted small">
         An address change needs your passkey again, is recorded in the audit log, and takes effect after the
@@ -327,7 +328,12 @@ export function payoutPages(): Hono<CabinetEnv> {
     const fields = await form(c);
     const parsed = Address.safeParse(fields);
     if (!parsed.success) throw badRequest("Invalid payout address.");
-    await verifyStepUp(signedIn(c), fields);
+    // A stolen session alone cannot redirect a payout: the passkey confirms, then the change cools.
+    const s = signedIn(c);
+    await verifyStepUp(c.env.DB, rp(c), s.get("cabinet"), actorOf(s), fields[STEP_UP_FIELD], {
+      action: "payout.address_change",
+      address: parsed.data.address,
+    });
     const settings = await requestPayoutAddress(
       c.env.DB,
       c.get("config"),
