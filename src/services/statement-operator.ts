@@ -59,13 +59,19 @@ export async function holdPayout(env: Env, actor: Actor, id: string, reason: str
 }
 
 /** Releases a held payout; it is paid by the next cron run (or now, when `payNow`). */
-export async function releasePayout(env: Env, actor: Actor, id: string, now: number): Promise<StatementRow> {
+export async function releasePayout(
+  env: Env,
+  config: Config,
+  actor: Actor,
+  id: string,
+  now: number,
+): Promise<StatementRow> {
   const before = await statementOrThrow(env, id);
   if (!(await releaseStatement(env.DB, id)))
     throw new DomainError("action_not_available", `Only a held payout can be released; this statement is ${before.status}.`);
   const after = await statementOrThrow(env, id);
   await audited(env, actor, "statement.release", before, after);
-  return Date.parse(after.due_at) <= now ? dispatchPayout(env, after, now) : after;
+  return Date.parse(after.due_at) <= now ? dispatchPayout(env, config, after, now) : after;
 }
 
 export interface NewAdjustment {
@@ -118,7 +124,7 @@ export async function rerunMonth(
   const issued = await closeLiveMonth(env, config, month, now);
   const at = new Date(now).toISOString();
   const due = (await dueStatements(env.DB, at, at, 100)).filter((s) => s.month === month);
-  for (const s of due) await dispatchPayout(env, s, now);
+  for (const s of due) await dispatchPayout(env, config, s, now);
   await auditStatement(env.DB, {
       at,
       operator: actor.operator,

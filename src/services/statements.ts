@@ -20,7 +20,7 @@ import {
 import type { PayoutIntent } from "../objects/partner-payouts";
 import { loadCatalog } from "../storage/catalog";
 import { completedOrders } from "../storage/order-search";
-import { storedUsdPrice } from "../storage/prices";
+import { currentPrices, freshUsdPrice } from "../storage/market";
 import {
   applyCooledAddresses,
   dueStatements,
@@ -132,7 +132,7 @@ export async function closeLiveMonth(env: Env, config: Config, month: Month, now
  * it: the intent may exist); every later time only repeats the same intent, which the ledger
  * answers without a second payment.
  */
-export async function dispatchPayout(env: Env, s: StatementRow, now: number): Promise<StatementRow> {
+export async function dispatchPayout(env: Env, config: Config, s: StatementRow, now: number): Promise<StatementRow> {
   if (s.status !== "pending") return s;
   const at = new Date(now).toISOString();
   let row = s;
@@ -144,8 +144,10 @@ export async function dispatchPayout(env: Env, s: StatementRow, now: number): Pr
     if (!destination) return row; // waits for the partner's payout address
     const { coin, network } = destination;
     const currency = (await loadCatalog(env.DB)).find((c) => c.coin === coin && c.network === network);
-    const price = await storedUsdPrice(env.DB, coin);
-    if (!currency || price === null) return row; // no price yet: the next run converts
+    const prices = await currentPrices(env, config, now);
+    // Converted at a fresh price only (PRICE_MAX_AGE_SECONDS): without one, the next run converts.
+    const price = prices.has(coin) ? tryFresh(() => freshUsdPrice(prices, coin, now, config)) : null;
+    if (!currency || price === null) return row;
     const amount = payoutAmount(row.total_usd, price, currency.decimals);
     await markDispatched(env.DB, row.id, { ...destination, price_usd: price, amount }, at);
     const fixed = await getStatement(env.DB, row.id);
@@ -182,6 +184,14 @@ export async function dispatchPayout(env: Env, s: StatementRow, now: number): Pr
   return (await getStatement(env.DB, row.id)) ?? row;
 }
 
+function tryFresh(read: () => string): string | null {
+  try {
+    return read();
+  } catch {
+    return null;
+  }
+}
+
 export function payoutsObject(env: Env, partnerId: string, livemode: boolean) {
   return env.PARTNER_PAYOUTS.getByName(`${partnerId}:${livemode ? "live" : "test"}`);
 }
@@ -198,7 +208,7 @@ export async function runStatements(env: Env, config: Config, now: number): Prom
   const due = await dueStatements(env.DB, at, new Date(now - REPOKE_MS).toISOString(), BATCH);
   for (const s of due) {
     try {
-      await dispatchPayout(env, s, now);
+      await dispatchPayout(env, config, s, now);
     } catch (err) {
       console.error(JSON.stringify({ level: "error", msg: "statement payout dispatch failed", statement: s.id, error: String(err) }));
     }
@@ -212,6 +222,7 @@ export async function runStatements(env: Env, config: Config, now: number): Prom
  */
 export async function closeTestMonth(
   env: Env,
+  config: Config,
   partner: Pick<Partner, "id" | "livemode">,
   now: number,
 ): Promise<StatementRow> {
@@ -220,5 +231,5 @@ export async function closeTestMonth(
   const at = new Date(now).toISOString();
   const month = monthOf(now);
   const s = await issueStatement(env, partner.id, false, month, new Date(now + 1).toISOString(), at, now);
-  return dispatchPayout(env, s, now);
+  return dispatchPayout(env, config, s, now);
 }

@@ -350,8 +350,7 @@ export function payoutPages(): Hono<CabinetEnv> {
   app.post("/test-close", requireSession("settings.write"), async (c) => {
     const s = signedIn(c).get("cabinet");
     if (s.mode !== "test") throw new DomainError("test_mode_only", "Switch to Test to close a test month.");
-    const partner = { id: s.user.partner_id, name: s.partner.name, markupBps: 0, rateLimitPerMinute: 0, livemode: false };
-    const statement = await closeTestMonth(c.env, partner, Date.now());
+    const statement = await closeTestMonth(c.env, c.get("config"), { id: s.user.partner_id, livemode: false }, Date.now());
     return render(signedIn(c), `Test statement ${statement.month}: ${statement.status}.`);
   });
   return app;

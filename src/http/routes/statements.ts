@@ -160,7 +160,7 @@ export const statementsRouter = createRouter<PartnerEnv>()
       },
     }),
     async (c) => {
-      const row = await closeTestMonth(c.env, c.get("partner"), Date.now());
+      const row = await closeTestMonth(c.env, c.get("config"), c.get("partner"), Date.now());
       c.header("Cache-Control", "no-store");
       return c.json(statementView(row), 200);
     },

@@ -154,7 +154,7 @@ export const adminStatementsRouter = createRouter()
       },
     }),
     async (c) => {
-      const s = await releasePayout(c.env, actorOf(c), c.req.valid("param").id, Date.now());
+      const s = await releasePayout(c.env, c.get("config"), actorOf(c), c.req.valid("param").id, Date.now());
       return c.json({ ...statementView(s), partner_id: s.partner_id, round: s.round }, 200);
     },
   )
