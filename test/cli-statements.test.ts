@@ -7,7 +7,9 @@ describe("CLI: statements commands", () => {
   it("adjusts, closes a month (twice: nothing new), lists, holds, releases and shows what is owed", async () => {
     await setPrices();
     const p = await createPartner({ name: "cli-payee" });
-    await env.DB.prepare("UPDATE partners SET created_at = '2026-01-01T00:00:00.000Z' WHERE id = ?").bind(p.id).run();
+    await env.DB.prepare("UPDATE partners SET created_at = '2026-01-01T00:00:00.000Z' WHERE id = ?")
+      .bind(p.id)
+      .run();
     await env.DB.prepare(
       `INSERT INTO payout_settings (partner_id, coin, network, address, tag, minimum_usd, updated_at)
        VALUES (?, 'USDT', 'TRX', 'TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL', NULL, '50', '2026-01-01T00:00:00.000Z')`,
@@ -37,7 +39,9 @@ describe("CLI: statements commands", () => {
     expect(hold.stderr).toContain("Only a pending payout can be held");
 
     expect((await cli("statements", "owed")).stdout).toContain("ASSET");
-    const audit = await json<{ data: { action: string }[] }>(await admin(`/audit?entity_type=partner&entity_id=${p.id}`));
+    const audit = await json<{ data: { action: string }[] }>(
+      await admin(`/audit?entity_type=partner&entity_id=${p.id}`),
+    );
     expect(audit.data.map((a) => a.action)).toContain("statement.adjustment");
   });
 });

@@ -69,12 +69,15 @@ export const statementCommands = {
   },
   "statements close": {
     summary: "Re-run a month's statement generation (idempotent; audited)",
-    description: "Issues the live statements still missing and hands over due payouts; never a second statement or payout.",
+    description:
+      "Issues the live statements still missing and hands over due payouts; never a second statement or payout.",
     args: [{ name: "month", description: "YYYY-MM" }],
     examples: ["statements close 2026-10"],
     async run({ args, api, output, print }) {
       const r = await api.post("/statements/close", { month: args.month });
-      output(r, () => print(`Closed ${r.month}: ${r.issued} statement(s) issued, ${r.dispatched} payout(s) handed over.`));
+      output(r, () =>
+        print(`Closed ${r.month}: ${r.issued} statement(s) issued, ${r.dispatched} payout(s) handed over.`),
+      );
     },
   },
   "statements hold": {
@@ -83,7 +86,9 @@ export const statementCommands = {
     flags: { reason: { type: "string", value: "<text>", required: true, description: "why" } },
     examples: ['statements hold stmt_live_202610_… --reason "KYC review"'],
     async run({ args, flags, api, output, print }) {
-      const s = await api.post(`/statements/${encodeURIComponent(args.statement)}/hold`, { reason: flags.reason });
+      const s = await api.post(`/statements/${encodeURIComponent(args.statement)}/hold`, {
+        reason: flags.reason,
+      });
       output(s, () => print(summary(s)));
     },
   },

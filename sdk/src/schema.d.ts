@@ -228,6 +228,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/partner/statements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your monthly statements and their payouts
+         * @description The key's mode's statements (live keys: live), newest month first, each with its lines, totals, payout status and txid (docs/earnings.md). Key scope: `read`.
+         */
+        get: operations["listStatements"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/test/month-close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close the current month for test mode now
+         * @description Beyond the contract; test keys only (a live key gets 403 `test_mode_only`). Issues the test statement of the current UTC month from your test orders completed until now and pays it at once through the simulated gateway (to your newest payout address: test mode has no cooling period), then answers the statement. A second call in the same month answers the same statement (docs/test-mode.md).
+         */
+        post: operations["testMonthClose"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/partner/test/orders/{order_id}/deposit": {
         parameters: {
             query?: never;
@@ -614,7 +654,7 @@ export interface components {
              * @description Stable machine-readable error code; branch on this.
              * @enum {string}
              */
-            code: "invalid_request" | "invalid_api_key" | "invalid_signature" | "partner_inactive" | "ip_not_allowed" | "forbidden" | "csrf_failed" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "price_source_mismatch" | "internal_error" | "pair_unavailable" | "network_required" | "amount_below_min" | "amount_above_max" | "invalid_amount" | "invalid_address" | "invalid_tag" | "quote_not_found" | "quote_expired" | "quote_mismatch" | "idempotency_conflict" | "order_not_found" | "prices_stale" | "invalid_cursor" | "cabinet_auth_failed" | "signin_throttled" | "partner_not_found" | "member_not_found" | "invite_not_found" | "key_not_found" | "last_admin" | "last_passkey" | "step_up_required" | "invalid_catalog_change" | "currency_exists" | "action_not_available" | "send_pending" | "invalid_overlap" | "webhook_not_configured" | "event_not_found" | "markup_above_cap" | "test_mode_only" | "test_order_limit" | "insufficient_liquidity";
+            code: "invalid_request" | "invalid_api_key" | "invalid_signature" | "partner_inactive" | "ip_not_allowed" | "forbidden" | "csrf_failed" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "price_source_mismatch" | "internal_error" | "pair_unavailable" | "network_required" | "amount_below_min" | "amount_above_max" | "invalid_amount" | "invalid_address" | "invalid_tag" | "quote_not_found" | "quote_expired" | "quote_mismatch" | "idempotency_conflict" | "order_not_found" | "prices_stale" | "invalid_cursor" | "cabinet_auth_failed" | "signin_throttled" | "partner_not_found" | "member_not_found" | "invite_not_found" | "key_not_found" | "last_admin" | "last_passkey" | "step_up_required" | "invalid_catalog_change" | "currency_exists" | "action_not_available" | "send_pending" | "invalid_overlap" | "webhook_not_configured" | "event_not_found" | "markup_above_cap" | "test_mode_only" | "test_order_limit" | "insufficient_liquidity" | "statement_not_found" | "invalid_payout_asset";
             /** @description Per-field validation problems, when the request failed schema validation. */
             errors?: {
                 field: string;
@@ -820,6 +860,108 @@ export interface components {
             error: string | null;
             /** Format: int32 */
             duration_ms: number;
+        };
+        Statement: {
+            id: string;
+            /**
+             * @description The UTC calendar month, `YYYY-MM`.
+             * @example 2026-10
+             */
+            month: string;
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @description When the month was closed; the statement never changes after.
+             * @example 2026-11-21T12:00:00.000Z
+             */
+            issued_at: string;
+            /**
+             * Format: int32
+             * @description Orders completed in the month.
+             */
+            orders: number;
+            /** @description Earnings per coin. */
+            lines: {
+                coin: string;
+                /** Format: int32 */
+                orders: number;
+                /** @description Earned, in the coin (coin_from of the orders). */
+                markup: string;
+                /**
+                 * @description In USD as fixed at each completion.
+                 * @example 123.456789
+                 */
+                markup_usd: string;
+                /**
+                 * Format: int32
+                 * @description Orders without a USD price at completion: not in markup_usd, so not paid.
+                 */
+                unpriced_orders: number;
+            }[];
+            /** @description Operator corrections taken by this statement, each with its reason. */
+            adjustments: {
+                id: string;
+                /**
+                 * @description Signed.
+                 * @example 123.456789
+                 */
+                amount_usd: string;
+                reason: string;
+            }[];
+            /**
+             * @description Σ lines.markup_usd.
+             * @example 123.456789
+             */
+            earnings_usd: string;
+            /**
+             * @description Σ adjustments (signed).
+             * @example 123.456789
+             */
+            adjustments_usd: string;
+            /**
+             * @description The previous statement's total when it was carried over; else 0.
+             * @example 123.456789
+             */
+            carry_in_usd: string;
+            /**
+             * @description earnings + adjustments + carry-in.
+             * @example 123.456789
+             */
+            total_usd: string;
+            /**
+             * @description The payout minimum when the statement was issued.
+             * @example 123.456789
+             */
+            minimum_usd: string;
+            payout: {
+                /**
+                 * @description `pending` (to be paid), `paid` (see txid), `held` (by the operator, see hold_reason), `carried_over` (below the minimum: the total starts next month's statement).
+                 * @enum {string}
+                 */
+                status: "pending" | "paid" | "held" | "carried_over";
+                hold_reason: string | null;
+                coin: string | null;
+                network: string | null;
+                address: string | null;
+                tag: string | null;
+                /** @description The asset's USD price the total was converted at (recorded when the payout started). */
+                price_usd: string | null;
+                /** @description total_usd ÷ price_usd, rounded down to the asset's decimals. */
+                amount: string | null;
+                /**
+                 * Format: date-time
+                 * @description Not paid before this (at most 24 h after the month close).
+                 * @example 2026-11-21T12:00:00.000Z
+                 */
+                due_at: string;
+                txid: string | null;
+                /**
+                 * Format: date-time
+                 * @description When the payout gateway confirmed it.
+                 * @example 2026-11-21T12:00:00.000Z
+                 */
+                paid_at: string | null;
+            };
         };
         TestDeposit: {
             /**
@@ -3067,6 +3209,240 @@ export interface operations {
             };
             /** @description Conflicts with the current state: `action_not_available` (the order offers no such action now; `detail` says why), `currency_exists` (the coin already exists on that network), `webhook_not_configured` (no enabled webhook URL and secret to send to), `test_order_limit` (too many open test orders). */
             409: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` and `RateLimit-*` headers. */
+            429: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error. */
+            500: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listStatements: {
+        parameters: {
+            query?: {
+                /** @description How many months, newest first (1–120, default 24). */
+                limit?: number;
+            };
+            header?: {
+                /** @description Optional: hex HMAC-SHA256 of the raw request body keyed by the key's secret (either case). When present it is verified; a mismatch is 401 `invalid_signature`. */
+                "x-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Statements. */
+            200: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Statement"][];
+                    };
+                };
+            };
+            /** @description Missing or invalid parameters (`invalid_request`, `pair_unavailable`, ...). */
+            400: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key or signature. */
+            401: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `partner_inactive` (partner account not active), `ip_not_allowed` (the key's IP allowlist does not include the client address), `test_mode_only` (a test helper called with a live key), or action not permitted. */
+            403: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` and `RateLimit-*` headers. */
+            429: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error. */
+            500: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    testMonthClose: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional: hex HMAC-SHA256 of the raw request body keyed by the key's secret (either case). When present it is verified; a mismatch is 401 `invalid_signature`. */
+                "x-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The test statement after its payout. */
+            200: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Statement"];
+                };
+            };
+            /** @description Missing or invalid API key or signature. */
+            401: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `partner_inactive` (partner account not active), `ip_not_allowed` (the key's IP allowlist does not include the client address), `test_mode_only` (a test helper called with a live key), or action not permitted. */
+            403: {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;

@@ -27,7 +27,8 @@ export type StatementStatus = (typeof STATEMENT_STATUSES)[number];
 
 /** The month's first instant and the next month's, ISO: a statement counts completions in [from, to). */
 export function monthBounds(month: Month): { from: string; to: string } {
-  if (!MONTH_PATTERN.test(month)) throw new DomainError("invalid_amount", `month must be YYYY-MM, not ${month}`);
+  if (!MONTH_PATTERN.test(month))
+    throw new DomainError("invalid_amount", `month must be YYYY-MM, not ${month}`);
   const [y, m] = month.split("-").map(Number) as [number, number];
   return {
     from: new Date(Date.UTC(y, m - 1, 1)).toISOString(),
@@ -50,7 +51,10 @@ const SIGNED_USD = /^-?\d{1,12}(\.\d{1,6})?$/;
 /** A signed USD amount (adjustments may take away): at most 6 decimals, as stored. */
 export function parseSignedUsd(text: string): Decimal {
   if (!SIGNED_USD.test(text))
-    throw new DomainError("invalid_amount", `amount_usd must be a signed decimal with at most 6 decimals, not ${text}`);
+    throw new DomainError(
+      "invalid_amount",
+      `amount_usd must be a signed decimal with at most 6 decimals, not ${text}`,
+    );
   return new Dec(text);
 }
 
@@ -176,10 +180,27 @@ export interface Owed {
 
 /** What the unpaid statements add up to per payout asset, for liquidity planning. */
 export function owedPerAsset(rows: readonly OwedRow[]): Owed[] {
-  const by = new Map<string, { coin: string | null; network: string | null; n: number; usd: Decimal; amount: Decimal; unconverted: Decimal }>();
+  const by = new Map<
+    string,
+    {
+      coin: string | null;
+      network: string | null;
+      n: number;
+      usd: Decimal;
+      amount: Decimal;
+      unconverted: Decimal;
+    }
+  >();
   for (const r of rows) {
     const k = `${r.coin ?? ""}/${r.network ?? ""}`;
-    const acc = by.get(k) ?? { coin: r.coin, network: r.network, n: 0, usd: new Dec(0), amount: new Dec(0), unconverted: new Dec(0) };
+    const acc = by.get(k) ?? {
+      coin: r.coin,
+      network: r.network,
+      n: 0,
+      usd: new Dec(0),
+      amount: new Dec(0),
+      unconverted: new Dec(0),
+    };
     by.set(k, acc);
     const usd = parseSignedUsd(r.total_usd);
     acc.n += 1;
@@ -187,19 +208,21 @@ export function owedPerAsset(rows: readonly OwedRow[]): Owed[] {
     if (r.amount === null) acc.unconverted = acc.unconverted.plus(usd);
     else acc.amount = acc.amount.plus(parseDecimal(r.amount));
   }
-  return [...by.values()]
-    .map((a) => ({
-      coin: a.coin,
-      network: a.network,
-      statements: a.n,
-      total_usd: toDecimalString(a.usd),
-      amount_converted: toDecimalString(a.amount),
-      unconverted_usd: toDecimalString(a.unconverted),
-    }))
-    // Assets in name order; "no asset chosen" last.
-    .sort((x, y) => {
-      const a = `${x.coin ?? "~"}/${x.network}`;
-      const b = `${y.coin ?? "~"}/${y.network}`;
-      return a < b ? -1 : a > b ? 1 : 0;
-    });
+  return (
+    [...by.values()]
+      .map((a) => ({
+        coin: a.coin,
+        network: a.network,
+        statements: a.n,
+        total_usd: toDecimalString(a.usd),
+        amount_converted: toDecimalString(a.amount),
+        unconverted_usd: toDecimalString(a.unconverted),
+      }))
+      // Assets in name order; "no asset chosen" last.
+      .sort((x, y) => {
+        const a = `${x.coin ?? "~"}/${x.network}`;
+        const b = `${y.coin ?? "~"}/${y.network}`;
+        return a < b ? -1 : a > b ? 1 : 0;
+      })
+  );
 }

@@ -1,9 +1,9 @@
 import { DurableObject } from "cloudflare:workers";
-import { statementPayoutGateway } from "../adapters/registry";
 import type { PayoutGateway, PayoutRequest } from "../adapters/payout/types";
+import { statementPayoutGateway } from "../adapters/registry";
 import { getConfig } from "../config";
-import type { SendPolicy } from "../domain/send-step";
 import { payoutSentMessage } from "../domain/payout-events";
+import type { SendPolicy } from "../domain/send-step";
 import { settleStatementPayout } from "../storage/statements";
 import { sendOnce } from "./ledger-send";
 import { OrderSchedule, SCHEDULE_TABLE } from "./order-schedule";
@@ -117,7 +117,9 @@ export class PartnerPayouts extends DurableObject<Env> {
     try {
       await this.run();
     } catch (err) {
-      console.error(JSON.stringify({ level: "error", msg: "partner payouts alarm failed", error: String(err) }));
+      console.error(
+        JSON.stringify({ level: "error", msg: "partner payouts alarm failed", error: String(err) }),
+      );
       this.#schedule.set(SETTLE, Date.now() + SETTLE_RETRY_MS);
       await this.#arm(Date.now());
     }
@@ -167,7 +169,12 @@ export class PartnerPayouts extends DurableObject<Env> {
         this.ctx.storage.sql.exec("UPDATE payouts SET settled_at = ? WHERE key = ?", at, key);
       } catch (err) {
         console.error(
-          JSON.stringify({ level: "warn", msg: "statement settle failed; will retry", key, error: String(err) }),
+          JSON.stringify({
+            level: "warn",
+            msg: "statement settle failed; will retry",
+            key,
+            error: String(err),
+          }),
         );
         this.#schedule.set(SETTLE, now + SETTLE_RETRY_MS);
         return;

@@ -38,7 +38,10 @@ export async function payoutAssets(db: D1Database, config: Config): Promise<Asse
 async function assetOf(db: D1Database, config: Config, ref: string): Promise<Asset> {
   const found = (await payoutAssets(db, config)).find((a) => `${a.coin}/${a.network}` === ref.toUpperCase());
   if (!found)
-    throw new DomainError("invalid_payout_asset", `${ref} is not a payout asset here; choose one of the list.`);
+    throw new DomainError(
+      "invalid_payout_asset",
+      `${ref} is not a payout asset here; choose one of the list.`,
+    );
   return found;
 }
 
@@ -66,7 +69,12 @@ export async function setPayoutTerms(
       `${asset.coin} on ${asset.network} needs a ${asset.network} address: change the address with it.`,
     );
   const at = new Date().toISOString();
-  await putPayoutTerms(db, actor.partnerId, { coin: asset.coin, network: asset.network, minimum_usd: change.minimumUsd }, at);
+  await putPayoutTerms(
+    db,
+    actor.partnerId,
+    { coin: asset.coin, network: asset.network, minimum_usd: change.minimumUsd },
+    at,
+  );
   await audit(db, actor, "payout.terms_changed", null, {
     from: before ? { asset: `${before.coin}/${before.network}`, minimum_usd: before.minimum_usd } : null,
     to: { asset: `${asset.coin}/${asset.network}`, minimum_usd: change.minimumUsd },
@@ -99,11 +107,23 @@ export async function requestPayoutAddress(
   const effectiveAt = new Date(now + config.PAYOUT_COOLING_HOURS * HOUR_MS).toISOString();
   const before = await getPayoutSettings(db, actor.partnerId);
   if (!before)
-    await putPayoutTerms(db, actor.partnerId, { coin: asset.coin, network: asset.network, minimum_usd: DEFAULT_MINIMUM_USD }, at);
+    await putPayoutTerms(
+      db,
+      actor.partnerId,
+      { coin: asset.coin, network: asset.network, minimum_usd: DEFAULT_MINIMUM_USD },
+      at,
+    );
   await requestAddressChange(
     db,
     actor.partnerId,
-    { coin: asset.coin, network: asset.network, address: checked.address, tag, effectiveAt, requestedBy: actor.label },
+    {
+      coin: asset.coin,
+      network: asset.network,
+      address: checked.address,
+      tag,
+      effectiveAt,
+      requestedBy: actor.label,
+    },
     at,
   );
   await audit(db, actor, "payout.address_change_requested", checked.address, {

@@ -26,15 +26,15 @@ async function audited(
   after: StatementRow,
 ): Promise<void> {
   await auditStatement(env.DB, {
-      at: new Date().toISOString(),
-      operator: actor.operator,
-      action,
-      entityType: "statement",
-      entityId: after.id,
-      before: { status: before.status, hold_reason: before.hold_reason, round: before.round },
-      after: { status: after.status, hold_reason: after.hold_reason, round: after.round },
-      requestId: actor.requestId,
-    }).run();
+    at: new Date().toISOString(),
+    operator: actor.operator,
+    action,
+    entityType: "statement",
+    entityId: after.id,
+    before: { status: before.status, hold_reason: before.hold_reason, round: before.round },
+    after: { status: after.status, hold_reason: after.hold_reason, round: after.round },
+    requestId: actor.requestId,
+  }).run();
 }
 
 async function statementOrThrow(env: Env, id: string): Promise<StatementRow> {
@@ -68,7 +68,10 @@ export async function releasePayout(
 ): Promise<StatementRow> {
   const before = await statementOrThrow(env, id);
   if (!(await releaseStatement(env.DB, id)))
-    throw new DomainError("action_not_available", `Only a held payout can be released; this statement is ${before.status}.`);
+    throw new DomainError(
+      "action_not_available",
+      `Only a held payout can be released; this statement is ${before.status}.`,
+    );
   const after = await statementOrThrow(env, id);
   await audited(env, actor, "statement.release", before, after);
   return Date.parse(after.due_at) <= now ? dispatchPayout(env, config, after, now) : after;
@@ -86,14 +89,31 @@ export async function addAdjustment(
   actor: Actor,
   partnerId: string,
   a: NewAdjustment,
-): Promise<{ id: string; partner_id: string; livemode: boolean; amount_usd: string; reason: string; created_at: string }> {
+): Promise<{
+  id: string;
+  partner_id: string;
+  livemode: boolean;
+  amount_usd: string;
+  reason: string;
+  created_at: string;
+}> {
   if (!(await getPartner(env.DB, partnerId))) throw new DomainError("partner_not_found", "No such partner.");
   parseSignedUsd(a.amount_usd);
   const at = new Date().toISOString();
-  const row = { id: `adj_${crypto.randomUUID().replaceAll("-", "")}`, amount_usd: a.amount_usd, reason: a.reason };
+  const row = {
+    id: `adj_${crypto.randomUUID().replaceAll("-", "")}`,
+    amount_usd: a.amount_usd,
+    reason: a.reason,
+  };
   const view = { ...row, partner_id: partnerId, livemode: a.livemode, created_at: at };
   await env.DB.batch([
-    insertAdjustmentStatement(env.DB, { ...row, partnerId, livemode: a.livemode, createdBy: actor.operator, createdAt: at }),
+    insertAdjustmentStatement(env.DB, {
+      ...row,
+      partnerId,
+      livemode: a.livemode,
+      createdBy: actor.operator,
+      createdAt: at,
+    }),
     auditStatement(env.DB, {
       at,
       operator: actor.operator,
@@ -120,21 +140,24 @@ export async function rerunMonth(
   now: number,
 ): Promise<{ month: Month; issued: number; dispatched: number }> {
   if (month >= monthOf(now))
-    throw new DomainError("action_not_available", `${month} has not closed yet: only a past month can be closed.`);
+    throw new DomainError(
+      "action_not_available",
+      `${month} has not closed yet: only a past month can be closed.`,
+    );
   const issued = await closeLiveMonth(env, config, month, now);
   const at = new Date(now).toISOString();
   const due = (await dueStatements(env.DB, at, at, 100)).filter((s) => s.month === month);
   for (const s of due) await dispatchPayout(env, config, s, now);
   await auditStatement(env.DB, {
-      at,
-      operator: actor.operator,
-      action: "statement.rerun",
-      entityType: "month",
-      entityId: month,
-      before: null,
-      after: { issued, dispatched: due.length },
-      requestId: actor.requestId,
-    }).run();
+    at,
+    operator: actor.operator,
+    action: "statement.rerun",
+    entityType: "month",
+    entityId: month,
+    before: null,
+    after: { issued, dispatched: due.length },
+    requestId: actor.requestId,
+  }).run();
   return { month, issued, dispatched: due.length };
 }
 

@@ -19,8 +19,8 @@ import {
 } from "../domain/statements";
 import type { PayoutIntent } from "../objects/partner-payouts";
 import { loadCatalog } from "../storage/catalog";
-import { completedOrders } from "../storage/order-search";
 import { currentPrices, freshUsdPrice } from "../storage/market";
+import { completedOrders } from "../storage/order-search";
 import {
   applyCooledAddresses,
   dueStatements,
@@ -59,7 +59,8 @@ function destinationAt(s: PayoutSettingsRow | null, livemode: boolean, at: strin
           tag: s.pending_tag,
           effective_at: s.pending_effective_at,
         };
-  const current = s.address === null ? null : { coin: s.coin, network: s.network, address: s.address, tag: s.tag };
+  const current =
+    s.address === null ? null : { coin: s.coin, network: s.network, address: s.address, tag: s.tag };
   return effectiveDestination(current, livemode ? pending : pending && { ...pending, effective_at: at }, at);
 }
 
@@ -116,7 +117,9 @@ async function issueStatement(
 /** Issues the live statements of `month` for every partner that has none yet (bounded per call). */
 export async function closeLiveMonth(env: Env, config: Config, month: Month, now: number): Promise<number> {
   const { to } = monthBounds(month);
-  const dueAt = new Date(Date.parse(to) + Math.min(config.STATEMENT_PAYOUT_DELAY_HOURS, 24) * HOUR_MS).toISOString();
+  const dueAt = new Date(
+    Date.parse(to) + Math.min(config.STATEMENT_PAYOUT_DELAY_HOURS, 24) * HOUR_MS,
+  ).toISOString();
   let issued = 0;
   for (;;) {
     const partners = await partnersWithoutStatement(env.DB, month, true, to, BATCH);
@@ -132,7 +135,12 @@ export async function closeLiveMonth(env: Env, config: Config, month: Month, now
  * it: the intent may exist); every later time only repeats the same intent, which the ledger
  * answers without a second payment.
  */
-export async function dispatchPayout(env: Env, config: Config, s: StatementRow, now: number): Promise<StatementRow> {
+export async function dispatchPayout(
+  env: Env,
+  config: Config,
+  s: StatementRow,
+  now: number,
+): Promise<StatementRow> {
   if (s.status !== "pending") return s;
   const at = new Date(now).toISOString();
   let row = s;
@@ -151,13 +159,14 @@ export async function dispatchPayout(env: Env, config: Config, s: StatementRow, 
     const amount = payoutAmount(row.total_usd, price, currency.decimals);
     await markDispatched(env.DB, row.id, { ...destination, price_usd: price, amount }, at);
     const fixed = await getStatement(env.DB, row.id);
-    if (!fixed || fixed.status !== "pending" || fixed.dispatched_at !== at) return fixed ?? row;
+    if (fixed?.status !== "pending" || fixed.dispatched_at !== at) return fixed ?? row;
     row = fixed;
   } else {
     await touchDispatched(env.DB, row.id, at);
   }
   const { coin, network, address, amount } = row;
-  if (!coin || !network || !address || !amount) throw new Error(`statement ${row.id} dispatched without a payout`);
+  if (!coin || !network || !address || !amount)
+    throw new Error(`statement ${row.id} dispatched without a payout`);
   const currency = (await loadCatalog(env.DB)).find((c) => c.coin === coin && c.network === network);
   const livemode = row.livemode === 1;
   const key = payoutKey(row.partner_id, livemode, row.month, row.round);
@@ -210,7 +219,14 @@ export async function runStatements(env: Env, config: Config, now: number): Prom
     try {
       await dispatchPayout(env, config, s, now);
     } catch (err) {
-      console.error(JSON.stringify({ level: "error", msg: "statement payout dispatch failed", statement: s.id, error: String(err) }));
+      console.error(
+        JSON.stringify({
+          level: "error",
+          msg: "statement payout dispatch failed",
+          statement: s.id,
+          error: String(err),
+        }),
+      );
     }
   }
 }

@@ -63,7 +63,10 @@ export function parseStatement(row: StatementRow): ParsedStatement {
 // ---- payout settings ------------------------------------------------------------------------
 
 export function getPayoutSettings(db: D1Database, partnerId: string): Promise<PayoutSettingsRow | null> {
-  return db.prepare("SELECT * FROM payout_settings WHERE partner_id = ?").bind(partnerId).first<PayoutSettingsRow>();
+  return db
+    .prepare("SELECT * FROM payout_settings WHERE partner_id = ?")
+    .bind(partnerId)
+    .first<PayoutSettingsRow>();
 }
 
 /** Asset and minimum; the address is changed only through a pending change. */
@@ -301,7 +304,14 @@ export async function dueStatements(db: D1Database, at: string, repokeBefore: st
 export async function markDispatched(
   db: D1Database,
   id: string,
-  payout: { coin: string; network: string; address: string; tag: string | null; price_usd: string; amount: string },
+  payout: {
+    coin: string;
+    network: string;
+    address: string;
+    tag: string | null;
+    price_usd: string;
+    amount: string;
+  },
   at: string,
 ): Promise<boolean> {
   const r = await db
@@ -316,7 +326,10 @@ export async function markDispatched(
 
 /** A payout handed over again (the re-poke): only the time moves. */
 export async function touchDispatched(db: D1Database, id: string, at: string): Promise<void> {
-  await db.prepare("UPDATE statements SET dispatched_at = ? WHERE id = ? AND status = 'pending'").bind(at, id).run();
+  await db
+    .prepare("UPDATE statements SET dispatched_at = ? WHERE id = ? AND status = 'pending'")
+    .bind(at, id)
+    .run();
 }
 
 /** A finished payout of round `round`: paid with its txid, or held when the gateway refused it. */

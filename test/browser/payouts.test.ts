@@ -10,7 +10,9 @@ const TRON = "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL";
 
 describe("payouts in Chromium", () => {
   it("sets the payout address with step-up, then a test statement is paid", async () => {
-    const partner = (await (await admin("/partners", { json: { name: "Payout Wallet" } })).json()) as { id: string };
+    const partner = (await (await admin("/partners", { json: { name: "Payout Wallet" } })).json()) as {
+      id: string;
+    };
     // Something to pay in test mode: an operator adjustment on the next test statement.
     const adj = await admin(`/partners/${partner.id}/statement-adjustments`, {
       json: { amount_usd: "75", reason: "test-mode bonus", mode: "test" },

@@ -11,7 +11,9 @@ const BTC = "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4";
 
 type Member = Awaited<ReturnType<typeof partnerWithAdmin>>;
 const settings = (partnerId: string) =>
-  env.DB.prepare("SELECT * FROM payout_settings WHERE partner_id = ?").bind(partnerId).first<Record<string, string | null>>();
+  env.DB.prepare("SELECT * FROM payout_settings WHERE partner_id = ?")
+    .bind(partnerId)
+    .first<Record<string, string | null>>();
 const auditActions = async (partnerId: string) =>
   (
     await env.DB.prepare("SELECT action FROM cabinet_audit_log WHERE partner_id = ? ORDER BY id")
@@ -21,7 +23,12 @@ const auditActions = async (partnerId: string) =>
 
 function post(m: Member, path: string, form: Record<string, string>) {
   // `x-csrf-token` too: the cabinet then answers errors as JSON.
-  return cab(`/payouts${path}`, { cookie: m.cookie, csrf: m.csrf, headers: { "x-csrf-token": m.csrf }, form });
+  return cab(`/payouts${path}`, {
+    cookie: m.cookie,
+    csrf: m.csrf,
+    headers: { "x-csrf-token": m.csrf },
+    form,
+  });
 }
 
 beforeAll(() => setPrices());
@@ -48,7 +55,13 @@ describe("payout settings", () => {
     const html = await ok.text();
     expect(html).toContain('data-testid="pending-change"');
     const s = await settings(a.partnerId);
-    expect(s).toMatchObject({ coin: "USDT", network: "TRX", address: null, pending_address: TRON, minimum_usd: "50" });
+    expect(s).toMatchObject({
+      coin: "USDT",
+      network: "TRX",
+      address: null,
+      pending_address: TRON,
+      minimum_usd: "50",
+    });
     const cooling = Date.parse(s?.pending_effective_at ?? "") - before;
     expect(cooling).toBeGreaterThanOrEqual(48 * 3_600_000);
     expect(cooling).toBeLessThan(48 * 3_600_000 + 60_000);
@@ -83,7 +96,9 @@ describe("payout settings", () => {
     expect((await post(a, "/terms", { asset: "USDC/ETH", minimum_usd: "75" })).status).toBe(200);
     expect(await settings(a.partnerId)).toMatchObject({ coin: "USDC", network: "ETH", minimum_usd: "75" });
     expect((await post(a, "/terms", { asset: "DOGE/DOGE", minimum_usd: "75" })).status).toBe(422);
-    await env.DB.prepare("UPDATE payout_settings SET address = '0x52908400098527886E0F7030069857D2E4169EE7' WHERE partner_id = ?")
+    await env.DB.prepare(
+      "UPDATE payout_settings SET address = '0x52908400098527886E0F7030069857D2E4169EE7' WHERE partner_id = ?",
+    )
       .bind(a.partnerId)
       .run();
     expect((await post(a, "/terms", { asset: "ETH/ETH", minimum_usd: "60" })).status).toBe(200);

@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import type { EarningsRow } from "../../src/domain/earnings";
 import {
   effectiveDestination,
-  owedPerAsset,
   monthBounds,
   monthOf,
+  owedPerAsset,
   payoutAmount,
   previousMonth,
   statementTotals,
@@ -29,7 +29,10 @@ describe("month boundaries (UTC)", () => {
     const rows = [row("2026-10-31T23:59:59.999Z", "1"), row("2026-11-01T00:00:00.000Z", "2")];
     expect(inMonth(rows, "2026-10").map((r) => r.markup_usd)).toEqual(["1"]);
     expect(inMonth(rows, "2026-11").map((r) => r.markup_usd)).toEqual(["2"]);
-    expect(monthBounds("2026-12")).toEqual({ from: "2026-12-01T00:00:00.000Z", to: "2027-01-01T00:00:00.000Z" });
+    expect(monthBounds("2026-12")).toEqual({
+      from: "2026-12-01T00:00:00.000Z",
+      to: "2027-01-01T00:00:00.000Z",
+    });
     expect(monthBounds("2028-02").to).toBe("2028-03-01T00:00:00.000Z");
   });
 
@@ -58,7 +61,12 @@ describe("statementTotals", () => {
         row("2026-10-04T00:00:00.000Z", null, "ETH"),
       ],
     });
-    expect(t).toMatchObject({ orders: 3, earnings_usd: "50.300001", total_usd: "50.300001", status: "pending" });
+    expect(t).toMatchObject({
+      orders: 3,
+      earnings_usd: "50.300001",
+      total_usd: "50.300001",
+      status: "pending",
+    });
     expect(t.lines.map((l) => [l.coin, l.orders, l.markup_usd, l.unpriced])).toEqual([
       ["BTC", 1, "30.100001", 0],
       ["ETH", 2, "20.2", 1],
@@ -102,7 +110,13 @@ describe("payoutAmount", () => {
 
 describe("effectiveDestination (cooling period)", () => {
   const old = { coin: "USDT", network: "TRX", address: "old", tag: null };
-  const pending = { coin: "BTC", network: "BTC", address: "new", tag: null, effective_at: "2026-11-03T00:00:00.000Z" };
+  const pending = {
+    coin: "BTC",
+    network: "BTC",
+    address: "new",
+    tag: null,
+    effective_at: "2026-11-03T00:00:00.000Z",
+  };
   it("the old destination until the change takes effect, the new one (asset too) from then", () => {
     expect(effectiveDestination(old, pending, "2026-11-02T23:59:59.999Z")).toEqual(old);
     expect(effectiveDestination(old, pending, "2026-11-03T00:00:00.000Z")).toEqual({
@@ -126,9 +140,30 @@ describe("owedPerAsset", () => {
         { coin: null, network: null, total_usd: "55", amount: null },
       ]),
     ).toEqual([
-      { coin: "BTC", network: "BTC", statements: 2, total_usd: "160", amount_converted: "0.00166666", unconverted_usd: "60" },
-      { coin: "USDT", network: "TRX", statements: 1, total_usd: "75.5", amount_converted: "75.5", unconverted_usd: "0" },
-      { coin: null, network: null, statements: 1, total_usd: "55", amount_converted: "0", unconverted_usd: "55" },
+      {
+        coin: "BTC",
+        network: "BTC",
+        statements: 2,
+        total_usd: "160",
+        amount_converted: "0.00166666",
+        unconverted_usd: "60",
+      },
+      {
+        coin: "USDT",
+        network: "TRX",
+        statements: 1,
+        total_usd: "75.5",
+        amount_converted: "75.5",
+        unconverted_usd: "0",
+      },
+      {
+        coin: null,
+        network: null,
+        statements: 1,
+        total_usd: "55",
+        amount_converted: "0",
+        unconverted_usd: "55",
+      },
     ]);
   });
 });

@@ -9,10 +9,10 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { getConfig } from "../../src/config";
-import { payoutKey, statementId } from "../../src/domain/statements";
-import type { PartnerPayouts } from "../../src/objects/partner-payouts";
 import { beforeSend } from "../../src/domain/send-step";
+import { payoutKey, statementId } from "../../src/domain/statements";
 import { OrderSchedule } from "../../src/objects/order-schedule";
+import type { PartnerPayouts } from "../../src/objects/partner-payouts";
 import { SendsLedger } from "../../src/objects/sends-ledger";
 import { closeLiveMonth, payoutsObject, runStatements } from "../../src/services/statements";
 import { admin, call, createPartner, expectError, json, setPrices, type TestPartner } from "../helpers";
@@ -56,7 +56,9 @@ async function completed(partnerId: string, at: string, markupUsd: string, livem
 /** A partner that existed before the months the tests close, paid in USDT on TRX to `address`. */
 async function payee(address = TRON_A, minimum = "50"): Promise<TestPartner> {
   const p = await createPartner({ name: "payee", rate_limit_per_minute: 100_000 });
-  await env.DB.prepare("UPDATE partners SET created_at = '2026-01-01T00:00:00.000Z' WHERE id = ?").bind(p.id).run();
+  await env.DB.prepare("UPDATE partners SET created_at = '2026-01-01T00:00:00.000Z' WHERE id = ?")
+    .bind(p.id)
+    .run();
   await env.DB.prepare(
     `INSERT INTO payout_settings (partner_id, coin, network, address, tag, minimum_usd, updated_at)
      VALUES (?, 'USDT', 'TRX', ?, NULL, ?, '2026-01-01T00:00:00.000Z')`,
@@ -78,7 +80,8 @@ async function closeMonth(month: string): Promise<{ issued: number; dispatched: 
   return json(res);
 }
 
-const stubOf = (p: TestPartner) => payoutsObject(env, p.id, true) as unknown as DurableObjectStub<PartnerPayouts>;
+const stubOf = (p: TestPartner) =>
+  payoutsObject(env, p.id, true) as unknown as DurableObjectStub<PartnerPayouts>;
 
 let gw: FakeGateway;
 let detach: (() => void) | undefined;
@@ -108,7 +111,9 @@ describe("statements at month close", () => {
     const [sep, aug] = await statements(p);
     expect(aug).toMatchObject({ month: "2026-08", orders: 1, total_usd: "70" });
     expect(sep).toMatchObject({ month: "2026-09", orders: 1, total_usd: "80" });
-    expect(aug?.lines).toEqual([{ coin: "BTC", orders: 1, markup: "0.0001", markup_usd: "70", unpriced_orders: 0 }]);
+    expect(aug?.lines).toEqual([
+      { coin: "BTC", orders: 1, markup: "0.0001", markup_usd: "70", unpriced_orders: 0 },
+    ]);
   });
 
   it("below the minimum the total carries over; an adjustment with its reason lands on the next statement", async () => {
@@ -155,7 +160,9 @@ describe("statements at month close", () => {
     expect(july[0]?.payout.status).toBe("paid");
     expect(gw.paidTwice()).toEqual([]);
     expect(gw.payments.get(payoutKey(p.id, true, "2026-07", 1))).toHaveLength(1);
-    const listed = await json<{ data: unknown[] }>(await admin(`/statements?partner_id=${p.id}&month=2026-07`));
+    const listed = await json<{ data: unknown[] }>(
+      await admin(`/statements?partner_id=${p.id}&month=2026-07`),
+    );
     expect(listed.data).toHaveLength(1);
   });
 });
@@ -176,7 +183,12 @@ describe("the payout on the ledger, exactly once", () => {
     // The alarm's moments, stepped by hand: two unsigned 404s (no answer at all), then the truth.
     const stub = stubOf(p);
     for (const h of [1, 2, 3]) await stub.run(Date.now() + h * 3_600_000);
-    expect(gw.ops.filter((o) => o.key === key).map((o) => o.op)).toEqual(["send", "lookup", "lookup", "lookup"]);
+    expect(gw.ops.filter((o) => o.key === key).map((o) => o.op)).toEqual([
+      "send",
+      "lookup",
+      "lookup",
+      "lookup",
+    ]);
     expect(gw.payments.get(key)).toHaveLength(1);
     const paid = (await statements(p))[0];
     expect(paid?.payout).toMatchObject({ status: "paid", txid: gw.payments.get(key)?.[0]?.txid });
@@ -231,10 +243,26 @@ describe("the payout on the ledger, exactly once", () => {
         tag: null,
         amount: "60",
       };
-      const intent = { key, statementId: id, partnerId: p.id, livemode: true, month: "2026-05", round: 1, request };
+      const intent = {
+        key,
+        statementId: id,
+        partnerId: p.id,
+        livemode: true,
+        month: "2026-05",
+        round: 1,
+        request,
+      };
       state.storage.sql.exec("INSERT INTO payouts (key, intent) VALUES (?, ?)", key, JSON.stringify(intent));
       const ledger = new SendsLedger(state.storage.sql, new OrderSchedule(state.storage.sql));
-      const row = { key, kind: "payout" as const, request, attempts: 0, failures: 0, unknownLookups: 0, nextAt: 0 };
+      const row = {
+        key,
+        kind: "payout" as const,
+        request,
+        attempts: 0,
+        failures: 0,
+        unknownLookups: 0,
+        nextAt: 0,
+      };
       ledger.put(beforeSend(row, { maxAttempts: 5, retryBaseMs: 1000, retryCapMs: 60_000 }, now), "t");
     });
     expect(gw.ops).toEqual([]);
@@ -266,7 +294,9 @@ describe("the cooling period", () => {
     const s = (await statements(p)).find((x) => x.month === "2026-04");
     expect(s?.payout).toMatchObject({ status: "paid", address: TRON_A });
     expect(gw.paidFor("partner-payout:").map((x) => x.to)).toEqual([TRON_A]);
-    const settings = await env.DB.prepare("SELECT address, pending_address FROM payout_settings WHERE partner_id = ?")
+    const settings = await env.DB.prepare(
+      "SELECT address, pending_address FROM payout_settings WHERE partner_id = ?",
+    )
       .bind(p.id)
       .first();
     expect(settings).toEqual({ address: TRON_B, pending_address: null });
@@ -289,8 +319,14 @@ describe("operator", () => {
     const released = await admin(`/statements/${id}/release`, { method: "POST" });
     expect(released.status).toBe(200);
     expect((await json<Statement>(released)).payout.status).toBe("paid");
-    await expectError(await admin(`/statements/${id}/hold`, { method: "POST", json: { reason: "late" } }), 409, "action_not_available");
-    const audit = await json<{ data: { action: string }[] }>(await admin(`/audit?entity_type=statement&entity_id=${id}`));
+    await expectError(
+      await admin(`/statements/${id}/hold`, { method: "POST", json: { reason: "late" } }),
+      409,
+      "action_not_available",
+    );
+    const audit = await json<{ data: { action: string }[] }>(
+      await admin(`/audit?entity_type=statement&entity_id=${id}`),
+    );
     expect(audit.data.map((a) => a.action).sort()).toEqual(["statement.hold", "statement.release"]);
   });
 
@@ -299,7 +335,10 @@ describe("operator", () => {
     await attach(p);
     await completed(p.id, "2026-02-10T00:00:00.000Z", "64");
     await closeLiveMonth(env, getConfig(env), "2026-02", Date.now());
-    await admin(`/statements/${statementId(p.id, true, "2026-02")}/hold`, { method: "POST", json: { reason: "r" } });
+    await admin(`/statements/${statementId(p.id, true, "2026-02")}/hold`, {
+      method: "POST",
+      json: { reason: "r" },
+    });
     const owed = await json<{ data: { coin: string | null; total_usd: string; statements: number }[] }>(
       await admin("/statements/owed"),
     );
@@ -316,9 +355,18 @@ describe("test mode", () => {
     const testKey = (await json<{ key: string }>(res)).key;
     await completed(p.id, new Date(Date.now() - 60_000).toISOString(), "12", false);
     await completed(p.id, new Date(Date.now() - 60_000).toISOString(), "500", true);
-    await expectError(await call("/api/v1/partner/test/month-close", { method: "POST", headers: { Authorization: `Bearer ${p.key}` } }), 403, "test_mode_only");
+    await expectError(
+      await call("/api/v1/partner/test/month-close", {
+        method: "POST",
+        headers: { Authorization: `Bearer ${p.key}` },
+      }),
+      403,
+      "test_mode_only",
+    );
     // Minimum 50 applies in test mode too: lower it so the test statement is paid.
-    await env.DB.prepare("UPDATE payout_settings SET minimum_usd = '10' WHERE partner_id = ?").bind(p.id).run();
+    await env.DB.prepare("UPDATE payout_settings SET minimum_usd = '10' WHERE partner_id = ?")
+      .bind(p.id)
+      .run();
     const closed = await call("/api/v1/partner/test/month-close", {
       method: "POST",
       headers: { Authorization: `Bearer ${testKey}` },

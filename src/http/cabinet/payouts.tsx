@@ -73,7 +73,11 @@ function AssetSelect(props: { assets: Asset[]; selected: string | null }) {
   );
 }
 
-function SettingsCard(props: { session: SessionContext; settings: PayoutSettingsRow | null; assets: Asset[] }) {
+function SettingsCard(props: {
+  session: SessionContext;
+  settings: PayoutSettingsRow | null;
+  assets: Asset[];
+}) {
   const st = props.settings;
   const asset = st ? `${st.coin}/${st.network}` : null;
   return (
@@ -84,8 +88,8 @@ function SettingsCard(props: { session: SessionContext; settings: PayoutSettings
         <strong class="mono" data-testid="payout-address">
           {st?.address ?? "(no address in effect)"}
         </strong>
-        {st?.tag ? ` tag ${st.tag}` : ""}; minimum <strong>{st?.minimum_usd ?? "50"} USD</strong> (below it, the
-        total carries over to the next month).
+        {st?.tag ? ` tag ${st.tag}` : ""}; minimum <strong>{st?.minimum_usd ?? "50"} USD</strong> (below it,
+        the total carries over to the next month).
       </p>
       {st?.pending_address ? (
         <div class="notice" role="status" data-testid="pending-change">
@@ -102,6 +106,7 @@ function SettingsCard(props: { session: SessionContext; settings: PayoutSettings
           </form>
         </div>
       ) : null}
+      <h3>Asset and minimum</h3>
       <form class="row" method="post" action={`${PATH}/terms`}>
         <Csrf session={props.session} />
         <AssetSelect assets={props.assets} selected={asset} />
@@ -111,7 +116,8 @@ function SettingsCard(props: { session: SessionContext; settings: PayoutSettings
         </label>
         <button type="submit">Save asset and minimum</button>
       </form>
-      <form class="row" method="post" action={`${PATH}/address`} data-step-up="required" id="payout-address-form">
+      <h3>Payout address</h3>
+      <form class="row" method="post" action={`${PATH}/address`} id="payout-address-form">
         <Csrf session={props.session} />
         <AssetSelect assets={props.assets} selected={asset} />
         <label class="grow">
@@ -143,18 +149,26 @@ export function PayoutsPage(props: {
   const admin = can(props.session.user.role, "settings.write");
   const test = props.session.mode === "test";
   return (
-    <Page title="Payouts" session={props.session} current={PATH} wide replaceUrl={props.notice ? PATH : undefined}>
+    <Page
+      title="Payouts"
+      session={props.session}
+      current={PATH}
+      wide
+      replaceUrl={props.notice ? PATH : undefined}
+    >
       <h1>Payouts</h1>
       <p class="lead">
-        A statement per month (UTC) of your {test ? "test" : "live"} earnings, paid automatically within 24 hours of the
-        month close.
+        A statement per month (UTC) of your {test ? "test" : "live"} earnings, paid automatically within 24
+        hours of the month close.
       </p>
       {props.notice ? (
         <p class="notice" role="status" data-testid="notice">
           {props.notice}
         </p>
       ) : null}
-      {admin ? <SettingsCard session={props.session} settings={props.settings} assets={props.assets} /> : null}
+      {admin ? (
+        <SettingsCard session={props.session} settings={props.settings} assets={props.assets} />
+      ) : null}
       {admin && test ? (
         <form class="row" method="post" action={`${PATH}/test-close`}>
           <Csrf session={props.session} />
@@ -248,9 +262,7 @@ export function StatementPage(props: { session: SessionContext; s: ParsedStateme
             {s.hold_reason ? ` (${s.hold_reason})` : ""}
           </dd>
           <dt>Converted</dt>
-          <dd>
-            {s.amount ? `${s.amount} ${s.coin} on ${s.network} at ${s.price_usd} USD` : "—"}
-          </dd>
+          <dd>{s.amount ? `${s.amount} ${s.coin} on ${s.network} at ${s.price_usd} USD` : "—"}</dd>
           <dt>To</dt>
           <dd class="mono">{s.address ?? "—"}</dd>
           <dt>Transaction</dt>
@@ -267,10 +279,28 @@ export function StatementPage(props: { session: SessionContext; s: ParsedStateme
 function statementCsv(s: ParsedStatement): string {
   const rows: (string | number | null)[][] = [
     ["statement", "month", "kind", "coin", "orders", "markup", "usd", "note"],
-    ...s.lines.map((l) => [s.id, s.month, "earnings", l.coin, l.orders, l.markup, l.markup_usd, l.unpriced ? `${l.unpriced} without price` : null]),
+    ...s.lines.map((l) => [
+      s.id,
+      s.month,
+      "earnings",
+      l.coin,
+      l.orders,
+      l.markup,
+      l.markup_usd,
+      l.unpriced ? `${l.unpriced} without price` : null,
+    ]),
     ...s.adjustments.map((a) => [s.id, s.month, "adjustment", null, null, null, a.amount_usd, a.reason]),
     [s.id, s.month, "carry_in", null, null, null, s.carry_in_usd, null],
-    [s.id, s.month, "total", s.coin, s.orders, s.amount, s.total_usd, `${s.status}${s.txid ? ` ${s.txid}` : ""}`],
+    [
+      s.id,
+      s.month,
+      "total",
+      s.coin,
+      s.orders,
+      s.amount,
+      s.total_usd,
+      `${s.status}${s.txid ? ` ${s.txid}` : ""}`,
+    ],
   ];
   return rows.map((r) => csvLine(r)).join("");
 }
@@ -293,7 +323,13 @@ export function payoutPages(): Hono<CabinetEnv> {
       payoutAssets(c.env.DB, c.get("config")),
     ]);
     return c.html(
-      <PayoutsPage session={s} statements={rows.map(parseStatement)} settings={settings} assets={assets} notice={notice} />,
+      <PayoutsPage
+        session={s}
+        statements={rows.map(parseStatement)}
+        settings={settings}
+        assets={assets}
+        notice={notice}
+      />,
     );
   }
 
@@ -341,7 +377,10 @@ export function payoutPages(): Hono<CabinetEnv> {
       { asset: parsed.data.asset, address: parsed.data.address, tag: parsed.data.tag ?? null },
       Date.now(),
     );
-    return render(signedIn(c), `Address change requested: it takes effect at ${settings?.pending_effective_at}.`);
+    return render(
+      signedIn(c),
+      `Address change requested: it takes effect at ${settings?.pending_effective_at}.`,
+    );
   });
   app.post("/address/cancel", requireSession("settings.write"), async (c) => {
     await cancelPayoutAddress(c.env.DB, actorOf(signedIn(c)), Date.now());
@@ -350,7 +389,12 @@ export function payoutPages(): Hono<CabinetEnv> {
   app.post("/test-close", requireSession("settings.write"), async (c) => {
     const s = signedIn(c).get("cabinet");
     if (s.mode !== "test") throw new DomainError("test_mode_only", "Switch to Test to close a test month.");
-    const statement = await closeTestMonth(c.env, c.get("config"), { id: s.user.partner_id, livemode: false }, Date.now());
+    const statement = await closeTestMonth(
+      c.env,
+      c.get("config"),
+      { id: s.user.partner_id, livemode: false },
+      Date.now(),
+    );
     return render(signedIn(c), `Test statement ${statement.month}: ${statement.status}.`);
   });
   return app;

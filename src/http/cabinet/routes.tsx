@@ -38,6 +38,7 @@ import { form } from "./forms";
 import { Message } from "./layout";
 import { registerOrderRoutes } from "./order-routes";
 import { AccountPage, AuditPage, InvitePage, KeysPage, SignInPage, TeamPage } from "./pages";
+import { payoutPages } from "./payouts";
 import { registerReportRoutes } from "./report-routes";
 import {
   actorOf,
@@ -50,7 +51,6 @@ import {
   type SignedInEnv,
   setSessionCookie,
 } from "./session";
-import { payoutPages } from "./payouts";
 import { settingsPages } from "./settings";
 import { webhookPages } from "./webhooks";
 

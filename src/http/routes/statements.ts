@@ -55,7 +55,9 @@ export const StatementSchema = z
       network: out.ticker().nullable(),
       address: out.address().nullable(),
       tag: out.tag().nullable(),
-      price_usd: nullable("The asset's USD price the total was converted at (recorded when the payout started)."),
+      price_usd: nullable(
+        "The asset's USD price the total was converted at (recorded when the payout started).",
+      ),
       amount: nullable("total_usd ÷ price_usd, rounded down to the asset's decimals."),
       due_at: timestamp("Not paid before this (at most 24 h after the month close)."),
       txid: out.txid().nullable(),

@@ -61,7 +61,10 @@ export const adminStatementsRouter = createRouter()
         livemode: q.mode === undefined ? undefined : q.mode === "live",
         limit: q.limit,
       });
-      return c.json({ data: rows.map((r) => ({ ...statementView(r), partner_id: r.partner_id, round: r.round })) }, 200);
+      return c.json(
+        { data: rows.map((r) => ({ ...statementView(r), partner_id: r.partner_id, round: r.round })) },
+        200,
+      );
     },
   )
   .openapi(
@@ -109,13 +112,18 @@ export const adminStatementsRouter = createRouter()
       responses: {
         200: {
           description: "What the run did.",
-          content: json(z.object({ month: z.string(), issued: z.number().int(), dispatched: z.number().int() })),
+          content: json(
+            z.object({ month: z.string(), issued: z.number().int(), dispatched: z.number().int() }),
+          ),
         },
         ...errorResponses(400, 401, 409),
       },
     }),
     async (c) =>
-      c.json(await rerunMonth(c.env, c.get("config"), actorOf(c), c.req.valid("json").month, Date.now()), 200),
+      c.json(
+        await rerunMonth(c.env, c.get("config"), actorOf(c), c.req.valid("json").month, Date.now()),
+        200,
+      ),
   )
   .openapi(
     createRoute({
@@ -126,7 +134,13 @@ export const adminStatementsRouter = createRouter()
       security,
       summary: "Hold a statement's payout (before it has started)",
       description: "Audited (statement.hold). 409 `action_not_available` once the payout is on the ledger.",
-      request: { params: idParam, body: { content: json(z.strictObject({ reason: z.string().trim().min(1).max(500) })), required: true } },
+      request: {
+        params: idParam,
+        body: {
+          content: json(z.strictObject({ reason: z.string().trim().min(1).max(500) })),
+          required: true,
+        },
+      },
       responses: {
         200: { description: "The statement.", content: json(AdminStatement) },
         ...errorResponses(400, 401, 404, 409),
