@@ -410,6 +410,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "payout.sent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A monthly statement was paid
+         * @description Sent once the payout of a statement is confirmed by the payout gateway, with the statement id and txid (docs/earnings.md, "Statements"). Signed like every event.
+         */
+        post: operations["payoutSent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "order.status_changed": {
         parameters: {
             query?: never;
@@ -444,6 +464,29 @@ export interface components {
              */
             created_at: string;
             data: Record<string, never>;
+        };
+        PayoutSentEvent: {
+            /** @description The same for every delivery of this payout's event. */
+            id: string;
+            /** @enum {string} */
+            type: "payout.sent";
+            /**
+             * Format: date-time
+             * @description When the payout gateway confirmed the payout.
+             * @example 2026-11-21T12:00:00.000Z
+             */
+            created_at: string;
+            data: {
+                statement_id: string;
+                month: string;
+                livemode: boolean;
+                txid: string;
+                coin: string;
+                network: string;
+                amount: string;
+                address: string;
+                tag: string | null;
+            };
         };
         WebhookEvent: {
             /** @description Unique per event; deduplicate on it (delivery is at-least-once). */
@@ -4610,6 +4653,33 @@ export interface operations {
         };
         responses: {
             /** @description Any 2xx acknowledges it; a test event is not retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    payoutSent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, keyed by your webhook secret; during a secret rotation with overlap one `v1=` per secret (any one matching is enough). */
+                "x-webhook-signature": string;
+                /** @description The event id, as in the body. */
+                "x-webhook-id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PayoutSentEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event; anything else is retried with backoff for 3 days. */
             200: {
                 headers: {
                     [name: string]: unknown;

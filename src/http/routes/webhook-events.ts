@@ -1,5 +1,6 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import { ORDER_STATUSES } from "../../domain/order-state";
+import { PAYOUT_SENT_EVENT } from "../../domain/payout-events";
 import { PING_EVENT_TYPE, WEBHOOK_EVENT_TYPE } from "../../domain/webhooks";
 import { out, timestamp } from "../schemas";
 import { OrderSchema } from "./orders";
@@ -31,6 +32,25 @@ export const PingEventSchema = z
   })
   .openapi("WebhookPingEvent");
 
+export const PayoutSentEventSchema = z
+  .object({
+    id: out.text(64).openapi({ description: "The same for every delivery of this payout's event." }),
+    type: z.literal(PAYOUT_SENT_EVENT),
+    created_at: timestamp("When the payout gateway confirmed the payout."),
+    data: z.object({
+      statement_id: out.text(128),
+      month: out.text(7),
+      livemode: z.boolean(),
+      txid: out.txid(),
+      coin: out.ticker(),
+      network: out.ticker(),
+      amount: out.text(64),
+      address: out.address(),
+      tag: out.tag().nullable(),
+    }),
+  })
+  .openapi("PayoutSentEvent");
+
 const SignatureHeaders = z.object({
   "x-webhook-signature": out.text(400).openapi({
     description:
@@ -55,6 +75,25 @@ export function registerWebhookEvents(registry: OpenAPIHono["openAPIRegistry"]):
       body: { content: { "application/json": { schema: PingEventSchema } }, required: true },
     },
     responses: { 200: { description: "Any 2xx acknowledges it; a test event is not retried." } },
+  });
+  registry.registerWebhook({
+    method: "post",
+    path: PAYOUT_SENT_EVENT,
+    operationId: "payoutSent",
+    tags: ["Statements"],
+    security: [],
+    summary: "A monthly statement was paid",
+    description:
+      'Sent once the payout of a statement is confirmed by the payout gateway, with the statement id and txid (docs/earnings.md, "Statements"). Signed like every event.',
+    request: {
+      headers: SignatureHeaders,
+      body: { content: { "application/json": { schema: PayoutSentEventSchema } }, required: true },
+    },
+    responses: {
+      200: {
+        description: "Any 2xx acknowledges the event; anything else is retried with backoff for 3 days.",
+      },
+    },
   });
   registry.registerWebhook({
     method: "post",
