@@ -13,6 +13,7 @@ import { adminSimRouter } from "./routes/admin/sim";
 import { currenciesRouter } from "./routes/currencies";
 import { iconsRouter } from "./routes/icons";
 import { orderActionsRouter } from "./routes/order-actions";
+import { orderStatusRouter } from "./routes/order-status";
 import { ordersRouter } from "./routes/orders";
 import { partnerWebhooksRouter } from "./routes/partner-webhooks";
 import { ratesRouter } from "./routes/rates";
@@ -48,6 +49,7 @@ export function partnerApi(): OpenAPIHono<AppEnv> {
   api.route("/api/v1", ratesRouter);
   api.route("/api/v1", ordersRouter);
   api.route("/api/v1", orderActionsRouter);
+  api.route("/api/v1", orderStatusRouter);
   api.route("/api/v1", partnerWebhooksRouter);
   api.route("/api/v1", testHelpersRouter);
   api.route("/api/v1", iconsRouter);
@@ -74,7 +76,7 @@ export function partnerApi(): OpenAPIHono<AppEnv> {
     },
     servers: [server(c.req.url)],
     tags: [
-      { name: "Public", description: "No key needed: the catalog, quotes and icons." },
+      { name: "Public", description: "No key needed: the catalog, quotes, icons and an order's status." },
       { name: "Orders", description: "Create and follow exchange orders with your partner API key." },
       {
         name: "Webhooks",
