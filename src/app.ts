@@ -12,6 +12,7 @@ import { benchRouter } from "./http/routes/bench";
 import { mountDocs } from "./http/routes/docs";
 import { SWAP_ASSET_PATH } from "./http/track/frame";
 import { createSwapAssets, createTrackPages } from "./http/track/routes";
+import { createWidgetPages } from "./http/widget/routes";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -60,6 +61,7 @@ export function createApp() {
   // The end user's pages (docs/widget.md): HTML too, outside the API documents.
   app.route("/track", createTrackPages());
   app.route(SWAP_ASSET_PATH, createSwapAssets());
+  app.route("/", createWidgetPages());
 
   app.onError(onError);
   app.notFound(notFoundHandler(app));

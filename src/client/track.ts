@@ -1,3 +1,5 @@
+import { initSwapForm } from "./swap-form";
+
 // The end user's pages (tracking, widget, referral): copy buttons, the deposit countdown, live
 // updates of a tracking page, and the embedded frame's height for widget.js. Each part finds its
 // elements by data attributes and does nothing on a page without them.
@@ -76,4 +78,5 @@ function reportHeight(): void {
 copyButtons();
 countdowns();
 followOrder();
+initSwapForm();
 reportHeight();

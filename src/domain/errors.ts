@@ -40,6 +40,12 @@ export const DOMAIN_ERROR_CODES = [
   "test_mode_only",
   "test_order_limit",
   "insufficient_liquidity",
+  // Widgets and referral links (docs/widget.md)
+  "invalid_origin",
+  "invalid_widget",
+  "widget_not_found",
+  "turnstile_failed",
+  "widget_rate_limited",
 ] as const;
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
 

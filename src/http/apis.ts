@@ -10,6 +10,7 @@ import { adminOrdersRouter } from "./routes/admin/orders";
 import { adminPartnersRouter } from "./routes/admin/partners";
 import { adminPricesRouter } from "./routes/admin/prices";
 import { adminSimRouter } from "./routes/admin/sim";
+import { adminWidgetsRouter } from "./routes/admin/widgets";
 import { currenciesRouter } from "./routes/currencies";
 import { iconsRouter } from "./routes/icons";
 import { orderActionsRouter } from "./routes/order-actions";
@@ -103,6 +104,7 @@ export function adminApi(): OpenAPIHono<AppEnv> {
   api.route("/admin/v1", adminOrderReviewRouter);
   api.route("/admin/v1", adminSimRouter);
   api.route("/admin/v1", adminCabinetRouter);
+  api.route("/admin/v1", adminWidgetsRouter);
   api.openAPIRegistry.registerComponent("securitySchemes", "AdminBearer", {
     type: "http",
     scheme: "bearer",
@@ -123,7 +125,7 @@ export function adminApi(): OpenAPIHono<AppEnv> {
     servers: [server(c.req.url)],
     security: [{ AdminBearer: [] }, { CloudflareAccess: [] }] as Record<string, string[]>[],
     tags: [
-      { name: "Admin: partners", description: "Partners, keys and webhooks." },
+      { name: "Admin: partners", description: "Partners, keys, webhooks and widgets." },
       { name: "Admin: catalog", description: "Currencies: list, create, update (audited)." },
       { name: "Admin: audit", description: "Who changed what: the operator audit log." },
       { name: "Admin: prices", description: "Prices in static mode." },

@@ -92,6 +92,8 @@ export const CSV_COLUMNS = [
   "completed_at",
   "markup_amount",
   "markup_usd",
+  // Empty for an order created through the API (docs/widget.md).
+  "widget_id",
 ] as const satisfies readonly (keyof CabinetOrderRow)[];
 
 /**

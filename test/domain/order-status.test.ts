@@ -33,6 +33,8 @@ const view = (over: Partial<OrderView> = {}): OrderView => ({
   refund_txid: null,
   actions: null,
   livemode: true,
+  source: "api",
+  widget_id: null,
   ...over,
 });
 
