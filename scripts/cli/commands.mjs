@@ -7,6 +7,7 @@ import { liquidityCommands } from "./liquidity.mjs";
 import { orderCommands } from "./orders.mjs";
 import { partnerCommands } from "./partners.mjs";
 import { simCommands } from "./sim.mjs";
+import { widgetCommands } from "./widgets.mjs";
 
 /** @type {Record<string, import("./core.d.mts").CommandSpec>} */
 export const commands = {
@@ -16,4 +17,5 @@ export const commands = {
   ...simCommands,
   ...orderCommands,
   ...cabinetCommands,
+  ...widgetCommands,
 };

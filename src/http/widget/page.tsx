@@ -117,8 +117,8 @@ export function SwapForm(props: SwapFormProps) {
       <div class="side">
         <CoinSelect name="to" label="You get" options={to} value={toValue} />
         <div>
-          <span class="hint">Estimate</span>
-          <output class="quote" data-quote-out aria-live="polite" for="amount_from from to">
+          <label for="quote-out">Estimate</label>
+          <output id="quote-out" class="quote" data-quote-out aria-live="polite" for="amount_from from to">
             —
           </output>
         </div>
