@@ -18,6 +18,7 @@ const PREBUNDLED = [
   "@simplewebauthn/server",
   "@simplewebauthn/server/helpers",
   "jose",
+  "uqr",
   "decimal.js",
   // test-only
   "msw",

@@ -4,6 +4,8 @@
 //   npm run bench -- --scale           read latency with 1,000 and 50,000 orders in the index
 //                                      (API reads, the cabinet's orders page and search, and the
 //                                      full CSV export; ≈ 15–20 min) → bench/results/scale.json
+//   npm run bench -- --widget-size     only the embeddable widget's size: its scripts and CSS as
+//                                      served, gzipped (docs/widget.md; target ≤ 60 KB)
 //   npm run bench -- --help            options
 //
 // Every endpoint is compared with a baseline measured in the same run, right before and right
@@ -18,6 +20,7 @@ import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
+import { gzipSync } from "node:zlib";
 import {
   adminClient,
   call,
@@ -55,6 +58,7 @@ const HELP = `Usage: npm run bench -- [options]
   --profile <dir>        record a CPU profile of the Worker runtime during each endpoint's
                          20-connection run (<dir>/<id>.cpuprofile) and print its top self times
 
+  --widget-size          instead of the table: the widget's scripts and CSS, gzipped (≤ 60 KB)
   --scale                instead of the table: read latency with 1,000 and 50,000 orders
   --scale-sizes <a,b>    index sizes (default 1000,50000)
   --scale-direct         insert the orders beyond the first size straight into the D1 index
@@ -78,6 +82,7 @@ const { values: args } = parseArgs({
     keep: { type: "boolean", default: false },
     profile: { type: "string" },
     scale: { type: "boolean", default: false },
+    "widget-size": { type: "boolean", default: false },
     "scale-sizes": { type: "string", default: "1000,50000" },
     "scale-direct": { type: "boolean", default: false },
     "scale-max-minutes": { type: "string", default: "20" },
@@ -403,6 +408,7 @@ async function table() {
     })),
     table: lines.join("\n"),
     listing_lag: lag,
+    widget_size: await widgetSize(base),
   };
   mkdirSync(RESULTS_DIR, { recursive: true });
   writeFileSync(join(RESULTS_DIR, "latest.json"), `${JSON.stringify(report, null, 2)}\n`);
@@ -410,6 +416,7 @@ async function table() {
   const missed = report.rows.filter(
     (r) => r.ratio_pass === false || r.p99_pass === false || r.scaling_pass === false || r.non2xx > 0,
   );
+  if (!report.widget_size.pass) missed.push({ id: "widget-size" });
   return missed.length + (lag.pass ? 0 : 1);
 }
 
@@ -851,11 +858,46 @@ function insertDirect(w, partnerId, n) {
   w.d1({ file });
 }
 
+// ── the widget's size ───────────────────────────────────────────────────────────────────────
+
+/** docs/widget.md: what a visitor's browser loads for the widget, gzipped, at most 60 KB. */
+const WIDGET_GZIP_TARGET = 60 * 1024;
+
+/**
+ * The embeddable widget's scripts and CSS as the Worker serves them: /widget.js, and the script and
+ * stylesheet its pages link (read off a page that uses the same frame), each gzipped at level 9.
+ */
+async function widgetSize(base) {
+  const page = await fetch(`${base}/track/00000000-0000-8000-8000-000000000000`);
+  const html = await page.text();
+  const linked = [...html.matchAll(/(?:src|href)="(\/swap-assets\/[^"]+)"/g)].map((m) => m[1]);
+  if (linked.length < 2)
+    throw new Error(`the widget's assets are not linked from its pages (${page.status})`);
+  const files = [];
+  for (const path of ["/widget.js", ...linked]) {
+    const res = await fetch(`${base}${path}`);
+    if (res.status !== 200) throw new Error(`${path} answered ${res.status}`);
+    const body = Buffer.from(await res.arrayBuffer());
+    files.push({ path, bytes: body.length, gzip_bytes: gzipSync(body, { level: 9 }).length });
+  }
+  const total = files.reduce((n, f) => n + f.gzip_bytes, 0);
+  console.log("\nWidget size (gzip):");
+  for (const f of files) console.log(`  ${f.path.padEnd(40)} ${f.bytes} B → ${f.gzip_bytes} B`);
+  console.log(`  total ${total} B of ${WIDGET_GZIP_TARGET} B ${total <= WIDGET_GZIP_TARGET ? "✓" : "✗"}`);
+  return { files, gzip_bytes: total, target_bytes: WIDGET_GZIP_TARGET, pass: total <= WIDGET_GZIP_TARGET };
+}
+
+async function widgetSizeOnly() {
+  worker = await startWorker({ stateDir: args["state-dir"], port: PORT, vars: VARS });
+  const r = await widgetSize((await loadTarget(worker)).url);
+  return r.pass ? 0 : 1;
+}
+
 // ── main ────────────────────────────────────────────────────────────────────────────────────
 
 let code = 0;
 try {
-  const missed = args.scale ? await scale() : await table();
+  const missed = args["widget-size"] ? await widgetSizeOnly() : args.scale ? await scale() : await table();
   if (missed > 0) console.log(`${missed} target(s) missed.`);
   code = args.strict && missed > 0 ? 1 : 0;
 } catch (err) {

@@ -10,6 +10,9 @@ import { notFoundHandler, onError } from "./http/middleware/errors";
 import { createRouter } from "./http/router";
 import { benchRouter } from "./http/routes/bench";
 import { mountDocs } from "./http/routes/docs";
+import { SWAP_ASSET_PATH } from "./http/track/frame";
+import { createSwapAssets, createTrackPages } from "./http/track/routes";
+import { createWidgetPages } from "./http/widget/routes";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -37,7 +40,13 @@ export function createApp() {
   // A partner's browser widget may read the catalog, quotes, icons and the document from any
   // origin. Key-protected routes get no CORS at all: keys belong on servers, never in a page.
   const cors = publicCors();
-  for (const path of ["/api/v1/currencies", "/api/v1/partner/rates", "/api/v1/icons/*", PARTNER_OPENAPI_PATH])
+  for (const path of [
+    "/api/v1/currencies",
+    "/api/v1/partner/rates",
+    "/api/v1/icons/*",
+    "/api/v1/orders/:id/status",
+    PARTNER_OPENAPI_PATH,
+  ])
     app.use(path, cors);
 
   // Rate limits and partner authentication are route middleware (see each route), so a method a
@@ -49,6 +58,10 @@ export function createApp() {
   mountDocs(app);
   // The partner cabinet: HTML pages, not part of the API documents.
   app.route("/cabinet", createCabinet());
+  // The end user's pages (docs/widget.md): HTML too, outside the API documents.
+  app.route("/track", createTrackPages());
+  app.route(SWAP_ASSET_PATH, createSwapAssets());
+  app.route("/", createWidgetPages());
 
   app.onError(onError);
   app.notFound(notFoundHandler(app));

@@ -36,6 +36,13 @@ export const configSchema = z.object({
   FIXED_RATE_CONFIRM_MINUTES: int(120, 1),
   LATE_DEPOSIT_WATCH_HOURS: int(24),
   PUBLIC_RATE_LIMIT_PER_MINUTE: int(60, 1),
+  /** Orders created through widgets and referral links per end-user IP per hour (docs/widget.md). */
+  WIDGET_ORDERS_PER_IP_PER_HOUR: int(10, 1),
+  /** … and per widget per hour, whoever creates them. */
+  WIDGET_ORDERS_PER_WIDGET_PER_HOUR: int(300, 1),
+  /** Cloudflare Turnstile on widget order creation: both set, or it is off (docs/widget.md). */
+  TURNSTILE_SITE_KEY: z.string().trim().min(1).optional(),
+  TURNSTILE_SECRET: z.string().trim().min(1).optional(),
   DEFAULT_PARTNER_RATE_LIMIT_PER_MINUTE: int(600, 1),
   CHAIN_MODE: z.string().default("simulated"),
   CHAIN_POLL_SECONDS: int(15, 1),

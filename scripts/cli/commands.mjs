@@ -8,6 +8,7 @@ import { orderCommands } from "./orders.mjs";
 import { partnerCommands } from "./partners.mjs";
 import { simCommands } from "./sim.mjs";
 import { statementCommands } from "./statements.mjs";
+import { widgetCommands } from "./widgets.mjs";
 
 /** @type {Record<string, import("./core.d.mts").CommandSpec>} */
 export const commands = {
@@ -18,4 +19,5 @@ export const commands = {
   ...orderCommands,
   ...cabinetCommands,
   ...statementCommands,
+  ...widgetCommands,
 };

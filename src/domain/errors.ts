@@ -44,6 +44,12 @@ export const DOMAIN_ERROR_CODES = [
   // Statements and partner payouts (docs/earnings.md)
   "statement_not_found",
   "invalid_payout_asset",
+  // Widgets and referral links (docs/widget.md)
+  "invalid_origin",
+  "invalid_widget",
+  "widget_not_found",
+  "turnstile_failed",
+  "widget_rate_limited",
 ] as const;
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
 

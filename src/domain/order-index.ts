@@ -16,6 +16,8 @@ export interface IndexDetails {
   usd_price_from: string | null;
   markup_usd: string | null;
   volume_usd: string | null;
+  /** The widget the order came through (migration 0030); null: the API. */
+  widget_id: string | null;
 }
 
 export function indexDetails(r: OrderRecord): IndexDetails {
@@ -33,5 +35,6 @@ export function indexDetails(r: OrderRecord): IndexDetails {
     usd_price_from: e?.usdPriceFrom ?? null,
     markup_usd: e?.markupUsd ?? null,
     volume_usd: e?.volumeUsd ?? null,
+    widget_id: r.widgetId ?? null,
   };
 }

@@ -2,6 +2,7 @@ import type { OrderEarnings } from "./earnings";
 import { parseDecimal, toJsonNumber } from "./money";
 import type { OrderActions } from "./order-actions";
 import type { OrderStatus, StatusReason } from "./order-state";
+import type { OrderSource } from "./widget";
 
 export type RateType = "float" | "fixed";
 
@@ -75,6 +76,8 @@ export interface OrderRecord {
   sendKeys?: Partial<Record<SendKind, string>>;
   /** The partner's markup on the order, fixed when it completes (docs/earnings.md). */
   earnings?: OrderEarnings;
+  /** The widget or referral link the order was created through (docs/widget.md); absent: the API. */
+  widgetId?: string;
 }
 
 export type SendKind = "exchange" | "payout" | "refund";
@@ -121,6 +124,9 @@ export interface OrderView {
   actions: OrderActions | null;
   /** False for a test order. */
   livemode: boolean;
+  /** `widget` for an order created through a widget or referral link, else `api`. */
+  source: OrderSource;
+  widget_id: string | null;
 }
 
 const num = (s: string) => toJsonNumber(parseDecimal(s));
@@ -158,6 +164,8 @@ export function orderView(r: OrderRecord, actions: OrderActions | null = null): 
     refund_txid: r.refundTxid,
     actions,
     livemode: isLive(r),
+    source: r.widgetId ? "widget" : "api",
+    widget_id: r.widgetId ?? null,
   };
 }
 

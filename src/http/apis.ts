@@ -11,9 +11,11 @@ import { adminPartnersRouter } from "./routes/admin/partners";
 import { adminPricesRouter } from "./routes/admin/prices";
 import { adminSimRouter } from "./routes/admin/sim";
 import { adminStatementsRouter } from "./routes/admin/statements";
+import { adminWidgetsRouter } from "./routes/admin/widgets";
 import { currenciesRouter } from "./routes/currencies";
 import { iconsRouter } from "./routes/icons";
 import { orderActionsRouter } from "./routes/order-actions";
+import { orderStatusRouter } from "./routes/order-status";
 import { ordersRouter } from "./routes/orders";
 import { partnerWebhooksRouter } from "./routes/partner-webhooks";
 import { ratesRouter } from "./routes/rates";
@@ -50,6 +52,7 @@ export function partnerApi(): OpenAPIHono<AppEnv> {
   api.route("/api/v1", ratesRouter);
   api.route("/api/v1", ordersRouter);
   api.route("/api/v1", orderActionsRouter);
+  api.route("/api/v1", orderStatusRouter);
   api.route("/api/v1", partnerWebhooksRouter);
   api.route("/api/v1", statementsRouter);
   api.route("/api/v1", testHelpersRouter);
@@ -77,7 +80,7 @@ export function partnerApi(): OpenAPIHono<AppEnv> {
     },
     servers: [server(c.req.url)],
     tags: [
-      { name: "Public", description: "No key needed: the catalog, quotes and icons." },
+      { name: "Public", description: "No key needed: the catalog, quotes, icons and an order's status." },
       { name: "Orders", description: "Create and follow exchange orders with your partner API key." },
       {
         name: "Webhooks",
@@ -109,6 +112,7 @@ export function adminApi(): OpenAPIHono<AppEnv> {
   api.route("/admin/v1", adminSimRouter);
   api.route("/admin/v1", adminCabinetRouter);
   api.route("/admin/v1", adminStatementsRouter);
+  api.route("/admin/v1", adminWidgetsRouter);
   api.openAPIRegistry.registerComponent("securitySchemes", "AdminBearer", {
     type: "http",
     scheme: "bearer",
@@ -129,7 +133,7 @@ export function adminApi(): OpenAPIHono<AppEnv> {
     servers: [server(c.req.url)],
     security: [{ AdminBearer: [] }, { CloudflareAccess: [] }] as Record<string, string[]>[],
     tags: [
-      { name: "Admin: partners", description: "Partners, keys and webhooks." },
+      { name: "Admin: partners", description: "Partners, keys, webhooks and widgets." },
       { name: "Admin: catalog", description: "Currencies: list, create, update (audited)." },
       { name: "Admin: audit", description: "Who changed what: the operator audit log." },
       { name: "Admin: prices", description: "Prices in static mode." },

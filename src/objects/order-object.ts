@@ -66,6 +66,16 @@ export class OrderObject extends DurableObject<Env> {
     return r && r.partnerId === partnerId ? o.view.view(r, o.c.now()) : null;
   }
 
+  /**
+   * The order for its keyless readers (the status API, the tracking page): the view and its owner,
+   * without the event log. Null when no order has this id.
+   */
+  async track(): Promise<{ order: OrderView; partnerId: string } | null> {
+    const o = this.#order;
+    const r = o.c.record();
+    return r ? { order: await o.view.view(r, o.c.now()), partnerId: r.partnerId } : null;
+  }
+
   /** Operators' support view: the order and its full event log. */
   async inspect(): Promise<{ order: OrderView; partner_id: string; events: OrderEventLogEntry[] } | null> {
     const o = this.#order;

@@ -1,6 +1,12 @@
 import { DurableObject } from "cloudflare:workers";
 import type { ObjectGrant } from "../domain/bucket-view";
-import { grantSlots, HitLog, type SlotRequest } from "../domain/rate-limit";
+import {
+  grantSlots,
+  HitLog,
+  type RateLimitDecision,
+  type SlotRequest,
+  slidingWindowHit,
+} from "../domain/rate-limit";
 
 /**
  * One object per bucket (a client IP or a partner): requests to it are serialised, so the count
@@ -17,4 +23,22 @@ export class RateLimiter extends DurableObject<Env> {
     const grant = grantSlots(this.#hits, limit, Date.now(), request);
     return { ...grant, epoch: this.#epoch, seq: ++this.#seq };
   }
+
+  /**
+   * One hit on a slow window (widget order creation per hour, docs/widget.md), exact and without
+   * lending. Its log is kept in storage: an object idle for a minute may be evicted, and an hour's
+   * hits must outlive that.
+   */
+  hitWindow(limit: number, windowMs: number): RateLimitDecision {
+    const log = new HitLog();
+    for (const t of this.ctx.storage.kv.get<number[]>(WINDOW_LOG) ?? []) log.push(t);
+    const decision = slidingWindowHit(log, limit, Date.now(), windowMs);
+    this.ctx.storage.kv.put(
+      WINDOW_LOG,
+      Array.from({ length: log.size }, (_, i) => log.at(i) ?? 0),
+    );
+    return decision;
+  }
 }
+
+const WINDOW_LOG = "window_log";

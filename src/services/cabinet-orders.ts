@@ -89,6 +89,8 @@ export const CSV_COLUMNS = [
   "deposit_txid",
   "payout_txid",
   "refund_txid",
+  // Empty for an order created through the API (docs/widget.md).
+  "widget_id",
   "completed_at",
   "markup_amount",
   "markup_usd",

@@ -56,6 +56,8 @@ export async function createOrder(
   idempotencyKey: string | undefined,
   now: number,
   region: string = DEFAULT_REGION,
+  /** The widget or referral link the order comes through (docs/widget.md). */
+  widgetId: string | null = null,
 ): Promise<CreateOrderOutcome> {
   const requestHash = await sha256Hex(canonicalJson(body));
   const creation: CreationKey = {
@@ -159,6 +161,7 @@ export async function createOrder(
     idempotencyKey: idempotencyKey ?? null,
     requestHash,
     livemode: partner.livemode,
+    ...(widgetId ? { widgetId } : {}),
   };
   for (let attempt = firstAttempt; attempt < firstAttempt + ID_ATTEMPTS; attempt++) {
     const id = orderIdOf(idKey ? idempotentShortId(partner.id, idKey, attempt) : newShortId());

@@ -37,6 +37,7 @@ export const DETAIL_COLUMNS = [
   "usd_price_from",
   "markup_usd",
   "volume_usd",
+  "widget_id",
 ] as const satisfies readonly (keyof OrderIndexDetails)[];
 
 const detailValues = (d: OrderIndexDetails) => DETAIL_COLUMNS.map((c) => d[c]);

@@ -56,14 +56,16 @@ describe("OpenAPI documents", () => {
       "/api/v1/_bench/new-object",
       "/api/v1/_bench/object/:name",
     ]);
-    // The partner cabinet's HTML pages are not API routes (docs/cabinet.md).
+    // The partner cabinet's HTML pages are not API routes (docs/cabinet.md), nor are the end
+    // user's pages and their assets (docs/widget.md).
     const served = createApp()
       .routes.filter(
         (r) =>
           r.method !== "ALL" &&
           !undocumented.has(r.path) &&
           !r.path.startsWith("/docs") &&
-          !r.path.startsWith("/cabinet"),
+          !r.path.startsWith("/cabinet") &&
+          !/^\/(track|swap|widget)\b/.test(r.path),
       )
       .map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:([A-Za-z_]+)/g, "{$1}")}`);
     const all = [...operations(partner), ...operations(operator)];

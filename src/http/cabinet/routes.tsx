@@ -53,6 +53,7 @@ import {
 } from "./session";
 import { settingsPages } from "./settings";
 import { webhookPages } from "./webhooks";
+import { widgetPages } from "./widgets";
 
 const CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
@@ -261,6 +262,7 @@ export function createCabinet() {
   app.route("/webhooks", webhookPages());
   app.route("/settings", settingsPages());
   app.route("/payouts", payoutPages());
+  app.route("/widgets", widgetPages());
   registerOrderRoutes(app);
   registerReportRoutes(app);
 

@@ -43,6 +43,11 @@ const DOMAIN_STATUS: Record<DomainErrorCode, ContentfulStatusCode> = {
   invalid_payout_asset: 422,
   test_order_limit: 409,
   insufficient_liquidity: 422,
+  invalid_origin: 400,
+  invalid_widget: 422,
+  widget_not_found: 404,
+  turnstile_failed: 403,
+  widget_rate_limited: 429,
 };
 
 function fromDomain(err: DomainError): ApiError {

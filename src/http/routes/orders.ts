@@ -130,6 +130,15 @@ export const OrderSchema = z
         "Beyond the contract: what can be done with the money a `failed` order holds (refund, continue, or payout to another recipient); null when nothing waits for a decision. See POST …/refund, …/continue, …/payout.",
     }),
     livemode: LivemodeSchema,
+    source: z.enum(["api", "widget"]).openapi({
+      description:
+        "Beyond the contract: `widget` when the order was created through one of your widgets or referral links (docs/widget.md), else `api`.",
+    }),
+    widget_id: z
+      .string()
+      .max(40)
+      .nullable()
+      .openapi({ description: "Beyond the contract: the widget (`wid_…`) the order came through, or null." }),
   })
   .openapi("Order");
 

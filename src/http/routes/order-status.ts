@@ -1,0 +1,80 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { DomainError } from "../../domain/errors";
+import { ORDER_STATUSES, STATUS_REASONS } from "../../domain/order-state";
+import { publicOrderStatus } from "../../domain/order-status";
+import { trackOrder } from "../../services/order-status";
+import { publicRateLimit } from "../middleware/auth";
+import { createRouter } from "../router";
+import { errorResponses, okResponse, out, timestamp, withCors } from "../schemas";
+
+const masked = (what: string) =>
+  z
+    .string()
+    .max(128)
+    .openapi({
+      description: `The ${what} with its middle hidden (first 6 and last 4 characters), so the person who swaps can recognise it and nobody else can read it.`,
+      example: "TR7NHq…Lj6t",
+    });
+
+export const OrderStatusSchema = z
+  .object({
+    id: out.uuid(),
+    status: z.enum(ORDER_STATUSES),
+    status_reason: z.enum(STATUS_REASONS).nullable(),
+    coin_from: out.ticker(),
+    network_from: out.ticker(),
+    coin_to: out.ticker(),
+    network_to: out.ticker(),
+    rate_type: z.enum(["float", "fixed"]),
+    amount_from_expected: z.number(),
+    amount_from_received: z.number().nullable(),
+    amount_to_expected: z.number(),
+    amount_to_actual: z.number().nullable(),
+    deposit_address: out.address(),
+    deposit_address_tag: out.tag().nullable(),
+    deposit_confirmations: out.count(1_000_000).nullable(),
+    deposit_confirmations_required: out.count(10_000),
+    recipient_address: masked("payout address"),
+    refund_address: masked("refund address").nullable(),
+    deposit_txid: out.txid().nullable(),
+    payout_txid: out.txid().nullable(),
+    refund_txid: out.txid().nullable(),
+    expires_at: timestamp("Deposit deadline."),
+    updated_at: timestamp("Last change."),
+    livemode: z.boolean().openapi({ description: "False for a test order: nothing real moves." }),
+  })
+  .openapi("OrderStatus");
+
+/** Seconds a status may be reused: a poll every few seconds costs one object read per window. */
+export const STATUS_MAX_AGE_SECONDS = 5;
+
+export const notTracked = () => new DomainError("order_not_found", "Order not found.");
+
+const route = createRoute({
+  method: "get",
+  path: "/orders/{order_id}/status",
+  operationId: "getOrderStatus",
+  tags: ["Public"],
+  security: [],
+  middleware: publicRateLimit,
+  summary: "An order's status, without a key",
+  description:
+    'For the person who swaps and a wallet\'s "view transaction" screen: the order by its UUID only (never the short_id), without the partner, with the payout and refund addresses masked. Rate-limited per IP like every public route; cacheable for a few seconds.',
+  request: {
+    params: z.object({
+      // Any other string is simply not found; the bound is Cloudflare's own URL limit.
+      order_id: z.string().min(1).max(16_384).openapi({ description: "The order's UUID." }),
+    }),
+  },
+  responses: withCors({
+    200: okResponse("limited", "The order's status.", OrderStatusSchema),
+    ...errorResponses(404, 429),
+  }),
+});
+
+export const orderStatusRouter = createRouter().openapi(route, async (c) => {
+  const found = await trackOrder(c.env, c.req.valid("param").order_id);
+  if (!found) throw notTracked();
+  c.header("Cache-Control", `public, max-age=${STATUS_MAX_AGE_SECONDS}`);
+  return c.json(publicOrderStatus(found.order), 200);
+});

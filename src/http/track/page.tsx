@@ -1,0 +1,171 @@
+// The tracking page's body: the order's timeline in plain words, the deposit (address, QR code,
+// memo warning, countdown), amounts, transaction links, and what to do next for a held order.
+// Readable without JavaScript; the script only copies, counts down and reloads on a change.
+import { raw } from "hono/html";
+import { renderSVG } from "uqr";
+import { reasonText } from "../../domain/order-status";
+import type { Tracking } from "../../services/order-status";
+
+export type TrackView = Omit<Tracking, "partnerId">;
+
+const fmt = (n: number | null) => (n === null ? "—" : String(n));
+
+function TxLink(props: {
+  label: string;
+  txid: string | null;
+  network: string;
+  explorers: Record<string, string>;
+}) {
+  if (!props.txid) return null;
+  const template = props.explorers[props.network];
+  return (
+    <>
+      <dt>{props.label}</dt>
+      <dd class="mono small">
+        {template ? (
+          <a
+            href={template.replace("{txid}", encodeURIComponent(props.txid))}
+            rel="noopener noreferrer"
+            target="_blank"
+          >
+            {props.txid}
+          </a>
+        ) : (
+          props.txid
+        )}
+      </dd>
+    </>
+  );
+}
+
+/** The deposit address as the QR code carries it: exactly the address (docs/widget.md). */
+export const qrSvg = (address: string) => renderSVG(address, { border: 2 });
+
+export function TrackBody(props: TrackView) {
+  const s = props.status;
+  const waiting = s.status === "waiting_deposit";
+  const current =
+    props.steps.find((p) => p.state === "current" || p.state === "failed") ?? props.steps.at(-1);
+  return (
+    <>
+      {s.livemode ? null : (
+        <p class="banner" data-testid="test-banner">
+          Test order: nothing real moves.
+        </p>
+      )}
+      <h1>
+        Swap {s.coin_from} → {s.coin_to}
+        <span class="muted small" data-testid="status" data-status={s.status}>
+          {" "}
+          · {current?.label}
+        </span>
+      </h1>
+      <section class="card" aria-label="Progress">
+        <ol class="timeline">
+          {props.steps.map((p) => (
+            <li data-state={p.state} aria-current={p.state === "current" ? "step" : undefined}>
+              {p.label}
+            </li>
+          ))}
+        </ol>
+        {reasonText(s.status_reason) ? <p class="muted small">{reasonText(s.status_reason)}</p> : null}
+      </section>
+      {waiting ? (
+        <section class="card deposit" aria-labelledby="deposit-h">
+          <h2 id="deposit-h">
+            Send {s.amount_from_expected} {s.coin_from} on the {s.network_from} network
+          </h2>
+          <div
+            class="qr"
+            role="img"
+            aria-label={`QR code of the deposit address ${s.deposit_address}`}
+            data-testid="qr"
+          >
+            {raw(qrSvg(s.deposit_address))}
+          </div>
+          <div class="copy-row">
+            <code id="deposit-address" data-testid="deposit-address">
+              {s.deposit_address}
+            </code>
+            <button type="button" class="secondary" data-copy="deposit-address" hidden>
+              Copy
+            </button>
+          </div>
+          {s.deposit_address_tag ? (
+            <>
+              <p class="warning" role="alert">
+                The memo / tag below is required. Without it your deposit cannot be credited.
+              </p>
+              <div class="copy-row">
+                <code id="deposit-tag" data-testid="deposit-tag">
+                  {s.deposit_address_tag}
+                </code>
+                <button type="button" class="secondary" data-copy="deposit-tag" hidden>
+                  Copy
+                </button>
+              </div>
+            </>
+          ) : null}
+          <p class="muted small">
+            Send before <time datetime={s.expires_at}>{s.expires_at.replace("T", " ").slice(0, 16)} UTC</time>{" "}
+            (<span data-countdown={s.expires_at}>30 minutes</span>).
+          </p>
+        </section>
+      ) : null}
+      <section class="card" aria-label="Details">
+        <dl class="facts">
+          <dt>You send</dt>
+          <dd>
+            {s.amount_from_expected} {s.coin_from}
+            {s.amount_from_received !== null ? ` (received ${s.amount_from_received})` : ""}
+          </dd>
+          <dt>You get</dt>
+          <dd data-testid="amount-to">
+            {s.amount_to_actual !== null
+              ? `${s.amount_to_actual} ${s.coin_to}`
+              : `≈ ${fmt(s.amount_to_expected)} ${s.coin_to}`}
+          </dd>
+          <dt>To</dt>
+          <dd class="mono">{s.recipient_address}</dd>
+          {s.refund_address ? (
+            <>
+              <dt>Refunds to</dt>
+              <dd class="mono">{s.refund_address}</dd>
+            </>
+          ) : null}
+          <TxLink
+            label="Deposit"
+            txid={s.deposit_txid}
+            network={s.network_from}
+            explorers={props.explorers}
+          />
+          <TxLink label="Payout" txid={s.payout_txid} network={s.network_to} explorers={props.explorers} />
+          <TxLink label="Refund" txid={s.refund_txid} network={s.network_from} explorers={props.explorers} />
+          <dt>Order</dt>
+          <dd class="mono small">{s.id}</dd>
+        </dl>
+      </section>
+      {s.status === "failed" ? (
+        <section class="card" aria-labelledby="next-h">
+          <h2 id="next-h">What happens next</h2>
+          <p>
+            Your funds are safe and on hold while support decides whether to finish the swap or refund you.
+            {props.support ? (
+              <>
+                {" "}
+                Write to{" "}
+                <a href={`mailto:${props.support}?subject=${encodeURIComponent(`Order ${s.id}`)}`}>
+                  {props.support}
+                </a>{" "}
+                with this page's address.
+              </>
+            ) : (
+              " Contact the service where you started the swap, with this page's address."
+            )}
+          </p>
+        </section>
+      ) : null}
+      {props.final ? null : <p class="muted small">This page updates by itself.</p>}
+    </>
+  );
+}

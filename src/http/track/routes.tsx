@@ -1,0 +1,77 @@
+// /track/{order_id}: the person who swaps follows the order, without signing in (docs/widget.md).
+import { type Context, Hono } from "hono";
+import { SWAP_ASSETS } from "../../generated/swap-assets";
+import { tracking } from "../../services/order-status";
+import type { AppEnv } from "../app-env";
+import { publicRateLimit } from "../middleware/auth";
+import { Frame, type FrameOptions, swapCsp } from "./frame";
+import { TrackBody } from "./page";
+
+/** Tracking pages poll every few seconds; the status API's cache window is shorter than this. */
+export const TRACK_POLL_MS = 5000;
+
+/** Renders an order's tracking page (also inside a widget's frame), or a plain 404 page. */
+export async function renderTracking(
+  c: Context<AppEnv>,
+  id: string,
+  frame: FrameOptions & { csp: string; belongsTo?: string },
+) {
+  const t = await tracking(c.env, c.get("config"), id);
+  c.header("Content-Security-Policy", frame.csp);
+  c.header("X-Content-Type-Options", "nosniff");
+  c.header("Cache-Control", "no-store");
+  if (!t || (frame.belongsTo !== undefined && t.partnerId !== frame.belongsTo)) {
+    return c.html(
+      <Frame title="Order not found" {...frame}>
+        <section class="card">
+          <h1>Order not found</h1>
+          <p class="muted">Check the link: it ends with the order's full id.</p>
+        </section>
+      </Frame>,
+      404,
+    );
+  }
+  return c.html(
+    <Frame
+      title={`Swap ${t.status.coin_from} → ${t.status.coin_to}`}
+      {...frame}
+      mainAttrs={{
+        "data-track": t.status.id,
+        "data-updated-at": t.status.updated_at,
+        "data-final": String(t.final),
+        "data-poll-ms": String(TRACK_POLL_MS),
+      }}
+    >
+      <TrackBody
+        status={t.status}
+        steps={t.steps}
+        explorers={t.explorers}
+        support={t.support}
+        final={t.final}
+      />
+    </Frame>,
+  );
+}
+
+export function createTrackPages() {
+  const app = new Hono<AppEnv>();
+  app.get("/:order_id", publicRateLimit, (c) =>
+    renderTracking(c, c.req.param("order_id"), { csp: swapCsp([]) }),
+  );
+  return app;
+}
+
+/** The end user's pages' script and stylesheet, named by content hash. */
+export function createSwapAssets() {
+  const app = new Hono<AppEnv>();
+  app.get("/:file", (c) => {
+    const asset = SWAP_ASSETS[c.req.param("file")];
+    if (!asset) return c.notFound();
+    return c.body(asset.body, 200, {
+      "Content-Type": asset.type,
+      "Cache-Control": "public, max-age=31536000, immutable",
+      "X-Content-Type-Options": "nosniff",
+    });
+  });
+  return app;
+}

@@ -1,0 +1,295 @@
+// The embeddable widget and the referral link (docs/widget.md): /widget.js, the iframe pages under
+// /widget/{wid}, and /swap?ref={wid}. Handlers parse, call the widget service, render.
+import { type Context, Hono } from "hono";
+import { TURNSTILE_ORIGIN, TURNSTILE_SCRIPT } from "../../adapters/turnstile";
+import { validateAddress } from "../../domain/addresses";
+import { DomainError } from "../../domain/errors";
+import { regionOf } from "../../domain/liquidity";
+import { parentOriginOf, type Widget } from "../../domain/widget";
+import { WIDGET_LOADER, WIDGET_LOADER_ETAG } from "../../generated/swap-assets";
+import { createWidgetOrder, recordView, usableWidget, widgetQuote } from "../../services/widgets";
+import { loadCatalog } from "../../storage/catalog";
+import type { AppEnv } from "../app-env";
+import { form } from "../cabinet/forms";
+import { ApiError } from "../errors";
+import { publicRateLimit } from "../middleware/auth";
+import { clientIp } from "../middleware/rate-limit";
+import { Frame, type FrameOptions, swapCsp } from "../track/frame";
+import { renderTracking } from "../track/routes";
+import { SwapForm, type SwapFormValues } from "./page";
+
+type C = Context<AppEnv>;
+
+/** How the same flow is framed: inside a partner's page (/widget/{wid}) or as a page (/swap). */
+interface Surface {
+  widget: Widget;
+  /** Base of the form, quote and address-check URLs. */
+  base: string;
+  /** Query string carried on every URL (the referral id, the embedding origin). */
+  query: string;
+  trackUrl: (orderId: string) => string;
+  frame: FrameOptions & { csp: string };
+}
+
+function turnstile(c: C): { siteKey?: string; scripts: string[] } {
+  const cfg = c.get("config");
+  return cfg.TURNSTILE_SITE_KEY && cfg.TURNSTILE_SECRET
+    ? { siteKey: cfg.TURNSTILE_SITE_KEY, scripts: [TURNSTILE_SCRIPT] }
+    : { scripts: [] };
+}
+
+function embedded(c: C, widget: Widget): Surface {
+  const parent = parentOriginOf(widget, c.req.query("origin"));
+  const query = parent ? `?origin=${encodeURIComponent(parent)}` : "";
+  const base = `/widget/${widget.id}`;
+  const t = turnstile(c);
+  return {
+    widget,
+    base,
+    query,
+    trackUrl: (id) => `${base}/track/${id}${query}`,
+    frame: {
+      // 'self': the cabinet's live preview, on this host.
+      csp: swapCsp(["'self'", ...widget.allowed_origins], t.scripts.length ? [TURNSTILE_ORIGIN] : []),
+      embedded: true,
+      parentOrigin: parent ?? undefined,
+      scheme: widget.theme.scheme,
+      themeHref: `${base}/theme.css`,
+      extraScripts: t.scripts,
+    },
+  };
+}
+
+function referral(c: C, widget: Widget): Surface {
+  const t = turnstile(c);
+  return {
+    widget,
+    base: "/swap",
+    query: `?ref=${widget.id}`,
+    trackUrl: (id) => `/track/${id}`,
+    frame: {
+      csp: swapCsp([], t.scripts.length ? [TURNSTILE_ORIGIN] : []),
+      scheme: widget.theme.scheme,
+      themeHref: `/widget/${widget.id}/theme.css`,
+      extraScripts: t.scripts,
+    },
+  };
+}
+
+function notFoundPage(c: C, csp = swapCsp([])) {
+  c.header("Content-Security-Policy", csp);
+  c.header("Cache-Control", "no-store");
+  return c.html(
+    <Frame title="Widget not found">
+      <section class="card">
+        <h1>This swap is not available</h1>
+        <p class="muted">The link is wrong or the widget was switched off.</p>
+      </section>
+    </Frame>,
+    404,
+  );
+}
+
+/** A widget the request may use, or null after answering 404 (unknown, revoked, inactive partner). */
+async function widgetOf(c: C, id: string | undefined) {
+  if (!id) return null;
+  try {
+    return await usableWidget(c.env, id);
+  } catch (err) {
+    if (err instanceof DomainError && err.code === "widget_not_found") return null;
+    throw err;
+  }
+}
+
+async function renderForm(
+  c: C,
+  s: Surface,
+  values: SwapFormValues = {},
+  error?: { message: string; status: 400 | 403 | 404 | 422 | 429 | 503 },
+) {
+  const catalog = await loadCatalog(c.env.DB);
+  c.header("Content-Security-Policy", s.frame.csp);
+  c.header("X-Content-Type-Options", "nosniff");
+  c.header("Cache-Control", "no-store");
+  const t = turnstile(c);
+  return c.html(
+    <Frame title="Exchange" {...s.frame}>
+      <SwapForm
+        widget={s.widget}
+        catalog={catalog}
+        action={`${s.base}/orders${s.query}`}
+        quoteUrl={`${s.base}/quote${s.query}`}
+        checkUrl={`${s.base}/check-address${s.query}`}
+        nonce={crypto.randomUUID()}
+        values={values}
+        error={error?.message}
+        turnstileSiteKey={t.siteKey}
+      />
+    </Frame>,
+    error?.status ?? 200,
+  );
+}
+
+const split = (v: string | undefined) => {
+  const [coin = "", network = ""] = (v ?? "").split(":");
+  return { coin, network };
+};
+
+/** The form post: an order, then the tracking page; a refusal shows the form again with why. */
+async function postOrder(c: C, s: Surface, partner: Awaited<ReturnType<typeof usableWidget>>["partner"]) {
+  const f = await form(c);
+  const values: SwapFormValues = {
+    from: f.from,
+    to: f.to,
+    amount_from: f.amount_from,
+    rate_type: f.rate_type,
+    recipient_address: f.recipient_address,
+    recipient_address_tag: f.recipient_address_tag,
+    refund_address: f.refund_address,
+  };
+  const from = split(f.from);
+  const to = split(f.to);
+  const opt = (x: string | undefined) => (x?.trim() ? x.trim() : undefined);
+  try {
+    if (!from.coin || !to.coin || !f.amount_from?.trim())
+      throw new DomainError("invalid_amount", "Choose both coins and enter an amount.");
+    if (!/^\d+(\.\d+)?$/.test(f.amount_from.trim()))
+      throw new DomainError("invalid_amount", "Enter the amount as a number such as 0.1.");
+    const order = await createWidgetOrder(
+      c.env,
+      c.get("config"),
+      { widget: s.widget, partner },
+      {
+        coin_from: from.coin,
+        network_from: from.network,
+        coin_to: to.coin,
+        network_to: to.network,
+        amount_from: f.amount_from.trim(),
+        rate_type: f.rate_type === "fixed" ? "fixed" : "float",
+        recipient_address: opt(f.recipient_address),
+        recipient_address_tag: opt(f.recipient_address_tag),
+        refund_address: opt(f.refund_address),
+        quote_id: f.rate_type === "fixed" ? opt(f.quote_id) : undefined,
+        nonce: (f.nonce ?? "").slice(0, 64) || crypto.randomUUID(),
+        turnstile_token: opt(f["cf-turnstile-response"]),
+      },
+      { ip: clientIp(c), region: regionOf(c.req.raw.cf?.continent) },
+    );
+    return c.redirect(s.trackUrl(order.id), 303);
+  } catch (err) {
+    if (!(err instanceof DomainError)) throw err;
+    if (err.retryAfter) c.header("Retry-After", String(err.retryAfter));
+    const status =
+      err.code === "widget_rate_limited"
+        ? 429
+        : err.code === "turnstile_failed"
+          ? 403
+          : err.code === "prices_stale"
+            ? 503
+            : 422;
+    return renderForm(c, s, values, { message: err.message, status });
+  }
+}
+
+const QUOTE_PARAMS = ["from", "to", "amount", "rate_type"] as const;
+
+async function quote(c: C, s: Surface, partner: Awaited<ReturnType<typeof usableWidget>>["partner"]) {
+  const q = Object.fromEntries(QUOTE_PARAMS.map((k) => [k, c.req.query(k) ?? ""]));
+  const from = split(q.from);
+  const to = split(q.to);
+  if (!/^\d+(\.\d+)?$/.test(q.amount ?? "") || !from.coin || !to.coin)
+    throw new ApiError(400, "invalid_request", "from, to and a decimal amount are required.");
+  const body = await widgetQuote(
+    c.env,
+    c.get("config"),
+    { widget: s.widget, partner },
+    {
+      coin_from: from.coin,
+      network_from: from.network,
+      coin_to: to.coin,
+      network_to: to.network,
+      amount: q.amount ?? "",
+      rate_type: q.rate_type === "fixed" ? "fixed" : "float",
+    },
+  );
+  c.header("Cache-Control", "no-store");
+  return c.json(body);
+}
+
+/** The API's own address rules, for the form's check as you type. */
+function checkAddress(c: C) {
+  const network = (c.req.query("network") ?? "").toUpperCase();
+  const address = (c.req.query("address") ?? "").trim().slice(0, 128);
+  const r = validateAddress(network, address);
+  c.header("Cache-Control", "no-store");
+  return c.json(r.ok ? { ok: true } : { ok: false, detail: `Not a valid ${network} address: ${r.reason}.` });
+}
+
+export function createWidgetPages() {
+  const app = new Hono<AppEnv>();
+
+  app.get("/widget.js", (c) => {
+    if (c.req.header("if-none-match") === WIDGET_LOADER_ETAG) return c.body(null, 304);
+    return c.body(WIDGET_LOADER, 200, {
+      "Content-Type": "text/javascript; charset=utf-8",
+      "Cache-Control": "public, max-age=300",
+      ETag: WIDGET_LOADER_ETAG,
+      "X-Content-Type-Options": "nosniff",
+    });
+  });
+
+  app.get("/widget/:wid/theme.css", async (c) => {
+    const u = await widgetOf(c, c.req.param("wid"));
+    if (!u) return c.body("", 404, { "Content-Type": "text/css; charset=utf-8" });
+    // The accent is checked (#rrggbb) when the widget is created.
+    return c.body(`:root{--accent:${u.widget.theme.accent}}`, 200, {
+      "Content-Type": "text/css; charset=utf-8",
+      "Cache-Control": "public, max-age=60",
+    });
+  });
+
+  const embeddedRoutes = (path: string) => `/widget/:wid${path}`;
+  app.get(embeddedRoutes(""), publicRateLimit, async (c) => {
+    const u = await widgetOf(c, c.req.param("wid"));
+    if (!u) return notFoundPage(c);
+    c.executionCtx.waitUntil(recordView(c.env.DB, u.widget.id).catch(() => undefined));
+    return renderForm(c, embedded(c, u.widget));
+  });
+  app.post(embeddedRoutes("/orders"), publicRateLimit, async (c) => {
+    const u = await widgetOf(c, c.req.param("wid"));
+    if (!u) return notFoundPage(c);
+    return postOrder(c, embedded(c, u.widget), u.partner);
+  });
+  app.get(embeddedRoutes("/quote"), publicRateLimit, async (c) => {
+    const u = await widgetOf(c, c.req.param("wid"));
+    if (!u) throw new DomainError("widget_not_found", "This widget does not exist or was revoked.");
+    return quote(c, embedded(c, u.widget), u.partner);
+  });
+  app.get(embeddedRoutes("/check-address"), publicRateLimit, (c) => checkAddress(c));
+  app.get(embeddedRoutes("/track/:order_id"), publicRateLimit, async (c) => {
+    const u = await widgetOf(c, c.req.param("wid"));
+    if (!u) return notFoundPage(c);
+    const s = embedded(c, u.widget);
+    return renderTracking(c, c.req.param("order_id") ?? "", { ...s.frame, belongsTo: u.widget.partner_id });
+  });
+
+  // The referral link: the same flow as a page of its own.
+  app.get("/swap", publicRateLimit, async (c) => {
+    const u = await widgetOf(c, c.req.query("ref"));
+    if (!u) return notFoundPage(c);
+    c.executionCtx.waitUntil(recordView(c.env.DB, u.widget.id).catch(() => undefined));
+    return renderForm(c, referral(c, u.widget));
+  });
+  app.post("/swap/orders", publicRateLimit, async (c) => {
+    const u = await widgetOf(c, c.req.query("ref"));
+    if (!u) return notFoundPage(c);
+    return postOrder(c, referral(c, u.widget), u.partner);
+  });
+  app.get("/swap/quote", publicRateLimit, async (c) => {
+    const u = await widgetOf(c, c.req.query("ref"));
+    if (!u) throw new DomainError("widget_not_found", "This widget does not exist or was revoked.");
+    return quote(c, referral(c, u.widget), u.partner);
+  });
+  app.get("/swap/check-address", publicRateLimit, (c) => checkAddress(c));
+  return app;
+}

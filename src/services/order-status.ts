@@ -1,0 +1,63 @@
+// The order as its keyless readers see it: the status API and the tracking page (docs/widget.md).
+import type { Config } from "../config";
+import { chainModeFor } from "../domain/chain-mode";
+import type { OrderView } from "../domain/order";
+import {
+  isFinal,
+  type PublicOrderStatus,
+  publicOrderStatus,
+  type TimelineStep,
+  timeline,
+} from "../domain/order-status";
+import { loadCatalog } from "../storage/catalog";
+import { getPartner } from "../storage/partners";
+import { UUID_RE } from "./orders";
+
+/**
+ * The order a UUID names, with its owner (for the tracking page's support contact; never sent by
+ * the API). Only the UUID: a short_id is ten characters a visitor could try. Every well-formed UUID
+ * asks its object, known or not, so an unknown id costs the same time as a known one.
+ */
+export async function trackOrder(
+  env: Env,
+  id: string,
+): Promise<{ order: OrderView; partnerId: string } | null> {
+  if (!UUID_RE.test(id)) return null;
+  return env.ORDERS.getByName(id.toLowerCase()).track();
+}
+
+/** What the tracking page shows of an order. */
+export interface Tracking {
+  status: PublicOrderStatus;
+  partnerId: string;
+  steps: TimelineStep[];
+  /** Explorer URL templates (`{txid}`) by network: only for live orders on real chains. */
+  explorers: Record<string, string>;
+  /** The partner's support contact (its cabinet contact e-mail), only for an order on hold. */
+  support: string | null;
+  final: boolean;
+}
+
+export async function tracking(env: Env, config: Config, id: string): Promise<Tracking | null> {
+  const found = await trackOrder(env, id);
+  if (!found) return null;
+  const status = publicOrderStatus(found.order);
+  const explorers: Record<string, string> = {};
+  if (status.livemode) {
+    for (const c of await loadCatalog(env.DB)) {
+      const real = chainModeFor(config.CHAIN_MODE, c.network) !== "simulated";
+      if (real && c.explorer_tx_url && [status.network_from, status.network_to].includes(c.network))
+        explorers[c.network] = c.explorer_tx_url;
+    }
+  }
+  const support =
+    status.status === "failed" ? ((await getPartner(env.DB, found.partnerId))?.contact_email ?? null) : null;
+  return {
+    status,
+    partnerId: found.partnerId,
+    steps: timeline(status),
+    explorers,
+    support,
+    final: isFinal(status.status),
+  };
+}

@@ -1,0 +1,299 @@
+// Widgets and referral links (docs/widget.md): a partner's widgets (cabinet and operator), and
+// what the end user does through one: quote, create an order (limits, Turnstile), be counted.
+import { verifyTurnstile } from "../adapters/turnstile";
+import type { Config } from "../config";
+import { checkDestination } from "../domain/destination";
+import { DomainError } from "../domain/errors";
+import { parseDecimal, toDecimalString, toJsonNumber } from "../domain/money";
+import type { OrderView } from "../domain/order";
+import type { Partner } from "../domain/partner";
+import { ipRateLimitSubject } from "../domain/rate-limit";
+import {
+  DEFAULT_THEME,
+  type LockedRecipient,
+  normalizeOrigins,
+  offersCoin,
+  type Widget,
+  type WidgetMode,
+  type WidgetPair,
+  type WidgetTheme,
+  widgetIdFrom,
+} from "../domain/widget";
+import { loadCatalog } from "../storage/catalog";
+import { getPartner } from "../storage/partners";
+import {
+  countView,
+  findWidget,
+  insertWidget,
+  listWidgets,
+  revokeWidget,
+  type WidgetFunnel,
+  widgetFunnels,
+} from "../storage/widgets";
+import { issueFixedQuote } from "./fixed-quotes";
+import { createOrder } from "./orders";
+import { priceQuote, type RateType } from "./quoting";
+
+export interface WidgetInput {
+  mode: WidgetMode;
+  name?: string | undefined;
+  allowed_origins: string[];
+  theme?: Partial<WidgetTheme> | undefined;
+  default_pair?: WidgetPair | null | undefined;
+  default_amount?: string | null | undefined;
+  coins?: string[] | null | undefined;
+  locked_recipient?: { address: string; network: string; tag?: string | null | undefined } | null | undefined;
+}
+
+/** Checks a widget's settings against the catalog and the address rules; creates it. */
+export async function createWidget(
+  db: D1Database,
+  partnerId: string,
+  input: WidgetInput,
+  createdBy: string,
+  now = new Date(),
+): Promise<Widget> {
+  if (!(await getPartner(db, partnerId))) throw new DomainError("partner_not_found", "Partner not found.");
+  const catalog = (await loadCatalog(db)).filter((c) => c.is_active === 1);
+  const coins = input.coins?.length ? [...new Set(input.coins.map((c) => c.toUpperCase()))] : null;
+  for (const c of coins ?? [])
+    if (!catalog.some((r) => r.coin === c)) throw new DomainError("invalid_widget", `Unknown coin ${c}.`);
+  const pair = input.default_pair ?? null;
+  if (pair) {
+    const known = (coin: string, network: string) =>
+      catalog.some((r) => r.coin === coin.toUpperCase() && r.network === network.toUpperCase());
+    if (!known(pair.coin_from, pair.network_from) || !known(pair.coin_to, pair.network_to))
+      throw new DomainError("invalid_widget", "default_pair names a coin or network that is not listed.");
+  }
+  if (input.default_amount != null && !parseDecimal(input.default_amount).gt(0))
+    throw new DomainError("invalid_widget", "default_amount must be a positive amount.");
+  const widget: Widget = {
+    id: widgetIdFrom(crypto.getRandomValues(new Uint8Array(20))),
+    partner_id: partnerId,
+    mode: input.mode,
+    name: input.name?.trim() || "Widget",
+    allowed_origins: normalizeOrigins(input.allowed_origins),
+    theme: { ...DEFAULT_THEME, ...(input.theme ?? {}) },
+    default_pair: pair && {
+      coin_from: pair.coin_from.toUpperCase(),
+      network_from: pair.network_from.toUpperCase(),
+      coin_to: pair.coin_to.toUpperCase(),
+      network_to: pair.network_to.toUpperCase(),
+    },
+    default_amount: input.default_amount ?? null,
+    coins,
+    locked_recipient: input.locked_recipient ? lockedRecipient(catalog, input.locked_recipient) : null,
+    created_by: createdBy,
+    created_at: now.toISOString(),
+    revoked_at: null,
+  };
+  await insertWidget(db, widget);
+  return widget;
+}
+
+function lockedRecipient(
+  catalog: { network: string; is_memo: number; is_withdraw_enabled: number }[],
+  r: { address: string; network: string; tag?: string | null | undefined },
+): LockedRecipient {
+  const network = r.network.toUpperCase();
+  const row = catalog.find((c) => c.network === network);
+  if (!row) throw new DomainError("invalid_widget", `locked_recipient: unknown network ${network}.`);
+  const checked = checkDestination(
+    network,
+    row.is_memo === 1,
+    r.address,
+    r.tag ?? undefined,
+    "recipient_address",
+  );
+  // The address as given: it is what the order records as recipient_address.
+  return { address: r.address, network, tag: checked.tag };
+}
+
+export const partnerWidgets = (db: D1Database, partnerId: string) => listWidgets(db, partnerId);
+
+export async function revokePartnerWidget(db: D1Database, partnerId: string, id: string): Promise<void> {
+  if (!(await revokeWidget(db, partnerId, id, new Date().toISOString())))
+    throw new DomainError("widget_not_found", "No such widget, or it is already revoked.");
+}
+
+/** Views → orders → completed per widget over the last 30 days. */
+export function widgetStats(db: D1Database, partnerId: string, now = Date.now()): Promise<WidgetFunnel[]> {
+  return widgetFunnels(db, partnerId, new Date(now - 30 * 86_400_000).toISOString());
+}
+
+const notFound = () => new DomainError("widget_not_found", "This widget does not exist or was revoked.");
+
+/** A widget the public may use: known, not revoked, its partner active; else widget_not_found. */
+export async function usableWidget(env: Env, id: string): Promise<{ widget: Widget; partner: Partner }> {
+  const widget = await findWidget(env.DB, id);
+  if (!widget || widget.revoked_at !== null) throw notFound();
+  const p = await getPartner(env.DB, widget.partner_id);
+  if (!p || p.is_active !== 1) throw notFound();
+  return {
+    widget,
+    partner: {
+      id: p.id,
+      name: p.name,
+      markupBps: p.markup_bps,
+      rateLimitPerMinute: p.rate_limit_per_minute,
+      livemode: widget.mode === "live",
+    },
+  };
+}
+
+/** Counts a view of a widget's page (the cabinet's funnel); run in the background. */
+export const recordView = (db: D1Database, widgetId: string, now = new Date()) =>
+  countView(db, widgetId, now.toISOString().slice(0, 10));
+
+export interface WidgetQuoteRequest {
+  coin_from: string;
+  network_from: string;
+  coin_to: string;
+  network_to: string;
+  amount: string;
+  rate_type: RateType;
+}
+
+/** A quote as the widget shows it: priced with the partner's markup; a fixed one can be locked. */
+export async function widgetQuote(
+  env: Env,
+  config: Config,
+  u: { widget: Widget; partner: Partner },
+  q: WidgetQuoteRequest,
+  now = Date.now(),
+) {
+  for (const c of [q.coin_from, q.coin_to])
+    if (!offersCoin(u.widget, c))
+      throw new DomainError("pair_unavailable", `This widget does not offer ${c}.`);
+  const priced = await priceQuote(
+    env,
+    config,
+    {
+      coinFrom: q.coin_from,
+      networkFrom: q.network_from,
+      coinTo: q.coin_to,
+      networkTo: q.network_to,
+      amountFrom: parseDecimal(q.amount),
+      rateType: q.rate_type,
+    },
+    u.partner.markupBps,
+    now,
+    u.partner.livemode,
+  );
+  const { pair, quote } = priced;
+  const quoteId =
+    q.rate_type === "fixed"
+      ? await issueFixedQuote(env.DB, {
+          partnerId: u.partner.id,
+          coinFrom: pair.from.coin,
+          networkFrom: pair.from.network,
+          coinTo: pair.to.coin,
+          networkTo: pair.to.network,
+          amountFrom: toDecimalString(quote.amountFrom),
+          amountTo: toDecimalString(quote.amountTo),
+          rate: toDecimalString(quote.rate),
+          expiresAt: now + config.FIXED_QUOTE_TTL_SECONDS * 1000,
+        })
+      : null;
+  return {
+    amount_to: toJsonNumber(quote.amountTo),
+    rate: toJsonNumber(quote.rate),
+    min_amount: toJsonNumber(quote.min),
+    max_amount: toJsonNumber(quote.max),
+    quote_id: quoteId,
+    expires_in: quoteId ? config.FIXED_QUOTE_TTL_SECONDS : null,
+  };
+}
+
+/** One hour, the creation limits' window. */
+const HOUR_MS = 3_600_000;
+
+/** A slow bucket's hit (src/objects/rate-limiter.ts); 429 widget_rate_limited with Retry-After. */
+async function spend(env: Env, bucket: string, limit: number, what: string): Promise<void> {
+  const d = await env.RATE_LIMITER.getByName(bucket).hitWindow(limit, HOUR_MS);
+  if (!d.allowed)
+    throw new DomainError(
+      "widget_rate_limited",
+      `At most ${limit} orders per hour ${what}; retry in ${d.resetSeconds} s.`,
+      d.resetSeconds,
+    );
+}
+
+export interface WidgetOrderForm {
+  coin_from: string;
+  network_from: string;
+  coin_to: string;
+  network_to: string;
+  amount_from: string;
+  rate_type: RateType;
+  recipient_address?: string | undefined;
+  recipient_address_tag?: string | undefined;
+  refund_address?: string | undefined;
+  quote_id?: string | undefined;
+  /** Rendered into the form: a double submit replays the first order instead of making two. */
+  nonce: string;
+  turnstile_token?: string | undefined;
+}
+
+export interface WidgetClient {
+  ip: string;
+  region: string;
+}
+
+/**
+ * An order created through a widget or referral link, for the widget's partner (its markup, its
+ * mode), recorded with the widget's id. In order: Turnstile when configured, the per-IP and
+ * per-widget hourly limits, then the API's own checks; a refusal creates nothing.
+ */
+export async function createWidgetOrder(
+  env: Env,
+  config: Config,
+  u: { widget: Widget; partner: Partner },
+  form: WidgetOrderForm,
+  client: WidgetClient,
+  now = Date.now(),
+): Promise<OrderView> {
+  const { widget, partner } = u;
+  if (config.TURNSTILE_SECRET && config.TURNSTILE_SITE_KEY) {
+    const ok = form.turnstile_token
+      ? await verifyTurnstile(config.TURNSTILE_SECRET, form.turnstile_token, client.ip)
+      : false;
+    if (!ok) throw new DomainError("turnstile_failed", "The anti-bot check failed; please try again.");
+  }
+  for (const c of [form.coin_from, form.coin_to])
+    if (!offersCoin(widget, c)) throw new DomainError("pair_unavailable", `This widget does not offer ${c}.`);
+  const locked = widget.locked_recipient;
+  if (locked && form.network_to.toUpperCase() !== locked.network)
+    throw new DomainError("invalid_widget", `This widget pays out on ${locked.network} only.`);
+  const recipient = locked ? locked.address : (form.recipient_address ?? "");
+  if (!recipient) throw new DomainError("invalid_address", "Enter the address to receive the coins.");
+  await spend(
+    env,
+    `widget-ip:${ipRateLimitSubject(client.ip)}`,
+    config.WIDGET_ORDERS_PER_IP_PER_HOUR,
+    "from one address",
+  );
+  await spend(env, `widget:${widget.id}`, config.WIDGET_ORDERS_PER_WIDGET_PER_HOUR, "through this widget");
+  const { order } = await createOrder(
+    env,
+    config,
+    partner,
+    {
+      coin_from: form.coin_from,
+      network_from: form.network_from,
+      coin_to: form.coin_to,
+      network_to: form.network_to,
+      amount_from: form.amount_from,
+      rate_type: form.rate_type,
+      recipient_address: recipient,
+      recipient_address_tag: locked ? (locked.tag ?? undefined) : form.recipient_address_tag,
+      refund_address: form.refund_address,
+      quote_id: form.quote_id,
+    },
+    `widget:${widget.id}:${form.nonce}`,
+    now,
+    client.region,
+    widget.id,
+  );
+  return order;
+}
