@@ -37,7 +37,13 @@ export function createApp() {
   // A partner's browser widget may read the catalog, quotes, icons and the document from any
   // origin. Key-protected routes get no CORS at all: keys belong on servers, never in a page.
   const cors = publicCors();
-  for (const path of ["/api/v1/currencies", "/api/v1/partner/rates", "/api/v1/icons/*", PARTNER_OPENAPI_PATH])
+  for (const path of [
+    "/api/v1/currencies",
+    "/api/v1/partner/rates",
+    "/api/v1/partner/permissions",
+    "/api/v1/icons/*",
+    PARTNER_OPENAPI_PATH,
+  ])
     app.use(path, cors);
 
   // Rate limits and partner authentication are route middleware (see each route), so a method a

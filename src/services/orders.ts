@@ -17,10 +17,14 @@ import { withReservation } from "./liquidity";
 import { orderDepositScheme, priceQuote } from "./quoting";
 
 export interface CreateOrderBody {
-  coin_from: string;
-  network_from: string;
-  coin_to: string;
-  network_to: string;
+  coin_from?: string | undefined;
+  network_from?: string | undefined;
+  coin_to?: string | undefined;
+  network_to?: string | undefined;
+  token_from?: string | null | undefined;
+  token_to?: string | null | undefined;
+  chain_id_from?: number | undefined;
+  chain_id_to?: number | undefined;
   amount_from: number | string;
   rate_type: RateType;
   recipient_address: string;
@@ -56,6 +60,8 @@ export async function createOrder(
   idempotencyKey: string | undefined,
   now: number,
   region: string = DEFAULT_REGION,
+  /** The end user's country, for region restrictions. */
+  country: string | null = null,
 ): Promise<CreateOrderOutcome> {
   const requestHash = await sha256Hex(canonicalJson(body));
   const creation: CreationKey = {
@@ -73,16 +79,20 @@ export async function createOrder(
     env,
     config,
     {
-      coinFrom: body.coin_from,
-      networkFrom: body.network_from,
-      coinTo: body.coin_to,
-      networkTo: body.network_to,
+      from: {
+        coin: body.coin_from,
+        network: body.network_from,
+        chainId: body.chain_id_from,
+        token: body.token_from,
+      },
+      to: { coin: body.coin_to, network: body.network_to, chainId: body.chain_id_to, token: body.token_to },
       amountFrom: amount,
       rateType: body.rate_type,
     },
     partner.markupBps,
     now,
     partner.livemode,
+    country,
   );
   const { from, to } = priced.pair;
   const recipient = checkDestination(

@@ -40,11 +40,19 @@ const DOMAIN_STATUS: Record<DomainErrorCode, ContentfulStatusCode> = {
   test_mode_only: 403,
   test_order_limit: 409,
   insufficient_liquidity: 422,
+  unsupported_asset: 422,
+  asset_mismatch: 422,
+  // 451 Unavailable For Legal Reasons: what Ledger's providers answer for a restricted region.
+  region_restricted: 451,
 };
 
 function fromDomain(err: DomainError): ApiError {
   const headers: Record<string, string> = err.retryAfter ? { "Retry-After": String(err.retryAfter) } : {};
-  return new ApiError(DOMAIN_STATUS[err.code], err.code, err.message, { headers });
+  const errors = err.reasons?.map(({ top: _, ...item }) => item);
+  return new ApiError(DOMAIN_STATUS[err.code], err.code, err.message, {
+    headers,
+    ...(errors ? { errors } : {}),
+  });
 }
 
 function render(c: Context<AppEnv>, err: ApiError): Response {

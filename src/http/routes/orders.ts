@@ -4,6 +4,13 @@ import { tryParseDecimal } from "../../domain/money";
 import { ORDER_STATUSES, STATUS_REASONS } from "../../domain/order-state";
 import { createOrder, listPartnerOrders, readOrder } from "../../services/orders";
 import type { PartnerEnv } from "../app-env";
+import {
+  chainIdParam,
+  EndUserCountryHeader,
+  endUserCountry,
+  requireNamedSides,
+  tokenParam,
+} from "../asset-params";
 import { partnerAuth } from "../middleware/auth";
 import { createRouter } from "../router";
 import { decimalAmount, errorResponses, okResponse, out, ticker, timestamp } from "../schemas";
@@ -35,12 +42,27 @@ const amountFrom = z
     example: 0.1,
   });
 
+const sideNote = (side: "from" | "to") =>
+  `Give network_${side} (or, on EVM networks, chain_id_${side}), and coin_${side} or token_${side} (neither = the network's native coin).`;
+
 const CreateOrderBody = z
   .strictObject({
-    coin_from: ticker.openapi({ example: "BTC" }),
-    network_from: ticker.openapi({ example: "BTC" }),
-    coin_to: ticker.openapi({ example: "USDT" }),
-    network_to: ticker.openapi({ example: "TRX" }),
+    coin_from: ticker
+      .optional()
+      .openapi({ example: "BTC", description: `Source coin ticker. ${sideNote("from")}` }),
+    network_from: ticker
+      .optional()
+      .openapi({ example: "BTC", description: `Source network. ${sideNote("from")}` }),
+    coin_to: ticker
+      .optional()
+      .openapi({ example: "USDT", description: `Destination coin ticker. ${sideNote("to")}` }),
+    network_to: ticker
+      .optional()
+      .openapi({ example: "TRX", description: `Destination network. ${sideNote("to")}` }),
+    token_from: tokenParam("from").nullish(),
+    token_to: tokenParam("to").nullish(),
+    chain_id_from: chainIdParam("from").optional(),
+    chain_id_to: chainIdParam("to").optional(),
     amount_from: amountFrom,
     rate_type: z.enum(["float", "fixed"]),
     recipient_address: z.string().min(1).max(128).openapi({ example: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t" }),
@@ -67,6 +89,7 @@ const CreateOrderBody = z
           "Beyond the contract: a fixed quote from GET /partner/rates to lock exactly (rate_type fixed).",
       }),
   })
+  .superRefine(requireNamedSides("order"))
   .openapi("CreateOrder");
 
 const LivemodeSchema = z.boolean().openapi({
@@ -248,12 +271,12 @@ export const ordersRouter = createRouter<PartnerEnv>()
       description:
         "Returns the deposit address (and tag on memo networks). The order expires if no deposit arrives within 30 minutes.",
       request: {
-        headers: IdempotencyHeaders,
+        headers: IdempotencyHeaders.extend(EndUserCountryHeader),
         body: { content: { "application/json": { schema: CreateOrderBody } }, required: true },
       },
       responses: {
         201: okResponse("limited", "Created (or replayed for a repeated Idempotency-Key).", OrderSchema, 201),
-        ...errorResponses(400, 401, 403, 413, 415, 422, 429, 503),
+        ...errorResponses(400, 401, 403, 413, 415, 422, 429, 451, 503),
       },
     }),
     async (c) => {
@@ -265,6 +288,7 @@ export const ordersRouter = createRouter<PartnerEnv>()
         c.req.valid("header")["idempotency-key"],
         Date.now(),
         regionOf(c.req.raw.cf?.continent),
+        endUserCountry(c),
       );
       c.header("Cache-Control", "no-store");
       return c.json(order, 201);
