@@ -1,4 +1,5 @@
 import type { OrderEarnings } from "./earnings";
+import type { StoredFees } from "./fees";
 import { parseDecimal, toJsonNumber } from "./money";
 import type { OrderActions } from "./order-actions";
 import type { OrderStatus, StatusReason } from "./order-state";
@@ -75,6 +76,10 @@ export interface OrderRecord {
   sendKeys?: Partial<Record<SendKind, string>>;
   /** The partner's markup on the order, fixed when it completes (docs/earnings.md). */
   earnings?: OrderEarnings;
+  /** The fees of amount_to_expected, named at creation (src/domain/fees.ts); absent on older orders. */
+  fees?: StoredFees;
+  /** When the order became `completed`; absent until then (and on orders completed before it was kept). */
+  completedAt?: string;
 }
 
 export type SendKind = "exchange" | "payout" | "refund";
@@ -121,6 +126,29 @@ export interface OrderView {
   actions: OrderActions | null;
   /** False for a test order. */
   livemode: boolean;
+  /** The fees of amount_to_expected in coin_to; null on orders from before fees were named. */
+  fees: OrderFees | null;
+  completed_at: string | null;
+}
+
+/** Fees as the API shows them: numbers in coin_to. */
+export interface OrderFees {
+  gross: number;
+  service: number;
+  partner: number;
+  network: number;
+  coin: string;
+}
+
+/** The split in the API's shape. */
+export function feesView(f: StoredFees, coin: string): OrderFees {
+  return {
+    gross: num(f.gross),
+    service: num(f.service),
+    partner: num(f.partner),
+    network: num(f.network),
+    coin,
+  };
 }
 
 const num = (s: string) => toJsonNumber(parseDecimal(s));
@@ -158,6 +186,8 @@ export function orderView(r: OrderRecord, actions: OrderActions | null = null): 
     refund_txid: r.refundTxid,
     actions,
     livemode: isLive(r),
+    fees: r.fees ? feesView(r.fees, r.coinTo) : null,
+    completed_at: r.completedAt ?? null,
   };
 }
 

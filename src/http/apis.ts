@@ -130,6 +130,10 @@ export function adminApi(): OpenAPIHono<AppEnv> {
       { name: "Admin: audit", description: "Who changed what: the operator audit log." },
       { name: "Admin: prices", description: "Prices in static mode." },
       { name: "Admin: liquidity", description: "What the service can pay out per coin (docs/liquidity.md)." },
+      {
+        name: "Admin: region restrictions",
+        description: "Countries and coins refused by region (docs/operators.md, \"Region restrictions\").",
+      },
       { name: "Admin: orders", description: "Order inspection and decisions on held funds." },
       { name: "Admin: deposit addresses", description: "Address pools for networks without derivation." },
       { name: "Admin: SimChain", description: "Drive the simulated chains (dev and test only)." },

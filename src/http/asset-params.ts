@@ -52,28 +52,35 @@ interface NamedSides {
   coin_from?: string | undefined;
   network_from?: string | undefined;
   chain_id_from?: number | undefined;
+  token_from?: string | null | undefined;
   coin_to?: string | undefined;
   network_to?: string | undefined;
   chain_id_to?: number | undefined;
+  token_to?: string | null | undefined;
 }
 
 /**
- * Each side must be named: by its ticker, or by its network (or chain id) with a token contract
- * (no token = the native coin). A quote may name a side by ticker alone (the network is implied
- * when the coin is on one); an order always names the network, as it did when the ticker was the
- * only way: a side named by neither fails the schema on the field that was required before.
+ * Each side must be named: by its ticker, or by a token contract (null: the native coin) on its
+ * network, or by an EVM chain id (no token: the native coin). An order also names the network (or
+ * chain id), as it always had to. What was a schema error before these parameters still is, on
+ * the field that was required.
  */
 export const requireNamedSides =
   (target: "quote" | "order") =>
   (v: NamedSides, ctx: z.RefinementCtx): void => {
     for (const side of ["from", "to"] as const) {
-      const network = v[`network_${side}`] !== undefined || v[`chain_id_${side}`] !== undefined;
-      if (network || (target === "quote" && v[`coin_${side}`] !== undefined)) continue;
-      const field = target === "quote" ? `coin_${side}` : `network_${side}`;
-      ctx.addIssue({
-        code: "custom",
-        path: [field],
-        message: `required (or chain_id_${side} on EVM networks)`,
-      });
+      const chain = v[`chain_id_${side}`] !== undefined;
+      if (target === "order" && !chain && v[`network_${side}`] === undefined)
+        ctx.addIssue({
+          code: "custom",
+          path: [`network_${side}`],
+          message: `required (or chain_id_${side} on EVM networks)`,
+        });
+      else if (!chain && v[`coin_${side}`] === undefined && v[`token_${side}`] === undefined)
+        ctx.addIssue({
+          code: "custom",
+          path: [`coin_${side}`],
+          message: `required (or token_${side}, or chain_id_${side} on EVM networks)`,
+        });
     }
   };

@@ -196,3 +196,18 @@ export const out = {
 /** An ISO 8601 UTC timestamp as the API writes them (`2026-11-21T12:00:00.000Z`). */
 export const timestamp = (description: string) =>
   z.iso.datetime().max(40).openapi({ description, example: "2026-11-21T12:00:00.000Z" });
+
+/** Fees named (docs/integrate.md, "Fees"): amount_to = gross − service − partner − network. */
+export const FeesSchema = z
+  .object({
+    gross: z
+      .number()
+      .openapi({ description: "amount_from at the mid-market rate, in `coin` (rounded down)." }),
+    service: z
+      .number()
+      .openapi({ description: "The service's spread (and the rounding of amount_to), in `coin`." }),
+    partner: z.number().openapi({ description: "Your markup, in `coin` (0 without a key)." }),
+    network: z.number().openapi({ description: "The payout network fee, in `coin`." }),
+    coin: z.string().max(20).openapi({ description: "The destination coin (coin_to)." }),
+  })
+  .openapi("Fees");

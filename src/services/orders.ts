@@ -2,6 +2,7 @@ import type { Config } from "../config";
 import { sha256Hex } from "../domain/credentials";
 import { checkDestination } from "../domain/destination";
 import { DomainError } from "../domain/errors";
+import { feeSplit, storedFees } from "../domain/fees";
 import { decodeCursor, pageOf } from "../domain/keyset-cursor";
 import { DEFAULT_REGION } from "../domain/liquidity";
 import { parseDecimal, toDecimalString } from "../domain/money";
@@ -14,7 +15,7 @@ import type { CreateResult } from "../objects/order-object";
 import { countTestOrders, findOrderIdByShortId, listOrders, type OrderIndexRow } from "../storage/orders";
 import { lockFixedQuote } from "./fixed-quotes";
 import { withReservation } from "./liquidity";
-import { orderDepositScheme, priceQuote } from "./quoting";
+import { feeTermsOf, orderDepositScheme, priceQuote } from "./quoting";
 
 export interface CreateOrderBody {
   coin_from?: string | undefined;
@@ -125,6 +126,7 @@ export async function createOrder(
         now,
       )
     : null;
+  const amountTo = quote ? quote.amountTo : toDecimalString(priced.quote.amountTo);
   // priceQuote has refused networks without a deposit scheme; the object claims the address.
   const scheme = orderDepositScheme(config, from, partner.livemode);
 
@@ -147,7 +149,8 @@ export async function createOrder(
     contractTo: to.contract_address,
     decimalsTo: to.decimals,
     amountFromExpected: toDecimalString(amount),
-    amountToExpected: quote ? quote.amountTo : toDecimalString(priced.quote.amountTo),
+    amountToExpected: amountTo,
+    fees: storedFees(feeSplit(parseDecimal(amountTo), feeTermsOf(priced.input))),
     rateType: body.rate_type,
     rateQuoted: quote ? quote.rate : toDecimalString(priced.quote.rate),
     quoteId: body.quote_id ?? null,

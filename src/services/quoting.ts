@@ -1,6 +1,7 @@
 import type { Config } from "../config";
 import { type DepositScheme, depositScheme, realPayoutRefusal } from "../domain/deposit";
 import { type Refusal, refused } from "../domain/errors";
+import type { FeeTerms } from "../domain/fees";
 import { checkAmountPrecision, limitRefusal } from "../domain/limits";
 import { type Decimal, toJsonNumber } from "../domain/money";
 import { type AssetRef, assessPair, type ResolvedPair } from "../domain/pairs";
@@ -71,6 +72,14 @@ async function depositAddressRefusal(
   }
   return null;
 }
+
+/** The terms a quote's fees are split by: its destination's payout fee, spread and markup. */
+export const feeTermsOf = (input: PricingInput): FeeTerms => ({
+  withdrawFee: input.to.withdrawFee,
+  spreadBps: input.spreadBps,
+  markupBps: input.markupBps,
+  decimals: input.to.decimals,
+});
 
 const pairRefusal = (reason: string): Refusal => ({
   code: "pair_unavailable",

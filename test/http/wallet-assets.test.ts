@@ -70,7 +70,7 @@ describe("§1 assets by chain id and contract", () => {
     const q = await json<Quote>(await rates("chain_id_from=56&coin_to=BTC&amount=1"));
     expect(q).toMatchObject({ coin_from: "BNB", network_from: "BSC" });
     const eth = await json<Quote>(
-      await rates("network_from=ETH&network_to=TRX&token_to=" + TRON_ADDR + "&amount=1"),
+      await rates(`chain_id_from=1&network_to=TRX&token_to=${TRON_ADDR}&amount=1`),
     );
     expect(eth).toMatchObject({ coin_from: "ETH", coin_to: "USDT", network_to: "TRX" });
   });
@@ -200,6 +200,68 @@ describe("§2 every reason at once", () => {
     } finally {
       await admin("/liquidity", { method: "PUT", json: { coin: "XLM", network: "XLM", balance: null } });
     }
+  });
+});
+
+describe("§6 fees named", () => {
+  interface Fees {
+    gross: number;
+    service: number;
+    partner: number;
+    network: number;
+    coin: string;
+  }
+  // Exact decimal arithmetic on the figures as strings, so the identity is checked without floats.
+  const units = (x: number, decimals: number) => BigInt(Math.round(x * 10 ** decimals));
+  const expectIdentity = (amountTo: number, f: Fees, decimals: number) =>
+    expect(
+      units(f.gross, decimals) -
+        units(f.service, decimals) -
+        units(f.partner, decimals) -
+        units(f.network, decimals),
+    ).toBe(units(amountTo, decimals));
+
+  it("float and fixed, quote and order: amount_to = gross − service − partner − network, each fee as priced", async () => {
+    const marked = await createPartner({ name: "fees", markup_bps: 100 });
+    const auth = { headers: { Authorization: `Bearer ${marked.key}` } };
+    // BTC → USDT/TRX (6 decimals), 0.01 BTC = 600 USDT at mid; payout fee 1 USDT.
+    for (const [rateType, spreadBps] of [
+      ["float", 50],
+      ["fixed", 100],
+    ] as const) {
+      const q = await json<Quote & { fees: Fees }>(
+        await rates(`coin_from=BTC&coin_to=USDT&network_to=TRX&amount=0.01&rate_type=${rateType}`, auth),
+      );
+      expectIdentity(q.amount_to, q.fees, 6);
+      expect(q.fees).toEqual({
+        gross: 600,
+        service: (600 * spreadBps) / 10_000,
+        partner: 6,
+        network: 1,
+        coin: "USDT",
+      });
+      const res = await postOrder(marked, {
+        coin_from: "BTC",
+        network_from: "BTC",
+        coin_to: "USDT",
+        network_to: "TRX",
+        amount_from: "0.01",
+        rate_type: rateType,
+        recipient_address: TRON_ADDR,
+      });
+      expect(res.status).toBe(201);
+      const o = await json<{ amount_to_expected: number; fees: Fees; completed_at: string | null }>(res);
+      expectIdentity(o.amount_to_expected, o.fees, 6);
+      expect(o.fees).toEqual(q.fees);
+      expect(o.completed_at).toBeNull();
+    }
+    // Without a key there is no markup; an amount that does not divide evenly keeps the identity.
+    const odd = await json<Quote & { fees: Fees }>(
+      await rates("coin_from=BTC&coin_to=ETH&amount=0.01234567"),
+    );
+    expect(odd.fees.partner).toBe(0);
+    expectIdentity(odd.amount_to, odd.fees, 18);
+    expect(Math.abs(odd.fees.gross - 0.01234567 * 20)).toBeLessThan(1e-12);
   });
 });
 

@@ -13,7 +13,7 @@ import {
 } from "../asset-params";
 import { partnerAuth } from "../middleware/auth";
 import { createRouter } from "../router";
-import { decimalAmount, errorResponses, okResponse, out, ticker, timestamp } from "../schemas";
+import { decimalAmount, errorResponses, FeesSchema, okResponse, out, ticker, timestamp } from "../schemas";
 import { OrderActionsSchema } from "./order-actions-schema";
 
 const security: Record<string, string[]>[] = [{ PartnerBearer: [] }, { PartnerApiKey: [] }];
@@ -153,6 +153,13 @@ export const OrderSchema = z
         "Beyond the contract: what can be done with the money a `failed` order holds (refund, continue, or payout to another recipient); null when nothing waits for a decision. See POST …/refund, …/continue, …/payout.",
     }),
     livemode: LivemodeSchema,
+    fees: FeesSchema.nullable().openapi({
+      description:
+        "Beyond the contract: the fees of amount_to_expected, named: amount_to_expected = gross − service − partner − network. Null on orders from before fees were named.",
+    }),
+    completed_at: z.iso.datetime().max(40).nullable().openapi({
+      description: "Beyond the contract: when the order became `completed`; null until then.",
+    }),
   })
   .openapi("Order");
 

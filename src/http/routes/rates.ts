@@ -1,9 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { feeSplit, storedFees } from "../../domain/fees";
 import { regionOf } from "../../domain/liquidity";
 import { parseDecimal, toDecimalString, toJsonNumber } from "../../domain/money";
+import { feesView } from "../../domain/order";
 import { issueFixedQuote } from "../../services/fixed-quotes";
 import { quotedMaximum } from "../../services/liquidity-cap";
-import { priceQuote } from "../../services/quoting";
+import { feeTermsOf, priceQuote } from "../../services/quoting";
 import {
   chainIdParam,
   EndUserCountryHeader,
@@ -14,7 +16,7 @@ import {
 import { badRequest } from "../errors";
 import { partnerAuth } from "../middleware/auth";
 import { createRouter } from "../router";
-import { decimalAmount, errorResponses, okResponse, out, ticker, withCors } from "../schemas";
+import { decimalAmount, errorResponses, FeesSchema, okResponse, out, ticker, withCors } from "../schemas";
 
 const decimalParam = (description: string) =>
   decimalAmount("must be a positive decimal number such as 0.5").optional().openapi({ description });
@@ -75,6 +77,10 @@ export const RateQuoteSchema = z
     max_amount: z.number().openapi({
       description:
         "Maximum amount_from for this pair (rounded down), capped by what the service can pay out of coin_to in the caller's region now (docs/liquidity.md); it may then fall below min_amount, and no order can be placed until liquidity returns.",
+    }),
+    fees: FeesSchema.openapi({
+      description:
+        "Beyond the contract: the fees of amount_to, named: amount_to = gross − service − partner − network.",
     }),
     expires_in: out.count(86_400).nullable().openapi({
       description: "Seconds the quote stays valid: null for float quotes; for fixed quotes the seconds left.",
@@ -170,6 +176,7 @@ export const ratesRouter = createRouter().openapi(route, async (c) => {
       amount_to: toJsonNumber(quote.amountTo),
       min_amount: toJsonNumber(quote.min),
       max_amount: toJsonNumber(maxAmount),
+      fees: feesView(storedFees(feeSplit(quote.amountTo, feeTermsOf(priced.input))), pair.to.coin),
       expires_in: quoteId ? config.FIXED_QUOTE_TTL_SECONDS : null,
       ...(quoteId ? { quote_id: quoteId } : {}),
     },
