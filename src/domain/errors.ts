@@ -44,6 +44,7 @@ export const DOMAIN_ERROR_CODES = [
   "unsupported_asset",
   "asset_mismatch",
   "region_restricted",
+  "duplicate_partner_order_id",
 ] as const;
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
 

@@ -16,6 +16,7 @@ export interface IndexDetails {
   usd_price_from: string | null;
   markup_usd: string | null;
   volume_usd: string | null;
+  partner_order_id: string | null;
 }
 
 export function indexDetails(r: OrderRecord): IndexDetails {
@@ -33,5 +34,6 @@ export function indexDetails(r: OrderRecord): IndexDetails {
     usd_price_from: e?.usdPriceFrom ?? null,
     markup_usd: e?.markupUsd ?? null,
     volume_usd: e?.volumeUsd ?? null,
+    partner_order_id: r.partnerOrderId ?? null,
   };
 }

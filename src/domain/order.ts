@@ -78,8 +78,12 @@ export interface OrderRecord {
   earnings?: OrderEarnings;
   /** The fees of amount_to_expected, named at creation (src/domain/fees.ts); absent on older orders. */
   fees?: StoredFees;
-  /** When the order became `completed`; absent until then (and on orders completed before it was kept). */
+  /** When the order became `completed`; absent until then (older orders: earnings.completedAt). */
   completedAt?: string;
+  /** The partner's own reference, unique per partner and mode (docs/orders.md). */
+  partnerOrderId?: string;
+  /** The partner's string pairs, returned as given. */
+  metadata?: Record<string, string>;
 }
 
 export type SendKind = "exchange" | "payout" | "refund";
@@ -129,6 +133,8 @@ export interface OrderView {
   /** The fees of amount_to_expected in coin_to; null on orders from before fees were named. */
   fees: OrderFees | null;
   completed_at: string | null;
+  partner_order_id: string | null;
+  metadata: Record<string, string> | null;
 }
 
 /** Fees as the API shows them: numbers in coin_to. */
@@ -187,7 +193,9 @@ export function orderView(r: OrderRecord, actions: OrderActions | null = null): 
     actions,
     livemode: isLive(r),
     fees: r.fees ? feesView(r.fees, r.coinTo) : null,
-    completed_at: r.completedAt ?? null,
+    completed_at: r.completedAt ?? r.earnings?.completedAt ?? null,
+    partner_order_id: r.partnerOrderId ?? null,
+    metadata: r.metadata ?? null,
   };
 }
 

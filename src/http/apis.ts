@@ -132,7 +132,7 @@ export function adminApi(): OpenAPIHono<AppEnv> {
       { name: "Admin: liquidity", description: "What the service can pay out per coin (docs/liquidity.md)." },
       {
         name: "Admin: region restrictions",
-        description: "Countries and coins refused by region (docs/operators.md, \"Region restrictions\").",
+        description: 'Countries and coins refused by region (docs/operators.md, "Region restrictions").',
       },
       { name: "Admin: orders", description: "Order inspection and decisions on held funds." },
       { name: "Admin: deposit addresses", description: "Address pools for networks without derivation." },

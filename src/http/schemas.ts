@@ -44,7 +44,7 @@ const errorDescriptions = {
   401: "Missing or invalid API key or signature.",
   403: "`partner_inactive` (partner account not active), `ip_not_allowed` (the key's IP allowlist does not include the client address), `test_mode_only` (a test helper called with a live key), or action not permitted.",
   404: "Not found.",
-  409: "Conflicts with the current state: `action_not_available` (the order offers no such action now; `detail` says why), `currency_exists` (the coin already exists on that network), `webhook_not_configured` (no enabled webhook URL and secret to send to), `test_order_limit` (too many open test orders).",
+  409: "Conflicts with the current state: `action_not_available` (the order offers no such action now; `detail` says why), `currency_exists` (the coin already exists on that network), `webhook_not_configured` (no enabled webhook URL and secret to send to), `test_order_limit` (too many open test orders), `duplicate_partner_order_id` (another order already has this partner_order_id).",
   413: "Request body larger than 64 KiB.",
   415: "A body sent without `Content-Type: application/json`.",
   422: "Business rule violated (limits, address, memo, quote, idempotency).",

@@ -148,6 +148,7 @@ describe("keyset paging", () => {
           usd_price_from: "60000",
           markup_usd: "6",
           volume_usd: "600",
+          partner_order_id: null,
         },
         1,
       );

@@ -265,6 +265,129 @@ describe("§6 fees named", () => {
   });
 });
 
+describe("§8 a partner's own reference, §5 reporting", () => {
+  const order = {
+    coin_from: "BTC",
+    network_from: "BTC",
+    coin_to: "USDT",
+    network_to: "TRX",
+    amount_from: "0.01",
+    rate_type: "float",
+    recipient_address: TRON_ADDR,
+  };
+  const send = (p: TestPartner, body: unknown, key?: string) =>
+    call("/api/v1/partner/orders", {
+      method: "POST",
+      headers: {
+        Authorization: `Bearer ${p.key}`,
+        "content-type": "application/json",
+        ...(key ? { "Idempotency-Key": key } : {}),
+      },
+      body: JSON.stringify(body),
+    });
+  const list = async (p: TestPartner, query: string) =>
+    (
+      await json<{ data: Record<string, unknown>[] }>(
+        await call(`/api/v1/partner/orders?${query}`, { headers: { Authorization: `Bearer ${p.key}` } }),
+      )
+    ).data;
+  /** The index row is projected just after the answer. */
+  const listed = async (p: TestPartner, query: string, n: number) => {
+    for (let i = 0; i < 50; i++) {
+      const rows = await list(p, query);
+      if (rows.length >= n) return rows;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return list(p, query);
+  };
+
+  it("partner_order_id and metadata are kept and returned; a second order with the reference → 409; the same Idempotency-Key and body → the same order", async () => {
+    const p = await createPartner({ name: "reference", rate_limit_per_minute: 100_000 });
+    const body = {
+      ...order,
+      partner_order_id: "inv-2026-0042",
+      metadata: { user: "u-1", note: "é ünïcode" },
+    };
+    const first = await send(p, body, "k-1");
+    expect(first.status).toBe(201);
+    const o = await json<{ id: string; partner_order_id: string; metadata: Record<string, string> }>(first);
+    expect(o).toMatchObject({
+      partner_order_id: "inv-2026-0042",
+      metadata: { user: "u-1", note: "é ünïcode" },
+    });
+    const read = await json(
+      await call(`/api/v1/partner/orders/${o.id}`, { headers: { Authorization: `Bearer ${p.key}` } }),
+    );
+    expect(read).toMatchObject({
+      partner_order_id: "inv-2026-0042",
+      metadata: { user: "u-1", note: "é ünïcode" },
+    });
+    // The same key and body: a retry, the same order.
+    const again = await send(p, body, "k-1");
+    expect(again.status).toBe(201);
+    expect((await json<{ id: string }>(again)).id).toBe(o.id);
+    // Another order with that reference, with another key, without one, or with another amount.
+    for (const [b, key] of [
+      [body, "k-2"],
+      [body, undefined],
+      [{ ...body, amount_from: "0.02" }, undefined],
+    ] as const) {
+      const e = await expectError(await send(p, b, key), 409, "duplicate_partner_order_id");
+      expect(e.detail).toContain(o.id);
+    }
+    // Another partner may use the same reference.
+    const other = await createPartner({ name: "reference-2" });
+    expect((await send(other, body)).status).toBe(201);
+    // Lists filter by it.
+    const rows = await listed(p, "partner_order_id=inv-2026-0042", 1);
+    expect(rows.map((r) => [r.id, r.partner_order_id])).toEqual([[o.id, "inv-2026-0042"]]);
+    expect(await list(p, "partner_order_id=nope")).toEqual([]);
+  });
+
+  it("bounds: reference ≤ 64 characters, metadata ≤ 20 keys of ≤ 500 characters", async () => {
+    const p = await createPartner({ name: "reference-bounds" });
+    const many = Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`k${i}`, "v"]));
+    for (const [patch, field] of [
+      [{ partner_order_id: "x".repeat(65) }, "partner_order_id"],
+      [{ partner_order_id: "" }, "partner_order_id"],
+      [{ metadata: many }, "metadata"],
+      [{ metadata: { k: "v".repeat(501) } }, "metadata.k"],
+      [{ metadata: { k: 1 } }, "metadata.k"],
+    ] as const) {
+      const e = await expectError(await send(p, { ...order, ...patch }), 400, "invalid_request");
+      expect(e.errors?.map((x) => x.field)).toContain(field);
+    }
+  });
+
+  it("lists filter by updated_from; completed_at is null until the order completes, then set on reads and lists", async () => {
+    const p = await createPartner({ name: "reporting", rate_limit_per_minute: 100_000 });
+    const keyRes = await admin(`/partners/${p.id}/keys`, { method: "POST", json: { mode: "test" } });
+    const t: TestPartner = { ...p, key: (await json<{ key: string }>(keyRes)).key };
+    const o = await json<{ id: string; completed_at: string | null }>(await send(t, order));
+    expect(o.completed_at).toBeNull();
+    const before = new Date().toISOString();
+    await new Promise((r) => setTimeout(r, 5));
+    for (const step of ["deposit", "confirm"]) {
+      const res = await call(`/api/v1/partner/test/orders/${o.id}/${step}`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${t.key}` },
+      });
+      expect(res.status).toBe(200);
+    }
+    const done = await json<{ status: string; updated_at: string; completed_at: string }>(
+      await call(`/api/v1/partner/orders/${o.id}`, { headers: { Authorization: `Bearer ${t.key}` } }),
+    );
+    expect(done.status).toBe("completed");
+    expect(done.completed_at).toBe(done.updated_at);
+    const rows = await listed(t, `updated_from=${before}&status=completed`, 1);
+    expect(rows.map((r) => r.id)).toEqual([o.id]);
+    for (let i = 0; i < 50 && rows[0]?.completed_at === null; i++)
+      rows.splice(0, 1, ...(await list(t, "status=completed")));
+    expect(rows[0]?.completed_at).toBe(done.completed_at);
+    expect(await list(t, `updated_from=${new Date(Date.now() + 60_000).toISOString()}`)).toEqual([]);
+  });
+});
+
 describe("§3 region restrictions", () => {
   const restrict = (config: unknown) => admin("/region-restrictions", { method: "PUT", json: config });
   beforeAll(async () => {

@@ -44,6 +44,7 @@ const DOMAIN_STATUS: Record<DomainErrorCode, ContentfulStatusCode> = {
   asset_mismatch: 422,
   // 451 Unavailable For Legal Reasons: what Ledger's providers answer for a restricted region.
   region_restricted: 451,
+  duplicate_partner_order_id: 409,
 };
 
 function fromDomain(err: DomainError): ApiError {

@@ -30,6 +30,8 @@ export const optionalText = (max: number, description: string) =>
     .transform((v) => v ?? undefined)
     .openapi({ description });
 
+const PartnerOrderId = z.string().min(1).max(64);
+
 const amountFrom = z
   .union([z.number().positive(), decimalAmount('must be a decimal string such as "0.5"')])
   .refine((v) => {
@@ -87,6 +89,19 @@ const CreateOrderBody = z
       .openapi({
         description:
           "Beyond the contract: a fixed quote from GET /partner/rates to lock exactly (rate_type fixed).",
+      }),
+    partner_order_id: PartnerOrderId.optional().openapi({
+      description:
+        "Beyond the contract: your own reference, ≤ 64 characters, unique per partner and mode: another order with the same one → 409 `duplicate_partner_order_id` (the same Idempotency-Key and body return the first order). Returned on reads, lists (filter `partner_order_id`), webhooks, the cabinet and its CSV.",
+    }),
+    metadata: z
+      .record(z.string().min(1).max(500), z.string().max(500))
+      .refine((m) => Object.keys(m).length <= 20, "at most 20 keys")
+      .optional()
+      .openapi({
+        example: { user_ref: "u-8412" },
+        description:
+          "Beyond the contract: up to 20 string keys and values (≤ 500 characters each), returned as given wherever the order is.",
       }),
   })
   .superRefine(requireNamedSides("order"))
@@ -160,6 +175,14 @@ export const OrderSchema = z
     completed_at: z.iso.datetime().max(40).nullable().openapi({
       description: "Beyond the contract: when the order became `completed`; null until then.",
     }),
+    partner_order_id: out
+      .text(64)
+      .nullable()
+      .openapi({ description: "Beyond the contract: your reference, if given." }),
+    metadata: z
+      .record(z.string().max(500), z.string().max(500))
+      .nullable()
+      .openapi({ description: "Beyond the contract: your metadata as given; null if none." }),
   })
   .openapi("Order");
 
@@ -205,6 +228,11 @@ export const OrderSummarySchema = z
     updated_at: timestamp("Last change."),
     expires_at: timestamp("Deposit deadline."),
     livemode: LivemodeSchema,
+    completed_at: z.iso.datetime().max(40).nullable().openapi({
+      description:
+        "When the order became `completed` (null until then, and shortly after while the index catches up).",
+    }),
+    partner_order_id: out.text(64).nullable().openapi({ description: "Your reference, if given." }),
   })
   .openapi("OrderSummary");
 
@@ -214,6 +242,13 @@ const ListQuery = z.object({
   status: z.enum(ORDER_STATUSES).optional(),
   created_from: isoDate.openapi({ description: "Only orders created at or after this time (ISO 8601)." }),
   created_to: isoDate.openapi({ description: "Only orders created before this time (ISO 8601)." }),
+  updated_from: isoDate.openapi({
+    description:
+      "Only orders changed at or after this time (ISO 8601): poll for what moved since your last sync.",
+  }),
+  partner_order_id: PartnerOrderId.optional().openapi({
+    description: "Only the order with this reference of yours.",
+  }),
   limit: z.coerce
     .number()
     .int()
@@ -259,6 +294,8 @@ export const ordersRouter = createRouter<PartnerEnv>()
         status: q.status,
         createdFrom: q.created_from,
         createdTo: q.created_to,
+        updatedFrom: q.updated_from,
+        partnerOrderId: q.partner_order_id,
         limit: q.limit,
         cursor: q.cursor,
       });
@@ -283,7 +320,7 @@ export const ordersRouter = createRouter<PartnerEnv>()
       },
       responses: {
         201: okResponse("limited", "Created (or replayed for a repeated Idempotency-Key).", OrderSchema, 201),
-        ...errorResponses(400, 401, 403, 413, 415, 422, 429, 451, 503),
+        ...errorResponses(400, 401, 403, 409, 413, 415, 422, 429, 451, 503),
       },
     }),
     async (c) => {
