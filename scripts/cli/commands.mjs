@@ -6,6 +6,7 @@ import { currencyCommands } from "./currencies.mjs";
 import { liquidityCommands } from "./liquidity.mjs";
 import { orderCommands } from "./orders.mjs";
 import { partnerCommands } from "./partners.mjs";
+import { regionCommands } from "./regions.mjs";
 import { simCommands } from "./sim.mjs";
 
 /** @type {Record<string, import("./core.d.mts").CommandSpec>} */
@@ -13,6 +14,7 @@ export const commands = {
   ...partnerCommands,
   ...currencyCommands,
   ...liquidityCommands,
+  ...regionCommands,
   ...simCommands,
   ...orderCommands,
   ...cabinetCommands,
