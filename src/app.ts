@@ -43,6 +43,7 @@ export function createApp() {
   for (const path of [
     "/api/v1/currencies",
     "/api/v1/partner/rates",
+    "/api/v1/partner/permissions",
     "/api/v1/icons/*",
     "/api/v1/orders/:id/status",
     PARTNER_OPENAPI_PATH,

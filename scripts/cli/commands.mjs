@@ -6,6 +6,7 @@ import { currencyCommands } from "./currencies.mjs";
 import { liquidityCommands } from "./liquidity.mjs";
 import { orderCommands } from "./orders.mjs";
 import { partnerCommands } from "./partners.mjs";
+import { regionCommands } from "./regions.mjs";
 import { simCommands } from "./sim.mjs";
 import { statementCommands } from "./statements.mjs";
 import { widgetCommands } from "./widgets.mjs";
@@ -15,6 +16,7 @@ export const commands = {
   ...partnerCommands,
   ...currencyCommands,
   ...liquidityCommands,
+  ...regionCommands,
   ...simCommands,
   ...orderCommands,
   ...cabinetCommands,

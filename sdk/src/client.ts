@@ -10,6 +10,8 @@ export type Order = components["schemas"]["Order"];
 export type OrderSummary = components["schemas"]["OrderSummary"];
 export type RateQuery = operations["getRate"]["parameters"]["query"];
 export type ListOrdersQuery = Omit<NonNullable<operations["listOrders"]["parameters"]["query"]>, "cursor">;
+export type Permissions = components["schemas"]["Permissions"];
+export type Fees = components["schemas"]["Fees"];
 export type OrdersPage = { data: OrderSummary[]; next_cursor: string | null };
 export type TestDepositRequest = components["schemas"]["TestDeposit"];
 export type TestConfirmRequest = components["schemas"]["TestConfirm"];
@@ -63,6 +65,16 @@ export function createClient(options: ClientOptions) {
     listCurrencies: (): Promise<Currency[]> => unwrap(raw.GET("/api/v1/currencies")),
     getRate: (query: RateQuery): Promise<RateQuote> =>
       unwrap(raw.GET("/api/v1/partner/rates", { params: { query } })),
+    /**
+     * Whether your end user's country may swap, and which coins not. From your server, pass the
+     * user's country (ISO 3166-1 alpha-2); without it, the caller's country is used.
+     */
+    getPermissions: (endUserCountry?: string): Promise<Permissions> =>
+      unwrap(
+        raw.GET("/api/v1/partner/permissions", {
+          params: { header: endUserCountry ? { "x-end-user-country": endUserCountry } : {} },
+        }),
+      ),
     /**
      * Creates an order. An Idempotency-Key is sent on every call (a fresh UUID unless you pass your
      * own) and reused across the client's retries, so a retried request never makes a second order.

@@ -1,7 +1,10 @@
 import type { components } from "./schema.js";
 
 export type ErrorCode = components["schemas"]["Error"]["code"];
-export type FieldError = NonNullable<components["schemas"]["Error"]["errors"]>[number];
+/** An item of `errors`: always `code` and `detail`; `field` for schema problems, figures for business reasons. */
+export type ErrorItem = NonNullable<components["schemas"]["Error"]["errors"]>[number];
+/** @deprecated The same type under its earlier name. */
+export type FieldError = ErrorItem;
 
 /** Every non-2xx answer of the API, typed: branch on `code`, never on `detail`. */
 export class ApiError extends Error {
@@ -12,7 +15,7 @@ export class ApiError extends Error {
     readonly code: ErrorCode,
     readonly detail: string,
     readonly requestId: string | null,
-    readonly errors: FieldError[] = [],
+    readonly errors: ErrorItem[] = [],
   ) {
     super(`${status} ${code}: ${detail}`);
   }

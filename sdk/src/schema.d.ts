@@ -38,6 +38,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/partner/permissions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether the end user's region may swap, and which coins not
+         * @description Public (a key is accepted and changes nothing). Lets a wallet hide the swap, or some coins, before the user starts; quotes and orders refuse the same with 451 `region_restricted`.
+         */
+        get: operations["getPermissions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/partner/orders": {
         parameters: {
             query?: never;
@@ -228,46 +248,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/partner/statements": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Your monthly statements and their payouts
-         * @description The key's mode's statements (live keys: live), newest month first, each with its lines, totals, payout status and txid (docs/earnings.md). Key scope: `read`.
-         */
-        get: operations["listStatements"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/partner/test/month-close": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Close the current month for test mode now
-         * @description Beyond the contract; test keys only (a live key gets 403 `test_mode_only`). Issues the test statement of the current UTC month from your test orders completed until now and pays it at once through the simulated gateway (to your newest payout address: test mode has no cooling period), then answers the statement. A second call in the same month answers the same statement (docs/test-mode.md).
-         */
-        post: operations["testMonthClose"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/partner/test/orders/{order_id}/deposit": {
         parameters: {
             query?: never;
@@ -410,26 +390,6 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
-    "payout.sent": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * A monthly statement was paid
-         * @description Sent once the payout of a statement is confirmed by the payout gateway, with the statement id and txid (docs/earnings.md, "Statements"). Signed like every event.
-         */
-        post: operations["payoutSent"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "order.status_changed": {
         parameters: {
             query?: never;
@@ -464,29 +424,6 @@ export interface components {
              */
             created_at: string;
             data: Record<string, never>;
-        };
-        PayoutSentEvent: {
-            /** @description The same for every delivery of this payout's event. */
-            id: string;
-            /** @enum {string} */
-            type: "payout.sent";
-            /**
-             * Format: date-time
-             * @description When the payout gateway confirmed the payout.
-             * @example 2026-11-21T12:00:00.000Z
-             */
-            created_at: string;
-            data: {
-                statement_id: string;
-                month: string;
-                livemode: boolean;
-                txid: string;
-                coin: string;
-                network: string;
-                amount: string;
-                address: string;
-                tag: string | null;
-            };
         };
         WebhookEvent: {
             /** @description Unique per event; deduplicate on it (delivery is at-least-once). */
@@ -577,6 +514,18 @@ export interface components {
             actions: components["schemas"]["OrderActions"];
             /** @description Beyond the contract: false for a test order (created with a `pk_test_` key; nothing real moves, see docs/test-mode.md). */
             livemode: boolean;
+            fees: components["schemas"]["Fees"];
+            /**
+             * Format: date-time
+             * @description Beyond the contract: when the order became `completed`; null until then.
+             */
+            completed_at: string | null;
+            /** @description Beyond the contract: your reference, if given. */
+            partner_order_id: string | null;
+            /** @description Beyond the contract: your metadata as given; null if none. */
+            metadata: {
+                [key: string]: string;
+            } | null;
         };
         /** @description Beyond the contract: what can be done with the money a `failed` order holds (refund, continue, or payout to another recipient); null when nothing waits for a decision. See POST …/refund, …/continue, …/payout. */
         OrderActions: {
@@ -644,6 +593,19 @@ export interface components {
                 unavailable_reason: string | null;
             };
         };
+        /** @description Beyond the contract: the fees of amount_to_expected, named: amount_to_expected = gross − service − partner − network. Null on orders from before fees were named. */
+        Fees: {
+            /** @description amount_from at the mid-market rate, in `coin` (rounded down). */
+            gross: number;
+            /** @description The service's spread (and the rounding of amount_to), in `coin`. */
+            service: number;
+            /** @description Your markup, in `coin` (0 without a key). */
+            partner: number;
+            /** @description The payout network fee, in `coin`. */
+            network: number;
+            /** @description The destination coin (coin_to). */
+            coin: string;
+        } | null;
         Currency: {
             /**
              * Format: uuid
@@ -689,6 +651,16 @@ export interface components {
              * @example /api/v1/icons/usdt.svg?v=3f2a9c1b0d4e
              */
             icon_url: string | null;
+            /**
+             * @description Beyond the contract: the token's contract (or mint) address on its network; null for the network's native coin. Pass it as token_from / token_to to name the asset without its ticker.
+             * @example TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t
+             */
+            contract_address: string | null;
+            /**
+             * @description Beyond the contract: the EIP-155 chain id of an EVM network (1 = ETH, 56 = BSC), accepted as chain_id_from / chain_id_to in place of the network; null on other networks.
+             * @example 1
+             */
+            chain_id: number | null;
         };
         Error: {
             /** @description Human-readable description of the problem. */
@@ -697,12 +669,31 @@ export interface components {
              * @description Stable machine-readable error code; branch on this.
              * @enum {string}
              */
-            code: "invalid_request" | "invalid_api_key" | "invalid_signature" | "partner_inactive" | "ip_not_allowed" | "forbidden" | "csrf_failed" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "price_source_mismatch" | "internal_error" | "pair_unavailable" | "network_required" | "amount_below_min" | "amount_above_max" | "invalid_amount" | "invalid_address" | "invalid_tag" | "quote_not_found" | "quote_expired" | "quote_mismatch" | "idempotency_conflict" | "order_not_found" | "prices_stale" | "invalid_cursor" | "cabinet_auth_failed" | "signin_throttled" | "partner_not_found" | "member_not_found" | "invite_not_found" | "key_not_found" | "last_admin" | "last_passkey" | "step_up_required" | "invalid_catalog_change" | "currency_exists" | "action_not_available" | "send_pending" | "invalid_overlap" | "webhook_not_configured" | "event_not_found" | "markup_above_cap" | "test_mode_only" | "test_order_limit" | "insufficient_liquidity" | "statement_not_found" | "invalid_payout_asset";
-            /** @description Per-field validation problems, when the request failed schema validation. */
-            errors?: {
-                field: string;
-                message: string;
-            }[];
+            code: "invalid_request" | "invalid_api_key" | "invalid_signature" | "partner_inactive" | "ip_not_allowed" | "forbidden" | "csrf_failed" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "price_source_mismatch" | "internal_error" | "pair_unavailable" | "network_required" | "amount_below_min" | "amount_above_max" | "invalid_amount" | "invalid_address" | "invalid_tag" | "quote_not_found" | "quote_expired" | "quote_mismatch" | "idempotency_conflict" | "order_not_found" | "prices_stale" | "invalid_cursor" | "cabinet_auth_failed" | "signin_throttled" | "partner_not_found" | "member_not_found" | "invite_not_found" | "key_not_found" | "last_admin" | "last_passkey" | "invalid_catalog_change" | "currency_exists" | "action_not_available" | "send_pending" | "invalid_overlap" | "webhook_not_configured" | "event_not_found" | "markup_above_cap" | "test_mode_only" | "test_order_limit" | "insufficient_liquidity" | "unsupported_asset" | "asset_mismatch" | "region_restricted" | "duplicate_partner_order_id";
+            /** @description Every problem, most relevant first (the first is `code`/`detail`): per-field schema problems (400 `invalid_request`), or every reason a quote or order cannot be served (docs/errors.md). */
+            errors?: components["schemas"]["ErrorItem"][];
+        };
+        ErrorItem: {
+            /** @description Stable machine-readable code of this problem (docs/errors.md). */
+            code: string;
+            detail: string;
+            /** @description Schema problems: the field, dotted. */
+            field?: string;
+            /** @description Schema problems: what is wrong with the field. */
+            message?: string;
+            /**
+             * @description The side of the pair the reason concerns.
+             * @enum {string}
+             */
+            side?: "from" | "to";
+            /** @description The pair's minimum, in coin_from. */
+            min_amount_from?: number;
+            /** @description What the minimum pays out, in coin_to. */
+            min_amount_to?: number;
+            /** @description The maximum (the pair's, or what liquidity allows), in coin_from. */
+            max_amount_from?: number;
+            /** @description What the maximum pays out, in coin_to. */
+            max_amount_to?: number;
         };
         RateQuote: {
             coin_from: string;
@@ -723,6 +714,7 @@ export interface components {
             min_amount: number;
             /** @description Maximum amount_from for this pair (rounded down), capped by what the service can pay out of coin_to in the caller's region now (docs/liquidity.md); it may then fall below min_amount, and no order can be placed until liquidity returns. */
             max_amount: number;
+            fees: components["schemas"]["Fees"] & unknown;
             /**
              * Format: int32
              * @description Seconds the quote stays valid: null for float quotes; for fixed quotes the seconds left.
@@ -733,6 +725,22 @@ export interface components {
              * @example q1.WyJwYXJ0bmVyIiwiQlRDIl0.3q2-7wAAAAAAAAAAAAAAAA
              */
             quote_id?: string;
+        };
+        Permissions: {
+            /**
+             * @description The end user's country as the service sees it (`X-End-User-Country`, else the caller's); null when unknown (nothing is then refused).
+             * @example DE
+             */
+            country: string | null;
+            /** @description false: the service is not available there at all. */
+            allowed: boolean;
+            /**
+             * @description Coins neither accepted nor paid out there (empty when `allowed` is false: nothing is).
+             * @example [
+             *       "XMR"
+             *     ]
+             */
+            restricted_coins: string[];
         };
         OrderSummary: {
             /** Format: uuid */
@@ -766,16 +774,49 @@ export interface components {
             expires_at: string;
             /** @description Beyond the contract: false for a test order (created with a `pk_test_` key; nothing real moves, see docs/test-mode.md). */
             livemode: boolean;
+            /**
+             * Format: date-time
+             * @description When the order became `completed` (null until then, and shortly after while the index catches up).
+             */
+            completed_at: string | null;
+            /** @description Your reference, if given. */
+            partner_order_id: string | null;
         };
         CreateOrder: {
-            /** @example BTC */
-            coin_from: string;
-            /** @example BTC */
-            network_from: string;
-            /** @example USDT */
-            coin_to: string;
-            /** @example TRX */
-            network_to: string;
+            /**
+             * @description Source coin ticker. Give network_from (or, on EVM networks, chain_id_from), and coin_from or token_from (neither = the network's native coin).
+             * @example BTC
+             */
+            coin_from?: string;
+            /**
+             * @description Source network. Give network_from (or, on EVM networks, chain_id_from), and coin_from or token_from (neither = the network's native coin).
+             * @example BTC
+             */
+            network_from?: string;
+            /**
+             * @description Destination coin ticker. Give network_to (or, on EVM networks, chain_id_to), and coin_to or token_to (neither = the network's native coin).
+             * @example USDT
+             */
+            coin_to?: string;
+            /**
+             * @description Destination network. Give network_to (or, on EVM networks, chain_id_to), and coin_to or token_to (neither = the network's native coin).
+             * @example TRX
+             */
+            network_to?: string;
+            /**
+             * @description Beyond the contract: the source token's contract address on network_from (EVM: any letter case); omitted or null = the network's native coin when coin_from is not given. With coin_from too, both must name the same asset (else 422 `asset_mismatch`).
+             * @example 0x55d398326f99059fF775485246999027B3197955
+             */
+            token_from?: string | null;
+            /** @description Beyond the contract: the destination token's contract address on network_to (EVM: any letter case); omitted or null = the network's native coin when coin_to is not given. With coin_to too, both must name the same asset (else 422 `asset_mismatch`). */
+            token_to?: string | null;
+            /**
+             * @description Beyond the contract: the EIP-155 chain id of an EVM network, in place of network_from (1 = ETH, 56 = BSC). Unknown → 422 `unsupported_asset`.
+             * @example 56
+             */
+            chain_id_from?: number;
+            /** @description Beyond the contract: the EIP-155 chain id of an EVM network, in place of network_to (1 = ETH, 56 = BSC). Unknown → 422 `unsupported_asset`. */
+            chain_id_to?: number;
             /**
              * @description Amount to send, in coin_from units; must be > 0. A JSON number, or a decimal string for exactness.
              * @example 0.1
@@ -793,6 +834,17 @@ export interface components {
             refund_address_tag?: string | null;
             /** @description Beyond the contract: a fixed quote from GET /partner/rates to lock exactly (rate_type fixed). */
             quote_id?: string | null;
+            /** @description Beyond the contract: your own reference, ≤ 64 characters, unique per partner and mode: another order with the same one → 409 `duplicate_partner_order_id` (the same Idempotency-Key and body return the first order). Returned on reads, lists (filter `partner_order_id`), webhooks, the cabinet and its CSV. */
+            partner_order_id?: string;
+            /**
+             * @description Beyond the contract: up to 20 string keys and values (≤ 500 characters each), returned as given wherever the order is.
+             * @example {
+             *       "user_ref": "u-8412"
+             *     }
+             */
+            metadata?: {
+                [key: string]: string;
+            };
         };
         RefundOrder: {
             /** @description Where to send the deposit back, validated for network_from; required when the order has none. */
@@ -904,108 +956,6 @@ export interface components {
             /** Format: int32 */
             duration_ms: number;
         };
-        Statement: {
-            id: string;
-            /**
-             * @description The UTC calendar month, `YYYY-MM`.
-             * @example 2026-10
-             */
-            month: string;
-            livemode: boolean;
-            /**
-             * Format: date-time
-             * @description When the month was closed; the statement never changes after.
-             * @example 2026-11-21T12:00:00.000Z
-             */
-            issued_at: string;
-            /**
-             * Format: int32
-             * @description Orders completed in the month.
-             */
-            orders: number;
-            /** @description Earnings per coin. */
-            lines: {
-                coin: string;
-                /** Format: int32 */
-                orders: number;
-                /** @description Earned, in the coin (coin_from of the orders). */
-                markup: string;
-                /**
-                 * @description In USD as fixed at each completion.
-                 * @example 123.456789
-                 */
-                markup_usd: string;
-                /**
-                 * Format: int32
-                 * @description Orders without a USD price at completion: not in markup_usd, so not paid.
-                 */
-                unpriced_orders: number;
-            }[];
-            /** @description Operator corrections taken by this statement, each with its reason. */
-            adjustments: {
-                id: string;
-                /**
-                 * @description Signed.
-                 * @example 123.456789
-                 */
-                amount_usd: string;
-                reason: string;
-            }[];
-            /**
-             * @description Σ lines.markup_usd.
-             * @example 123.456789
-             */
-            earnings_usd: string;
-            /**
-             * @description Σ adjustments (signed).
-             * @example 123.456789
-             */
-            adjustments_usd: string;
-            /**
-             * @description The previous statement's total when it was carried over; else 0.
-             * @example 123.456789
-             */
-            carry_in_usd: string;
-            /**
-             * @description earnings + adjustments + carry-in.
-             * @example 123.456789
-             */
-            total_usd: string;
-            /**
-             * @description The payout minimum when the statement was issued.
-             * @example 123.456789
-             */
-            minimum_usd: string;
-            payout: {
-                /**
-                 * @description `pending` (to be paid), `paid` (see txid), `held` (by the operator, see hold_reason), `carried_over` (below the minimum: the total starts next month's statement).
-                 * @enum {string}
-                 */
-                status: "pending" | "paid" | "held" | "carried_over";
-                hold_reason: string | null;
-                coin: string | null;
-                network: string | null;
-                address: string | null;
-                tag: string | null;
-                /** @description The asset's USD price the total was converted at (recorded when the payout started). */
-                price_usd: string | null;
-                /** @description total_usd ÷ price_usd, rounded down to the asset's decimals. */
-                amount: string | null;
-                /**
-                 * Format: date-time
-                 * @description Not paid before this (at most 24 h after the month close).
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
-                due_at: string;
-                txid: string | null;
-                /**
-                 * Format: date-time
-                 * @description When the payout gateway confirmed it.
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
-                paid_at: string | null;
-            };
-        };
         TestDeposit: {
             /**
              * @description Coin units; default exactly `amount_from_expected`. Send less or more to test wrong amounts.
@@ -1114,11 +1064,19 @@ export interface operations {
     };
     getRate: {
         parameters: {
-            query: {
-                /** @description Source coin ticker. */
-                coin_from: string;
-                /** @description Destination coin ticker. */
-                coin_to: string;
+            query?: {
+                /** @description Source coin ticker. Required unless the asset is named by network_from (or chain_id_from) and token_from. */
+                coin_from?: string;
+                /** @description Destination coin ticker. Required unless the asset is named by network_to (or chain_id_to) and token_to. */
+                coin_to?: string;
+                /** @description Beyond the contract: the source token's contract address on network_from (EVM: any letter case); omitted or null = the network's native coin when coin_from is not given. With coin_from too, both must name the same asset (else 422 `asset_mismatch`). */
+                token_from?: string;
+                /** @description Beyond the contract: the destination token's contract address on network_to (EVM: any letter case); omitted or null = the network's native coin when coin_to is not given. With coin_to too, both must name the same asset (else 422 `asset_mismatch`). */
+                token_to?: string;
+                /** @description Beyond the contract: the EIP-155 chain id of an EVM network, in place of network_from (1 = ETH, 56 = BSC). Unknown → 422 `unsupported_asset`. */
+                chain_id_from?: number;
+                /** @description Beyond the contract: the EIP-155 chain id of an EVM network, in place of network_to (1 = ETH, 56 = BSC). Unknown → 422 `unsupported_asset`. */
+                chain_id_to?: number;
                 /** @description Source network; required when the coin is on several. */
                 network_from?: string;
                 /** @description Destination network; required when the coin is on several. */
@@ -1130,7 +1088,10 @@ export interface operations {
                 /** @description `float` (default) or `fixed`. */
                 rate_type?: "float" | "fixed";
             };
-            header?: never;
+            header?: {
+                /** @description Beyond the contract: your end user's country (ISO 3166-1 alpha-2), when you call from your server. It wins over the country of the calling address for region restrictions (451 `region_restricted`). */
+                "x-end-user-country"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1264,6 +1225,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `region_restricted`: the service, or a coin of the request, is not available in the end user's country (`X-End-User-Country`, else the caller's); `errors` lists every reason. */
+            451: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    /** @description `*`: public data, readable from any origin without credentials. */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Unexpected error. */
             500: {
                 headers: {
@@ -1304,6 +1286,142 @@ export interface operations {
             };
         };
     };
+    getPermissions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Beyond the contract: your end user's country (ISO 3166-1 alpha-2), when you call from your server. It wins over the country of the calling address for region restrictions (451 `region_restricted`). */
+                "x-end-user-country"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What a user in that country may do. */
+            200: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    /** @description `*`: public data, readable from any origin without credentials. */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Permissions"];
+                };
+            };
+            /** @description Missing or invalid parameters (`invalid_request`, `pair_unavailable`, ...). */
+            400: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    /** @description `*`: public data, readable from any origin without credentials. */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key or signature. */
+            401: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    /** @description `*`: public data, readable from any origin without credentials. */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `partner_inactive` (partner account not active), `ip_not_allowed` (the key's IP allowlist does not include the client address), `test_mode_only` (a test helper called with a live key), or action not permitted. */
+            403: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    /** @description `*`: public data, readable from any origin without credentials. */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` and `RateLimit-*` headers. */
+            429: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    /** @description `*`: public data, readable from any origin without credentials. */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error. */
+            500: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    /** @description `*`: public data, readable from any origin without credentials. */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listOrders: {
         parameters: {
             query?: {
@@ -1312,6 +1430,10 @@ export interface operations {
                 created_from?: string;
                 /** @description Only orders created before this time (ISO 8601). */
                 created_to?: string;
+                /** @description Only orders changed at or after this time (ISO 8601): poll for what moved since your last sync. */
+                updated_from?: string;
+                /** @description Only the order with this reference of yours. */
+                partner_order_id?: string;
                 /** @description Page size, 1–100 (default 20). */
                 limit?: number;
                 /** @description `next_cursor` of the previous page; opaque. */
@@ -1449,6 +1571,8 @@ export interface operations {
                 "x-signature"?: string;
                 /** @description Same partner + key within 24 h returns the first order (201, same body); a different body → 422. */
                 "idempotency-key"?: string;
+                /** @description Beyond the contract: your end user's country (ISO 3166-1 alpha-2), when you call from your server. It wins over the country of the calling address for region restrictions (451 `region_restricted`). */
+                "x-end-user-country"?: string;
             };
             path?: never;
             cookie?: never;
@@ -1518,6 +1642,25 @@ export interface operations {
             };
             /** @description `partner_inactive` (partner account not active), `ip_not_allowed` (the key's IP allowlist does not include the client address), `test_mode_only` (a test helper called with a live key), or action not permitted. */
             403: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state: `action_not_available` (the order offers no such action now; `detail` says why), `currency_exists` (the coin already exists on that network), `webhook_not_configured` (no enabled webhook URL and secret to send to), `test_order_limit` (too many open test orders), `duplicate_partner_order_id` (another order already has this partner_order_id). */
+            409: {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
@@ -1605,6 +1748,25 @@ export interface operations {
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `region_restricted`: the service, or a coin of the request, is not available in the end user's country (`X-End-User-Country`, else the caller's); `errors` lists every reason. */
+            451: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -1892,7 +2054,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `action_not_available` (the order offers no such action now; `detail` says why), `currency_exists` (the coin already exists on that network), `webhook_not_configured` (no enabled webhook URL and secret to send to), `test_order_limit` (too many open test orders). */
+            /** @description Conflicts with the current state: `action_not_available` (the order offers no such action now; `detail` says why), `currency_exists` (the coin already exists on that network), `webhook_not_configured` (no enabled webhook URL and secret to send to), `test_order_limit` (too many open test orders), `duplicate_partner_order_id` (another order already has this partner_order_id). */
             409: {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
@@ -2120,7 +2282,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `action_not_available` (the order offers no such action now; `detail` says why), `currency_exists` (the coin already exists on that network), `webhook_not_configured` (no enabled webhook URL and secret to send to), `test_order_limit` (too many open test orders). */
+            /** @description Conflicts with the current state: `action_not_available` (the order offers no such action now; `detail` says why), `currency_exists` (the coin already exists on that network), `webhook_not_configured` (no enabled webhook URL and secret to send to), `test_order_limit` (too many open test orders), `duplicate_partner_order_id` (another order already has this partner_order_id). */
             409: {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
@@ -2348,7 +2510,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `action_not_available` (the order offers no such action now; `detail` says why), `currency_exists` (the coin already exists on that network), `webhook_not_configured` (no enabled webhook URL and secret to send to), `test_order_limit` (too many open test orders). */
+            /** @description Conflicts with the current state: `action_not_available` (the order offers no such action now; `detail` says why), `currency_exists` (the coin already exists on that network), `webhook_not_configured` (no enabled webhook URL and secret to send to), `test_order_limit` (too many open test orders), `duplicate_partner_order_id` (another order already has this partner_order_id). */
             409: {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
@@ -3126,7 +3288,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `action_not_available` (the order offers no such action now; `detail` says why), `currency_exists` (the coin already exists on that network), `webhook_not_configured` (no enabled webhook URL and secret to send to), `test_order_limit` (too many open test orders). */
+            /** @description Conflicts with the current state: `action_not_available` (the order offers no such action now; `detail` says why), `currency_exists` (the coin already exists on that network), `webhook_not_configured` (no enabled webhook URL and secret to send to), `test_order_limit` (too many open test orders), `duplicate_partner_order_id` (another order already has this partner_order_id). */
             409: {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
@@ -3250,242 +3412,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `action_not_available` (the order offers no such action now; `detail` says why), `currency_exists` (the coin already exists on that network), `webhook_not_configured` (no enabled webhook URL and secret to send to), `test_order_limit` (too many open test orders). */
+            /** @description Conflicts with the current state: `action_not_available` (the order offers no such action now; `detail` says why), `currency_exists` (the coin already exists on that network), `webhook_not_configured` (no enabled webhook URL and secret to send to), `test_order_limit` (too many open test orders), `duplicate_partner_order_id` (another order already has this partner_order_id). */
             409: {
-                headers: {
-                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
-                    "Cache-Control"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Rate limit exceeded; see `Retry-After` and `RateLimit-*` headers. */
-            429: {
-                headers: {
-                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
-                    "Cache-Control"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error. */
-            500: {
-                headers: {
-                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
-                    "X-Request-Id"?: string;
-                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
-                    "Cache-Control"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    listStatements: {
-        parameters: {
-            query?: {
-                /** @description How many months, newest first (1–120, default 24). */
-                limit?: number;
-            };
-            header?: {
-                /** @description Optional: hex HMAC-SHA256 of the raw request body keyed by the key's secret (either case). When present it is verified; a mismatch is 401 `invalid_signature`. */
-                "x-signature"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Statements. */
-            200: {
-                headers: {
-                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
-                    "Cache-Control"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["Statement"][];
-                    };
-                };
-            };
-            /** @description Missing or invalid parameters (`invalid_request`, `pair_unavailable`, ...). */
-            400: {
-                headers: {
-                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
-                    "Cache-Control"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing or invalid API key or signature. */
-            401: {
-                headers: {
-                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
-                    "Cache-Control"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `partner_inactive` (partner account not active), `ip_not_allowed` (the key's IP allowlist does not include the client address), `test_mode_only` (a test helper called with a live key), or action not permitted. */
-            403: {
-                headers: {
-                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
-                    "Cache-Control"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Rate limit exceeded; see `Retry-After` and `RateLimit-*` headers. */
-            429: {
-                headers: {
-                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait before retrying. */
-                    "Retry-After"?: number;
-                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
-                    "Cache-Control"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unexpected error. */
-            500: {
-                headers: {
-                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
-                    "X-Request-Id"?: string;
-                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
-                    "Cache-Control"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    testMonthClose: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Optional: hex HMAC-SHA256 of the raw request body keyed by the key's secret (either case). When present it is verified; a mismatch is 401 `invalid_signature`. */
-                "x-signature"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The test statement after its payout. */
-            200: {
-                headers: {
-                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
-                    "Cache-Control"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Statement"];
-                };
-            };
-            /** @description Missing or invalid API key or signature. */
-            401: {
-                headers: {
-                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
-                    "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "RateLimit-Reset"?: number;
-                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
-                    "Cache-Control"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `partner_inactive` (partner account not active), `ip_not_allowed` (the key's IP allowlist does not include the client address), `test_mode_only` (a test helper called with a live key), or action not permitted. */
-            403: {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
@@ -3653,7 +3581,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `action_not_available` (the order offers no such action now; `detail` says why), `currency_exists` (the coin already exists on that network), `webhook_not_configured` (no enabled webhook URL and secret to send to), `test_order_limit` (too many open test orders). */
+            /** @description Conflicts with the current state: `action_not_available` (the order offers no such action now; `detail` says why), `currency_exists` (the coin already exists on that network), `webhook_not_configured` (no enabled webhook URL and secret to send to), `test_order_limit` (too many open test orders), `duplicate_partner_order_id` (another order already has this partner_order_id). */
             409: {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
@@ -3860,7 +3788,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `action_not_available` (the order offers no such action now; `detail` says why), `currency_exists` (the coin already exists on that network), `webhook_not_configured` (no enabled webhook URL and secret to send to), `test_order_limit` (too many open test orders). */
+            /** @description Conflicts with the current state: `action_not_available` (the order offers no such action now; `detail` says why), `currency_exists` (the coin already exists on that network), `webhook_not_configured` (no enabled webhook URL and secret to send to), `test_order_limit` (too many open test orders), `duplicate_partner_order_id` (another order already has this partner_order_id). */
             409: {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
@@ -4067,7 +3995,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `action_not_available` (the order offers no such action now; `detail` says why), `currency_exists` (the coin already exists on that network), `webhook_not_configured` (no enabled webhook URL and secret to send to), `test_order_limit` (too many open test orders). */
+            /** @description Conflicts with the current state: `action_not_available` (the order offers no such action now; `detail` says why), `currency_exists` (the coin already exists on that network), `webhook_not_configured` (no enabled webhook URL and secret to send to), `test_order_limit` (too many open test orders), `duplicate_partner_order_id` (another order already has this partner_order_id). */
             409: {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
@@ -4274,7 +4202,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `action_not_available` (the order offers no such action now; `detail` says why), `currency_exists` (the coin already exists on that network), `webhook_not_configured` (no enabled webhook URL and secret to send to), `test_order_limit` (too many open test orders). */
+            /** @description Conflicts with the current state: `action_not_available` (the order offers no such action now; `detail` says why), `currency_exists` (the coin already exists on that network), `webhook_not_configured` (no enabled webhook URL and secret to send to), `test_order_limit` (too many open test orders), `duplicate_partner_order_id` (another order already has this partner_order_id). */
             409: {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
@@ -4481,7 +4409,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflicts with the current state: `action_not_available` (the order offers no such action now; `detail` says why), `currency_exists` (the coin already exists on that network), `webhook_not_configured` (no enabled webhook URL and secret to send to), `test_order_limit` (too many open test orders). */
+            /** @description Conflicts with the current state: `action_not_available` (the order offers no such action now; `detail` says why), `currency_exists` (the coin already exists on that network), `webhook_not_configured` (no enabled webhook URL and secret to send to), `test_order_limit` (too many open test orders), `duplicate_partner_order_id` (another order already has this partner_order_id). */
             409: {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
@@ -4653,33 +4581,6 @@ export interface operations {
         };
         responses: {
             /** @description Any 2xx acknowledges it; a test event is not retried. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    payoutSent: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, keyed by your webhook secret; during a secret rotation with overlap one `v1=` per secret (any one matching is enough). */
-                "x-webhook-signature": string;
-                /** @description The event id, as in the body. */
-                "x-webhook-id": string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["PayoutSentEvent"];
-            };
-        };
-        responses: {
-            /** @description Any 2xx acknowledges the event; anything else is retried with backoff for 3 days. */
             200: {
                 headers: {
                     [name: string]: unknown;

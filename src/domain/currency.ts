@@ -1,3 +1,4 @@
+import { chainIdOf } from "./asset-identity";
 import type { IconSet } from "./icons";
 import { iconUrl } from "./icons";
 import { parseDecimal, toJsonNumber } from "./money";
@@ -39,9 +40,11 @@ export interface PublicCurrency {
   explorer_tx_url: string | null;
   explorer_address_url: string | null;
   icon_url: string | null;
+  contract_address: string | null;
+  chain_id: number | null;
 }
 
-/** The contract's Currency (§2.1) for every active row, in catalog order. */
+/** The contract's Currency (§2.1), with the asset's chain identity, for every active row, in catalog order. */
 export function publicCurrencies(rows: readonly CurrencyRow[], icons: IconSet): PublicCurrency[] {
   return rows
     .filter((r) => r.is_active === 1)
@@ -61,5 +64,7 @@ export function publicCurrencies(rows: readonly CurrencyRow[], icons: IconSet): 
       explorer_tx_url: r.explorer_tx_url,
       explorer_address_url: r.explorer_address_url,
       icon_url: iconUrl(r.coin, icons),
+      contract_address: r.contract_address,
+      chain_id: chainIdOf(r.network),
     }));
 }

@@ -12,19 +12,23 @@ export function checkAmountPrecision(amount: Decimal, decimals: number, coin: st
   }
 }
 
-/** The amount must lie within the pair's [min, max]; the detail names both limits. */
-export function checkWithinLimits(amount: Decimal, min: Decimal, max: Decimal, coin: string): void {
+/** Why an amount lies outside the pair's [min, max], if it does; the detail names both limits. */
+export function limitRefusal(
+  amount: Decimal,
+  min: Decimal,
+  max: Decimal,
+  coin: string,
+): { code: "amount_below_min" | "amount_above_max"; detail: string } | null {
   const limits = `min ${toDecimalString(min)} ${coin}, max ${toDecimalString(max)} ${coin}`;
-  if (amount.lt(min)) {
-    throw new DomainError(
-      "amount_below_min",
-      `Amount ${toDecimalString(amount)} ${coin} is below the minimum (${limits}).`,
-    );
-  }
-  if (amount.gt(max)) {
-    throw new DomainError(
-      "amount_above_max",
-      `Amount ${toDecimalString(amount)} ${coin} is above the maximum (${limits}).`,
-    );
-  }
+  if (amount.lt(min))
+    return {
+      code: "amount_below_min",
+      detail: `Amount ${toDecimalString(amount)} ${coin} is below the minimum (${limits}).`,
+    };
+  if (amount.gt(max))
+    return {
+      code: "amount_above_max",
+      detail: `Amount ${toDecimalString(amount)} ${coin} is above the maximum (${limits}).`,
+    };
+  return null;
 }

@@ -3,8 +3,8 @@
  * regional shards, shards reserve it for orders. Pure functions over decimals; the objects that
  * hold the figures live in src/objects/liquidity-*.ts.
  */
-import { DomainError } from "./errors";
-import { Dec, type Decimal, toDecimalString } from "./money";
+import { refused } from "./errors";
+import { Dec, type Decimal, toDecimalString, toJsonNumber } from "./money";
 import type { RateType } from "./order";
 import type { OrderStatus } from "./order-state";
 
@@ -103,12 +103,17 @@ export function liquidityStep(status: OrderStatus): LiquidityStep | null {
   }
 }
 
-/** The 422 an order gets when its region cannot promise its payout. */
+/** The 422 an order gets when its region cannot promise its payout; its item carries the maximum in both coins. */
 export function insufficientLiquidity(coin: string, maxTo: Decimal, maxFrom: Decimal, coinFrom: string) {
-  return new DomainError(
-    "insufficient_liquidity",
-    `Not enough ${coin} liquidity for this order: at most ${toDecimalString(maxTo)} ${coin} can be promised now (amount_from up to ${toDecimalString(maxFrom)} ${coinFrom}).`,
-  );
+  const detail = `Not enough ${coin} liquidity for this order: at most ${toDecimalString(maxTo)} ${coin} can be promised now (amount_from up to ${toDecimalString(maxFrom)} ${coinFrom}).`;
+  return refused([
+    {
+      code: "insufficient_liquidity",
+      detail,
+      max_amount_from: toJsonNumber(maxFrom),
+      max_amount_to: toJsonNumber(maxTo),
+    },
+  ]);
 }
 
 /**

@@ -18,6 +18,7 @@ export interface IndexDetails {
   volume_usd: string | null;
   /** The widget the order came through (migration 0030); null: the API. */
   widget_id: string | null;
+  partner_order_id: string | null;
 }
 
 export function indexDetails(r: OrderRecord): IndexDetails {
@@ -36,5 +37,6 @@ export function indexDetails(r: OrderRecord): IndexDetails {
     markup_usd: e?.markupUsd ?? null,
     volume_usd: e?.volumeUsd ?? null,
     widget_id: r.widgetId ?? null,
+    partner_order_id: r.partnerOrderId ?? null,
   };
 }

@@ -1,4 +1,5 @@
 import type { OrderEarnings } from "./earnings";
+import type { StoredFees } from "./fees";
 import { parseDecimal, toJsonNumber } from "./money";
 import type { OrderActions } from "./order-actions";
 import type { OrderStatus, StatusReason } from "./order-state";
@@ -78,6 +79,14 @@ export interface OrderRecord {
   earnings?: OrderEarnings;
   /** The widget or referral link the order was created through (docs/widget.md); absent: the API. */
   widgetId?: string;
+  /** The fees of amount_to_expected, named at creation (src/domain/fees.ts); absent on older orders. */
+  fees?: StoredFees;
+  /** When the order became `completed`; absent until then (older orders: earnings.completedAt). */
+  completedAt?: string;
+  /** The partner's own reference, unique per partner and mode (docs/orders.md). */
+  partnerOrderId?: string;
+  /** The partner's string pairs, returned as given. */
+  metadata?: Record<string, string>;
 }
 
 export type SendKind = "exchange" | "payout" | "refund";
@@ -127,6 +136,31 @@ export interface OrderView {
   /** `widget` for an order created through a widget or referral link, else `api`. */
   source: OrderSource;
   widget_id: string | null;
+  /** The fees of amount_to_expected in coin_to; null on orders from before fees were named. */
+  fees: OrderFees | null;
+  completed_at: string | null;
+  partner_order_id: string | null;
+  metadata: Record<string, string> | null;
+}
+
+/** Fees as the API shows them: numbers in coin_to. */
+export interface OrderFees {
+  gross: number;
+  service: number;
+  partner: number;
+  network: number;
+  coin: string;
+}
+
+/** The split in the API's shape. */
+export function feesView(f: StoredFees, coin: string): OrderFees {
+  return {
+    gross: num(f.gross),
+    service: num(f.service),
+    partner: num(f.partner),
+    network: num(f.network),
+    coin,
+  };
 }
 
 const num = (s: string) => toJsonNumber(parseDecimal(s));
@@ -166,6 +200,10 @@ export function orderView(r: OrderRecord, actions: OrderActions | null = null): 
     livemode: isLive(r),
     source: r.widgetId ? "widget" : "api",
     widget_id: r.widgetId ?? null,
+    fees: r.fees ? feesView(r.fees, r.coinTo) : null,
+    completed_at: r.completedAt ?? r.earnings?.completedAt ?? null,
+    partner_order_id: r.partnerOrderId ?? null,
+    metadata: r.metadata ?? null,
   };
 }
 

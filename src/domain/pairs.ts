@@ -1,5 +1,6 @@
+import { chainIdOf, networkOfChainId, sameContract } from "./asset-identity";
 import type { CurrencyRow } from "./currency";
-import { DomainError } from "./errors";
+import { type Refusal, refused } from "./errors";
 
 export interface PairRequest {
   coinFrom: string;
@@ -8,43 +9,144 @@ export interface PairRequest {
   networkTo?: string | undefined;
 }
 
+/**
+ * One side of a request as a wallet may name it: a ticker (and network when the coin is on several),
+ * or a network (or EVM chain id) plus a token contract, where no contract (or null) is the network's
+ * native coin. A ticker given with a contract must name the same row.
+ */
+export interface AssetRef {
+  coin?: string | undefined;
+  network?: string | undefined;
+  chainId?: number | undefined;
+  /** The token contract; null names the native coin explicitly, undefined means "not given". */
+  token?: string | null | undefined;
+}
+
 export interface ResolvedPair {
   from: CurrencyRow;
   to: CurrencyRow;
 }
 
-const unavailable = (reason: string) => new DomainError("pair_unavailable", `Pair unavailable: ${reason}.`);
+export type Side = "from" | "to";
 
-/** One side of a pair: the catalog row for a coin on a network (the network may be implied). */
-function resolveSide(
+const unavailableDetail = (reason: string) => `Pair unavailable: ${reason}.`;
+
+/** A ticker that names nothing quotable: an unsupported asset, reported as pair_unavailable as it always was. */
+const unknownTicker = (side: Side, reason: string): Refusal => ({
+  code: "unsupported_asset",
+  side,
+  detail: unavailableDetail(reason),
+  top: "pair_unavailable",
+});
+
+const unknownAsset = (side: Side, detail: string): Refusal => ({ code: "unsupported_asset", side, detail });
+
+/** One side by ticker: the catalog row for a coin on a network (the network may be implied). */
+function sideByTicker(
   catalog: readonly CurrencyRow[],
   coin: string,
   network: string | undefined,
-  side: "from" | "to",
+  side: Side,
   purpose: PairPurpose,
-) {
+): CurrencyRow | Refusal {
   const rows = catalog.filter((r) => r.coin === coin);
-  if (rows.length === 0) throw unavailable(`unknown coin ${coin}`);
+  if (rows.length === 0) return unknownTicker(side, `unknown coin ${coin}`);
   const active = rows.filter((r) => r.is_active === 1);
   if (network !== undefined) {
     const row = rows.find((r) => r.network === network);
     if (!row) {
       const on = active.map((r) => r.network).join(", ");
-      throw unavailable(`${coin} is not available on network ${network}${on ? `; it is on ${on}` : ""}`);
+      return unknownTicker(
+        side,
+        `${coin} is not available on network ${network}${on ? `; it is on ${on}` : ""}`,
+      );
     }
     if (row.is_active !== 1 && !(purpose === "existing_order" && side === "from"))
-      throw unavailable(`${coin} on ${network} is not active`);
+      return unknownTicker(side, `${coin} on ${network} is not active`);
     return row;
   }
-  if (active.length === 0) throw unavailable(`${coin} is not active`);
+  if (active.length === 0) return unknownTicker(side, `${coin} is not active`);
   if (active.length > 1) {
     const networks = active.map((r) => r.network).join(", ");
-    throw new DomainError(
-      "network_required",
-      `${coin} is available on several networks (${networks}); pass network_${side} to choose one.`,
-    );
+    return {
+      code: "network_required",
+      side,
+      detail: `${coin} is available on several networks (${networks}); pass network_${side} to choose one.`,
+    };
   }
   return active[0] as CurrencyRow;
+}
+
+/** One side by network (or chain id) and contract, checked against a ticker if one was given too. */
+function sideByContract(
+  catalog: readonly CurrencyRow[],
+  ref: AssetRef,
+  network: string | undefined,
+  side: Side,
+): CurrencyRow | Refusal {
+  if (network === undefined)
+    return {
+      code: "network_required",
+      side,
+      detail: `Name the ${side} asset: coin_${side}, or network_${side} (or chain_id_${side}) with token_${side}.`,
+    };
+  const token = ref.token ?? null;
+  const row = catalog.find(
+    (r) =>
+      r.network === network &&
+      r.is_active === 1 &&
+      (token === null
+        ? r.contract_address === null
+        : r.contract_address !== null && sameContract(network, token, r.contract_address)),
+  );
+  if (!row)
+    return unknownAsset(
+      side,
+      token === null
+        ? `No native coin of network ${network} is offered.`
+        : `No asset with contract ${token} is offered on network ${network}.`,
+    );
+  const coin = ref.coin?.toUpperCase();
+  if (coin !== undefined && coin !== row.coin)
+    return {
+      code: "asset_mismatch",
+      side,
+      detail: `coin_${side} ${coin} contradicts the asset named by its network and contract, which is ${row.coin} on ${row.network}.`,
+    };
+  return row;
+}
+
+/** The network a side names, by code or by EVM chain id (which must agree when both are given). */
+function networkOf(
+  catalog: readonly CurrencyRow[],
+  ref: AssetRef,
+  side: Side,
+): { network: string | undefined } | Refusal {
+  const named = ref.network?.toUpperCase();
+  if (ref.chainId === undefined) return { network: named };
+  const byChain = networkOfChainId(ref.chainId);
+  if (byChain === undefined || !catalog.some((r) => r.network === byChain && r.is_active === 1))
+    return unknownAsset(side, `No network with EVM chain id ${ref.chainId} is offered.`);
+  if (named !== undefined && named !== byChain)
+    return {
+      code: "asset_mismatch",
+      side,
+      detail: `network_${side} ${named} contradicts chain_id_${side} ${ref.chainId} (${byChain}, chain id ${chainIdOf(byChain)}).`,
+    };
+  return { network: byChain };
+}
+
+function resolveSide(
+  catalog: readonly CurrencyRow[],
+  ref: AssetRef,
+  side: Side,
+  purpose: PairPurpose,
+): CurrencyRow | Refusal {
+  const net = networkOf(catalog, ref, side);
+  if ("code" in net) return net;
+  if (ref.coin !== undefined && ref.token === undefined)
+    return sideByTicker(catalog, ref.coin.toUpperCase(), net.network, side, purpose);
+  return sideByContract(catalog, ref, net.network, side);
 }
 
 /**
@@ -56,30 +158,58 @@ function resolveSide(
  */
 export type PairPurpose = "new_order" | "existing_order";
 
+export type PairAssessment = { ok: true; pair: ResolvedPair } | { ok: false; reasons: Refusal[] };
+
 /**
- * The pair a request names, checked against the catalog: known coins, networks when a coin is on
- * several, two sides, an active destination with withdrawals enabled; for a new order also an
- * active source with deposits enabled. Tickers and network codes are matched case-insensitively.
+ * The pair a request names, checked against the catalog, with every reason it cannot be served
+ * rather than the first: known assets, networks when a coin is on several, two sides, an active
+ * destination with withdrawals enabled; for a new order also an active source with deposits
+ * enabled. Tickers and network codes are matched case-insensitively.
  */
+export function assessPair(
+  catalog: readonly CurrencyRow[],
+  from: AssetRef,
+  to: AssetRef,
+  purpose: PairPurpose = "new_order",
+): PairAssessment {
+  const a = resolveSide(catalog, from, "from", purpose);
+  const b = resolveSide(catalog, to, "to", purpose);
+  const reasons: Refusal[] = [];
+  if ("code" in a) reasons.push(a);
+  if ("code" in b) reasons.push(b);
+  if (!("code" in a) && !("code" in b) && a.coin === b.coin && a.network === b.network)
+    reasons.push({
+      code: "pair_unavailable",
+      detail: unavailableDetail(`${a.coin} on ${a.network} on both sides`),
+    });
+  if (!("code" in a) && a.is_deposit_enabled !== 1 && purpose === "new_order")
+    reasons.push({
+      code: "deposit_disabled",
+      side: "from",
+      detail: unavailableDetail(`deposits of ${a.coin} on ${a.network} are disabled`),
+    });
+  if (!("code" in b) && b.is_withdraw_enabled !== 1)
+    reasons.push({
+      code: "withdraw_disabled",
+      side: "to",
+      detail: unavailableDetail(`withdrawals of ${b.coin} on ${b.network} are disabled`),
+    });
+  if (reasons.length > 0 || "code" in a || "code" in b) return { ok: false, reasons };
+  return { ok: true, pair: { from: a, to: b } };
+}
+
+/** assessPair by tickers, for callers that need the pair or one error (an existing order, the venue). */
 export function resolvePair(
   catalog: readonly CurrencyRow[],
   req: PairRequest,
   purpose: PairPurpose = "new_order",
 ): ResolvedPair {
-  const from = resolveSide(
+  const assessed = assessPair(
     catalog,
-    req.coinFrom.toUpperCase(),
-    req.networkFrom?.toUpperCase(),
-    "from",
+    { coin: req.coinFrom, network: req.networkFrom },
+    { coin: req.coinTo, network: req.networkTo },
     purpose,
   );
-  const to = resolveSide(catalog, req.coinTo.toUpperCase(), req.networkTo?.toUpperCase(), "to", purpose);
-  if (from.coin === to.coin && from.network === to.network) {
-    throw unavailable(`${from.coin} on ${from.network} on both sides`);
-  }
-  if (from.is_deposit_enabled !== 1 && purpose === "new_order")
-    throw unavailable(`deposits of ${from.coin} on ${from.network} are disabled`);
-  if (to.is_withdraw_enabled !== 1)
-    throw unavailable(`withdrawals of ${to.coin} on ${to.network} are disabled`);
-  return { from, to };
+  if (!assessed.ok) throw refused(assessed.reasons);
+  return assessed.pair;
 }

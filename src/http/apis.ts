@@ -9,6 +9,7 @@ import { adminOrderReviewRouter } from "./routes/admin/order-review";
 import { adminOrdersRouter } from "./routes/admin/orders";
 import { adminPartnersRouter } from "./routes/admin/partners";
 import { adminPricesRouter } from "./routes/admin/prices";
+import { adminRegionRestrictionsRouter } from "./routes/admin/region-restrictions";
 import { adminSimRouter } from "./routes/admin/sim";
 import { adminStatementsRouter } from "./routes/admin/statements";
 import { adminWidgetsRouter } from "./routes/admin/widgets";
@@ -18,6 +19,7 @@ import { orderActionsRouter } from "./routes/order-actions";
 import { orderStatusRouter } from "./routes/order-status";
 import { ordersRouter } from "./routes/orders";
 import { partnerWebhooksRouter } from "./routes/partner-webhooks";
+import { permissionsRouter } from "./routes/permissions";
 import { ratesRouter } from "./routes/rates";
 import { statementsRouter } from "./routes/statements";
 import { testHelpersRouter } from "./routes/test-helpers";
@@ -50,6 +52,7 @@ export function partnerApi(): OpenAPIHono<AppEnv> {
   const api = createRouter();
   api.route("/api/v1", currenciesRouter);
   api.route("/api/v1", ratesRouter);
+  api.route("/api/v1", permissionsRouter);
   api.route("/api/v1", ordersRouter);
   api.route("/api/v1", orderActionsRouter);
   api.route("/api/v1", orderStatusRouter);
@@ -106,6 +109,7 @@ export function adminApi(): OpenAPIHono<AppEnv> {
   api.route("/admin/v1", adminCurrenciesRouter);
   api.route("/admin/v1", adminPricesRouter);
   api.route("/admin/v1", adminLiquidityRouter);
+  api.route("/admin/v1", adminRegionRestrictionsRouter);
   api.route("/admin/v1", adminOrdersRouter);
   api.route("/admin/v1", adminOrderActionsRouter);
   api.route("/admin/v1", adminOrderReviewRouter);
@@ -138,6 +142,10 @@ export function adminApi(): OpenAPIHono<AppEnv> {
       { name: "Admin: audit", description: "Who changed what: the operator audit log." },
       { name: "Admin: prices", description: "Prices in static mode." },
       { name: "Admin: liquidity", description: "What the service can pay out per coin (docs/liquidity.md)." },
+      {
+        name: "Admin: region restrictions",
+        description: 'Countries and coins refused by region (docs/operators.md, "Region restrictions").',
+      },
       { name: "Admin: orders", description: "Order inspection and decisions on held funds." },
       { name: "Admin: deposit addresses", description: "Address pools for networks without derivation." },
       { name: "Admin: SimChain", description: "Drive the simulated chains (dev and test only)." },

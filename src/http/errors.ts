@@ -22,13 +22,25 @@ export const ERROR_CODES = [
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
-export interface FieldError {
+/**
+ * An item of the body's `errors`: every item has a stable `code` and a `detail`; a schema error
+ * also names its `field` (with `message`, as before `code`/`detail` were added), a business reason
+ * carries its figures (docs/errors.md, "Every reason at once").
+ */
+export interface ErrorItem {
+  code: string;
+  detail: string;
+  [figure: string]: unknown;
+}
+
+/** A field that failed the request's schema, and why. */
+export interface FieldProblem {
   field: string;
   message: string;
 }
 
 export interface ApiErrorOptions {
-  errors?: FieldError[];
+  errors?: ErrorItem[];
   headers?: Record<string, string>;
 }
 
@@ -44,12 +56,20 @@ export class ApiError extends Error {
     this.name = "ApiError";
   }
 
-  body(): { detail: string; code: ErrorCode; errors?: FieldError[] } {
+  body(): { detail: string; code: ErrorCode; errors?: ErrorItem[] } {
     return this.options.errors
       ? { detail: this.detail, code: this.code, errors: this.options.errors }
       : { detail: this.detail, code: this.code };
   }
 }
 
-export const badRequest = (detail: string, errors?: FieldError[]) =>
-  new ApiError(400, "invalid_request", detail, errors ? { errors } : {});
+/** A schema error's item: the field and message, and the `code`/`detail` every item has. */
+const fieldItem = ({ field, message }: FieldProblem): ErrorItem => ({
+  code: "invalid_request",
+  detail: `${field}: ${message}`,
+  field,
+  message,
+});
+
+export const badRequest = (detail: string, problems?: FieldProblem[]) =>
+  new ApiError(400, "invalid_request", detail, problems ? { errors: problems.map(fieldItem) } : {});

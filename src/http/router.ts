@@ -1,18 +1,18 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Env as HonoEnv } from "hono";
 import type { AppEnv } from "./app-env";
-import { badRequest, type FieldError } from "./errors";
+import { badRequest, type FieldProblem } from "./errors";
 
 interface ZodIssueLike {
   path: PropertyKey[];
   message: string;
 }
 
-export function fieldErrors(issues: readonly ZodIssueLike[]): FieldError[] {
+export function fieldErrors(issues: readonly ZodIssueLike[]): FieldProblem[] {
   return issues.map((i) => ({ field: i.path.map(String).join(".") || "(root)", message: i.message }));
 }
 
-export function describeFieldErrors(target: string, errors: FieldError[]): string {
+export function describeFieldErrors(target: string, errors: FieldProblem[]): string {
   const first = errors[0];
   const head = first ? `${first.field}: ${first.message}` : "invalid value";
   const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : "";

@@ -1,15 +1,41 @@
 import { z } from "@hono/zod-openapi";
 import { ERROR_CODES } from "./errors";
 
+const amountFigure = (description: string) => z.number().optional().openapi({ description });
+
+/** An item of `errors`: always `code` and `detail`; a field for schema problems, figures for business reasons. */
+export const ErrorItemSchema = z
+  .object({
+    code: z
+      .string()
+      .max(64)
+      .openapi({ description: "Stable machine-readable code of this problem (docs/errors.md)." }),
+    detail: z.string().max(2000),
+    field: z.string().max(200).optional().openapi({ description: "Schema problems: the field, dotted." }),
+    message: z
+      .string()
+      .max(500)
+      .optional()
+      .openapi({ description: "Schema problems: what is wrong with the field." }),
+    side: z
+      .enum(["from", "to"])
+      .optional()
+      .openapi({ description: "The side of the pair the reason concerns." }),
+    min_amount_from: amountFigure("The pair's minimum, in coin_from."),
+    min_amount_to: amountFigure("What the minimum pays out, in coin_to."),
+    max_amount_from: amountFigure("The maximum (the pair's, or what liquidity allows), in coin_from."),
+    max_amount_to: amountFigure("What the maximum pays out, in coin_to."),
+  })
+  .openapi("ErrorItem");
+
 export const ErrorSchema = z
   .object({
     detail: z.string().max(2000).openapi({ description: "Human-readable description of the problem." }),
     code: z.enum(ERROR_CODES).openapi({ description: "Stable machine-readable error code; branch on this." }),
-    errors: z
-      .array(z.object({ field: z.string().max(200), message: z.string().max(500) }))
-      .max(100)
-      .optional()
-      .openapi({ description: "Per-field validation problems, when the request failed schema validation." }),
+    errors: z.array(ErrorItemSchema).max(100).optional().openapi({
+      description:
+        "Every problem, most relevant first (the first is `code`/`detail`): per-field schema problems (400 `invalid_request`), or every reason a quote or order cannot be served (docs/errors.md).",
+    }),
   })
   .openapi("Error");
 
@@ -18,11 +44,12 @@ const errorDescriptions = {
   401: "Missing or invalid API key or signature.",
   403: "`partner_inactive` (partner account not active), `ip_not_allowed` (the key's IP allowlist does not include the client address), `test_mode_only` (a test helper called with a live key), or action not permitted.",
   404: "Not found.",
-  409: "Conflicts with the current state: `action_not_available` (the order offers no such action now; `detail` says why), `currency_exists` (the coin already exists on that network), `webhook_not_configured` (no enabled webhook URL and secret to send to), `test_order_limit` (too many open test orders).",
+  409: "Conflicts with the current state: `action_not_available` (the order offers no such action now; `detail` says why), `currency_exists` (the coin already exists on that network), `webhook_not_configured` (no enabled webhook URL and secret to send to), `test_order_limit` (too many open test orders), `duplicate_partner_order_id` (another order already has this partner_order_id).",
   413: "Request body larger than 64 KiB.",
   415: "A body sent without `Content-Type: application/json`.",
   422: "Business rule violated (limits, address, memo, quote, idempotency).",
   429: "Rate limit exceeded; see `Retry-After` and `RateLimit-*` headers.",
+  451: "`region_restricted`: the service, or a coin of the request, is not available in the end user's country (`X-End-User-Country`, else the caller's); `errors` lists every reason.",
   500: "Unexpected error.",
   503: "Prices are stale; retry after `Retry-After` seconds.",
 } as const;
@@ -169,3 +196,18 @@ export const out = {
 /** An ISO 8601 UTC timestamp as the API writes them (`2026-11-21T12:00:00.000Z`). */
 export const timestamp = (description: string) =>
   z.iso.datetime().max(40).openapi({ description, example: "2026-11-21T12:00:00.000Z" });
+
+/** Fees named (docs/integrate.md, "Fees"): amount_to = gross − service − partner − network. */
+export const FeesSchema = z
+  .object({
+    gross: z
+      .number()
+      .openapi({ description: "amount_from at the mid-market rate, in `coin` (rounded down)." }),
+    service: z
+      .number()
+      .openapi({ description: "The service's spread (and the rounding of amount_to), in `coin`." }),
+    partner: z.number().openapi({ description: "Your markup, in `coin` (0 without a key)." }),
+    network: z.number().openapi({ description: "The payout network fee, in `coin`." }),
+    coin: z.string().max(20).openapi({ description: "The destination coin (coin_to)." }),
+  })
+  .openapi("Fees");

@@ -63,6 +63,7 @@ export class OrderJournal implements OrderTransitions {
     }
     const at = new Date(now).toISOString();
     const next: OrderRecord = { ...r, ...decision.patch, ...extra, updatedAt: at };
+    if (next.status === "completed" && r.status !== "completed") next.completedAt = at;
     const { storage, outbox } = this.stores;
     storage.transactionSync(() => {
       this.stores.saveRecord(next);

@@ -77,6 +77,7 @@ export const CSV_COLUMNS = [
   "status",
   "created_at",
   "updated_at",
+  "partner_order_id",
   "rate_type",
   "coin_from",
   "network_from",

@@ -2,6 +2,7 @@ import type { Config } from "../config";
 import { sha256Hex } from "../domain/credentials";
 import { checkDestination } from "../domain/destination";
 import { DomainError } from "../domain/errors";
+import { feeSplit, storedFees } from "../domain/fees";
 import { decodeCursor, pageOf } from "../domain/keyset-cursor";
 import { DEFAULT_REGION } from "../domain/liquidity";
 import { parseDecimal, toDecimalString } from "../domain/money";
@@ -11,16 +12,20 @@ import type { Partner } from "../domain/partner";
 import { newShortId } from "../domain/short-id";
 import { MAX_OPEN_TEST_ORDERS, OPEN_TEST_STATUSES } from "../domain/test-mode";
 import type { CreateResult } from "../objects/order-object";
-import { countTestOrders, findOrderIdByShortId, listOrders, type OrderIndexRow } from "../storage/orders";
+import { countTestOrders, findOrderIdByShortId, type ListedOrderRow, listOrders } from "../storage/orders";
 import { lockFixedQuote } from "./fixed-quotes";
 import { withReservation } from "./liquidity";
-import { orderDepositScheme, priceQuote } from "./quoting";
+import { feeTermsOf, orderDepositScheme, priceQuote } from "./quoting";
 
 export interface CreateOrderBody {
-  coin_from: string;
-  network_from: string;
-  coin_to: string;
-  network_to: string;
+  coin_from?: string | undefined;
+  network_from?: string | undefined;
+  coin_to?: string | undefined;
+  network_to?: string | undefined;
+  token_from?: string | null | undefined;
+  token_to?: string | null | undefined;
+  chain_id_from?: number | undefined;
+  chain_id_to?: number | undefined;
   amount_from: number | string;
   rate_type: RateType;
   recipient_address: string;
@@ -28,6 +33,8 @@ export interface CreateOrderBody {
   refund_address?: string | undefined;
   refund_address_tag?: string | undefined;
   quote_id?: string | undefined;
+  partner_order_id?: string | undefined;
+  metadata?: Record<string, string> | undefined;
 }
 
 export type CreateOrderOutcome = { created: boolean; order: OrderView };
@@ -44,6 +51,15 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** Where a creation comes from: the caller's region, the widget it came through, the end user's country. */
+export interface OrderOrigin {
+  region?: string;
+  /** The widget or referral link the order comes through (docs/widget.md). */
+  widgetId?: string | null;
+  /** The end user's country, for region restrictions (docs/operators.md, "Region restrictions"). */
+  country?: string | null;
+}
+
 /**
  * POST /partner/orders: every rule is checked before anything is allocated, so a rejected request
  * changes nothing. The OrderObject then allocates the deposit address and short id exactly once.
@@ -55,10 +71,9 @@ export async function createOrder(
   body: CreateOrderBody,
   idempotencyKey: string | undefined,
   now: number,
-  region: string = DEFAULT_REGION,
-  /** The widget or referral link the order comes through (docs/widget.md). */
-  widgetId: string | null = null,
+  origin: OrderOrigin = {},
 ): Promise<CreateOrderOutcome> {
+  const { region = DEFAULT_REGION, widgetId = null, country = null } = origin;
   const requestHash = await sha256Hex(canonicalJson(body));
   const creation: CreationKey = {
     partnerId: partner.id,
@@ -67,7 +82,15 @@ export async function createOrder(
   };
   // The same Idempotency-Key under a test and a live key names two different orders.
   const idKey = idempotencyKey && !partner.livemode ? `test\n${idempotencyKey}` : idempotencyKey;
-  const firstAttempt = idKey ? await findIdempotentOrder(env, creation, idKey) : 0;
+  // A partner's own reference names the order's object itself, so two orders cannot share it
+  // (docs/orders.md, "Your own reference"); the Idempotency-Key then only tells a retry apart.
+  const reference = body.partner_order_id;
+  const refKey = reference === undefined ? undefined : referenceKey(reference, partner.livemode);
+  const firstAttempt = refKey
+    ? await findReferencedOrder(env, creation, refKey, partner, reference as string)
+    : idKey
+      ? await findIdempotentOrder(env, creation, idKey)
+      : 0;
   if (typeof firstAttempt !== "number") return outcome(firstAttempt);
   if (!partner.livemode) await requireTestOrderRoom(env.DB, partner.id);
   const amount = parseDecimal(String(body.amount_from));
@@ -75,16 +98,20 @@ export async function createOrder(
     env,
     config,
     {
-      coinFrom: body.coin_from,
-      networkFrom: body.network_from,
-      coinTo: body.coin_to,
-      networkTo: body.network_to,
+      from: {
+        coin: body.coin_from,
+        network: body.network_from,
+        chainId: body.chain_id_from,
+        token: body.token_from,
+      },
+      to: { coin: body.coin_to, network: body.network_to, chainId: body.chain_id_to, token: body.token_to },
       amountFrom: amount,
       rateType: body.rate_type,
     },
     partner.markupBps,
     now,
     partner.livemode,
+    country,
   );
   const { from, to } = priced.pair;
   const recipient = checkDestination(
@@ -117,6 +144,7 @@ export async function createOrder(
         now,
       )
     : null;
+  const amountTo = quote ? quote.amountTo : toDecimalString(priced.quote.amountTo);
   // priceQuote has refused networks without a deposit scheme; the object claims the address.
   const scheme = orderDepositScheme(config, from, partner.livemode);
 
@@ -139,7 +167,8 @@ export async function createOrder(
     contractTo: to.contract_address,
     decimalsTo: to.decimals,
     amountFromExpected: toDecimalString(amount),
-    amountToExpected: quote ? quote.amountTo : toDecimalString(priced.quote.amountTo),
+    amountToExpected: amountTo,
+    fees: storedFees(feeSplit(parseDecimal(amountTo), feeTermsOf(priced.input))),
     rateType: body.rate_type,
     rateQuoted: quote ? quote.rate : toDecimalString(priced.quote.rate),
     quoteId: body.quote_id ?? null,
@@ -162,12 +191,18 @@ export async function createOrder(
     requestHash,
     livemode: partner.livemode,
     ...(widgetId ? { widgetId } : {}),
+    ...(reference === undefined ? {} : { partnerOrderId: reference }),
+    ...(body.metadata === undefined ? {} : { metadata: body.metadata }),
   };
+  const idSource = refKey ?? idKey;
   for (let attempt = firstAttempt; attempt < firstAttempt + ID_ATTEMPTS; attempt++) {
-    const id = orderIdOf(idKey ? idempotentShortId(partner.id, idKey, attempt) : newShortId());
+    const id = orderIdOf(idSource ? idempotentShortId(partner.id, idSource, attempt) : newShortId());
     const result = await withReservation(env, config, { ...draft, id }, region, async (d) =>
       env.ORDERS.getByName(id).create(d, scheme),
     );
+    // Taken by a concurrent creation with the same reference: that one won.
+    if (result.kind === "taken" && reference !== undefined)
+      await refuseDuplicate(env, id, partner, reference);
     if (result.kind !== "taken") return outcome(result);
   }
   throw new Error(`no free order id after ${ID_ATTEMPTS} attempts`);
@@ -199,6 +234,45 @@ async function findIdempotentOrder(
     }
     if (answer === null) return attempt;
     if (answer.kind !== "taken") return answer;
+  }
+  throw new Error(`no free order id after ${ID_ATTEMPTS} attempts`);
+}
+
+/**
+ * The key a partner's reference derives its order ids from, in its own namespace: an
+ * Idempotency-Key is printable ASCII without a line break, so neither can name the other's ids.
+ */
+const referenceKey = (reference: string, livemode: boolean) =>
+  `${livemode ? "" : "test\n"}partner_order_id\n${reference}`;
+
+/** 409 when the order on `id` is this partner's, in this mode, with this reference. */
+async function refuseDuplicate(env: Env, id: string, partner: Partner, reference: string): Promise<void> {
+  const held = await env.ORDERS.getByName(id).get(partner.id);
+  if (held && held.livemode === partner.livemode && held.partner_order_id === reference)
+    throw new DomainError(
+      "duplicate_partner_order_id",
+      `Order ${held.id} already has partner_order_id ${JSON.stringify(reference)}; send its Idempotency-Key and body again to get it back.`,
+    );
+}
+
+/**
+ * The earlier order with this reference, asked of the objects it can live in: the same
+ * Idempotency-Key and body replay it, anything else is a duplicate; when none exists, the attempt
+ * to create it at (an id taken by another order moves on, as for Idempotency-Keys).
+ */
+async function findReferencedOrder(
+  env: Env,
+  creation: CreationKey,
+  key: string,
+  partner: Partner,
+  reference: string,
+): Promise<CreateResult | number> {
+  for (let attempt = 0; attempt < ID_ATTEMPTS; attempt++) {
+    const id = orderIdOf(idempotentShortId(partner.id, key, attempt));
+    const answer = await env.ORDERS.getByName(id).replay(creation);
+    if (answer === null) return attempt;
+    if (answer.kind !== "taken") return answer;
+    await refuseDuplicate(env, id, partner, reference);
   }
   throw new Error(`no free order id after ${ID_ATTEMPTS} attempts`);
 }
@@ -310,11 +384,13 @@ export interface OrderPageRequest {
   status?: string | undefined;
   createdFrom?: string | undefined;
   createdTo?: string | undefined;
+  updatedFrom?: string | undefined;
+  partnerOrderId?: string | undefined;
   limit: number;
   cursor?: string | undefined;
 }
 
-type OrderSummary = Omit<OrderIndexRow, "partner_id" | "livemode" | "needs_action"> & { livemode: boolean };
+type OrderSummary = Omit<ListedOrderRow, "partner_id" | "livemode" | "needs_action"> & { livemode: boolean };
 
 /** An index row as the order list shows it. */
 export function orderSummary({
@@ -322,7 +398,7 @@ export function orderSummary({
   livemode,
   needs_action: _n,
   ...rest
-}: OrderIndexRow): OrderSummary {
+}: ListedOrderRow): OrderSummary {
   return { ...rest, livemode: livemode === 1 };
 }
 
@@ -340,6 +416,8 @@ export async function listPartnerOrders(
     status: req.status,
     createdFrom: toIso(req.createdFrom),
     createdTo: toIso(req.createdTo),
+    updatedFrom: toIso(req.updatedFrom),
+    partnerOrderId: req.partnerOrderId,
     after: req.cursor ? decodeCursor(req.cursor, (id) => UUID_RE.test(id)) : undefined,
     limit: req.limit + 1,
   });

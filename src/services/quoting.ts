@@ -1,26 +1,24 @@
 import type { Config } from "../config";
 import { type DepositScheme, depositScheme, realPayoutRefusal } from "../domain/deposit";
-import { checkAmountPrecision, checkWithinLimits } from "../domain/limits";
-import type { Decimal } from "../domain/money";
-import type { PairRequest, ResolvedPair } from "../domain/pairs";
-import {
-  type PairLimits,
-  PairUnavailableError,
-  type PricingInput,
-  pairLimits,
-  type Quote,
-  quoteForward,
-  quoteReverse,
-} from "../domain/pricing";
+import { type Refusal, refused } from "../domain/errors";
+import type { FeeTerms } from "../domain/fees";
+import { checkAmountPrecision, limitRefusal } from "../domain/limits";
+import { type Decimal, toJsonNumber } from "../domain/money";
+import { type AssetRef, assessPair, type ResolvedPair } from "../domain/pairs";
+import { type PricingInput, pairLimits, type Quote, quoteForward, quoteReverse } from "../domain/pricing";
+import { regionRefusals } from "../domain/region-restrictions";
 import { testDepositScheme } from "../domain/test-mode";
 import { TtlCache } from "../lib/ttl-cache";
-import type { CurrencyRow } from "../storage/catalog";
-import { pricingNow } from "../storage/market";
+import { type CurrencyRow, loadCatalog } from "../storage/catalog";
+import { pricingOf } from "../storage/market";
 import { freePoolAddresses } from "../storage/orders";
+import { loadRegionRestrictions } from "../storage/region-restrictions";
 
 export type RateType = "float" | "fixed";
 
-export interface QuoteParams extends PairRequest {
+export interface QuoteParams {
+  from: AssetRef;
+  to: AssetRef;
   /** Amount to send; exactly one of amountFrom / amountTo, or neither (the pair's minimum). */
   amountFrom?: Decimal | undefined;
   /** Amount to receive (reverse quote). */
@@ -33,11 +31,6 @@ export interface PricedQuote {
   rateType: RateType;
   input: PricingInput;
   quote: Quote;
-}
-
-function requireLimits(limits: PairLimits): Extract<PairLimits, { ok: true }> {
-  if (!limits.ok) throw new PairUnavailableError(limits.reason);
-  return limits;
 }
 
 // Free pool addresses per network, for quotes only. A stale positive count is harmless (order
@@ -56,33 +49,63 @@ export function orderDepositScheme(config: Config, from: CurrencyRow, livemode: 
 /**
  * A pair is offered only if an order on it could be given a deposit address: an xpub or memo
  * address configured for the source network, or a free address in its pool; with real payouts,
- * only if that deposit is real too (realPayoutRefusal).
+ * only if that deposit is real too (realPayoutRefusal). Returns why not, if not.
  */
-async function requireDepositAddress(
+async function depositAddressRefusal(
   env: Env,
   config: Config,
   from: CurrencyRow,
   livemode: boolean,
-): Promise<void> {
+): Promise<string | null> {
   const scheme = orderDepositScheme(config, from, livemode);
-  if (scheme.kind === "none") throw new PairUnavailableError(scheme.reason);
+  if (scheme.kind === "none") return scheme.reason;
   // Test orders never touch real money: the real-payout rule and the pools are live matters.
-  if (!livemode) return;
+  if (!livemode) return null;
   const refusal = realPayoutRefusal(from.network, scheme, config.PAYOUT_MODE, config.CHAIN_MODE);
-  if (refusal) throw new PairUnavailableError(refusal);
+  if (refusal) return refusal;
   if (scheme.kind === "pool") {
     const free = await freePool.get(scheme.network, () => freePoolAddresses(env.DB, scheme.network));
     if (free === 0) {
       freePool.delete(scheme.network);
-      throw new PairUnavailableError(`no free deposit address for ${scheme.network}`);
+      return `no free deposit address for ${scheme.network}`;
     }
   }
+  return null;
+}
+
+/** The terms a quote's fees are split by: its destination's payout fee, spread and markup. */
+export const feeTermsOf = (input: PricingInput): FeeTerms => ({
+  withdrawFee: input.to.withdrawFee,
+  spreadBps: input.spreadBps,
+  markupBps: input.markupBps,
+  decimals: input.to.decimals,
+});
+
+const pairRefusal = (reason: string): Refusal => ({
+  code: "pair_unavailable",
+  detail: `Pair unavailable: ${reason}.`,
+});
+
+/** An amount outside the limits, with the limits in both assets (what each would pay out). */
+function limitsRefusal(input: PricingInput, quote: Quote, coin: string): Refusal | null {
+  const outside = limitRefusal(quote.amountFrom, quote.min, quote.max, coin);
+  if (!outside) return null;
+  const to = (from: Decimal) => toJsonNumber(quoteForward(input, from).amountTo);
+  return {
+    ...outside,
+    min_amount_from: toJsonNumber(quote.min),
+    min_amount_to: to(quote.min),
+    max_amount_from: toJsonNumber(quote.max),
+    max_amount_to: to(quote.max),
+  };
 }
 
 /**
  * The quote for a request: pair resolved against the catalog, fresh prices, the service spread of
  * the rate type plus the partner's markup, and the amount checked against the pair's limits.
- * Shared by GET /partner/rates and order creation, so both apply exactly the same rules.
+ * Shared by GET /partner/rates and order creation, so both apply exactly the same rules. A request
+ * that cannot be served is refused with every reason that applies (region, assets, pair, limits),
+ * the most relevant first; the catalog and the region restrictions come from isolate caches.
  */
 export async function priceQuote(
   env: Env,
@@ -92,10 +115,23 @@ export async function priceQuote(
   now: number,
   /** False for a test key: the same prices, the test deposit keys (docs/test-mode.md). */
   livemode = true,
+  /** The end user's country (ISO 3166-1 alpha-2), when known. */
+  country: string | null = null,
 ): Promise<PricedQuote> {
+  const [catalog, restrictions] = await Promise.all([loadCatalog(env.DB), loadRegionRestrictions(env.DB)]);
+  const assessed = assessPair(catalog, params.from, params.to, "new_order");
+  if (!assessed.ok) {
+    const coins = { from: params.from.coin?.toUpperCase(), to: params.to.coin?.toUpperCase() };
+    throw refused([...regionRefusals(restrictions, country, coins), ...assessed.reasons]);
+  }
+  const { pair } = assessed;
+  const reasons = regionRefusals(restrictions, country, { from: pair.from.coin, to: pair.to.coin });
   const spreadBps = params.rateType === "fixed" ? config.SPREAD_FIXED_BPS : config.SPREAD_FLOAT_BPS;
-  const { pair, input } = await pricingNow(env, config, params, spreadBps, markupBps, now, "new_order");
-  await requireDepositAddress(env, config, pair.from, livemode);
+  const input = await pricingOf(env, config, pair, spreadBps, markupBps, now);
+  const noDeposit = await depositAddressRefusal(env, config, pair.from, livemode);
+  if (noDeposit) throw refused([...reasons, pairRefusal(noDeposit)]);
+  const limits = pairLimits(input);
+  if (!limits.ok) throw refused([...reasons, pairRefusal(limits.reason)]);
   let quote: Quote;
   if (params.amountTo !== undefined) {
     checkAmountPrecision(params.amountTo, pair.to.decimals, pair.to.coin, "amount_to");
@@ -104,8 +140,10 @@ export async function priceQuote(
     checkAmountPrecision(params.amountFrom, pair.from.decimals, pair.from.coin, "amount");
     quote = quoteForward(input, params.amountFrom);
   } else {
-    quote = quoteForward(input, requireLimits(pairLimits(input)).min);
+    quote = quoteForward(input, limits.min);
   }
-  checkWithinLimits(quote.amountFrom, quote.min, quote.max, pair.from.coin);
+  const outside = limitsRefusal(input, quote, pair.from.coin);
+  if (outside) reasons.push(outside);
+  if (reasons.length > 0) throw refused(reasons);
   return { pair, rateType: params.rateType, input, quote };
 }

@@ -169,10 +169,8 @@ export async function widgetQuote(
     env,
     config,
     {
-      coinFrom: q.coin_from,
-      networkFrom: q.network_from,
-      coinTo: q.coin_to,
-      networkTo: q.network_to,
+      from: { coin: q.coin_from, network: q.network_from },
+      to: { coin: q.coin_to, network: q.network_to },
       amountFrom: parseDecimal(q.amount),
       rateType: q.rate_type,
     },
@@ -238,6 +236,8 @@ export interface WidgetOrderForm {
 export interface WidgetClient {
   ip: string;
   region: string;
+  /** Cloudflare's country of the request (the end user's browser): region restrictions apply. */
+  country: string | null;
 }
 
 /**
@@ -292,8 +292,7 @@ export async function createWidgetOrder(
     },
     `widget:${widget.id}:${form.nonce}`,
     now,
-    client.region,
-    widget.id,
+    { region: client.region, widgetId: widget.id, country: client.country },
   );
   return order;
 }

@@ -97,12 +97,23 @@ export async function pricingNow(
   purpose: PairPurpose = "existing_order",
 ): Promise<{ pair: ResolvedPair; input: PricingInput }> {
   const pair = resolvePair(await loadCatalog(env.DB), req, purpose);
+  return { pair, input: await pricingOf(env, config, pair, spreadBps, markupBps, now) };
+}
+
+/** The pricing inputs of a pair already resolved: fresh prices, the given spread and markup. */
+export async function pricingOf(
+  env: Env,
+  config: Config,
+  pair: ResolvedPair,
+  spreadBps: number,
+  markupBps: number,
+  now: number,
+): Promise<PricingInput> {
   const prices = await currentPrices(env, config, now);
-  const input: PricingInput = {
+  return {
     from: pricedSide(pair.from, freshUsdPrice(prices, pair.from.coin, now, config)),
     to: pricedSide(pair.to, freshUsdPrice(prices, pair.to.coin, now, config)),
     spreadBps,
     markupBps,
   };
-  return { pair, input };
 }

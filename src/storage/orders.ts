@@ -38,7 +38,15 @@ export const DETAIL_COLUMNS = [
   "markup_usd",
   "volume_usd",
   "widget_id",
+  "partner_order_id",
 ] as const satisfies readonly (keyof OrderIndexDetails)[];
+
+/** The details GET /partner/orders shows besides the index columns. */
+const LISTED_DETAILS = [
+  "completed_at",
+  "partner_order_id",
+] as const satisfies readonly (keyof OrderIndexDetails)[];
+export type ListedOrderRow = OrderIndexRow & Pick<OrderIndexDetails, (typeof LISTED_DETAILS)[number]>;
 
 const detailValues = (d: OrderIndexDetails) => DETAIL_COLUMNS.map((c) => d[c]);
 
@@ -101,18 +109,19 @@ export async function listOrdersNeedingAction(
   db: D1Database,
   after: { createdAt: string; id: string } | undefined,
   limit: number,
-): Promise<OrderIndexRow[]> {
+): Promise<ListedOrderRow[]> {
+  const columns = `${COLUMNS}, ${LISTED_DETAILS.join(", ")}`;
   // A row-value comparison, so every page is a range seek on the index, not a scan from its start.
   const stmt = after
     ? db
         .prepare(
-          `SELECT ${COLUMNS} FROM orders WHERE needs_action = 1 AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?`,
+          `SELECT ${columns} FROM orders WHERE needs_action = 1 AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?`,
         )
         .bind(after.createdAt, after.id, limit)
     : db
-        .prepare(`SELECT ${COLUMNS} FROM orders WHERE needs_action = 1 ORDER BY created_at, id LIMIT ?`)
+        .prepare(`SELECT ${columns} FROM orders WHERE needs_action = 1 ORDER BY created_at, id LIMIT ?`)
         .bind(limit);
-  return (await stmt.all<OrderIndexRow>()).results;
+  return (await stmt.all<ListedOrderRow>()).results;
 }
 
 /** The order id of a short_id; only among one partner's orders when `partnerId` is given. */
@@ -287,6 +296,8 @@ export interface OrderListQuery {
   status?: string | undefined;
   createdFrom?: string | undefined;
   createdTo?: string | undefined;
+  updatedFrom?: string | undefined;
+  partnerOrderId?: string | undefined;
   /** Continue after this (created_at, id) position. */
   after?: { createdAt: string; id: string } | undefined;
   limit: number;
@@ -309,6 +320,14 @@ export function listOrdersStatement(q: OrderListQuery): { sql: string; args: (st
     where.push("created_at < ?");
     args.push(q.createdTo);
   }
+  if (q.updatedFrom) {
+    where.push("updated_at >= ?");
+    args.push(q.updatedFrom);
+  }
+  if (q.partnerOrderId) {
+    where.push("partner_order_id = ?");
+    args.push(q.partnerOrderId);
+  }
   if (q.after) {
     // `created_at <= ?` lets the index seek to the position: D1's planner derives no range from
     // the OR alone and would step over every earlier row of the partner, one by one.
@@ -316,17 +335,17 @@ export function listOrdersStatement(q: OrderListQuery): { sql: string; args: (st
     args.push(q.after.createdAt, q.after.createdAt, q.after.createdAt, q.after.id);
   }
   return {
-    sql: `SELECT ${COLUMNS} FROM orders WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT ?`,
+    sql: `SELECT ${COLUMNS}, ${LISTED_DETAILS.join(", ")} FROM orders WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT ?`,
     args: [...args, q.limit],
   };
 }
 
-export async function listOrders(db: D1Database, q: OrderListQuery): Promise<OrderIndexRow[]> {
+export async function listOrders(db: D1Database, q: OrderListQuery): Promise<ListedOrderRow[]> {
   const s = listOrdersStatement(q);
   const { results } = await db
     .prepare(s.sql)
     .bind(...s.args)
-    .all<OrderIndexRow>();
+    .all<ListedOrderRow>();
   return results;
 }
 

@@ -149,6 +149,7 @@ describe("keyset paging", () => {
           markup_usd: "6",
           volume_usd: "600",
           widget_id: null,
+          partner_order_id: null,
         },
         1,
       );

@@ -35,6 +35,10 @@ const view = (over: Partial<OrderView> = {}): OrderView => ({
   livemode: true,
   source: "api",
   widget_id: null,
+  fees: null,
+  completed_at: null,
+  partner_order_id: null,
+  metadata: null,
   ...over,
 });
 

@@ -184,16 +184,16 @@ function responseProblems(req: FuzzRequest, res: Sent): string[] {
             b.errors !== undefined &&
             !(
               Array.isArray(b.errors) &&
-              b.errors.every(
-                (e: unknown) =>
-                  typeof e === "object" &&
-                  e !== null &&
-                  typeof (e as { field?: unknown }).field === "string" &&
-                  typeof (e as { message?: unknown }).message === "string",
-              )
+              b.errors.every((e: unknown) => {
+                // Every item has code and detail; a schema item also field and message.
+                if (typeof e !== "object" || e === null) return false;
+                const i = e as { code?: unknown; detail?: unknown; field?: unknown; message?: unknown };
+                const named = typeof i.code === "string" && typeof i.detail === "string";
+                return named && (i.field === undefined || typeof i.message === "string");
+              })
             )
           )
-            p.push("errors[] is not [{field, message}]");
+            p.push("errors[] is not [{code, detail, …}]");
         }
       }
     }

@@ -22,7 +22,9 @@ const REQUIRED: Record<string, string> = {
   decimals: "number",
   is_memo: "boolean",
 };
-const NULLABLE_STRINGS = ["explorer_tx_url", "explorer_address_url", "icon_url"];
+const NULLABLE_STRINGS = ["explorer_tx_url", "explorer_address_url", "icon_url", "contract_address"];
+// Beyond the contract: the EIP-155 chain id of EVM networks (test/http/wallet-assets.test.ts).
+const NULLABLE_NUMBERS = ["chain_id"];
 
 describe("GET /api/v1/currencies", () => {
   it("returns every contract field with its type on every element", async () => {
@@ -31,7 +33,11 @@ describe("GET /api/v1/currencies", () => {
     const list = await json<Currency[]>(res);
     expect(list.length).toBeGreaterThanOrEqual(16);
     for (const c of list) {
-      expect(Object.keys(c).sort()).toEqual([...Object.keys(REQUIRED), ...NULLABLE_STRINGS].sort());
+      expect(Object.keys(c).sort()).toEqual(
+        [...Object.keys(REQUIRED), ...NULLABLE_STRINGS, ...NULLABLE_NUMBERS].sort(),
+      );
+      for (const field of NULLABLE_NUMBERS)
+        expect(c[field] === null || Number.isInteger(c[field])).toBe(true);
       for (const [field, type] of Object.entries(REQUIRED))
         expect(typeof c[field], `${c.coin}/${c.network}.${field}`).toBe(type);
       for (const field of NULLABLE_STRINGS)

@@ -62,6 +62,8 @@ describe("GET /api/v1/partner/rates: quotes", () => {
       amount_to: 1.9885,
       min_amount: 0.0005,
       max_amount: 10,
+      // 0.1 × 20 = 2 at mid; spread 0.5 % of it = 0.01; 2 − 0.01 − 0.0015 = 1.9885
+      fees: { gross: 2, service: 0.01, partner: 0, network: 0.0015, coin: "ETH" },
       expires_in: null,
     });
     expect(res.headers.get("cache-control")).toBe("no-store");

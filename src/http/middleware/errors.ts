@@ -48,11 +48,20 @@ const DOMAIN_STATUS: Record<DomainErrorCode, ContentfulStatusCode> = {
   widget_not_found: 404,
   turnstile_failed: 403,
   widget_rate_limited: 429,
+  unsupported_asset: 422,
+  asset_mismatch: 422,
+  // 451 Unavailable For Legal Reasons: what Ledger's providers answer for a restricted region.
+  region_restricted: 451,
+  duplicate_partner_order_id: 409,
 };
 
 function fromDomain(err: DomainError): ApiError {
   const headers: Record<string, string> = err.retryAfter ? { "Retry-After": String(err.retryAfter) } : {};
-  return new ApiError(DOMAIN_STATUS[err.code], err.code, err.message, { headers });
+  const errors = err.reasons?.map(({ top: _, ...item }) => item);
+  return new ApiError(DOMAIN_STATUS[err.code], err.code, err.message, {
+    headers,
+    ...(errors ? { errors } : {}),
+  });
 }
 
 function render(c: Context<AppEnv>, err: ApiError): Response {

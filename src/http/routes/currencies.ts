@@ -36,6 +36,16 @@ export const CurrencySchema = z
       example: "/api/v1/icons/usdt.svg?v=3f2a9c1b0d4e",
       description: "Relative path of the icon on this API.",
     }),
+    contract_address: out.address().nullable().openapi({
+      example: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t",
+      description:
+        "Beyond the contract: the token's contract (or mint) address on its network; null for the network's native coin. Pass it as token_from / token_to to name the asset without its ticker.",
+    }),
+    chain_id: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).nullable().openapi({
+      example: 1,
+      description:
+        "Beyond the contract: the EIP-155 chain id of an EVM network (1 = ETH, 56 = BSC), accepted as chain_id_from / chain_id_to in place of the network; null on other networks.",
+    }),
   })
   .openapi("Currency");
 

@@ -4,9 +4,16 @@ import { tryParseDecimal } from "../../domain/money";
 import { ORDER_STATUSES, STATUS_REASONS } from "../../domain/order-state";
 import { createOrder, listPartnerOrders, readOrder } from "../../services/orders";
 import type { PartnerEnv } from "../app-env";
+import {
+  chainIdParam,
+  EndUserCountryHeader,
+  endUserCountry,
+  requireNamedSides,
+  tokenParam,
+} from "../asset-params";
 import { partnerAuth } from "../middleware/auth";
 import { createRouter } from "../router";
-import { decimalAmount, errorResponses, okResponse, out, ticker, timestamp } from "../schemas";
+import { decimalAmount, errorResponses, FeesSchema, okResponse, out, ticker, timestamp } from "../schemas";
 import { OrderActionsSchema } from "./order-actions-schema";
 
 const security: Record<string, string[]>[] = [{ PartnerBearer: [] }, { PartnerApiKey: [] }];
@@ -23,6 +30,8 @@ export const optionalText = (max: number, description: string) =>
     .transform((v) => v ?? undefined)
     .openapi({ description });
 
+const PartnerOrderId = z.string().min(1).max(64);
+
 const amountFrom = z
   .union([z.number().positive(), decimalAmount('must be a decimal string such as "0.5"')])
   .refine((v) => {
@@ -35,12 +44,27 @@ const amountFrom = z
     example: 0.1,
   });
 
+const sideNote = (side: "from" | "to") =>
+  `Give network_${side} (or, on EVM networks, chain_id_${side}), and coin_${side} or token_${side} (neither = the network's native coin).`;
+
 const CreateOrderBody = z
   .strictObject({
-    coin_from: ticker.openapi({ example: "BTC" }),
-    network_from: ticker.openapi({ example: "BTC" }),
-    coin_to: ticker.openapi({ example: "USDT" }),
-    network_to: ticker.openapi({ example: "TRX" }),
+    coin_from: ticker
+      .optional()
+      .openapi({ example: "BTC", description: `Source coin ticker. ${sideNote("from")}` }),
+    network_from: ticker
+      .optional()
+      .openapi({ example: "BTC", description: `Source network. ${sideNote("from")}` }),
+    coin_to: ticker
+      .optional()
+      .openapi({ example: "USDT", description: `Destination coin ticker. ${sideNote("to")}` }),
+    network_to: ticker
+      .optional()
+      .openapi({ example: "TRX", description: `Destination network. ${sideNote("to")}` }),
+    token_from: tokenParam("from").nullish(),
+    token_to: tokenParam("to").nullish(),
+    chain_id_from: chainIdParam("from").optional(),
+    chain_id_to: chainIdParam("to").optional(),
     amount_from: amountFrom,
     rate_type: z.enum(["float", "fixed"]),
     recipient_address: z.string().min(1).max(128).openapi({ example: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t" }),
@@ -66,7 +90,21 @@ const CreateOrderBody = z
         description:
           "Beyond the contract: a fixed quote from GET /partner/rates to lock exactly (rate_type fixed).",
       }),
+    partner_order_id: PartnerOrderId.optional().openapi({
+      description:
+        "Beyond the contract: your own reference, ≤ 64 characters, unique per partner and mode: another order with the same one → 409 `duplicate_partner_order_id` (the same Idempotency-Key and body return the first order). Returned on reads, lists (filter `partner_order_id`), webhooks, the cabinet and its CSV.",
+    }),
+    metadata: z
+      .record(z.string().min(1).max(500), z.string().max(500))
+      .refine((m) => Object.keys(m).length <= 20, "at most 20 keys")
+      .optional()
+      .openapi({
+        example: { user_ref: "u-8412" },
+        description:
+          "Beyond the contract: up to 20 string keys and values (≤ 500 characters each), returned as given wherever the order is.",
+      }),
   })
+  .superRefine(requireNamedSides("order"))
   .openapi("CreateOrder");
 
 const LivemodeSchema = z.boolean().openapi({
@@ -139,6 +177,21 @@ export const OrderSchema = z
       .max(40)
       .nullable()
       .openapi({ description: "Beyond the contract: the widget (`wid_…`) the order came through, or null." }),
+    fees: FeesSchema.nullable().openapi({
+      description:
+        "Beyond the contract: the fees of amount_to_expected, named: amount_to_expected = gross − service − partner − network. Null on orders from before fees were named.",
+    }),
+    completed_at: z.iso.datetime().max(40).nullable().openapi({
+      description: "Beyond the contract: when the order became `completed`; null until then.",
+    }),
+    partner_order_id: out
+      .text(64)
+      .nullable()
+      .openapi({ description: "Beyond the contract: your reference, if given." }),
+    metadata: z
+      .record(z.string().max(500), z.string().max(500))
+      .nullable()
+      .openapi({ description: "Beyond the contract: your metadata as given; null if none." }),
   })
   .openapi("Order");
 
@@ -184,6 +237,11 @@ export const OrderSummarySchema = z
     updated_at: timestamp("Last change."),
     expires_at: timestamp("Deposit deadline."),
     livemode: LivemodeSchema,
+    completed_at: z.iso.datetime().max(40).nullable().openapi({
+      description:
+        "When the order became `completed` (null until then, and shortly after while the index catches up).",
+    }),
+    partner_order_id: out.text(64).nullable().openapi({ description: "Your reference, if given." }),
   })
   .openapi("OrderSummary");
 
@@ -193,6 +251,13 @@ const ListQuery = z.object({
   status: z.enum(ORDER_STATUSES).optional(),
   created_from: isoDate.openapi({ description: "Only orders created at or after this time (ISO 8601)." }),
   created_to: isoDate.openapi({ description: "Only orders created before this time (ISO 8601)." }),
+  updated_from: isoDate.openapi({
+    description:
+      "Only orders changed at or after this time (ISO 8601): poll for what moved since your last sync.",
+  }),
+  partner_order_id: PartnerOrderId.optional().openapi({
+    description: "Only the order with this reference of yours.",
+  }),
   limit: z.coerce
     .number()
     .int()
@@ -238,6 +303,8 @@ export const ordersRouter = createRouter<PartnerEnv>()
         status: q.status,
         createdFrom: q.created_from,
         createdTo: q.created_to,
+        updatedFrom: q.updated_from,
+        partnerOrderId: q.partner_order_id,
         limit: q.limit,
         cursor: q.cursor,
       });
@@ -257,12 +324,12 @@ export const ordersRouter = createRouter<PartnerEnv>()
       description:
         "Returns the deposit address (and tag on memo networks). The order expires if no deposit arrives within 30 minutes.",
       request: {
-        headers: IdempotencyHeaders,
+        headers: IdempotencyHeaders.extend(EndUserCountryHeader),
         body: { content: { "application/json": { schema: CreateOrderBody } }, required: true },
       },
       responses: {
         201: okResponse("limited", "Created (or replayed for a repeated Idempotency-Key).", OrderSchema, 201),
-        ...errorResponses(400, 401, 403, 413, 415, 422, 429, 503),
+        ...errorResponses(400, 401, 403, 409, 413, 415, 422, 429, 451, 503),
       },
     }),
     async (c) => {
@@ -273,7 +340,7 @@ export const ordersRouter = createRouter<PartnerEnv>()
         c.req.valid("json"),
         c.req.valid("header")["idempotency-key"],
         Date.now(),
-        regionOf(c.req.raw.cf?.continent),
+        { region: regionOf(c.req.raw.cf?.continent), country: endUserCountry(c) },
       );
       c.header("Cache-Control", "no-store");
       return c.json(order, 201);

@@ -1,35 +1,58 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { feeSplit, storedFees } from "../../domain/fees";
 import { regionOf } from "../../domain/liquidity";
 import { parseDecimal, toDecimalString, toJsonNumber } from "../../domain/money";
+import { feesView } from "../../domain/order";
 import { issueFixedQuote } from "../../services/fixed-quotes";
 import { quotedMaximum } from "../../services/liquidity-cap";
-import { priceQuote } from "../../services/quoting";
+import { feeTermsOf, priceQuote } from "../../services/quoting";
+import {
+  chainIdParam,
+  EndUserCountryHeader,
+  endUserCountry,
+  requireNamedSides,
+  tokenParam,
+} from "../asset-params";
 import { badRequest } from "../errors";
 import { partnerAuth } from "../middleware/auth";
 import { createRouter } from "../router";
-import { decimalAmount, errorResponses, okResponse, out, ticker, withCors } from "../schemas";
+import { decimalAmount, errorResponses, FeesSchema, okResponse, out, ticker, withCors } from "../schemas";
 
 const decimalParam = (description: string) =>
   decimalAmount("must be a positive decimal number such as 0.5").optional().openapi({ description });
 
-const RatesQuery = z.object({
-  coin_from: ticker.openapi({ example: "BTC", description: "Source coin ticker." }),
-  coin_to: ticker.openapi({ example: "ETH", description: "Destination coin ticker." }),
-  network_from: ticker
-    .optional()
-    .openapi({ example: "BTC", description: "Source network; required when the coin is on several." }),
-  network_to: ticker
-    .optional()
-    .openapi({ example: "ETH", description: "Destination network; required when the coin is on several." }),
-  amount: decimalParam("Amount to exchange, in coin_from units. Default: the pair's min_amount."),
-  amount_to: decimalParam(
-    "Beyond the contract: amount to receive, in coin_to units, for a reverse quote (how much must be sent). Exclusive with `amount`.",
-  ),
-  rate_type: z
-    .enum(["float", "fixed"])
-    .default("float")
-    .openapi({ description: "`float` (default) or `fixed`." }),
-});
+const RatesQuery = z
+  .object({
+    coin_from: ticker.optional().openapi({
+      example: "BTC",
+      description:
+        "Source coin ticker. Required unless the asset is named by network_from (or chain_id_from) and token_from.",
+    }),
+    coin_to: ticker.optional().openapi({
+      example: "ETH",
+      description:
+        "Destination coin ticker. Required unless the asset is named by network_to (or chain_id_to) and token_to.",
+    }),
+    token_from: tokenParam("from").optional(),
+    token_to: tokenParam("to").optional(),
+    chain_id_from: chainIdParam("from").optional(),
+    chain_id_to: chainIdParam("to").optional(),
+    network_from: ticker
+      .optional()
+      .openapi({ example: "BTC", description: "Source network; required when the coin is on several." }),
+    network_to: ticker
+      .optional()
+      .openapi({ example: "ETH", description: "Destination network; required when the coin is on several." }),
+    amount: decimalParam("Amount to exchange, in coin_from units. Default: the pair's min_amount."),
+    amount_to: decimalParam(
+      "Beyond the contract: amount to receive, in coin_to units, for a reverse quote (how much must be sent). Exclusive with `amount`.",
+    ),
+    rate_type: z
+      .enum(["float", "fixed"])
+      .default("float")
+      .openapi({ description: "`float` (default) or `fixed`." }),
+  })
+  .superRefine(requireNamedSides("quote"));
 
 export const RateQuoteSchema = z
   .object({
@@ -54,6 +77,10 @@ export const RateQuoteSchema = z
     max_amount: z.number().openapi({
       description:
         "Maximum amount_from for this pair (rounded down), capped by what the service can pay out of coin_to in the caller's region now (docs/liquidity.md); it may then fall below min_amount, and no order can be placed until liquidity returns.",
+    }),
+    fees: FeesSchema.openapi({
+      description:
+        "Beyond the contract: the fees of amount_to, named: amount_to = gross − service − partner − network.",
     }),
     expires_in: out.count(86_400).nullable().openapi({
       description: "Seconds the quote stays valid: null for float quotes; for fixed quotes the seconds left.",
@@ -83,10 +110,10 @@ const route = createRoute({
     "Public. With `X-API-Key` (or `Authorization: Bearer`), the quote reflects the partner's pricing. `min_amount`/`max_amount` are the pair's limits; validate user input against them before creating an order.",
   security: OPTIONAL_PARTNER_SECURITY,
   middleware: partnerAuth("optional"),
-  request: { query: RatesQuery },
+  request: { query: RatesQuery, headers: z.object(EndUserCountryHeader) },
   responses: withCors({
     200: okResponse("limited", "The quote.", RateQuoteSchema),
-    ...errorResponses(400, 401, 403, 422, 429, 503),
+    ...errorResponses(400, 401, 403, 422, 429, 451, 503),
   }),
 });
 
@@ -102,10 +129,8 @@ export const ratesRouter = createRouter().openapi(route, async (c) => {
     c.env,
     config,
     {
-      coinFrom: q.coin_from,
-      networkFrom: q.network_from,
-      coinTo: q.coin_to,
-      networkTo: q.network_to,
+      from: { coin: q.coin_from, network: q.network_from, chainId: q.chain_id_from, token: q.token_from },
+      to: { coin: q.coin_to, network: q.network_to, chainId: q.chain_id_to, token: q.token_to },
       amountFrom: q.amount === undefined ? undefined : parseDecimal(q.amount),
       amountTo: q.amount_to === undefined ? undefined : parseDecimal(q.amount_to),
       rateType: q.rate_type,
@@ -113,6 +138,7 @@ export const ratesRouter = createRouter().openapi(route, async (c) => {
     partner?.markupBps ?? 0,
     now,
     livemode,
+    endUserCountry(c),
   );
   const { pair, quote } = priced;
   const maxAmount = await quotedMaximum(
@@ -150,6 +176,7 @@ export const ratesRouter = createRouter().openapi(route, async (c) => {
       amount_to: toJsonNumber(quote.amountTo),
       min_amount: toJsonNumber(quote.min),
       max_amount: toJsonNumber(maxAmount),
+      fees: feesView(storedFees(feeSplit(quote.amountTo, feeTermsOf(priced.input))), pair.to.coin),
       expires_in: quoteId ? config.FIXED_QUOTE_TTL_SECONDS : null,
       ...(quoteId ? { quote_id: quoteId } : {}),
     },

@@ -11,6 +11,7 @@ import { createWidgetOrder, recordView, usableWidget, widgetQuote } from "../../
 import { loadCatalog } from "../../storage/catalog";
 import type { AppEnv } from "../app-env";
 import { form } from "../cabinet/forms";
+import { cfCountry } from "../asset-params";
 import { ApiError } from "../errors";
 import { publicRateLimit } from "../middleware/auth";
 import { clientIp } from "../middleware/rate-limit";
@@ -173,7 +174,7 @@ async function postOrder(c: C, s: Surface, partner: Awaited<ReturnType<typeof us
         nonce: (f.nonce ?? "").slice(0, 64) || crypto.randomUUID(),
         turnstile_token: opt(f["cf-turnstile-response"]),
       },
-      { ip: clientIp(c), region: regionOf(c.req.raw.cf?.continent) },
+      { ip: clientIp(c), region: regionOf(c.req.raw.cf?.continent), country: cfCountry(c) },
     );
     return c.redirect(s.trackUrl(order.id), 303);
   } catch (err) {
