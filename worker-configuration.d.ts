@@ -39,11 +39,12 @@ interface __BaseEnv_Env {
 	LIQUIDITY_SHARDS: DurableObjectNamespace<import("./src/index").LiquidityShard>;
 	BENCH_OBJECTS: DurableObjectNamespace<import("./src/index").BenchObject>;
 	ADDRESS_POOL_SHARDS: DurableObjectNamespace<import("./src/index").AddressPoolShard>;
+	REQUEST_LOGS: DurableObjectNamespace<import("./src/index").RequestLog>;
 }
 declare namespace Cloudflare {
 	interface GlobalProps {
 		mainModule: typeof import("./src/index");
-		durableNamespaces: "OrderObject" | "RateLimiter" | "SimChain" | "DepositTag" | "LiquidityLedger" | "LiquidityShard" | "BenchObject" | "AddressPoolShard";
+		durableNamespaces: "OrderObject" | "RateLimiter" | "SimChain" | "DepositTag" | "LiquidityLedger" | "LiquidityShard" | "BenchObject" | "AddressPoolShard" | "RequestLog";
 	}
 	interface Env extends __BaseEnv_Env {}
 }

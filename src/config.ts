@@ -56,6 +56,9 @@ export const configSchema = z.object({
   WEBHOOK_TIMEOUT_SECONDS: int(10, 1),
   // Longer than a delivery's 3 days of retries, so history never goes while it can still change.
   WEBHOOK_RETENTION_DAYS: int(30, 4),
+  /** The partner API request log (docs/cabinet.md, "Logs"): off only to measure what it costs. */
+  REQUEST_LOG: flag(true),
+  REQUEST_LOG_RETENTION_DAYS: int(7, 1),
   /** The cabinet's origin: WebAuthn's relying-party id is its host name (docs/cabinet.md). */
   CABINET_ORIGIN: z.url().default("http://localhost:8787"),
 });

@@ -13,6 +13,7 @@ export { LiquidityLedger } from "./objects/liquidity-ledger";
 export { LiquidityShard } from "./objects/liquidity-shard";
 export { OrderObject } from "./objects/order-object";
 export { RateLimiter } from "./objects/rate-limiter";
+export { RequestLog } from "./objects/request-log";
 export { SimChain } from "./objects/sim-chain";
 
 const app = createApp();

@@ -36,6 +36,8 @@ export type WebhookDeliveriesQuery = NonNullable<operations["listWebhookDeliveri
 export type WebhookDeliveriesPage = Ok<"listWebhookDeliveries">;
 export type WebhookTestDelivery = Ok<"sendWebhookTestEvent">;
 export type WebhookResend = Ok<"resendWebhookEvent">;
+export type RequestLogQuery = NonNullable<operations["listRequestLogs"]["parameters"]["query"]>;
+export type RequestLogPage = Ok<"listRequestLogs">;
 
 export interface ClientOptions {
   /** Where the API lives, e.g. `https://api.example.com` (no `/api/v1`). */
@@ -146,6 +148,9 @@ export function createClient(options: ClientOptions) {
       ),
     sendWebhookTestEvent: (): Promise<WebhookTestDelivery> =>
       unwrap(raw.POST("/api/v1/partner/webhook/test")),
+    /** Your API requests in the key's mode, newest first, with filters (docs/cabinet.md, "Logs"). */
+    listRequestLogs: (query: RequestLogQuery = {}): Promise<RequestLogPage> =>
+      unwrap(raw.GET("/api/v1/partner/logs", { params: { query } })),
     getIcon: (file: string): Promise<string> =>
       unwrap(raw.GET("/api/v1/icons/{file}", { params: { path: { file } }, parseAs: "text" })),
     /**

@@ -14,6 +14,7 @@ import { currenciesRouter } from "./routes/currencies";
 import { iconsRouter } from "./routes/icons";
 import { orderActionsRouter } from "./routes/order-actions";
 import { ordersRouter } from "./routes/orders";
+import { partnerLogsRouter } from "./routes/partner-logs";
 import { partnerWebhooksRouter } from "./routes/partner-webhooks";
 import { ratesRouter } from "./routes/rates";
 import { testHelpersRouter } from "./routes/test-helpers";
@@ -50,6 +51,7 @@ export function partnerApi(): OpenAPIHono<AppEnv> {
   api.route("/api/v1", orderActionsRouter);
   api.route("/api/v1", partnerWebhooksRouter);
   api.route("/api/v1", testHelpersRouter);
+  api.route("/api/v1", partnerLogsRouter);
   api.route("/api/v1", iconsRouter);
   api.openAPIRegistry.registerComponent("securitySchemes", "PartnerBearer", {
     type: "http",
@@ -80,6 +82,7 @@ export function partnerApi(): OpenAPIHono<AppEnv> {
         name: "Webhooks",
         description: "Your webhook endpoint, signing secret and delivery log; resend and test events.",
       },
+      { name: "Logs", description: "Your API requests as we answered them (docs/cabinet.md)." },
       {
         name: "Test mode",
         description:

@@ -35,6 +35,7 @@ import { onError } from "../middleware/errors";
 import { clientIp } from "../middleware/rate-limit";
 import { form } from "./forms";
 import { Message } from "./layout";
+import { logPages } from "./logs";
 import { registerOrderRoutes } from "./order-routes";
 import { AccountPage, AuditPage, InvitePage, KeysPage, SignInPage, TeamPage } from "./pages";
 import { registerReportRoutes } from "./report-routes";
@@ -257,6 +258,7 @@ export function createCabinet() {
   });
 
   app.route("/webhooks", webhookPages());
+  app.route("/logs", logPages());
   app.route("/settings", settingsPages());
   registerOrderRoutes(app);
   registerReportRoutes(app);
