@@ -1549,6 +1549,25 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
+            /** @description Missing or invalid parameters (`invalid_request`, `pair_unavailable`, ...). */
+            400: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing or invalid API key or signature. */
             401: {
                 headers: {
@@ -2933,6 +2952,25 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookEventDelivery"];
+                };
+            };
+            /** @description Missing or invalid parameters (`invalid_request`, `pair_unavailable`, ...). */
+            400: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description Requests allowed per minute for this client or partner. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid API key or signature. */
@@ -4375,6 +4413,21 @@ export interface operations {
                 };
                 content: {
                     "image/svg+xml": string;
+                };
+            };
+            /** @description Missing or invalid parameters (`invalid_request`, `pair_unavailable`, ...). */
+            400: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    /** @description `*`: public data, readable from any origin without credentials. */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found. */
