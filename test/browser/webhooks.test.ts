@@ -97,7 +97,9 @@ describe("webhooks and settings in Chromium", () => {
     // The receiver refuses the first delivery.
     receiver!.failNext(1);
     await page.getByRole("button", { name: "Send test event" }).click();
-    await expect.poll(() => page.getByTestId("notice").textContent()).toMatch(/failed \(HTTP 500\)/);
+    await expect
+      .poll(() => page.getByTestId("notice").textContent(), { timeout: 15_000 })
+      .toMatch(/failed \(HTTP 500\)/);
     // A failure is not shown in the success box.
     expect(await page.getByTestId("notice").getAttribute("class")).toBe("notice failed");
     const row = page.locator("tr[data-event]").first();
@@ -171,7 +173,10 @@ describe("webhooks and settings in Chromium", () => {
     await page.getByRole("button", { name: "Create passkey and sign in" }).click();
     await landOn(page, "/cabinet/keys");
     await page.goto(`${ORIGIN}/cabinet/webhooks?mode=test`);
-    await expect.poll(() => page.locator("p.lead").textContent()).toContain("Test mode endpoint.");
+    await shot(page, "17-webhooks-test-view");
+    await expect
+      .poll(() => page.locator("main p.lead").textContent(), { timeout: 15_000 })
+      .toContain("Test mode endpoint.");
     await page.getByLabel("URL").fill(`http://127.0.0.1:${RECEIVER_PORT}/test-hook`);
     await page.getByRole("button", { name: "Save" }).click();
     await expect.poll(() => page.getByTestId("notice").textContent()).toContain("Endpoint saved");
@@ -206,7 +211,7 @@ describe("webhooks and settings in Chromium", () => {
       .toBeGreaterThan(0);
     const shown = await rows.count();
     for (const text of await rows.allTextContents()) expect(text).toContain(first.id);
-    await shot(page, "17-webhooks-short-id-filter");
+    await shot(page, "18-webhooks-short-id-filter");
 
     await rows.first().getByRole("button", { name: "Resend" }).click();
     await expect.poll(() => page.getByTestId("notice").textContent()).toContain("Resent");
