@@ -29,7 +29,7 @@ const PREBUNDLED = [
  * Domain logic's test files run without workerd (project `unit`), except three that need it (the
  * Worker's bindings or modules); they stay in `workers`.
  */
-const UNIT = ["test/domain/**/*.test.ts", "test/lib/**/*.test.ts"];
+const UNIT = ["test/domain/**/*.test.ts", "test/lib/**/*.test.ts", "test/docs/**/*.test.ts"];
 const DOMAIN_IN_WORKERD = [
   "test/domain/addresses-derive.test.ts",
   "test/domain/order-id.test.ts",
@@ -62,7 +62,7 @@ export default defineConfig(async () => ({
         ],
         test: {
           name: "workers",
-          include: ["test/*.test.ts", "test/!(browser|domain|lib)/**/*.test.ts", ...DOMAIN_IN_WORKERD],
+          include: ["test/*.test.ts", "test/!(browser|docs|domain|lib)/**/*.test.ts", ...DOMAIN_IN_WORKERD],
           // Each file gets its own workerd and storage (the plugin's default isolation). Sharing one
           // workerd with a hand-made wipe per file was tried on 2026-11-23 and ran slower end to
           // end here: the wipe and module reload cost more than the startup they saved

@@ -40,11 +40,12 @@ interface __BaseEnv_Env {
 	BENCH_OBJECTS: DurableObjectNamespace<import("./src/index").BenchObject>;
 	ADDRESS_POOL_SHARDS: DurableObjectNamespace<import("./src/index").AddressPoolShard>;
 	PARTNER_PAYOUTS: DurableObjectNamespace<import("./src/index").PartnerPayouts>;
+	REQUEST_LOGS: DurableObjectNamespace<import("./src/index").RequestLog>;
 }
 declare namespace Cloudflare {
 	interface GlobalProps {
 		mainModule: typeof import("./src/index");
-		durableNamespaces: "OrderObject" | "RateLimiter" | "SimChain" | "DepositTag" | "LiquidityLedger" | "LiquidityShard" | "BenchObject" | "AddressPoolShard" | "PartnerPayouts";
+		durableNamespaces: "OrderObject" | "RateLimiter" | "SimChain" | "DepositTag" | "LiquidityLedger" | "LiquidityShard" | "BenchObject" | "AddressPoolShard" | "PartnerPayouts" | "RequestLog";
 	}
 	interface Env extends __BaseEnv_Env {}
 }

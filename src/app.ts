@@ -7,6 +7,7 @@ import { ApiError } from "./http/errors";
 import { adminAuth } from "./http/middleware/admin-auth";
 import { publicCors } from "./http/middleware/cors";
 import { notFoundHandler, onError } from "./http/middleware/errors";
+import { requestLog } from "./http/middleware/request-log";
 import { createRouter } from "./http/router";
 import { benchRouter } from "./http/routes/bench";
 import { mountDocs } from "./http/routes/docs";
@@ -49,6 +50,9 @@ export function createApp() {
     PARTNER_OPENAPI_PATH,
   ])
     app.use(path, cors);
+
+  // Around the partner routes, so it sees their final answers (the key is checked inside them).
+  app.use("/api/v1/partner/*", requestLog);
 
   // Rate limits and partner authentication are route middleware (see each route), so a method a
   // path does not serve is answered 405 before any key is checked.

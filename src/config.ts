@@ -69,6 +69,9 @@ export const configSchema = z.object({
   PAYOUT_COOLING_HOURS: int(48),
   /** The assets partners may choose to be paid in, COIN/NETWORK (a subset of the four offered). */
   PARTNER_PAYOUT_ASSETS: list("BTC/BTC,ETH/ETH,USDC/ETH,USDT/TRX"),
+  /** The partner API request log (docs/cabinet.md, "Logs"): off only to measure what it costs. */
+  REQUEST_LOG: flag(true),
+  REQUEST_LOG_RETENTION_DAYS: int(7, 1),
   /** The cabinet's origin: WebAuthn's relying-party id is its host name (docs/cabinet.md). */
   CABINET_ORIGIN: z.url().default("http://localhost:8787"),
 });

@@ -15,6 +15,7 @@ export { LiquidityShard } from "./objects/liquidity-shard";
 export { OrderObject } from "./objects/order-object";
 export { PartnerPayouts } from "./objects/partner-payouts";
 export { RateLimiter } from "./objects/rate-limiter";
+export { RequestLog } from "./objects/request-log";
 export { SimChain } from "./objects/sim-chain";
 
 const app = createApp();

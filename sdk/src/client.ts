@@ -16,6 +16,30 @@ export type OrdersPage = { data: OrderSummary[]; next_cursor: string | null };
 export type TestDepositRequest = components["schemas"]["TestDeposit"];
 export type TestConfirmRequest = components["schemas"]["TestConfirm"];
 export type TestFailStep = components["schemas"]["TestFail"]["step"];
+type Body<Op extends keyof operations> = operations[Op] extends {
+  requestBody?: { content: { "application/json": infer B } };
+}
+  ? B
+  : never;
+type Ok<Op extends keyof operations> = operations[Op]["responses"] extends {
+  200: { content: { "application/json": infer R } };
+}
+  ? R
+  : operations[Op]["responses"] extends { 201: { content: { "application/json": infer R } } }
+    ? R
+    : never;
+export type RefundOrderRequest = Body<"refundOrder">;
+export type PayoutOrderRequest = Body<"payoutOrder">;
+export type WebhookEndpoint = Ok<"getWebhookEndpoint">;
+export type UpdateWebhookEndpointRequest = Body<"updateWebhookEndpoint">;
+export type RotateWebhookSecretRequest = Body<"rotateWebhookSecret">;
+export type WebhookSecret = Ok<"rotateWebhookSecret">;
+export type WebhookDeliveriesQuery = NonNullable<operations["listWebhookDeliveries"]["parameters"]["query"]>;
+export type WebhookDeliveriesPage = Ok<"listWebhookDeliveries">;
+export type WebhookTestDelivery = Ok<"sendWebhookTestEvent">;
+export type WebhookResend = Ok<"resendWebhookEvent">;
+export type RequestLogQuery = NonNullable<operations["listRequestLogs"]["parameters"]["query"]>;
+export type RequestLogPage = Ok<"listRequestLogs">;
 
 export interface ClientOptions {
   /** Where the API lives, e.g. `https://api.example.com` (no `/api/v1`). */
@@ -43,6 +67,11 @@ async function unwrap<T>(pending: Promise<Result<T>>): Promise<T> {
  * Errors are thrown as `ApiError`; `raw` is the underlying openapi-fetch client.
  */
 const at = (orderId: string) => ({ path: { order_id: orderId } });
+type IdempotencyOption = { idempotencyKey?: string };
+const idempotent = (opts: IdempotencyOption) => ({
+  "idempotency-key": opts.idempotencyKey ?? crypto.randomUUID(),
+});
+const acting = (orderId: string, opts: IdempotencyOption) => ({ ...at(orderId), header: idempotent(opts) });
 
 export function createClient(options: ClientOptions) {
   const { apiKey } = options;
@@ -79,11 +108,11 @@ export function createClient(options: ClientOptions) {
      * Creates an order. An Idempotency-Key is sent on every call (a fresh UUID unless you pass your
      * own) and reused across the client's retries, so a retried request never makes a second order.
      */
-    createOrder: (body: CreateOrderRequest, opts: { idempotencyKey?: string } = {}): Promise<Order> =>
+    createOrder: (body: CreateOrderRequest, opts: IdempotencyOption = {}): Promise<Order> =>
       unwrap(
         raw.POST("/api/v1/partner/orders", {
           body,
-          params: { header: { "idempotency-key": opts.idempotencyKey ?? crypto.randomUUID() } },
+          params: { header: idempotent(opts) },
         }),
       ),
     getOrder: (orderId: string): Promise<Order> =>
@@ -98,6 +127,42 @@ export function createClient(options: ClientOptions) {
         cursor = page.next_cursor ?? undefined;
       } while (cursor);
     },
+    /**
+     * The order actions (docs/order-actions.md): each answers the order after the action. Like
+     * createOrder they send an Idempotency-Key (yours or a fresh UUID), so a retry never acts twice.
+     */
+    refundOrder: (
+      orderId: string,
+      body: RefundOrderRequest = {},
+      opts: IdempotencyOption = {},
+    ): Promise<Order> =>
+      unwrap(raw.POST("/api/v1/partner/orders/{order_id}/refund", { params: acting(orderId, opts), body })),
+    continueOrder: (orderId: string, opts: IdempotencyOption = {}): Promise<Order> =>
+      unwrap(
+        raw.POST("/api/v1/partner/orders/{order_id}/continue", { params: acting(orderId, opts), body: {} }),
+      ),
+    payoutOrder: (orderId: string, body: PayoutOrderRequest, opts: IdempotencyOption = {}): Promise<Order> =>
+      unwrap(raw.POST("/api/v1/partner/orders/{order_id}/payout", { params: acting(orderId, opts), body })),
+    /** Your webhook endpoint (docs/webhooks.md): where events go, whether they are sent. */
+    getWebhookEndpoint: (): Promise<WebhookEndpoint> => unwrap(raw.GET("/api/v1/partner/webhook")),
+    updateWebhookEndpoint: (body: UpdateWebhookEndpointRequest): Promise<WebhookEndpoint> =>
+      unwrap(raw.PUT("/api/v1/partner/webhook", { body })),
+    /** A new signing secret, shown once in the answer; `overlap_seconds` keeps the old one signing too. */
+    rotateWebhookSecret: (body: Partial<RotateWebhookSecretRequest> = {}): Promise<WebhookSecret> =>
+      unwrap(raw.POST("/api/v1/partner/webhook/secret", { body: { overlap_seconds: 0, ...body } })),
+    listWebhookDeliveries: (query: WebhookDeliveriesQuery = {}): Promise<WebhookDeliveriesPage> =>
+      unwrap(raw.GET("/api/v1/partner/webhook/deliveries", { params: { query } })),
+    resendWebhookEvent: (eventId: string): Promise<WebhookResend> =>
+      unwrap(
+        raw.POST("/api/v1/partner/webhook/deliveries/{event_id}/resend", {
+          params: { path: { event_id: eventId } },
+        }),
+      ),
+    sendWebhookTestEvent: (): Promise<WebhookTestDelivery> =>
+      unwrap(raw.POST("/api/v1/partner/webhook/test")),
+    /** Your API requests in the key's mode, newest first, with filters (docs/cabinet.md, "Logs"). */
+    listRequestLogs: (query: RequestLogQuery = {}): Promise<RequestLogPage> =>
+      unwrap(raw.GET("/api/v1/partner/logs", { params: { query } })),
     getIcon: (file: string): Promise<string> =>
       unwrap(raw.GET("/api/v1/icons/{file}", { params: { path: { file } }, parseAs: "text" })),
     /**

@@ -78,6 +78,8 @@ export function inviteState(
 /** Roll overlaps a partner may choose: how long the old key keeps working. */
 export const ROLL_OVERLAPS = { now: 0, "1h": HOUR_MS, "24h": 24 * HOUR_MS, "7d": 7 * 24 * HOUR_MS } as const;
 export type RollOverlap = keyof typeof ROLL_OVERLAPS;
+/** What a roll keeps the old key working for unless told otherwise. */
+export const DEFAULT_ROLL_OVERLAP: RollOverlap = "24h";
 
 // Failed sign-ins: a client address gets 20 and a user 10 per 15-minute window; past that, sign-in
 // is refused until the window ends, whether or not the next attempt would succeed.

@@ -18,6 +18,7 @@ import { iconsRouter } from "./routes/icons";
 import { orderActionsRouter } from "./routes/order-actions";
 import { orderStatusRouter } from "./routes/order-status";
 import { ordersRouter } from "./routes/orders";
+import { partnerLogsRouter } from "./routes/partner-logs";
 import { partnerWebhooksRouter } from "./routes/partner-webhooks";
 import { permissionsRouter } from "./routes/permissions";
 import { ratesRouter } from "./routes/rates";
@@ -59,6 +60,7 @@ export function partnerApi(): OpenAPIHono<AppEnv> {
   api.route("/api/v1", partnerWebhooksRouter);
   api.route("/api/v1", statementsRouter);
   api.route("/api/v1", testHelpersRouter);
+  api.route("/api/v1", partnerLogsRouter);
   api.route("/api/v1", iconsRouter);
   api.openAPIRegistry.registerComponent("securitySchemes", "PartnerBearer", {
     type: "http",
@@ -89,6 +91,7 @@ export function partnerApi(): OpenAPIHono<AppEnv> {
         name: "Webhooks",
         description: "Your webhook endpoint, signing secret and delivery log; resend and test events.",
       },
+      { name: "Logs", description: "Your API requests as we answered them (docs/cabinet.md)." },
       {
         name: "Statements",
         description: "Your monthly statements of earnings and their automatic payouts (docs/earnings.md).",

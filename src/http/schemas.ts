@@ -165,17 +165,16 @@ export function errorResponses<S extends ErrorStatus>(...statuses: S[]) {
 /** A plain positive-or-zero decimal in a string: no sign, exponent, hex or spaces. */
 export const DECIMAL_STRING = /^(?:0|[1-9]\d{0,29})(?:\.\d{1,30})?$/;
 
+/** DECIMAL_STRING without zero: what the document states for every amount. */
+export const POSITIVE_DECIMAL = /^(?!0+(?:\.0+)?$)(?:0|[1-9]\d{0,29})(?:\.\d{1,30})?$/;
+
 /**
  * An amount in a decimal string. The schema lets zero through so the domain answers it with its own
  * `invalid_amount` ("must be greater than 0"); the document's pattern states the whole rule, zero
  * excluded, so generated clients refuse what the API refuses.
  */
 export const decimalAmount = (message: string) =>
-  z
-    .string()
-    .max(61)
-    .regex(DECIMAL_STRING, message)
-    .openapi({ pattern: "^(?!0+(?:\\.0+)?$)(?:0|[1-9]\\d{0,29})(?:\\.\\d{1,30})?$" });
+  z.string().max(61).regex(DECIMAL_STRING, message).openapi({ pattern: POSITIVE_DECIMAL.source });
 
 export const ticker = z.string().trim().min(1).max(20);
 

@@ -53,19 +53,28 @@ describe("partner cabinet in Chromium", () => {
     expect(await page.content()).not.toContain(key.split(".")[1]);
     expect(await page.locator("tr[data-key-id]").count()).toBe(1);
 
-    // Roll with a 1 h overlap: both work; then revoke the new one.
+    // Roll with a 1 h overlap (24 h is offered first): both work; then revoke the new one.
     const row = page.locator(`tr[data-key-id="${key.split(".")[0]}"]`);
+    expect(await row.getByLabel("Old key keeps working for").inputValue()).toBe("24h");
+    // Times to the second, relative on hover ("Last used" is written after the response).
+    await page.reload();
+    const lastUsed = row.locator('td[data-label="Last used"] time');
+    expect(await lastUsed.textContent()).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
+    expect(await lastUsed.getAttribute("title")).toMatch(/ago$|^just now$/);
     await row.getByLabel("Old key keeps working for").selectOption("1h");
     await row.getByRole("button", { name: "Roll" }).click();
     const rolled = (await page.getByTestId("new-key").textContent())!.trim();
     expect(rolled).not.toBe(key);
     expect((await createOrder(key)).status).toBe(201);
     expect((await createOrder(rolled)).status).toBe(201);
-    await page
-      .locator(`tr[data-key-id="${rolled.split(".")[0]}"]`)
-      .getByRole("button", { name: "Revoke" })
-      .click();
+    // Revoking asks first (the dialog is accepted), then the list says when.
+    const asked: string[] = [];
+    page.on("dialog", (d) => void asked.push(d.message()));
+    const rolledRow = page.locator(`tr[data-key-id="${rolled.split(".")[0]}"]`);
+    await rolledRow.getByRole("button", { name: "Revoke" }).click();
     await landOn(page, "/cabinet/keys");
+    expect(asked).toEqual([expect.stringContaining("Revoke this key?")]);
+    expect(await rolledRow.getByTestId("revoked-at").textContent()).toMatch(/\d\d:\d\d:\d\d UTC$/);
     expect((await createOrder(rolled)).status).toBe(401);
     await shot(page, "04-keys-rolled-revoked");
 

@@ -5,7 +5,18 @@
 import { createServer, type Server as HttpServer, type IncomingHttpHeaders } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyWebhook } from "../../docs/examples/verify-webhook";
-import { admin, browserSession, inviteUrl, landOn, RECEIVER_PORT, shot, withPasskeys } from "./harness";
+import {
+  admin,
+  browserSession,
+  inviteUrl,
+  landOn,
+  ORDER,
+  ORIGIN,
+  postOrder,
+  RECEIVER_PORT,
+  shot,
+  withPasskeys,
+} from "./harness";
 
 interface Received {
   headers: IncomingHttpHeaders;
@@ -55,14 +66,23 @@ describe("webhooks and settings in Chromium", () => {
 
     await page.getByRole("link", { name: "Webhooks" }).click();
     await landOn(page, "/cabinet/webhooks");
+    expect(await page.locator("p.lead").textContent()).toContain("Live mode endpoint.");
+    // This `wrangler dev` allows http to localhost (ALLOW_HTTP_WEBHOOKS): the hint says so.
+    expect(await page.getByTestId("url-hint").textContent()).toContain("plain http to localhost");
     await shot(page, "10-webhooks-empty");
 
-    // An address inside the operator's network is refused with the reason.
-    await page.getByLabel("URL").fill("https://169.254.169.254/latest/meta-data/");
+    // An address inside the operator's network is refused with the reason, on the same page, and
+    // what was typed stays in the field to correct.
+    const refused = "https://169.254.169.254/latest/meta-data/";
+    await page.getByLabel("URL").fill(refused);
     await page.getByRole("button", { name: "Save" }).click();
-    await expect.poll(() => page.locator("main").textContent()).toContain("not an IP address (link-local)");
+    await expect
+      .poll(() => page.getByTestId("url-error").textContent())
+      .toContain("not an IP address (link-local)");
+    expect(await page.getByLabel("URL").inputValue()).toBe(refused);
+    expect(await page.getByRole("button", { name: "Create secret" }).count()).toBe(1);
     await shot(page, "11-webhooks-ssrf-refused");
-    await page.goto(page.url().replace(/\/cabinet\/.*$/, "/cabinet/webhooks"));
+    await page.getByLabel("URL").fill("");
 
     const hook = `http://127.0.0.1:${RECEIVER_PORT}/hook`;
     await page.getByLabel("URL").fill(hook);
@@ -77,7 +97,11 @@ describe("webhooks and settings in Chromium", () => {
     // The receiver refuses the first delivery.
     receiver!.failNext(1);
     await page.getByRole("button", { name: "Send test event" }).click();
-    await expect.poll(() => page.getByTestId("notice").textContent()).toMatch(/failed \(HTTP 500\)/);
+    await expect
+      .poll(() => page.getByTestId("notice").textContent(), { timeout: 15_000 })
+      .toMatch(/failed \(HTTP 500\)/);
+    // A failure is not shown in the success box.
+    expect(await page.getByTestId("notice").getAttribute("class")).toBe("notice failed");
     const row = page.locator("tr[data-event]").first();
     const eventId = (await row.getAttribute("data-event"))!;
     expect(eventId).toMatch(/^evt_[0-9a-f]{32}$/);
@@ -91,6 +115,7 @@ describe("webhooks and settings in Chromium", () => {
     await expect
       .poll(() => page.getByTestId("notice").textContent())
       .toContain(`Resent — ping ${eventId}: delivered (HTTP 200)`);
+    expect(await page.getByTestId("notice").getAttribute("class")).toBe("notice");
     const after = page.locator(`tr[data-event="${eventId}"]`);
     await expect.poll(() => after.locator(".badge").textContent()).toBe("delivered");
     await after.locator("summary").click();
@@ -131,6 +156,73 @@ describe("webhooks and settings in Chromium", () => {
       .poll(() => page.locator("td code").allTextContents())
       .toEqual(expect.arrayContaining(["webhook.resent", "webhook.test_sent", "settings.markup_changed"]));
     await shot(page, "16-audit-webhooks-settings");
+    await ctx.close();
+  });
+
+  it("Test view: its own endpoint; the log filtered by a short_id, and the filter survives a resend", async () => {
+    const partner = (await (await admin("/partners", { json: { name: "Hook Test Wallet" } })).json()) as {
+      id: string;
+    };
+    const testKey = (
+      (await (await admin(`/partners/${partner.id}/keys`, { json: { mode: "test" } })).json()) as {
+        key: string;
+      }
+    ).key;
+    const { ctx, page } = await withPasskeys(suite.browser());
+    await page.goto(await inviteUrl(partner.id, "dev@hook-test-wallet.example", "developer"));
+    await page.getByRole("button", { name: "Create passkey and sign in" }).click();
+    await landOn(page, "/cabinet/keys");
+    await page.goto(`${ORIGIN}/cabinet/webhooks?mode=test`);
+    await shot(page, "17-webhooks-test-view");
+    await expect
+      .poll(() => page.locator("main p.lead").textContent(), { timeout: 15_000 })
+      .toContain("Test mode endpoint.");
+    await page.getByLabel("URL").fill(`http://127.0.0.1:${RECEIVER_PORT}/test-hook`);
+    await page.getByRole("button", { name: "Save" }).click();
+    await expect.poll(() => page.getByTestId("notice").textContent()).toContain("Endpoint saved");
+    await page.getByRole("button", { name: "Create secret" }).click();
+    await expect.poll(() => page.getByTestId("new-secret").count()).toBe(1);
+
+    // Two test orders, each moved once: an event for each.
+    const orders: { id: string; short_id: string }[] = [];
+    for (let i = 0; i < 2; i++) {
+      const o = (await (await postOrder(testKey, ORDER)).json()) as { id: string; short_id: string };
+      const moved = await fetch(`${ORIGIN}/api/v1/partner/test/orders/${o.id}/deposit`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${testKey}`, "content-type": "application/json" },
+        body: "{}",
+      });
+      expect(moved.status).toBe(200);
+      orders.push(o);
+    }
+    const [first] = orders as [{ id: string; short_id: string }];
+    await page.goto(`${ORIGIN}/cabinet/webhooks`);
+    await page.getByTestId("filter-order").fill(first.short_id.toLowerCase());
+    await page.getByRole("button", { name: "Filter" }).click();
+    const rows = page.locator("tr[data-event]");
+    await expect
+      .poll(
+        async () => {
+          await page.reload();
+          return rows.count();
+        },
+        { timeout: 15_000, interval: 1_000 },
+      )
+      .toBeGreaterThan(0);
+    const shown = await rows.count();
+    for (const text of await rows.allTextContents()) expect(text).toContain(first.id);
+    await shot(page, "18-webhooks-short-id-filter");
+
+    await rows.first().getByRole("button", { name: "Resend" }).click();
+    await expect.poll(() => page.getByTestId("notice").textContent()).toContain("Resent");
+    expect(page.url()).toContain(`order_id=${first.id}`);
+    expect(await page.getByTestId("filter-order").inputValue()).toBe(first.id);
+    expect(await rows.count()).toBe(shown);
+    for (const text of await rows.allTextContents()) expect(text).toContain(first.id);
+
+    // Not an order reference: said, not silently ignored.
+    await page.goto(`${ORIGIN}/cabinet/webhooks?order_id=nope`);
+    expect(await page.locator("main").textContent()).toContain('"nope" is not an order id or short id.');
     await ctx.close();
   });
 });

@@ -17,6 +17,7 @@ const NAV: { href: string; label: string; permission: Permission | null }[] = [
   { href: "/cabinet/keys", label: "API keys", permission: "keys.read" },
   { href: "/cabinet/webhooks", label: "Webhooks", permission: "webhooks.read" },
   { href: "/cabinet/widgets", label: "Widgets", permission: "orders.read" },
+  { href: "/cabinet/logs", label: "Logs", permission: "keys.read" },
   { href: "/cabinet/team", label: "Team", permission: "team.read" },
   { href: "/cabinet/audit", label: "Audit log", permission: "audit.read" },
   { href: "/cabinet/settings", label: "Settings", permission: "settings.write" },

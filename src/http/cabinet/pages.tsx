@@ -1,6 +1,8 @@
 // Cabinet pages. Each is one server-rendered document; write controls are rendered only for roles
 // that may use them (the routes check the role again).
-import { can, ROLES, ROLL_OVERLAPS } from "../../domain/cabinet";
+
+import { can, DEFAULT_ROLL_OVERLAP, ROLES, ROLL_OVERLAPS } from "../../domain/cabinet";
+import { relativeTime } from "../../lib/relative-time";
 import type { IssuedKey } from "../../services/api-keys";
 import type { IssuedInvite } from "../../services/cabinet-auth";
 import type { AuditEntry, InviteRow, PasskeyRow, SessionContext, UserRow } from "../../storage/cabinet";
@@ -8,7 +10,15 @@ import type { ApiKeyRow } from "../../storage/partners";
 import { Csrf, Page } from "./layout";
 import { StackTable } from "./stack-table";
 
-export const when = (iso: string | null) => (iso ? `${iso.replace("T", " ").slice(0, 16)} UTC` : "—");
+/** A time to the second (several steps of one order can share a minute), relative on hover. */
+export const when = (iso: string | null) =>
+  iso ? (
+    <time datetime={iso} title={relativeTime(Date.parse(iso), Date.now())}>
+      {`${iso.replace("T", " ").slice(0, 19)} UTC`}
+    </time>
+  ) : (
+    "—"
+  );
 
 export function SignInPage() {
   return (
@@ -48,7 +58,15 @@ export function InvitePage(props: { token: string; email: string; partnerName: s
 }
 
 function keyStatus(k: ApiKeyRow, now: number) {
-  if (k.revoked_at) return <span class="badge bad">revoked</span>;
+  if (k.revoked_at)
+    return (
+      <>
+        <span class="badge bad">revoked</span>
+        <div class="muted" data-testid="revoked-at">
+          {when(k.revoked_at)}
+        </div>
+      </>
+    );
   if (k.expires_at && Date.parse(k.expires_at) <= now) return <span class="badge bad">expired</span>;
   if (k.expires_at)
     return (
@@ -171,7 +189,10 @@ function KeyActions({ k, session, now }: { k: ApiKeyRow; session: SessionContext
           <Csrf session={s} />
           <select name="overlap" aria-label="Old key keeps working for">
             {Object.keys(ROLL_OVERLAPS).map((o) => (
-              <option value={o}>{o === "now" ? "old key stops now" : `old key works ${o}`}</option>
+              // An overlap by default: a roll should not cut off the servers still using the old key.
+              <option value={o} selected={o === DEFAULT_ROLL_OVERLAP}>
+                {o === "now" ? "old key stops now" : `old key works ${o}`}
+              </option>
             ))}
           </select>
           <button class="secondary small" type="submit">

@@ -36,6 +36,7 @@ import { onError } from "../middleware/errors";
 import { clientIp } from "../middleware/rate-limit";
 import { form } from "./forms";
 import { Message } from "./layout";
+import { logPages } from "./logs";
 import { registerOrderRoutes } from "./order-routes";
 import { AccountPage, AuditPage, InvitePage, KeysPage, SignInPage, TeamPage } from "./pages";
 import { payoutPages } from "./payouts";
@@ -260,6 +261,7 @@ export function createCabinet() {
   });
 
   app.route("/webhooks", webhookPages());
+  app.route("/logs", logPages());
   app.route("/settings", settingsPages());
   app.route("/payouts", payoutPages());
   app.route("/widgets", widgetPages());

@@ -3,6 +3,7 @@
 // button. Everything goes through the same service as the partner API (services/webhooks.ts).
 import { type Context, Hono } from "hono";
 import { can } from "../../domain/cabinet";
+import { parseOrderRef } from "../../domain/order-id";
 import { DELIVERY_STATUSES, type DeliveryStatus } from "../../domain/webhooks";
 import { deliveryOptions } from "../../services/webhook-delivery";
 import {
@@ -17,7 +18,7 @@ import {
   webhookEndpoint,
 } from "../../services/webhooks";
 import type { SessionContext } from "../../storage/cabinet";
-import { badRequest } from "../errors";
+import { ApiError, badRequest } from "../errors";
 import { acceptWebhookUrl } from "../webhook-url";
 import { form } from "./forms";
 import { Csrf, Page } from "./layout";
@@ -43,6 +44,14 @@ interface PageProps {
   filter: LogFilter;
   secret?: string | undefined;
   notice?: string | undefined;
+  /** A failed test event or resend is said in the error's colours, not the success box's. */
+  noticeFailed?: boolean;
+  /** Plain http to localhost is accepted here (ALLOW_HTTP_WEBHOOKS, dev): the hint says so. */
+  allowHttp: boolean;
+  /** A refused URL: why, and what was typed (kept in the field to correct it). */
+  urlError?: { message: string; typed: string } | undefined;
+  /** An order filter that is neither a UUID nor a short id (said, not ignored). */
+  filterError?: string | undefined;
 }
 
 function statusBadge(status: DeliveryStatus) {
@@ -70,13 +79,21 @@ function AttemptList(props: { d: DeliveryView }) {
   );
 }
 
-function filterQuery(f: LogFilter, cursor: string): string {
+function filterQuery(f: LogFilter, cursor?: string): string {
   const q = new URLSearchParams();
   if (f.status) q.set("status", f.status);
   if (f.orderId) q.set("order_id", f.orderId);
-  q.set("cursor", cursor);
+  if (cursor) q.set("cursor", cursor);
   return q.toString();
 }
+
+/** The log's filter as hidden fields, so a form posted from the filtered log comes back to it. */
+const FilterFields = (props: { filter: LogFilter }) => (
+  <>
+    {props.filter.status ? <input type="hidden" name="status" value={props.filter.status} /> : null}
+    {props.filter.orderId ? <input type="hidden" name="order_id" value={props.filter.orderId} /> : null}
+  </>
+);
 
 export function WebhooksPage(props: PageProps) {
   const s = props.session;
@@ -87,14 +104,19 @@ export function WebhooksPage(props: PageProps) {
       title="Webhooks"
       session={s}
       current="/cabinet/webhooks"
-      replaceUrl={props.secret || props.notice ? "/cabinet/webhooks" : undefined}
+      replaceUrl={
+        props.secret || props.notice || props.urlError
+          ? `/cabinet/webhooks${filterQuery(props.filter) ? `?${filterQuery(props.filter)}` : ""}`
+          : undefined
+      }
     >
       <h1>Webhooks</h1>
       <p class="lead">
-        We POST a signed event to your endpoint whenever an order changes status. Live mode endpoint.
+        We POST a signed event to your endpoint whenever an order changes status.{" "}
+        {s.mode === "test" ? "Test" : "Live"} mode endpoint.
       </p>
       {props.notice ? (
-        <p class="notice" role="status" data-testid="notice">
+        <p class={props.noticeFailed ? "notice failed" : "notice"} role="status" data-testid="notice">
           {props.notice}
         </p>
       ) : null}
@@ -119,9 +141,10 @@ export function WebhooksPage(props: PageProps) {
               <input
                 name="url"
                 type="url"
-                value={e.url ?? ""}
+                value={props.urlError ? props.urlError.typed : (e.url ?? "")}
                 placeholder="https://your-server.example/webhooks"
                 maxlength={2048}
+                aria-invalid={props.urlError ? "true" : undefined}
               />
             </label>
             <label class="check">
@@ -138,8 +161,15 @@ export function WebhooksPage(props: PageProps) {
             ) : null}
           </p>
         )}
-        <p class="muted">
-          https on port 443 to a public host name; IP addresses and local or internal names are refused.
+        {props.urlError ? (
+          <p class="error" role="alert" data-testid="url-error">
+            {props.urlError.message}
+          </p>
+        ) : null}
+        <p class="muted" data-testid="url-hint">
+          {props.allowHttp
+            ? "https on port 443 to a public host name, or — in this development deployment — plain http to localhost on any port; other IP addresses and local or internal names are refused."
+            : "https on port 443 to a public host name; IP addresses and local or internal names are refused."}
         </p>
       </section>
       <section class="card">
@@ -203,12 +233,22 @@ export function WebhooksPage(props: PageProps) {
           </label>
           <label class="grow">
             Order id
-            <input name="order_id" value={props.filter.orderId ?? ""} placeholder="order UUID" />
+            <input
+              name="order_id"
+              value={props.filter.orderId ?? ""}
+              placeholder="order UUID or short id"
+              data-testid="filter-order"
+            />
           </label>
           <button type="submit" class="secondary">
             Filter
           </button>
         </form>
+        {props.filterError ? (
+          <p class="error" role="alert">
+            {props.filterError}
+          </p>
+        ) : null}
         <StackTable
           testid="deliveries"
           rows={props.deliveries}
@@ -237,6 +277,7 @@ export function WebhooksPage(props: PageProps) {
                   action={`/cabinet/webhooks/deliveries/${d.event_id}/resend`}
                 >
                   <Csrf session={s} />
+                  <FilterFields filter={props.filter} />
                   <button class="secondary small" type="submit">
                     Resend
                   </button>
@@ -261,7 +302,12 @@ const scopeOf = (s: SessionContext): WebhookScope => ({
   mode: s.mode ?? "live",
 });
 
-async function render(c: Context<SignedInEnv>, extra: Partial<PageProps> = {}, filter: LogFilter = {}) {
+async function render(
+  c: Context<SignedInEnv>,
+  extra: Partial<PageProps> = {},
+  filter: LogFilter = {},
+  status: 200 | 201 | 400 = extra.secret ? 201 : 200,
+) {
   const s = c.get("cabinet");
   const scope = scopeOf(s);
   const [endpoint, page] = await Promise.all([
@@ -275,9 +321,10 @@ async function render(c: Context<SignedInEnv>, extra: Partial<PageProps> = {}, f
       deliveries={page.data}
       nextCursor={page.next_cursor}
       filter={filter}
+      allowHttp={c.get("config").ALLOW_HTTP_WEBHOOKS}
       {...extra}
     />,
-    extra.secret ? 201 : 200,
+    status,
   );
 }
 
@@ -287,29 +334,46 @@ function outcome(d: DeliveryView): string {
   return `${d.type} ${d.event_id}: ${d.status} (${answer}).`;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/**
+ * The log filter a query or a posted form carries. The order is a UUID or a short id in any case
+ * (the log is keyed by UUID); anything else is an error to show, not a filter to drop.
+ */
+function logFilter(raw: { status?: string | undefined; order_id?: string | undefined }): {
+  filter: LogFilter;
+  error?: string;
+} {
+  const status = DELIVERY_STATUSES.find((st) => st === raw.status);
+  const typed = raw.order_id?.trim();
+  if (!typed) return { filter: { status } };
+  const order = parseOrderRef(typed);
+  if (!order) return { filter: { status }, error: `"${typed}" is not an order id or short id.` };
+  return { filter: { status, orderId: order.id } };
+}
 
 export function webhookPages(): Hono<CabinetEnv> {
   const app = new Hono<CabinetEnv>();
   const signedIn = (c: Context<CabinetEnv>) => c as unknown as Context<SignedInEnv>;
 
   app.get("/", requireSession("webhooks.read"), (c) => {
-    const status = c.req.query("status");
-    const orderId = c.req.query("order_id")?.trim();
+    const { filter, error } = logFilter({ status: c.req.query("status"), order_id: c.req.query("order_id") });
     return render(
       signedIn(c),
-      {},
-      {
-        status: DELIVERY_STATUSES.find((st) => st === status),
-        orderId: orderId && UUID.test(orderId) ? orderId.toLowerCase() : undefined,
-        cursor: c.req.query("cursor") || undefined,
-      },
+      { filterError: error },
+      { ...filter, cursor: c.req.query("cursor") || undefined },
+      error ? 400 : 200,
     );
   });
   app.post("/endpoint", requireSession("webhooks.write"), async (c) => {
     const f = await form(c);
     const raw = f.url?.trim() ?? "";
-    const url = raw === "" ? null : acceptWebhookUrl(c.get("config"), raw, "The URL");
+    let url: string | null = null;
+    try {
+      url = raw === "" ? null : acceptWebhookUrl(c.get("config"), raw, "The URL");
+    } catch (err) {
+      // Refused: the same page, the reason beside the field and what was typed still in it.
+      if (!(err instanceof ApiError)) throw err;
+      return render(signedIn(c), { urlError: { message: err.message, typed: raw } }, {}, 400);
+    }
     await configureWebhook(c.env.DB, actorOf(signedIn(c)), scopeOf(signedIn(c).get("cabinet")), {
       url,
       enabled: f.enabled === "on",
@@ -335,9 +399,13 @@ export function webhookPages(): Hono<CabinetEnv> {
       actorOf(signedIn(c)),
       scopeOf(signedIn(c).get("cabinet")),
     );
-    return render(signedIn(c), { notice: `Test event sent — ${outcome(d)}` });
+    return render(signedIn(c), {
+      notice: `Test event sent — ${outcome(d)}`,
+      noticeFailed: d.status !== "delivered",
+    });
   });
   app.post("/deliveries/:eventId/resend", requireSession("webhooks.write"), async (c) => {
+    const { filter } = logFilter(await form(c));
     const d = await resendDelivery(
       c.env.DB,
       deliveryOptions(c.get("config")),
@@ -345,7 +413,11 @@ export function webhookPages(): Hono<CabinetEnv> {
       scopeOf(signedIn(c).get("cabinet")),
       c.req.param("eventId"),
     );
-    return render(signedIn(c), { notice: `Resent — ${outcome(d)}` });
+    return render(
+      signedIn(c),
+      { notice: `Resent — ${outcome(d)}`, noticeFailed: d.status !== "delivered" },
+      filter,
+    );
   });
   return app;
 }

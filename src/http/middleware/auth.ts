@@ -109,9 +109,10 @@ export function partnerAuth(mode: "required" | "optional"): MiddlewareHandler<Ap
     if (!result) {
       await enforceRateLimit(c, ipBucket(c), config.PUBLIC_RATE_LIMIT_PER_MINUTE);
     } else {
-      await enforceRateLimit(c, partnerBucket(result.partner.id), result.partner.rateLimitPerMinute);
+      // Known before the limit is checked, so a 429 shows in the partner's request log too.
       c.set("partner", result.partner);
       c.set("apiKeyId", result.keyId);
+      await enforceRateLimit(c, partnerBucket(result.partner.id), result.partner.rateLimitPerMinute);
       c.executionCtx.waitUntil(touchKey(c.env.DB, result.keyId));
     }
     await next();

@@ -33,7 +33,7 @@ function constantBody(bytes: number): string {
   return body;
 }
 
-function enabled(env: Env): boolean {
+export function enabled(env: Env): boolean {
   return (env as unknown as { BENCH_ROUTES?: unknown }).BENCH_ROUTES === "true";
 }
 

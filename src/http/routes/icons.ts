@@ -23,7 +23,7 @@ const route = createRoute({
       headers: { ...HEADERS.requestId, ...HEADERS.cacheControl },
       content: { "image/svg+xml": { schema: z.string().max(1_000_000) } },
     },
-    ...errorResponses(404),
+    ...errorResponses(400, 404),
   }),
 });
 

@@ -369,7 +369,7 @@ export const ordersRouter = createRouter<PartnerEnv>()
       },
       responses: {
         200: okResponse("limited", "The order with its current status.", OrderSchema),
-        ...errorResponses(401, 403, 404, 429),
+        ...errorResponses(400, 401, 403, 404, 429),
       },
     }),
     async (c) => {

@@ -83,7 +83,8 @@ const UpdateBody = z
     enabled: z.boolean().optional(),
   })
   .refine((b) => b.url !== undefined || b.enabled !== undefined, { message: "give url and/or enabled" })
-  .openapi("UpdateWebhookEndpoint");
+  // What the refine says, in the document: `{}` is refused.
+  .openapi("UpdateWebhookEndpoint", { minProperties: 1 });
 
 const RotateBody = z
   .strictObject({
@@ -263,7 +264,7 @@ export const partnerWebhooksRouter = createRouter<PartnerEnv>()
       request: { params: EventParams, headers: KeyHeaders },
       responses: {
         200: okJson("The event with the new attempt (whatever your endpoint answered).", DeliverySchema),
-        ...errorResponses(401, 403, 404, 409, 429),
+        ...errorResponses(400, 401, 403, 404, 409, 429),
       },
     }),
     async (c) => {

@@ -5,7 +5,7 @@ import { runTestHelper, type TestHelper } from "../../services/test-helpers";
 import type { PartnerEnv } from "../app-env";
 import { partnerAuth } from "../middleware/auth";
 import { createRouter } from "../router";
-import { errorResponses, okResponse } from "../schemas";
+import { errorResponses, okResponse, POSITIVE_DECIMAL } from "../schemas";
 import { OrderSchema, SignatureHeader } from "./orders";
 
 const security: Record<string, string[]>[] = [{ PartnerBearer: [] }, { PartnerApiKey: [] }];
@@ -25,8 +25,13 @@ const blocks = (description: string, min = 0) =>
 
 const DepositBody = z
   .strictObject({
+    // The document states the rule (a positive decimal string, or a number above 0) that the
+    // refine enforces, so a generated client refuses 0 and negatives too.
     amount: z
-      .union([z.string().max(64), z.number()])
+      .union([
+        z.string().max(64).openapi({ pattern: POSITIVE_DECIMAL.source }),
+        z.number().openapi({ exclusiveMinimum: 0 }),
+      ])
       .refine((v) => tryParseDecimal(v)?.gt(0) === true, { message: "must be a positive decimal" })
       .transform(String)
       .optional()

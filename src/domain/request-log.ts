@@ -1,0 +1,169 @@
+import { parseOrderRef, shortIdOfOrderId } from "./order-id";
+
+// The partner's API request log (docs/cabinet.md, "Logs"): what one entry holds, how a request
+// becomes one, and how a page of them is asked for. Plain data; the storage is
+// src/objects/request-log.ts, the buffering src/services/request-log.ts.
+
+/** One answered partner API request, as the partner sees it in their log. */
+export interface RequestLogEntry {
+  /** Keyset position within one partner's log (per mode): increasing, never reused. */
+  seq: number;
+  at_ms: number;
+  method: string;
+  /** The path without the query. */
+  path: string;
+  /** The query string exactly as sent (no leading `?`; empty when none). */
+  query: string;
+  status: number;
+  /** The error's `code` for a 4xx/5xx answered in the API's error shape; null otherwise. */
+  code: string | null;
+  latency_ms: number;
+  key_id: string;
+  request_id: string;
+  ip: string | null;
+  /** The order the request was about (its UUID): the path's `{order_id}`, or the order it created. */
+  order_id: string | null;
+  /** For errors: the response body (at most ERROR_BODY_MAX characters). */
+  error_body: string | null;
+}
+
+export type NewRequestLogEntry = Omit<RequestLogEntry, "seq">;
+
+/** An error body is kept whole up to this many characters (they are small `{detail, code}`). */
+export const ERROR_BODY_MAX = 4096;
+
+const ORDER_IN_PATH = /^\/api\/v1\/partner\/(?:test\/)?orders\/([^/]+)/;
+
+/**
+ * The order a partner path is about, as its UUID whether the path named it by UUID or short id;
+ * null for paths about no one order (or naming none that could exist).
+ */
+export function orderIdFromPath(path: string): string | null {
+  const m = ORDER_IN_PATH.exec(path);
+  return m?.[1] ? (parseOrderRef(m[1])?.id ?? null) : null;
+}
+
+/** The `code` of an API error body, or null when the body is not the API's error shape. */
+export function errorCode(body: string): string | null {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    if (parsed && typeof parsed === "object" && "code" in parsed && typeof parsed.code === "string")
+      return parsed.code;
+  } catch {
+    // not JSON: a code-less error
+  }
+  return null;
+}
+
+export type StatusClass = "1xx" | "2xx" | "3xx" | "4xx" | "5xx";
+
+export interface RequestLogFilter {
+  /** A status class (`4xx`) or one status (`404`). */
+  status?: StatusClass | number;
+  code?: string;
+  /** A path prefix (`/api/v1/partner/orders`). */
+  path?: string;
+  key_id?: string;
+  request_id?: string;
+  /** The order's UUID (parseOrderRef turns a short id into it). */
+  order_id?: string;
+}
+
+/** The status range a filter asks for, as [lowest, highest] inclusive. */
+export function statusRange(status: StatusClass | number): [number, number] {
+  if (typeof status === "number") return [status, status];
+  const base = Number(status[0]) * 100;
+  return [base, base + 99];
+}
+
+/** Entries older than this are neither shown nor kept. */
+export function retentionCutoff(nowMs: number, retentionDays: number): number {
+  return nowMs - retentionDays * 86_400_000;
+}
+
+/** An entry as the API and the cabinet show it. */
+export interface RequestLogView {
+  id: string;
+  at: string;
+  method: string;
+  path: string;
+  query: string;
+  status: number;
+  code: string | null;
+  latency_ms: number;
+  key_id: string;
+  request_id: string;
+  ip: string | null;
+  order_id: string | null;
+  order_short_id: string | null;
+  error_body: string | null;
+}
+
+export function requestLogView(e: RequestLogEntry): RequestLogView {
+  return {
+    id: String(e.seq),
+    at: new Date(e.at_ms).toISOString(),
+    method: e.method,
+    path: e.path,
+    query: e.query,
+    status: e.status,
+    code: e.code,
+    latency_ms: e.latency_ms,
+    key_id: e.key_id,
+    request_id: e.request_id,
+    ip: e.ip,
+    order_id: e.order_id,
+    order_short_id: e.order_id ? shortIdOfOrderId(e.order_id) : null,
+    error_body: e.error_body,
+  };
+}
+
+/** A status filter as typed: a class (`4xx`) or one status (`404`); null when neither. */
+export function parseStatusFilter(raw: string): StatusClass | number | null {
+  if (/^[1-5]xx$/.test(raw)) return raw as StatusClass;
+  return /^[1-5]\d\d$/.test(raw) ? Number(raw) : null;
+}
+
+/** A page cursor as sent back: the last entry's position; null when it is not one. */
+export function parseLogCursor(raw: string): number | null {
+  return /^\d{1,15}$/.test(raw) ? Number(raw) : null;
+}
+
+/** The filters as a query string carries them (the API's and the cabinet's, same names). */
+export interface RequestLogFilterInput {
+  status?: string | undefined;
+  code?: string | undefined;
+  path?: string | undefined;
+  key_id?: string | undefined;
+  request_id?: string | undefined;
+  /** An order's UUID or short_id. */
+  order_id?: string | undefined;
+}
+
+/** The filter the input asks for, or the names of the fields that are not valid. */
+export function parseRequestLogFilter(
+  input: RequestLogFilterInput,
+): { ok: true; filter: RequestLogFilter } | { ok: false; invalid: string[] } {
+  const blank = (v: string | undefined) => (v === undefined || v.trim() === "" ? undefined : v.trim());
+  const status = blank(input.status);
+  const order = blank(input.order_id);
+  const parsedStatus = status === undefined ? undefined : parseStatusFilter(status);
+  const parsedOrder = order === undefined ? undefined : parseOrderRef(order);
+  const invalid = [
+    ...(parsedStatus === null ? ["status"] : []),
+    ...(parsedOrder === null ? ["order_id"] : []),
+  ];
+  if (invalid.length > 0) return { ok: false, invalid };
+  const filter: RequestLogFilter = {};
+  if (parsedStatus != null) filter.status = parsedStatus;
+  const code = blank(input.code);
+  if (code !== undefined) filter.code = code;
+  const path = blank(input.path);
+  if (path !== undefined) filter.path = path;
+  const keyId = blank(input.key_id);
+  if (keyId !== undefined) filter.key_id = keyId;
+  const requestId = blank(input.request_id);
+  if (requestId !== undefined) filter.request_id = requestId;
+  if (parsedOrder) filter.order_id = parsedOrder.id;
+  return { ok: true, filter };
+}
