@@ -128,7 +128,7 @@ export async function usableWidget(env: Env, id: string): Promise<{ widget: Widg
   const widget = await findWidget(env.DB, id);
   if (!widget || widget.revoked_at !== null) throw notFound();
   const p = await getPartner(env.DB, widget.partner_id);
-  if (!p || p.is_active !== 1) throw notFound();
+  if (p?.is_active !== 1) throw notFound();
   return {
     widget,
     partner: {

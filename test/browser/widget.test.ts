@@ -221,7 +221,7 @@ describe("the end user's side in Chromium", () => {
     await shot(own, "widget-04-track-page-390");
     expect(errors).toEqual([]);
     await ctx.close();
-  });
+  }, 300_000);
 
   it("a page on an origin the widget does not allow is refused framing", async () => {
     const p = await partnerWithKeys("Widget Stranger");
