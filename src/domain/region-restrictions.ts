@@ -63,10 +63,13 @@ export function permissionsFor(
 /** The restrictions as stored: upper-case, de-duplicated, sorted, and no coin left with no country. */
 export function normalizeRestrictions(r: RegionRestrictions): RegionRestrictions {
   const tidy = (list: readonly string[]) => [...new Set(list.map((c) => c.toUpperCase()))].sort();
+  const merged = new Map<string, string[]>();
+  for (const [coin, list] of Object.entries(r.coins))
+    merged.set(coin.toUpperCase(), [...(merged.get(coin.toUpperCase()) ?? []), ...list]);
   const coins: Record<string, string[]> = {};
-  for (const coin of Object.keys(r.coins).sort()) {
-    const list = tidy(r.coins[coin] ?? []);
-    if (list.length > 0) coins[coin.toUpperCase()] = list;
+  for (const coin of [...merged.keys()].sort()) {
+    const list = tidy(merged.get(coin) ?? []);
+    if (list.length > 0) coins[coin] = list;
   }
   return { countries: tidy(r.countries), coins };
 }

@@ -107,9 +107,13 @@ describe("byRelevance", () => {
 });
 
 describe("region restrictions", () => {
-  const r = normalizeRestrictions({ countries: ["kp", "KP", "ir"], coins: { xmr: ["gb", "us"], ZEC: [] } });
-  it("normalises: upper case, de-duplicated, sorted, empty coins dropped", () => {
-    expect(r).toEqual({ countries: ["IR", "KP"], coins: { XMR: ["GB", "US"] } });
+  const r = normalizeRestrictions({
+    countries: ["kp", "KP", "ir"],
+    coins: { xmr: ["us"], XMR: ["gb"], ZEC: [], doge: ["GB"] },
+  });
+  it("normalises: upper case, de-duplicated, sorted (coins too), empty coins dropped", () => {
+    expect(r).toEqual({ countries: ["IR", "KP"], coins: { DOGE: ["GB"], XMR: ["GB", "US"] } });
+    expect(Object.keys(r.coins)).toEqual(["DOGE", "XMR"]);
   });
   it("a restricted country refuses everything; a restricted coin only its side; unknown country nothing", () => {
     expect(regionRefusals(r, "KP", { from: "BTC", to: "ETH" }).map((x) => x.side)).toEqual([undefined]);
@@ -118,6 +122,7 @@ describe("region restrictions", () => {
     ]);
     expect(regionRefusals(r, null, { from: "XMR" })).toEqual([]);
     expect(permissionsFor(r, "US")).toEqual({ country: "US", allowed: true, restricted_coins: ["XMR"] });
+    expect(permissionsFor(r, "GB").restricted_coins).toEqual(["DOGE", "XMR"]);
     expect(permissionsFor(r, "IR")).toEqual({ country: "IR", allowed: false, restricted_coins: [] });
   });
 });
