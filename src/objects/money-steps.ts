@@ -104,6 +104,7 @@ export class MoneySteps {
         data: { reason: result.reason },
       };
       this.#host.note(r, now, event.reason, event.data);
+      if (result.alert) this.alert(r, result.alert.msg, { key, ...result.alert.data });
       return;
     }
     if (result.status === "done" && parseDecimal(result.amountTo).gt(0)) {

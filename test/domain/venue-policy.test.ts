@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   afterLookup,
   afterPlace,
+  CONFIG_RETRY_MS,
   type LegState,
   LOOKUP_INTERVAL_MS,
   LOST_AFTER_LOOKUPS,
@@ -30,6 +31,18 @@ describe("venue leg policy", () => {
         state: { phase: "uncertain", notFound: 0, firstNotFoundAt: null },
         next: { do: "lookup", notBefore: T + LOOKUP_INTERVAL_MS },
       });
+  });
+
+  it("a configuration error (our key refused) never ends a leg: a placement is placed again, a lookup asks again", () => {
+    expect(afterPlace({ kind: "config" }, T)).toEqual({
+      state: { phase: "ready" },
+      next: { do: "place", notBefore: T + CONFIG_RETRY_MS },
+    });
+    const s: LegState = { phase: "uncertain", notFound: 1, firstNotFoundAt: T - 5 };
+    expect(afterLookup(s, { kind: "config" }, T)).toEqual({
+      state: s,
+      next: { do: "lookup", notBefore: T + CONFIG_RETRY_MS },
+    });
   });
 
   it("refusals before the engine (429/418, -1021) may be placed again; definite rejections end the leg", () => {

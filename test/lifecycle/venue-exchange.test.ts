@@ -5,11 +5,12 @@
  * venue received.
  */
 import { env } from "cloudflare:workers";
-import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeAll, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
 import { createPartner, setPrices, type TestPartner } from "../helpers";
 import { createFakeVenue, type FakeVenue } from "../support/fake-venue";
 import {
   advance,
+  BTC_REFUND,
   BTC_TO_USDT,
   chaosOrders,
   createOrder,
@@ -20,6 +21,7 @@ import {
   simMine,
   simSend,
   startClock,
+  statusPath,
   step,
   TRON_ADDR,
 } from "../support/orders";
@@ -66,6 +68,11 @@ async function stepUntil(id: string, done: (status: string) => boolean, ms: numb
 
 const exchangeDone = async (id: string): Promise<LogEntry | undefined> =>
   (await events(id)).find((e) => e.data?.event === "exchange_done");
+/** The operator alerts logged with this message. */
+const alerts = (errors: MockInstance<typeof console.error>, msg: string) =>
+  errors.mock.calls
+    .map((c) => JSON.parse(String(c[0])) as Record<string, unknown>)
+    .filter((l) => l.msg === msg);
 const clientIds = () => venue.posts.map((q) => q.get("newClientOrderId"));
 const legId = (orderId: string, leg: number) => `${orderId.replaceAll("-", "")}-${leg}`;
 
@@ -141,6 +148,38 @@ describe("venue exchange: intent, then lookup", () => {
     expect(venue.calls).toContain("GET /api/v3/myTrades");
     // The commission from the trade list counts: the same payout as a clean fill.
     expect((await read(partner, o.id)).amount_to_actual).toBe(595.403);
+    expect(venue.filledTwice()).toEqual([]);
+  });
+
+  it("lookups after a POST that traded answer -2015, -1022, -1121, 401, 5xx, nothing: the order waits and alerts, never fails or refunds", async () => {
+    const errors = vi.spyOn(console, "error");
+    venue.placeFaults.push("fill_then_drop");
+    venue.lookupFaults.push("2015", "1022", "1121", "401", "5xx", "hang");
+    const o = await fundedOrder({ ...BTC_TO_USDT, refund_address: BTC_REFUND });
+    await step(o.id);
+    for (let i = 0; i < 6; i++) {
+      expect((await read(partner, o.id)).status).toBe("exchanging");
+      await step(o.id, 60_000);
+    }
+    expect(venue.lookupFaults).toEqual([]);
+    expect(await stepUntil(o.id, (s) => s !== "exchanging", 60_000)).toBe("completed");
+    expect(venue.posts).toHaveLength(1);
+    expect(await statusPath(o.id)).not.toContain("refunding");
+    const config = alerts(errors, "venue configuration error: needs an operator");
+    expect(config.length).toBeGreaterThanOrEqual(3);
+    expect(config[0]).toMatchObject({ order: o.id, key: `${o.id}:exchange`, leg: 1 });
+    expect(venue.filledTwice()).toEqual([]);
+  });
+
+  it("a POST refused with 401 -2015 (a rotated key): nothing placed; the order waits and alerts, then places", async () => {
+    const errors = vi.spyOn(console, "error");
+    venue.placeFaults.push("2015", "2015");
+    const o = await fundedOrder({ ...BTC_TO_USDT, refund_address: BTC_REFUND });
+    await step(o.id);
+    expect((await read(partner, o.id)).status).toBe("exchanging");
+    expect(await stepUntil(o.id, (s) => s !== "exchanging", 60_000)).toBe("completed");
+    expect(venue.posts).toHaveLength(3);
+    expect(alerts(errors, "venue configuration error: needs an operator")).toHaveLength(2);
     expect(venue.filledTwice()).toEqual([]);
   });
 

@@ -31,7 +31,14 @@ export type ExchangeResult =
       reason: string;
       /** The order's log entry for this wait, when it has its own (else a generic "waiting" note). */
       event?: { reason: string; data: Record<string, string | number> };
+      /** An operator alert the order raises for this wait (its message is the alert's kind). */
+      alert?: VenueAlert;
     };
+
+export interface VenueAlert {
+  msg: string;
+  data: Record<string, unknown>;
+}
 
 /**
  * What a venue needs of the service's own market, handed in by the order object so that adapters
@@ -81,6 +88,8 @@ export type VenueOutcome =
   | { kind: "rejected"; reason: "filter" | "insufficient_balance" | "other"; code: number; message: string }
   | { kind: "rate_limited"; retryAfterSeconds: number }
   | { kind: "clock_skew" }
+  /** Our credentials or signature refused before the venue read the request: the operator's to fix. */
+  | { kind: "config"; error: string }
   | { kind: "unknown"; error: string };
 
 export interface VenueOrder {

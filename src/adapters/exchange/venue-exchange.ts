@@ -81,6 +81,8 @@ function describe(o: VenueOutcome): string {
       return `venue rate limit: retry after ${o.retryAfterSeconds} s`;
     case "unknown":
       return `venue outcome unknown: ${o.error}`;
+    case "config":
+      return `venue refused our credentials: ${o.error}`;
     default:
       return `venue answered ${o.kind}`;
   }
@@ -189,19 +191,37 @@ async function advance(
         leg.state = { phase: "ready" };
         leg.nextAt = now + BALANCE_RETRY_MS;
         save();
-        alert(req.orderId, "venue balance insufficient: the order waits in exchanging", {
-          leg: i + 1,
-          symbol: leg.symbol,
-          side: leg.side,
-          asset: leg.from,
-          venue_order: leg.order,
-          venue: o.message,
-        });
-        return { status: "pending", retryAt: leg.nextAt, reason: describe(o) };
+        return {
+          status: "pending",
+          retryAt: leg.nextAt,
+          reason: describe(o),
+          alert: {
+            msg: "venue balance insufficient: the order waits in exchanging",
+            data: {
+              leg: i + 1,
+              symbol: leg.symbol,
+              side: leg.side,
+              asset: leg.from,
+              venue_order: leg.order,
+              venue: o.message,
+            },
+          },
+        };
       }
       if (o.kind === "rejected") return failed(req, i, state, describe(o));
       leg.nextAt = step.next.do === "none" ? now : step.next.notBefore;
       save();
+      if (o.kind === "config")
+        // Never a failure: the leg keeps its phase (a lookup stays a lookup) until the key works again.
+        return {
+          status: "pending",
+          retryAt: leg.nextAt,
+          reason: describe(o),
+          alert: {
+            msg: "venue configuration error: needs an operator",
+            data: { leg: i + 1, symbol: leg.symbol, client_order_id: leg.clientOrderId, venue: o.error },
+          },
+        };
       if (leg.nextAt > now) return { status: "pending", retryAt: leg.nextAt, reason: describe(o) };
     }
     if (leg.execution.fills.length === 0 && leg.execution.orderId !== undefined) {
