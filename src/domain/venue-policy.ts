@@ -109,3 +109,19 @@ export function afterLookup(state: LegState, outcome: LegOutcome, now: number): 
       return { state: current, next: { do: "lookup", notBefore: now + LOOKUP_INTERVAL_MS } };
   }
 }
+
+/** A leg the exchange has waited on this long alerts the operator (and puts the order in review). */
+export const WAIT_ALERT_AFTER_MS = 15 * 60_000;
+/** The longest gap between two reminders of one wait. */
+export const WAIT_ALERT_CAP_MS = 24 * 60 * 60_000;
+
+/**
+ * Whether a leg waiting since `since`, already alerted on `alerts` times, alerts now: at 15 min,
+ * then after gaps of 15, 30, 60 min … (doubling, at most a day), so a wait that lasts is never
+ * silent and never floods.
+ */
+export function waitAlertDue(since: number, alerts: number, now: number): boolean {
+  let due = since + WAIT_ALERT_AFTER_MS;
+  for (let n = 0; n < alerts; n++) due += Math.min(WAIT_ALERT_AFTER_MS * 2 ** n, WAIT_ALERT_CAP_MS);
+  return now >= due;
+}

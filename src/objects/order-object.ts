@@ -177,7 +177,7 @@ export class OrderObject extends DurableObject<Env> {
     // Then what the transitions left to send: the index row, the webhooks, the liquidity step.
     const r = c.record();
     if (!r) return;
-    if (projectionPending(c.kv)) await projectRecord(c, r, (x) => o.view.needsAction(x));
+    if (projectionPending(c.kv)) await projectRecord(c, r, (x) => o.view.needsReview(x));
     await c.outbox.flush(c.now(), r.id);
     await flushLiquidity(c.env, c.kv, r);
     scheduleOutbox(c, c.now());

@@ -8,6 +8,8 @@ import {
   LOST_AFTER_LOOKUPS,
   LOST_WINDOW_MS,
   legAction,
+  WAIT_ALERT_AFTER_MS,
+  waitAlertDue,
 } from "../../src/domain/venue-policy";
 import { legClientOrderId } from "../../src/domain/venue-route";
 
@@ -89,6 +91,21 @@ describe("venue leg policy", () => {
       state: { phase: "filled" },
       next: { do: "none" },
     });
+  });
+
+  it("a wait alerts at 15 min, then after gaps of 15, 30, 60 min …, at most a day apart", () => {
+    const min = 60_000;
+    expect(waitAlertDue(T, 0, T + WAIT_ALERT_AFTER_MS - 1)).toBe(false);
+    expect(waitAlertDue(T, 0, T + 15 * min)).toBe(true);
+    expect(waitAlertDue(T, 1, T + 29 * min)).toBe(false);
+    expect(waitAlertDue(T, 1, T + 30 * min)).toBe(true);
+    expect(waitAlertDue(T, 2, T + 59 * min)).toBe(false);
+    expect(waitAlertDue(T, 2, T + 60 * min)).toBe(true);
+    // Gaps of 15·2^n min stop growing at a day.
+    let due = T + 15 * min;
+    for (let n = 0; n < 20; n++) due += Math.min(15 * min * 2 ** n, 24 * 60 * min);
+    expect(waitAlertDue(T, 20, due - 1)).toBe(false);
+    expect(waitAlertDue(T, 20, due)).toBe(true);
   });
 
   it("client order ids: ≤ 36 chars, one per order leg, stable", () => {

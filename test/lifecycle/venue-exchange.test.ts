@@ -6,7 +6,7 @@
  */
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
-import { createPartner, setPrices, type TestPartner } from "../helpers";
+import { admin, createPartner, json, setPrices, type TestPartner } from "../helpers";
 import { createFakeVenue, type FakeVenue } from "../support/fake-venue";
 import {
   advance,
@@ -239,6 +239,74 @@ describe("venue exchange: intent, then lookup", () => {
     const failed = await read(partner, o.id);
     expect(failed).toMatchObject({ status: "failed", status_reason: "exchange_failed" });
     expect(venue.posts).toHaveLength(1);
+  });
+});
+
+/** Whether the order is in the operator's review queue (the first 100 of it). */
+async function inReview(id: string): Promise<boolean> {
+  const res = await admin("/orders?needs_action=true&limit=100");
+  expect(res.status).toBe(200);
+  return (await json<{ data: { id: string }[] }>(res)).data.some((o) => o.id === id);
+}
+
+describe("venue exchange: a wait never refunds and never goes silent", () => {
+  it("the second leg refused after the first filled: no refund; the leg is sized and placed again, and the order completes", async () => {
+    const errors = vi.spyOn(console, "error");
+    venue.placeFaults.push("ok", "filter");
+    const o = await fundedOrder({ ...BTC_TO_TRX, refund_address: BTC_REFUND });
+    await step(o.id);
+    expect(await read(partner, o.id)).toMatchObject({ status: "exchanging", status_reason: null });
+    expect(alerts(errors, "exchange stopped after a filled leg: the order waits in exchanging")).toEqual([
+      expect.objectContaining({ order: o.id, asset: "USDT", leg: 2 }),
+    ]);
+    expect(await inReview(o.id)).toBe(true);
+    expect(await stepUntil(o.id, (s) => s !== "exchanging", 5 * 60_000)).toBe("completed");
+    expect(await statusPath(o.id)).not.toContain("refunding");
+    expect(clientIds()).toEqual([legId(o.id, 1), legId(o.id, 2), legId(o.id, 2)]);
+    expect(venue.filledTwice()).toEqual([]);
+    expect(await inReview(o.id)).toBe(false);
+  });
+
+  it("a second leg that cannot go for an hour: the order waits in exchanging, alerted at once, then as a wait; never refunded", async () => {
+    const errors = vi.spyOn(console, "error");
+    venue.placeFaults.push("ok", ...Array<"filter">(13).fill("filter"));
+    const o = await fundedOrder({ ...BTC_TO_TRX, refund_address: BTC_REFUND });
+    await step(o.id);
+    for (let i = 0; i < 11; i++) await step(o.id, 5 * 60_000);
+    expect(venue.posts).toHaveLength(13);
+    expect(await read(partner, o.id)).toMatchObject({ status: "exchanging", status_reason: null });
+    expect(alerts(errors, "exchange stopped after a filled leg: the order waits in exchanging")).toHaveLength(
+      1,
+    );
+    // 15 and 30 minutes into the wait (the next is at 60), each as the leg is placed again.
+    expect(alerts(errors, "venue leg still pending: needs an operator")).toHaveLength(2);
+    expect(await inReview(o.id)).toBe(true);
+    expect(await stepUntil(o.id, (s) => s !== "exchanging", 5 * 60_000)).toBe("completed");
+    expect(await statusPath(o.id)).not.toContain("refunding");
+    expect(venue.filledTwice()).toEqual([]);
+  });
+
+  it("a leg that may be on the venue and whose lookups cannot tell: alerted after 15 min, then at 30 and 60; in the review queue", async () => {
+    const errors = vi.spyOn(console, "error");
+    venue.placeFaults.push("fill_then_drop");
+    venue.lookupFaults.push(...Array<"5xx">(70).fill("5xx"));
+    const o = await fundedOrder(BTC_TO_USDT);
+    await step(o.id);
+    const pendingAlerts = () => alerts(errors, "venue leg still pending: needs an operator");
+    for (let minute = 1; minute < 15; minute++) await step(o.id, 60_000);
+    expect(pendingAlerts()).toEqual([]);
+    expect(await inReview(o.id)).toBe(false);
+    await step(o.id, 60_000);
+    expect(pendingAlerts()).toEqual([
+      expect.objectContaining({ order: o.id, leg: 1, phase: "uncertain", key: `${o.id}:exchange` }),
+    ]);
+    expect(await inReview(o.id)).toBe(true);
+    for (let minute = 16; minute <= 60; minute++) await step(o.id, 60_000);
+    expect(pendingAlerts()).toHaveLength(3);
+    venue.lookupFaults.length = 0;
+    expect(await stepUntil(o.id, (s) => s !== "exchanging", 60_000)).toBe("completed");
+    expect(venue.posts).toHaveLength(1);
+    expect(await inReview(o.id)).toBe(false);
   });
 });
 

@@ -24,16 +24,20 @@ export type ExchangeResult =
   /** `record`: what the venue did (legs, fills, the service's difference), for the order's log. */
   | { status: "done"; amountTo: string; record?: Record<string, string | number | null> }
   | { status: "failed"; retryable: boolean; error: string }
-  /** Not done and not failed (a leg may be on the venue): ask again at `retryAt`; not an attempt. */
-  | {
-      status: "pending";
-      retryAt: number;
-      reason: string;
-      /** The order's log entry for this wait, when it has its own (else a generic "waiting" note). */
-      event?: { reason: string; data: Record<string, string | number> };
-      /** An operator alert the order raises for this wait (its message is the alert's kind). */
-      alert?: VenueAlert;
-    };
+  | ExchangePending;
+
+/** Not done and not failed (a leg may be on the venue): ask again at `retryAt`; not an attempt. */
+export interface ExchangePending {
+  status: "pending";
+  retryAt: number;
+  reason: string;
+  /** The order's log entry for this wait, when it has its own (else a generic "waiting" note). */
+  event?: { reason: string; data: Record<string, string | number> };
+  /** An operator alert the order raises for this wait (its message is the alert's kind). */
+  alert?: VenueAlert;
+  /** The wait needs an operator's eye: the order is listed in the review queue until the exchange ends. */
+  review?: boolean;
+}
 
 export interface VenueAlert {
   msg: string;
