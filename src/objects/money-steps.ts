@@ -2,8 +2,9 @@ import type { ExchangeRequest, ExchangeResult, ExchangeVenue } from "../adapters
 import type { PayoutRequest } from "../adapters/payout/types";
 import type { OrderAdapters } from "../adapters/registry";
 import type { Config } from "../config";
+import { sendKey } from "../domain/ledger-keys";
 import { parseDecimal, toDecimalString } from "../domain/money";
-import { type OrderRecord, sendKey } from "../domain/order";
+import type { OrderRecord } from "../domain/order";
 import type { ActionInputs } from "../domain/order-actions";
 import { beforeSend, type SendPolicy, type SendRow } from "../domain/send-step";
 import { refundAmount } from "../domain/settlement";

@@ -1,6 +1,7 @@
 import type { Config } from "../config";
+import { ledgerKey, sendKey } from "../domain/ledger-keys";
 import type { OrderRecord, OrderView } from "../domain/order";
-import { orderView, type SendKind, sendKey } from "../domain/order";
+import { orderView, type SendKind } from "../domain/order";
 import {
   type ActionInputs,
   type ActionKind,
@@ -105,7 +106,7 @@ export class OrderDecisions {
     const pending = this.#host.ledger.get(sendKey(r, kind));
     if (pending && pending.outcome === null)
       return { kind: "not_available", reason: `a ${kind} of this order is still pending` };
-    const key = pending ? `${r.id}:${kind}:${this.#host.ledger.count(kind) + 1}` : sendKey(r, kind);
+    const key = pending ? ledgerKey(r.id, kind, this.#host.ledger.count(kind) + 1) : sendKey(r, kind);
     const decision = decisionPatch(
       r,
       actions,

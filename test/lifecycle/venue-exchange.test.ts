@@ -4,9 +4,10 @@
  * again: a blind re-send would trade twice. Every case counts the POST /api/v3/order calls the
  * venue received.
  */
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
-import { admin, createPartner, json, setPrices, type TestPartner } from "../helpers";
+import { admin, call, createPartner, json, setPrices, type TestPartner } from "../helpers";
 import { createFakeVenue, type FakeVenue } from "../support/fake-venue";
 import {
   advance,
@@ -230,6 +231,44 @@ describe("venue exchange: intent, then lookup", () => {
     expect((await read(partner, o.id)).status).toBe("completed");
     expect(clientIds()).toEqual([legId(o.id, 1), legId(o.id, 1)]);
     expect(venue.filledTwice()).toEqual([]);
+  });
+
+  it("one record per exchange: its legs live in its ledger row; a continue after a failed exchange is exchange 2, its leg ids say so", async () => {
+    venue.placeFaults.push("filter");
+    const o = await fundedOrder(BTC_TO_TRX);
+    await step(o.id);
+    expect(await read(partner, o.id)).toMatchObject({ status: "failed", status_reason: "exchange_failed" });
+    const res = await call(`/api/v1/partner/orders/${o.id}/continue`, {
+      method: "POST",
+      body: "{}",
+      headers: { Authorization: `Bearer ${partner.key}`, "content-type": "application/json" },
+    });
+    expect(res.status).toBe(200);
+    expect(await stepUntil(o.id, (s) => s === "completed", 60_000)).toBe("completed");
+    const id = o.id.replaceAll("-", "");
+    expect(clientIds()).toEqual([`${id}-1`, `${id}-12`, `${id}-22`]);
+    const stored = await runInDurableObject(env.ORDERS.getByName(o.id), (_obj, state) => ({
+      venueEntries: [...state.storage.kv.list({ prefix: "venue:" })].length,
+      rows: state.storage.sql
+        .exec<{ key: string; number: number; progress: string | null }>(
+          "SELECT key, number, progress FROM sends WHERE kind = 'exchange' ORDER BY number",
+        )
+        .toArray()
+        .map((r) => ({
+          key: r.key,
+          number: r.number,
+          legs: (JSON.parse(r.progress ?? "{}") as { legs?: { clientOrderId: string }[] }).legs?.map(
+            (l) => l.clientOrderId,
+          ),
+        })),
+    }));
+    expect(stored).toEqual({
+      venueEntries: 0,
+      rows: [
+        { key: `${o.id}:exchange`, number: 1, legs: [`${id}-1`, `${id}-2`] },
+        { key: `${o.id}:exchange:2`, number: 2, legs: [`${id}-12`, `${id}-22`] },
+      ],
+    });
   });
 
   it("a filter refusal (-1013) ends the exchange: exchange_failed, one POST", async () => {

@@ -50,11 +50,16 @@ export interface VenueExchangeState {
   legs: VenueLeg[];
 }
 
-/** The order object's storage for its venue legs, one entry per exchange (ledger) key. */
+/**
+ * The order object's storage for its venue legs: the exchange's own row of the sends ledger, under
+ * its ledger key (one record per exchange and its legs; docs/lifecycle.md, "Venue").
+ */
 export interface LegStore {
   get(key: string): VenueExchangeState | undefined;
   /** Must be durable before the next outgoing request (the object's storage, behind its output gate). */
   put(key: string, state: VenueExchangeState): void;
+  /** The exchange's number among the order's exchanges, as its row stores it (its legs' ids carry it). */
+  number(key: string): number;
 }
 
 export interface VenueExchangeDeps {
@@ -73,12 +78,6 @@ export const LEG_RETRY_MS = 5 * 60_000;
 const UNREACHABLE_RETRY_MS = 30_000;
 /** Venue calls one `execute` makes at most, so a venue answering "now" again and again cannot spin. */
 const MAX_STEPS = 4;
-
-/** The exchange's number among the order's exchanges: `<id>:exchange` is 1, `<id>:exchange:N` is N. */
-function exchangeNumber(key: string): number {
-  const n = /:(\d+)$/.exec(key)?.[1];
-  return n ? Number(n) : 1;
-}
 
 function describe(o: VenueOutcome): string {
   switch (o.kind) {
@@ -110,7 +109,7 @@ export function createVenueExchange(deps: VenueExchangeDeps): ExchangeVenue {
             retryable: false,
             error: `the venue lists no market from ${req.coinFrom} to ${req.coinTo}, direct or through USDT`,
           };
-        const n = exchangeNumber(key);
+        const n = deps.store.number(key);
         state = {
           legs: route.map((leg, i) => ({
             symbol: leg.market.symbol,
@@ -365,15 +364,4 @@ async function done(
     );
   }
   return { status: "done", amountTo: payout.amountTo, record };
-}
-
-/** The object's key-value storage as a leg store. */
-export function kvLegStore(kv: {
-  get<T>(key: string): T | undefined;
-  put<T>(key: string, value: T): void;
-}): LegStore {
-  return {
-    get: (key) => kv.get<VenueExchangeState>(`venue:${key}`),
-    put: (key, state) => kv.put(`venue:${key}`, state),
-  };
 }
