@@ -3,7 +3,7 @@ import type { DepositScheme } from "../domain/deposit";
 import { isLive, type OrderDraft, type OrderRecord, type OrderView } from "../domain/order";
 import type { CreationKey } from "../domain/order-id";
 import { type CreateResult, OrderCreation, replayCreation } from "./order-creation";
-import type { ActionRequest, Actor, ActResult, ResolveResult } from "./order-decisions";
+import type { ActionRequest, Actor, ActResult, HoldResult, ResolveResult } from "./order-decisions";
 import type { OrderEventLogEntry } from "./order-journal";
 import { OrderLifecycle } from "./order-lifecycle";
 import { flushLiquidity } from "./order-liquidity";
@@ -13,7 +13,14 @@ import { projectionPending, projectRecord, scheduleOutbox } from "./order-projec
 import { DUE } from "./order-schedule";
 
 export type { CreateResult } from "./order-creation";
-export type { ActionRequest, Actor, ActResult, ResolveResult } from "./order-decisions";
+export type {
+  ActionRequest,
+  Actor,
+  ActResult,
+  HoldResult,
+  OperatorHold,
+  ResolveResult,
+} from "./order-decisions";
 export type { OrderEventLogEntry } from "./order-journal";
 
 /**
@@ -95,6 +102,11 @@ export class OrderObject extends DurableObject<Env> {
   /** Records a transfer an operator made by hand (src/objects/order-decisions.ts). */
   resolve(kind: "payout" | "refund", txid: string, note: string, operator: string): Promise<ResolveResult> {
     return this.#order.decisions.resolve(kind, txid, note, operator);
+  }
+
+  /** The operator's hold on the order's decisions, put (`on`) or released (src/objects/order-decisions.ts). */
+  hold(on: boolean, operator: string, note: string): Promise<HoldResult> {
+    return this.#order.decisions.hold(on, operator, note);
   }
 
   // ── test mode ─────────────────────────────────────────────────────────────────────────────
