@@ -74,6 +74,9 @@ describe("CLI: orders", () => {
       (await cli("orders", "resolve", b.id, "--kind", "exchange", "--txid", "t", "--note", "n")).code,
     ).toBe(2);
     expect((await cli("orders", "resolve", b.id, "--kind", "refund", "--txid", "t")).code).toBe(2);
+    const onHold = await cli("orders", "hold", b.id, "--note", "settling by hand");
+    expect(onHold.code).toBe(0);
+    expect(onHold.stdout).toContain(`Order ${b.short_id} is on hold.`);
     const resolved = await cli(
       "orders",
       "resolve",

@@ -192,8 +192,8 @@ export const orderCommands = {
   "orders resolve": {
     summary: "Record a payout or refund made by hand, outside the service (ends the order)",
     description:
-      "Refused (send_pending) while a send of that kind is pending or of unknown outcome at the " +
-      "gateway: settle it there first. The order ends completed (payout) or refunded (refund) with the " +
+      "The order must be on hold (`orders hold`). Refused (send_pending) while a send of that kind " +
+      "is pending or of unknown outcome at the gateway: settle it there first. The order ends completed (payout) or refunded (refund) with the " +
       "txid; the note and your operator name go into its log.",
     args: [orderArg],
     flags: {
@@ -214,6 +214,32 @@ export const orderCommands = {
         { kind, txid, note },
         (o) => `Recorded the ${kind} ${clean(txid)} on order ${o.short_id}.`,
       );
+    },
+  },
+  "orders hold": {
+    summary: "Put an order waiting for a decision on hold: the partner's decisions answer 409 until released",
+    description:
+      "For settling the money by hand: `orders resolve` requires the hold. Logged on the order and in " +
+      "the operator audit log.",
+    args: [orderArg],
+    flags: {
+      note: { type: "string", value: "text", required: true, description: "why (goes into the log)" },
+    },
+    examples: ['orders hold 7K3M9QX2TB --note "refunding from the cold wallet"'],
+    async run(ctx) {
+      await decide(ctx, "hold", { note: ctx.flags.note }, (o) => `Order ${o.short_id} is on hold.`);
+    },
+  },
+  "orders release": {
+    summary: "Release an order's hold: the partner's decisions go again",
+    args: [orderArg],
+    examples: ["orders release 7K3M9QX2TB"],
+    async run({ args, api, output, print }) {
+      const o = await api.delete(`/orders/${seg(args.order_id)}/hold`);
+      output(o, () => {
+        print(`Order ${o.short_id} is released.`);
+        printOrder(print, o);
+      });
     },
   },
 };

@@ -91,11 +91,6 @@ export interface OrderRecord {
 
 export type SendKind = "exchange" | "payout" | "refund";
 
-/** The ledger key of the order's current send of this kind. */
-export function sendKey(r: Pick<OrderRecord, "id" | "sendKeys">, kind: SendKind): string {
-  return r.sendKeys?.[kind] ?? `${r.id}:${kind}`;
-}
-
 /** What the Worker decides before the object allocates the deposit address and short id. */
 export type OrderDraft = Omit<OrderRecord, "shortId" | "depositAddress" | "depositAddressTag">;
 

@@ -10,6 +10,8 @@
 export const LOOKUP_INTERVAL_MS = 10_000;
 export const LOST_AFTER_LOOKUPS = 3;
 export const LOST_WINDOW_MS = 60_000;
+/** After our credentials were refused (a configuration error), the same step again this much later. */
+export const CONFIG_RETRY_MS = 60_000;
 
 /** A venue answer, as the adapter classifies it (src/adapters/exchange/types.ts). */
 export type LegOutcome =
@@ -19,6 +21,7 @@ export type LegOutcome =
   | { kind: "rejected"; reason: "filter" | "insufficient_balance" | "other" }
   | { kind: "rate_limited"; retryAfterSeconds: number }
   | { kind: "clock_skew" }
+  | { kind: "config" }
   | { kind: "unknown" };
 
 export type LegState =
@@ -69,6 +72,9 @@ export function afterPlace(outcome: LegOutcome, now: number): LegStep {
       };
     case "clock_skew":
       return { state: { phase: "ready" }, next: { do: "place", notBefore: now } };
+    // Our key or signature refused: the venue never read the order. Placed again once the operator fixed it.
+    case "config":
+      return { state: { phase: "ready" }, next: { do: "place", notBefore: now + CONFIG_RETRY_MS } };
     // Accepted but not yet done (pending), or no answer we can trust (timeout, 5xx, -1007).
     default:
       return { state: UNCERTAIN, next: { do: "lookup", notBefore: now + LOOKUP_INTERVAL_MS } };
@@ -95,9 +101,27 @@ export function afterLookup(state: LegState, outcome: LegOutcome, now: number): 
     }
     case "rate_limited":
       return { state: current, next: { do: "lookup", notBefore: now + outcome.retryAfterSeconds * 1000 } };
+    case "config":
+      return { state: current, next: { do: "lookup", notBefore: now + CONFIG_RETRY_MS } };
     // pending, clock_skew (resynced by the adapter), unknown: look again later; the count of
     // not-found answers is kept, so one flaky lookup does not restart the window.
     default:
       return { state: current, next: { do: "lookup", notBefore: now + LOOKUP_INTERVAL_MS } };
   }
+}
+
+/** A leg the exchange has waited on this long alerts the operator (and puts the order in review). */
+export const WAIT_ALERT_AFTER_MS = 15 * 60_000;
+/** The longest gap between two reminders of one wait. */
+export const WAIT_ALERT_CAP_MS = 24 * 60 * 60_000;
+
+/**
+ * Whether a leg waiting since `since`, already alerted on `alerts` times, alerts now: at 15 min,
+ * then after gaps of 15, 30, 60 min … (doubling, at most a day), so a wait that lasts is never
+ * silent and never floods.
+ */
+export function waitAlertDue(since: number, alerts: number, now: number): boolean {
+  let due = since + WAIT_ALERT_AFTER_MS;
+  for (let n = 0; n < alerts; n++) due += Math.min(WAIT_ALERT_AFTER_MS * 2 ** n, WAIT_ALERT_CAP_MS);
+  return now >= due;
 }

@@ -1,4 +1,5 @@
 import type { PayoutRequest } from "../adapters/payout/types";
+import { extraRefundKey } from "../domain/ledger-keys";
 import type { SendsLedger } from "./sends-ledger";
 
 /** The order's storage key of its extra deposits, as "txid:index". */
@@ -86,7 +87,7 @@ export class ExtraDeposits {
     const id = depositId(d);
     const keys = this.#keys();
     const earlier = keys[id] ?? [];
-    const key = `${orderId}:extra:${id}${earlier.length > 0 ? `:${earlier.length + 1}` : ""}`;
+    const key = extraRefundKey(orderId, id, earlier.length + 1);
     this.ledger.put(
       {
         key,

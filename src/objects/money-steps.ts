@@ -2,8 +2,9 @@ import type { ExchangeRequest, ExchangeResult, ExchangeVenue } from "../adapters
 import type { PayoutRequest } from "../adapters/payout/types";
 import type { OrderAdapters } from "../adapters/registry";
 import type { Config } from "../config";
+import { sendKey } from "../domain/ledger-keys";
 import { parseDecimal, toDecimalString } from "../domain/money";
-import { type OrderRecord, sendKey } from "../domain/order";
+import type { OrderRecord } from "../domain/order";
 import type { ActionInputs } from "../domain/order-actions";
 import { beforeSend, type SendPolicy, type SendRow } from "../domain/send-step";
 import { refundAmount } from "../domain/settlement";
@@ -16,6 +17,13 @@ import type { SendsLedger } from "./sends-ledger";
 
 /** The longest wait between two tries of a send. */
 const RETRY_CAP_MS = 30 * 60_000;
+/** Set while the order's exchange waits on something an operator must look at (the review queue). */
+const EXCHANGE_REVIEW = "exchange_review";
+
+/** Whether the order's exchange waits for an operator's eye: it is listed in the review queue. */
+export function exchangeNeedsReview(kv: SyncKvStorage, r: OrderRecord): boolean {
+  return r.status === "exchanging" && kv.get<boolean>(EXCHANGE_REVIEW) === true;
+}
 
 /** What the money steps need from the order object they run in. */
 export interface MoneyStepsHost extends OrderTransitions {
@@ -104,7 +112,17 @@ export class MoneySteps {
         data: { reason: result.reason },
       };
       this.#host.note(r, now, event.reason, event.data);
+      if (result.alert) this.alert(r, result.alert.msg, { key, ...result.alert.data });
+      if (result.review && !exchangeNeedsReview(this.#host.kv, r)) {
+        this.#host.kv.put(EXCHANGE_REVIEW, true);
+        this.#host.markProjection(now);
+      }
       return;
+    }
+    // Nothing waits on the venue any more: the order leaves the review queue (unless it fails into it).
+    if (exchangeNeedsReview(this.#host.kv, r)) {
+      this.#host.kv.delete(EXCHANGE_REVIEW);
+      this.#host.markProjection(now);
     }
     if (result.status === "done" && parseDecimal(result.amountTo).gt(0)) {
       const next = this.#host.apply(

@@ -56,7 +56,7 @@ export function orderContext(storage: DurableObjectStorage, env: Env): OrderCont
   const saveRecord = (r: OrderRecord) => kv.put(K.record, r);
   const journal = new OrderJournal({ storage, schedule, ledger, outbox, saveRecord });
   const clock = () => kv.get<number>(K.testClock) ?? 0;
-  const adapters = (r: OrderRecord) => adaptersOf(env, config, kv, r);
+  const adapters = (r: OrderRecord) => adaptersOf(env, config, ledger, r);
   return {
     env,
     config,

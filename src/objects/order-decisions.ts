@@ -1,6 +1,7 @@
 import type { Config } from "../config";
+import { ledgerKey, sendKey } from "../domain/ledger-keys";
 import type { OrderRecord, OrderView } from "../domain/order";
-import { orderView, type SendKind, sendKey } from "../domain/order";
+import { orderView, type SendKind } from "../domain/order";
 import {
   type ActionInputs,
   type ActionKind,
@@ -40,6 +41,20 @@ export type ResolveResult =
 
 /** A decision's answer under its Idempotency-Key: `{hash, order}`, for the same response on a replay. */
 const actionKey = (key: string) => `action:${key}`;
+/** The operator's hold on the order's decisions: `{operator, note, at}` while it stands. */
+const HOLD = "operator_hold";
+const ON_HOLD = "the operator has put this order on hold";
+
+export interface OperatorHold {
+  operator: string;
+  note: string;
+  at: string;
+}
+
+export type HoldResult =
+  | { kind: "done"; order: OrderView; hold: OperatorHold | null; changed: boolean }
+  | { kind: "not_found" }
+  | { kind: "not_available"; reason: string };
 
 /** What the decisions need of the order object. */
 export interface DecisionsHost extends OrderTransitions {
@@ -98,6 +113,7 @@ export class OrderDecisions {
     const r = this.#host.record() ?? first;
     const again = idempotency && this.#replay(idempotency);
     if (again) return again;
+    if (this.#held(actor)) return { kind: "not_available", reason: ON_HOLD };
     const actions = orderActions(r, inputs);
     const refusal = actionUnavailable(actions, action.kind);
     if (refusal || !actions) return { kind: "not_available", reason: refusal ?? "no actions" };
@@ -105,7 +121,7 @@ export class OrderDecisions {
     const pending = this.#host.ledger.get(sendKey(r, kind));
     if (pending && pending.outcome === null)
       return { kind: "not_available", reason: `a ${kind} of this order is still pending` };
-    const key = pending ? `${r.id}:${kind}:${this.#host.ledger.count(kind) + 1}` : sendKey(r, kind);
+    const key = pending ? ledgerKey(r.id, kind, this.#host.ledger.count(kind) + 1) : sendKey(r, kind);
     const decision = decisionPatch(
       r,
       actions,
@@ -153,6 +169,7 @@ export class OrderDecisions {
     const r = this.#host.record() ?? first;
     const again = idempotency && this.#replay(idempotency);
     if (again) return again;
+    if (this.#held(actor)) return { kind: "not_available", reason: ON_HOLD };
     const offer = orderActions(r, inputs)?.extra_deposits.find((e) => e.deposit === action.deposit);
     if (!offer || !offered(r))
       return { kind: "not_available", reason: `no extra deposit ${action.deposit} waits for a refund` };
@@ -219,6 +236,11 @@ export class OrderDecisions {
     if (unfinished.length > 0) return { kind: "send_pending", keys: unfinished };
     if (!awaitsDecision(r))
       return { kind: "not_available", reason: `the order is ${r.status}, not waiting for a decision` };
+    if (!this.#kv.get<OperatorHold>(HOLD))
+      return {
+        kind: "not_available",
+        reason: "put the order on hold first, so that no partner action runs meanwhile",
+      };
     const next = this.#host.apply(
       r,
       { type: `${kind}_resolved`, txid },
@@ -231,8 +253,38 @@ export class OrderDecisions {
       },
     );
     if (!next) return { kind: "not_available", reason: `the order cannot record a ${kind} now` };
+    // The order is terminal: nothing is left to hold.
+    this.#kv.delete(HOLD);
     await this.#host.arm(now);
     return { kind: "done", order: await this.#host.view(next, now) };
+  }
+
+  /**
+   * Puts the order on the operator's hold (`on`), or releases it (docs/lifecycle.md, "Operator
+   * hold"): while it stands, partner and cabinet decisions answer 409, so the operator can settle
+   * the money by hand (`resolve` requires the hold). Only an order waiting for a decision can be
+   * held; holding a held order, or releasing one that is not, changes nothing.
+   */
+  async hold(on: boolean, operator: string, note: string): Promise<HoldResult> {
+    const now = this.#host.now();
+    const r = this.#host.record();
+    if (!r) return { kind: "not_found" };
+    const current = this.#kv.get<OperatorHold>(HOLD) ?? null;
+    if (on && !current && !awaitsDecision(r))
+      return { kind: "not_available", reason: `the order is ${r.status}, not waiting for a decision` };
+    const changed = on !== (current !== null);
+    const hold = on ? (current ?? { operator, note, at: new Date(now).toISOString() }) : null;
+    if (changed) {
+      if (hold) this.#kv.put(HOLD, hold);
+      else this.#kv.delete(HOLD);
+      this.#host.note(r, now, on ? "operator hold" : "operator hold released", { operator, note });
+    }
+    return { kind: "done", order: await this.#host.view(r, now), hold, changed };
+  }
+
+  /** Whether the order's hold refuses this actor's decisions (the operator's own are never held). */
+  #held(actor: Actor): boolean {
+    return actor.kind !== "operator" && this.#kv.get<OperatorHold>(HOLD) !== undefined;
   }
 
   /** The first answer to this Idempotency-Key, or a refusal when it was used for another decision. */

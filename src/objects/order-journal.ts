@@ -1,4 +1,5 @@
-import { type OrderRecord, type SendKind, sendKey } from "../domain/order";
+import { sendKey } from "../domain/ledger-keys";
+import type { OrderRecord, SendKind } from "../domain/order";
 import { type ActionInputs, orderActions } from "../domain/order-actions";
 import { decide, type OrderEvent, type OrderStatus, stateViewOf } from "../domain/order-state";
 import { markLiquidity } from "./order-liquidity";

@@ -1,12 +1,16 @@
 import { SCHEDULE_TABLE } from "./order-schedule";
-import { SENDS_TABLE } from "./sends-ledger";
+import { moveVenueLegs, SENDS_NUMBER_AND_PROGRESS, SENDS_TABLE } from "./sends-ledger";
+
+/** One schema step: its statements, and what moves data the statements cannot reach (key-value storage). */
+export type Migration = string | { sql: string; data(storage: DurableObjectStorage): void };
 
 /**
  * The order object's SQLite schema, as an append-only list of migrations: entry i moves the schema
  * from version i to i + 1. Durable Objects refuse `PRAGMA user_version`, so the version is a row
- * of `meta`. Each entry is one string of statements, run in one `exec`.
+ * of `meta`. Each entry is one string of statements, run in one `exec` (with, where data moves out of
+ * the key-value storage, the code that moves it), all missing entries in one transaction.
  */
-export const ORDER_MIGRATIONS: readonly string[] = [
+export const ORDER_MIGRATIONS: readonly Migration[] = [
   `CREATE TABLE meta (k TEXT PRIMARY KEY, v INTEGER NOT NULL);
   CREATE TABLE events (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -26,6 +30,7 @@ export const ORDER_MIGRATIONS: readonly string[] = [
     sent_at TEXT
   );
   ${SCHEDULE_TABLE};`,
+  { sql: SENDS_NUMBER_AND_PROGRESS, data: moveVenueLegs },
 ];
 
 /** The schema version the storage is at (0: nothing created yet). */
@@ -38,14 +43,17 @@ export function schemaVersion(sql: SqlStorage): number {
 /** Brings the storage to the latest schema: the missing migrations and the new version, at once. */
 export function migrate(
   storage: DurableObjectStorage,
-  migrations: readonly string[] = ORDER_MIGRATIONS,
+  migrations: readonly Migration[] = ORDER_MIGRATIONS,
 ): void {
   const from = schemaVersion(storage.sql);
   if (from >= migrations.length) return;
   storage.transactionSync(() => {
+    for (const m of migrations.slice(from)) {
+      storage.sql.exec(typeof m === "string" ? m : m.sql);
+      if (typeof m !== "string") m.data(storage);
+    }
     storage.sql.exec(
-      `${migrations.slice(from).join("\n")}
-      INSERT INTO meta (k, v) VALUES ('schema', ${migrations.length})
+      `INSERT INTO meta (k, v) VALUES ('schema', ${migrations.length})
         ON CONFLICT (k) DO UPDATE SET v = excluded.v;`,
     );
   });

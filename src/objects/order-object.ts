@@ -3,7 +3,7 @@ import type { DepositScheme } from "../domain/deposit";
 import { isLive, type OrderDraft, type OrderRecord, type OrderView } from "../domain/order";
 import type { CreationKey } from "../domain/order-id";
 import { type CreateResult, OrderCreation, replayCreation } from "./order-creation";
-import type { ActionRequest, Actor, ActResult, ResolveResult } from "./order-decisions";
+import type { ActionRequest, Actor, ActResult, HoldResult, ResolveResult } from "./order-decisions";
 import type { OrderEventLogEntry } from "./order-journal";
 import { OrderLifecycle } from "./order-lifecycle";
 import { flushLiquidity } from "./order-liquidity";
@@ -13,7 +13,14 @@ import { projectionPending, projectRecord, scheduleOutbox } from "./order-projec
 import { DUE } from "./order-schedule";
 
 export type { CreateResult } from "./order-creation";
-export type { ActionRequest, Actor, ActResult, ResolveResult } from "./order-decisions";
+export type {
+  ActionRequest,
+  Actor,
+  ActResult,
+  HoldResult,
+  OperatorHold,
+  ResolveResult,
+} from "./order-decisions";
 export type { OrderEventLogEntry } from "./order-journal";
 
 /**
@@ -107,6 +114,11 @@ export class OrderObject extends DurableObject<Env> {
     return this.#order.decisions.resolve(kind, txid, note, operator);
   }
 
+  /** The operator's hold on the order's decisions, put (`on`) or released (src/objects/order-decisions.ts). */
+  hold(on: boolean, operator: string, note: string): Promise<HoldResult> {
+    return this.#order.decisions.hold(on, operator, note);
+  }
+
   // ── test mode ─────────────────────────────────────────────────────────────────────────────
 
   /** The record of this partner's test order, for the test helpers; null for anything else. */
@@ -187,7 +199,7 @@ export class OrderObject extends DurableObject<Env> {
     // Then what the transitions left to send: the index row, the webhooks, the liquidity step.
     const r = c.record();
     if (!r) return;
-    if (projectionPending(c.kv)) await projectRecord(c, r, (x) => o.view.needsAction(x));
+    if (projectionPending(c.kv)) await projectRecord(c, r, (x) => o.view.needsReview(x));
     await c.outbox.flush(c.now(), r.id);
     await flushLiquidity(c.env, c.kv, r);
     scheduleOutbox(c, c.now());

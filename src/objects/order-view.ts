@@ -2,6 +2,7 @@ import { type OrderRecord, type OrderView, orderView } from "../domain/order";
 import { type ActionInputs, awaitsDecision, extrasDecidable, orderActions } from "../domain/order-actions";
 import { pricingNow } from "../storage/market";
 import type { ExtraDeposits } from "./extra-deposits";
+import { exchangeNeedsReview } from "./money-steps";
 import type { OrderContext } from "./order-context";
 
 /** What the view asks of the other parts: the refund of an amount now, and whether the late-deposit watch is over. */
@@ -31,6 +32,14 @@ export class PartnerView {
   /** Whether the order's `actions` is not null: its own deposit or an extra one waits for a decision. */
   needsAction(r: OrderRecord): boolean {
     return awaitsDecision(r) || this.awaitingExtras(r).length > 0;
+  }
+
+  /**
+   * Whether the order is in the operator's review queue (the index's `needs_action`): its `actions`
+   * is not null, or its exchange waits on the venue for an operator (docs/lifecycle.md, "Venue").
+   */
+  needsReview(r: OrderRecord): boolean {
+    return this.needsAction(r) || exchangeNeedsReview(this.c.kv, r);
   }
 
   /** The extra deposits whose refund is offered: none while the order may still take one as its own. */

@@ -15,6 +15,23 @@ export const SENDS_TABLE = `CREATE TABLE sends (
   updated_at TEXT NOT NULL
 )`;
 
+/**
+ * Schema 2: each row's number among the order's sends of its kind (1 for `<id>:exchange`, 2 for
+ * `<id>:exchange:2`; counted for rows already written, in the order they were written), and the
+ * exchange's venue legs (`progress`), which until then lived beside the row under `venue:<key>`.
+ */
+export const SENDS_NUMBER_AND_PROGRESS = `ALTER TABLE sends ADD COLUMN number INTEGER NOT NULL DEFAULT 1;
+  ALTER TABLE sends ADD COLUMN progress TEXT;
+  UPDATE sends SET number = (SELECT COUNT(*) FROM sends s WHERE s.kind = sends.kind AND s.rowid <= sends.rowid);`;
+
+/** Moves the venue legs of rows written before schema 2 from the object's key-value storage into their row. */
+export function moveVenueLegs(storage: DurableObjectStorage): void {
+  for (const [name, legs] of storage.kv.list<unknown>({ prefix: "venue:" })) {
+    storage.sql.exec("UPDATE sends SET progress = ? WHERE key = ?", JSON.stringify(legs), name.slice(6));
+    storage.kv.delete(name);
+  }
+}
+
 type Stored = {
   key: string;
   kind: string;
@@ -68,11 +85,35 @@ export class SendsLedger {
       .map((r) => r.key);
   }
 
-  /** Writes a new row, or the progress of an existing one; its request never changes once written. */
+  /** The row's number among the order's sends of its kind (the `N` of an exchange's venue ids). */
+  number(key: string): number | null {
+    return (
+      this.sql.exec<{ number: number }>("SELECT number FROM sends WHERE key = ?", key).toArray()[0]?.number ??
+      null
+    );
+  }
+
+  /** What the send has done so far beyond its attempts (an exchange's venue legs); null before anything. */
+  progress<P>(key: string): P | null {
+    const row = this.sql
+      .exec<{ progress: string | null }>("SELECT progress FROM sends WHERE key = ?", key)
+      .toArray()[0];
+    return row?.progress ? (JSON.parse(row.progress) as P) : null;
+  }
+
+  /** Stores the send's progress in its row (durable before the next outgoing request: the object's output gate). */
+  saveProgress<P>(key: string, progress: P): void {
+    this.sql.exec("UPDATE sends SET progress = ? WHERE key = ?", JSON.stringify(progress), key);
+  }
+
+  /**
+   * Writes a new row (numbered after the order's other sends of its kind), or the progress of an
+   * existing one; its request never changes once written.
+   */
   put<R>(row: SendRow<R>, at: string): void {
     this.sql.exec(
-      `INSERT INTO sends (key, kind, request, attempts, failures, unknown_lookups, next_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO sends (key, kind, request, attempts, failures, unknown_lookups, next_at, updated_at, number)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, (SELECT COUNT(*) + 1 FROM sends WHERE kind = ?))
        ON CONFLICT (key) DO UPDATE SET attempts = excluded.attempts, failures = excluded.failures,
          unknown_lookups = excluded.unknown_lookups, next_at = excluded.next_at, updated_at = excluded.updated_at`,
       row.key,
@@ -83,6 +124,7 @@ export class SendsLedger {
       row.unknownLookups,
       row.nextAt,
       at,
+      row.kind,
     );
     this.schedule.set(DUE.send(row.key), row.nextAt);
   }

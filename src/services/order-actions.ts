@@ -3,8 +3,9 @@ import { checkDestination } from "../domain/destination";
 import { DomainError } from "../domain/errors";
 import type { OrderView } from "../domain/order";
 import type { ActionKind } from "../domain/order-actions";
-import type { ActionRequest, Actor, ActResult, ResolveResult } from "../objects/order-object";
+import type { ActionRequest, Actor, ActResult, HoldResult, ResolveResult } from "../objects/order-object";
 import { loadCatalog } from "../storage/catalog";
+import { auditStatement } from "../storage/operator-audit";
 import { canonicalJson, resolveOrderId } from "./orders";
 
 /** A decision as the API takes it: the action and its body fields. */
@@ -123,5 +124,41 @@ export async function resolveOrder(
         "action_not_available",
         `Cannot record a ${body.kind} on this order: ${result.reason}.`,
       );
+  }
+}
+
+/**
+ * Puts an order on the operator's hold (`on`) or releases it (POST / DELETE
+ * /admin/v1/orders/{id}/hold): partner decisions answer 409 while it stands, and `resolve` requires
+ * it. A change is written to the operator audit log with the operator and the request id.
+ */
+export async function holdOrder(
+  env: Env,
+  actor: { operator: string; requestId: string },
+  orderRef: string,
+  on: boolean,
+  note: string,
+): Promise<OrderView> {
+  const id = await resolveOrderId(env, orderRef, null);
+  if (!id) throw notFound();
+  const result: HoldResult = await env.ORDERS.getByName(id).hold(on, actor.operator, note);
+  switch (result.kind) {
+    case "not_found":
+      throw notFound();
+    case "not_available":
+      throw new DomainError("action_not_available", `Cannot put this order on hold: ${result.reason}.`);
+    case "done":
+      if (result.changed)
+        await auditStatement(env.DB, {
+          at: new Date().toISOString(),
+          operator: actor.operator,
+          action: on ? "order.hold" : "order.release",
+          entityType: "order",
+          entityId: id,
+          before: { held: !on },
+          after: { held: on, note },
+          requestId: actor.requestId,
+        }).run();
+      return result.order;
   }
 }

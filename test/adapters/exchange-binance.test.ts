@@ -315,6 +315,39 @@ describe("Binance venue: intent, then lookup — never two fills for one leg", (
   });
 });
 
+describe("Binance venue: what a lookup answer means", () => {
+  const none = new Headers();
+  const lookup = (status: number, body: unknown) => classify(status, none, body, "lookup");
+
+  it("only -2013 in a 4xx says the order is not there; every other error asks again", () => {
+    expect(lookup(400, errors.no_such_order.body)).toEqual({ kind: "not_found" });
+    expect(lookup(503, errors.no_such_order.body)).toMatchObject({ kind: "unknown" });
+    expect(lookup(400, errors.bad_symbol.body)).toEqual({ kind: "unknown", error: "-1121 Invalid symbol." });
+    expect(lookup(400, errors.filter_failure.body)).toMatchObject({ kind: "unknown" });
+    expect(lookup(400, { code: -2010, msg: "Account has insufficient balance" })).toMatchObject({
+      kind: "unknown",
+    });
+    expect(lookup(500, null)).toMatchObject({ kind: "unknown" });
+  });
+
+  it("401, 403, -2014, -2015, -1022 are configuration errors, on a lookup and on a placement", () => {
+    for (const call of ["lookup", "place"] as const) {
+      expect(classify(401, none, errors.rejected_key.body, call)).toMatchObject({ kind: "config" });
+      expect(classify(400, none, errors.invalid_signature.body, call)).toMatchObject({ kind: "config" });
+      expect(classify(400, none, { code: -2014, msg: "API-key format invalid." }, call)).toMatchObject({
+        kind: "config",
+      });
+      expect(classify(401, none, null, call)).toEqual({ kind: "config", error: "HTTP 401" });
+      expect(classify(403, none, null, call)).toMatchObject({ kind: "config" });
+    }
+    // A placement's definite refusals stay refusals.
+    expect(classify(400, none, errors.bad_symbol.body, "place")).toMatchObject({
+      kind: "rejected",
+      code: -1121,
+    });
+  });
+});
+
 describe("Binance venue: trades of an order found by lookup", () => {
   it("signed GET /api/v3/myTrades by orderId: price, qty, commission and its asset per trade", async () => {
     expect(await venue().trades("BNBBTC", 100234)).toEqual([

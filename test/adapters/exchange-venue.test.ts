@@ -44,6 +44,7 @@ const exchange = () =>
     store: {
       get: (k) => structuredClone(store.get(k)),
       put: (k, v) => void store.set(k, structuredClone(v)),
+      number: () => 1,
     },
     withdrawFee: async () => "1",
     now: () => clock,
@@ -123,7 +124,7 @@ describe("venue exchange after an eviction mid-POST", () => {
         lookup: () => Promise.reject(new Error("connection reset")),
         trades: () => Promise.reject(new Error("down")),
       },
-      store: { get: (k) => store.get(k), put: (k, v) => void store.set(k, v) },
+      store: { get: (k) => store.get(k), put: (k, v) => void store.set(k, v), number: () => 1 },
       withdrawFee: async () => "1",
       now: () => clock,
     });

@@ -2,11 +2,14 @@ import { describe, expect, it } from "vitest";
 import {
   afterLookup,
   afterPlace,
+  CONFIG_RETRY_MS,
   type LegState,
   LOOKUP_INTERVAL_MS,
   LOST_AFTER_LOOKUPS,
   LOST_WINDOW_MS,
   legAction,
+  WAIT_ALERT_AFTER_MS,
+  waitAlertDue,
 } from "../../src/domain/venue-policy";
 import { legClientOrderId } from "../../src/domain/venue-route";
 
@@ -30,6 +33,18 @@ describe("venue leg policy", () => {
         state: { phase: "uncertain", notFound: 0, firstNotFoundAt: null },
         next: { do: "lookup", notBefore: T + LOOKUP_INTERVAL_MS },
       });
+  });
+
+  it("a configuration error (our key refused) never ends a leg: a placement is placed again, a lookup asks again", () => {
+    expect(afterPlace({ kind: "config" }, T)).toEqual({
+      state: { phase: "ready" },
+      next: { do: "place", notBefore: T + CONFIG_RETRY_MS },
+    });
+    const s: LegState = { phase: "uncertain", notFound: 1, firstNotFoundAt: T - 5 };
+    expect(afterLookup(s, { kind: "config" }, T)).toEqual({
+      state: s,
+      next: { do: "lookup", notBefore: T + CONFIG_RETRY_MS },
+    });
   });
 
   it("refusals before the engine (429/418, -1021) may be placed again; definite rejections end the leg", () => {
@@ -76,6 +91,21 @@ describe("venue leg policy", () => {
       state: { phase: "filled" },
       next: { do: "none" },
     });
+  });
+
+  it("a wait alerts at 15 min, then after gaps of 15, 30, 60 min …, at most a day apart", () => {
+    const min = 60_000;
+    expect(waitAlertDue(T, 0, T + WAIT_ALERT_AFTER_MS - 1)).toBe(false);
+    expect(waitAlertDue(T, 0, T + 15 * min)).toBe(true);
+    expect(waitAlertDue(T, 1, T + 29 * min)).toBe(false);
+    expect(waitAlertDue(T, 1, T + 30 * min)).toBe(true);
+    expect(waitAlertDue(T, 2, T + 59 * min)).toBe(false);
+    expect(waitAlertDue(T, 2, T + 60 * min)).toBe(true);
+    // Gaps of 15·2^n min stop growing at a day.
+    let due = T + 15 * min;
+    for (let n = 0; n < 20; n++) due += Math.min(15 * min * 2 ** n, 24 * 60 * min);
+    expect(waitAlertDue(T, 20, due - 1)).toBe(false);
+    expect(waitAlertDue(T, 20, due)).toBe(true);
   });
 
   it("client order ids: ≤ 36 chars, one per order leg, stable", () => {

@@ -66,6 +66,15 @@ async function queue(limit = 100): Promise<QueueRow[]> {
   return rows.filter((r) => r.partner_id === partner.id);
 }
 
+/** Puts the order on the operator's hold (what `resolve` requires). */
+function hold(id: string, operator?: string, note = "settling by hand") {
+  return admin(`/orders/${id}/hold`, {
+    method: "POST",
+    json: { note },
+    headers: operator ? { "X-Operator": operator } : {},
+  });
+}
+
 function resolve(id: string, body: unknown, operator?: string) {
   return admin(`/orders/${id}/resolve`, {
     method: "POST",
@@ -101,6 +110,7 @@ describe("GET /admin/v1/orders?needs_action=true", () => {
     });
     expect(refund.status).toBe(200);
     await step(first.id);
+    expect((await hold(second.short_id)).status).toBe(200);
     expect(
       (await resolve(second.short_id, { kind: "refund", txid: HAND_TXID, note: "sent back" })).status,
     ).toBe(200);
@@ -137,6 +147,7 @@ describe("POST /admin/v1/orders/{id}/resolve", () => {
   it("records a refund made by hand: refunded with the txid, the operator and note logged, no later transfer", async () => {
     const o = await deposited("0.0003");
     await fake.attach(o.id);
+    expect((await hold(o.id)).status).toBe(200);
     const res = await resolve(
       o.id,
       { kind: "refund", txid: HAND_TXID, note: "refunded from cold wallet" },
@@ -214,6 +225,7 @@ describe("POST /admin/v1/orders/{id}/resolve", () => {
       await step(o.id, 120_000);
     }
     expect(await read(partner, o.id)).toMatchObject({ status: "failed", status_reason: "payout_failed" });
+    expect((await hold(o.id)).status).toBe(200);
     const res = await resolve(o.short_id.toLowerCase(), {
       kind: "payout",
       txid: HAND_TXID,
@@ -292,5 +304,64 @@ describe("POST /admin/v1/orders/{id}/resolve", () => {
     await expectError(await resolve(waiting.id, good), 409, "action_not_available");
     expect((await read(partner, waiting.id)).status).toBe("waiting_deposit");
     expect(await read(partner, o.id)).toMatchObject({ status: "failed", refund_txid: null });
+  });
+});
+
+describe("POST|DELETE /admin/v1/orders/{id}/hold", () => {
+  const partnerRefund = (id: string) =>
+    call(`/api/v1/partner/orders/${id}/refund`, {
+      method: "POST",
+      body: JSON.stringify({ refund_address: NEW_BTC }),
+      headers: { Authorization: `Bearer ${partner.key}`, "content-type": "application/json" },
+    });
+
+  it("while held the partner's decisions are 409 and resolve goes; without the hold resolve is 409; release gives the actions back; audited", async () => {
+    const o = await deposited("0.0003");
+    await expectError(
+      await resolve(o.id, { kind: "refund", txid: HAND_TXID, note: "by hand" }),
+      409,
+      "action_not_available",
+    );
+    const held = await hold(o.id, "alice", "paying from the cold wallet");
+    expect(held.status).toBe(200);
+    expect(await json<Order>(held)).toMatchObject({ status: "failed", status_reason: "amount_below_min" });
+    const refused = await expectError(await partnerRefund(o.id), 409, "action_not_available");
+    expect(refused.detail).toContain("on hold");
+    expect((await hold(o.id, "bob")).status).toBe(200); // already held: nothing changes
+    const released = await admin(`/orders/${o.id}/hold`, {
+      method: "DELETE",
+      headers: { "X-Operator": "alice" },
+    });
+    expect(released.status).toBe(200);
+    await expectError(
+      await resolve(o.id, { kind: "refund", txid: HAND_TXID, note: "by hand" }),
+      409,
+      "action_not_available",
+    );
+    expect((await partnerRefund(o.id)).status).toBe(200);
+    const log = (await events(o.id)).filter((e) => e.reason.startsWith("operator hold"));
+    expect(log.map((e) => [e.reason, e.data?.operator])).toEqual([
+      ["operator hold", "token:alice"],
+      ["operator hold released", "token:alice"],
+    ]);
+    const audit = await admin(`/audit?entity_type=order&entity_id=${o.id}`);
+    expect(audit.status).toBe(200);
+    const entries = (await json<{ data: { action: string; operator: string }[] }>(audit)).data;
+    expect(entries.map((e) => [e.action, e.operator])).toEqual([
+      ["order.release", "token:alice"],
+      ["order.hold", "token:alice"],
+    ]);
+  });
+
+  it("only an order waiting for a decision can be held; unknown orders are 404; the note is required", async () => {
+    const waiting = await createOrder(partner, BTC_TO_USDT);
+    await expectError(await hold(waiting.id), 409, "action_not_available");
+    await expectError(await hold("00000000-0000-4000-8000-000000000000"), 404, "order_not_found");
+    await expectError(
+      await admin(`/orders/${waiting.id}/hold`, { method: "POST", json: { note: " " } }),
+      400,
+      "invalid_request",
+    );
+    expect((await read(partner, waiting.id)).status).toBe("waiting_deposit");
   });
 });

@@ -117,7 +117,7 @@ it("a test order completes on SimChain with CHAIN_MODE, EXCHANGE_MODE and PAYOUT
     env,
     config,
     { id: order.id, networkFrom: "BTC", livemode: true },
-    { get: () => undefined, put: () => undefined },
+    { get: () => undefined, put: () => undefined, number: () => 1 },
     { withdrawFee: unused, pricing: unused },
   );
   await expect(live.reader.tipHeight()).rejects.toThrow();

@@ -4,12 +4,14 @@
  * again: a blind re-send would trade twice. Every case counts the POST /api/v3/order calls the
  * venue received.
  */
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { createPartner, setPrices, type TestPartner } from "../helpers";
+import { afterEach, beforeAll, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
+import { admin, call, createPartner, json, setPrices, type TestPartner } from "../helpers";
 import { createFakeVenue, type FakeVenue } from "../support/fake-venue";
 import {
   advance,
+  BTC_REFUND,
   BTC_TO_USDT,
   chaosOrders,
   createOrder,
@@ -20,6 +22,7 @@ import {
   simMine,
   simSend,
   startClock,
+  statusPath,
   step,
   TRON_ADDR,
 } from "../support/orders";
@@ -66,6 +69,11 @@ async function stepUntil(id: string, done: (status: string) => boolean, ms: numb
 
 const exchangeDone = async (id: string): Promise<LogEntry | undefined> =>
   (await events(id)).find((e) => e.data?.event === "exchange_done");
+/** The operator alerts logged with this message. */
+const alerts = (errors: MockInstance<typeof console.error>, msg: string) =>
+  errors.mock.calls
+    .map((c) => JSON.parse(String(c[0])) as Record<string, unknown>)
+    .filter((l) => l.msg === msg);
 const clientIds = () => venue.posts.map((q) => q.get("newClientOrderId"));
 const legId = (orderId: string, leg: number) => `${orderId.replaceAll("-", "")}-${leg}`;
 
@@ -144,6 +152,38 @@ describe("venue exchange: intent, then lookup", () => {
     expect(venue.filledTwice()).toEqual([]);
   });
 
+  it("lookups after a POST that traded answer -2015, -1022, -1121, 401, 5xx, nothing: the order waits and alerts, never fails or refunds", async () => {
+    const errors = vi.spyOn(console, "error");
+    venue.placeFaults.push("fill_then_drop");
+    venue.lookupFaults.push("2015", "1022", "1121", "401", "5xx", "hang");
+    const o = await fundedOrder({ ...BTC_TO_USDT, refund_address: BTC_REFUND });
+    await step(o.id);
+    for (let i = 0; i < 6; i++) {
+      expect((await read(partner, o.id)).status).toBe("exchanging");
+      await step(o.id, 60_000);
+    }
+    expect(venue.lookupFaults).toEqual([]);
+    expect(await stepUntil(o.id, (s) => s !== "exchanging", 60_000)).toBe("completed");
+    expect(venue.posts).toHaveLength(1);
+    expect(await statusPath(o.id)).not.toContain("refunding");
+    const config = alerts(errors, "venue configuration error: needs an operator");
+    expect(config.length).toBeGreaterThanOrEqual(3);
+    expect(config[0]).toMatchObject({ order: o.id, key: `${o.id}:exchange`, leg: 1 });
+    expect(venue.filledTwice()).toEqual([]);
+  });
+
+  it("a POST refused with 401 -2015 (a rotated key): nothing placed; the order waits and alerts, then places", async () => {
+    const errors = vi.spyOn(console, "error");
+    venue.placeFaults.push("2015", "2015");
+    const o = await fundedOrder({ ...BTC_TO_USDT, refund_address: BTC_REFUND });
+    await step(o.id);
+    expect((await read(partner, o.id)).status).toBe("exchanging");
+    expect(await stepUntil(o.id, (s) => s !== "exchanging", 60_000)).toBe("completed");
+    expect(venue.posts).toHaveLength(3);
+    expect(alerts(errors, "venue configuration error: needs an operator")).toHaveLength(2);
+    expect(venue.filledTwice()).toEqual([]);
+  });
+
   it("5xx, then not found ×N over the window: placed again once, with the same client order id", async () => {
     venue.placeFaults.push("502");
     const o = await fundedOrder(BTC_TO_USDT);
@@ -193,6 +233,44 @@ describe("venue exchange: intent, then lookup", () => {
     expect(venue.filledTwice()).toEqual([]);
   });
 
+  it("one record per exchange: its legs live in its ledger row; a continue after a failed exchange is exchange 2, its leg ids say so", async () => {
+    venue.placeFaults.push("filter");
+    const o = await fundedOrder(BTC_TO_TRX);
+    await step(o.id);
+    expect(await read(partner, o.id)).toMatchObject({ status: "failed", status_reason: "exchange_failed" });
+    const res = await call(`/api/v1/partner/orders/${o.id}/continue`, {
+      method: "POST",
+      body: "{}",
+      headers: { Authorization: `Bearer ${partner.key}`, "content-type": "application/json" },
+    });
+    expect(res.status).toBe(200);
+    expect(await stepUntil(o.id, (s) => s === "completed", 60_000)).toBe("completed");
+    const id = o.id.replaceAll("-", "");
+    expect(clientIds()).toEqual([`${id}-1`, `${id}-12`, `${id}-22`]);
+    const stored = await runInDurableObject(env.ORDERS.getByName(o.id), (_obj, state) => ({
+      venueEntries: [...state.storage.kv.list({ prefix: "venue:" })].length,
+      rows: state.storage.sql
+        .exec<{ key: string; number: number; progress: string | null }>(
+          "SELECT key, number, progress FROM sends WHERE kind = 'exchange' ORDER BY number",
+        )
+        .toArray()
+        .map((r) => ({
+          key: r.key,
+          number: r.number,
+          legs: (JSON.parse(r.progress ?? "{}") as { legs?: { clientOrderId: string }[] }).legs?.map(
+            (l) => l.clientOrderId,
+          ),
+        })),
+    }));
+    expect(stored).toEqual({
+      venueEntries: 0,
+      rows: [
+        { key: `${o.id}:exchange`, number: 1, legs: [`${id}-1`, `${id}-2`] },
+        { key: `${o.id}:exchange:2`, number: 2, legs: [`${id}-12`, `${id}-22`] },
+      ],
+    });
+  });
+
   it("a filter refusal (-1013) ends the exchange: exchange_failed, one POST", async () => {
     venue.placeFaults.push("filter");
     const o = await fundedOrder(BTC_TO_USDT);
@@ -200,6 +278,74 @@ describe("venue exchange: intent, then lookup", () => {
     const failed = await read(partner, o.id);
     expect(failed).toMatchObject({ status: "failed", status_reason: "exchange_failed" });
     expect(venue.posts).toHaveLength(1);
+  });
+});
+
+/** Whether the order is in the operator's review queue (the first 100 of it). */
+async function inReview(id: string): Promise<boolean> {
+  const res = await admin("/orders?needs_action=true&limit=100");
+  expect(res.status).toBe(200);
+  return (await json<{ data: { id: string }[] }>(res)).data.some((o) => o.id === id);
+}
+
+describe("venue exchange: a wait never refunds and never goes silent", () => {
+  it("the second leg refused after the first filled: no refund; the leg is sized and placed again, and the order completes", async () => {
+    const errors = vi.spyOn(console, "error");
+    venue.placeFaults.push("ok", "filter");
+    const o = await fundedOrder({ ...BTC_TO_TRX, refund_address: BTC_REFUND });
+    await step(o.id);
+    expect(await read(partner, o.id)).toMatchObject({ status: "exchanging", status_reason: null });
+    expect(alerts(errors, "exchange stopped after a filled leg: the order waits in exchanging")).toEqual([
+      expect.objectContaining({ order: o.id, asset: "USDT", leg: 2 }),
+    ]);
+    expect(await inReview(o.id)).toBe(true);
+    expect(await stepUntil(o.id, (s) => s !== "exchanging", 5 * 60_000)).toBe("completed");
+    expect(await statusPath(o.id)).not.toContain("refunding");
+    expect(clientIds()).toEqual([legId(o.id, 1), legId(o.id, 2), legId(o.id, 2)]);
+    expect(venue.filledTwice()).toEqual([]);
+    expect(await inReview(o.id)).toBe(false);
+  });
+
+  it("a second leg that cannot go for an hour: the order waits in exchanging, alerted at once, then as a wait; never refunded", async () => {
+    const errors = vi.spyOn(console, "error");
+    venue.placeFaults.push("ok", ...Array<"filter">(13).fill("filter"));
+    const o = await fundedOrder({ ...BTC_TO_TRX, refund_address: BTC_REFUND });
+    await step(o.id);
+    for (let i = 0; i < 11; i++) await step(o.id, 5 * 60_000);
+    expect(venue.posts).toHaveLength(13);
+    expect(await read(partner, o.id)).toMatchObject({ status: "exchanging", status_reason: null });
+    expect(alerts(errors, "exchange stopped after a filled leg: the order waits in exchanging")).toHaveLength(
+      1,
+    );
+    // 15 and 30 minutes into the wait (the next is at 60), each as the leg is placed again.
+    expect(alerts(errors, "venue leg still pending: needs an operator")).toHaveLength(2);
+    expect(await inReview(o.id)).toBe(true);
+    expect(await stepUntil(o.id, (s) => s !== "exchanging", 5 * 60_000)).toBe("completed");
+    expect(await statusPath(o.id)).not.toContain("refunding");
+    expect(venue.filledTwice()).toEqual([]);
+  });
+
+  it("a leg that may be on the venue and whose lookups cannot tell: alerted after 15 min, then at 30 and 60; in the review queue", async () => {
+    const errors = vi.spyOn(console, "error");
+    venue.placeFaults.push("fill_then_drop");
+    venue.lookupFaults.push(...Array<"5xx">(70).fill("5xx"));
+    const o = await fundedOrder(BTC_TO_USDT);
+    await step(o.id);
+    const pendingAlerts = () => alerts(errors, "venue leg still pending: needs an operator");
+    for (let minute = 1; minute < 15; minute++) await step(o.id, 60_000);
+    expect(pendingAlerts()).toEqual([]);
+    expect(await inReview(o.id)).toBe(false);
+    await step(o.id, 60_000);
+    expect(pendingAlerts()).toEqual([
+      expect.objectContaining({ order: o.id, leg: 1, phase: "uncertain", key: `${o.id}:exchange` }),
+    ]);
+    expect(await inReview(o.id)).toBe(true);
+    for (let minute = 16; minute <= 60; minute++) await step(o.id, 60_000);
+    expect(pendingAlerts()).toHaveLength(3);
+    venue.lookupFaults.length = 0;
+    expect(await stepUntil(o.id, (s) => s !== "exchanging", 60_000)).toBe("completed");
+    expect(venue.posts).toHaveLength(1);
+    expect(await inReview(o.id)).toBe(false);
   });
 });
 

@@ -36,4 +36,43 @@ describe("order object migrations", () => {
       expect(schemaVersion(state.storage.sql)).toBe(next.length);
     });
   });
+
+  it("schema 2 numbers the sends of each kind and moves each exchange's venue legs into its ledger row", async () => {
+    const stub = env.ORDERS.getByName(`migrations-${crypto.randomUUID()}`);
+    await runInDurableObject(stub, (_obj, state) => {
+      const { sql, kv } = state.storage;
+      // An object as schema 1 left it: two exchanges (a continue after a failed one), one with its legs beside it.
+      sql.exec(
+        "DROP TABLE meta; DROP TABLE events; DROP TABLE sends; DROP TABLE outbox; DROP TABLE schedule;",
+      );
+      migrate(state.storage, ORDER_MIGRATIONS.slice(0, 1));
+      const row = (key: string, kind: string) =>
+        sql.exec(
+          "INSERT INTO sends (key, kind, request, attempts, failures, unknown_lookups, next_at, updated_at) VALUES (?, ?, '{}', 1, 0, 0, 0, 'now')",
+          key,
+          kind,
+        );
+      row("o:exchange", "exchange");
+      row("o:payout", "payout");
+      row("o:exchange:2", "exchange");
+      const legs = { legs: [{ symbol: "BTCUSDT", clientOrderId: "o-12", state: { phase: "uncertain" } }] };
+      kv.put("venue:o:exchange:2", legs);
+      kv.put("order", { unrelated: true });
+
+      migrate(state.storage);
+      expect(schemaVersion(sql)).toBe(ORDER_MIGRATIONS.length);
+      const rows = sql
+        .exec<{ key: string; number: number; progress: string | null }>(
+          "SELECT key, number, progress FROM sends ORDER BY rowid",
+        )
+        .toArray();
+      expect(rows).toEqual([
+        { key: "o:exchange", number: 1, progress: null },
+        { key: "o:payout", number: 1, progress: null },
+        { key: "o:exchange:2", number: 2, progress: JSON.stringify(legs) },
+      ]);
+      expect([...kv.list({ prefix: "venue:" })]).toEqual([]);
+      expect(kv.get("order")).toEqual({ unrelated: true });
+    });
+  });
 });

@@ -46,10 +46,15 @@ export type PlaceFault =
   /** -2010 insufficient balance. */
   | "insufficient"
   /** -1013 filter failure. */
-  | "filter";
+  | "filter"
+  /** 401 -2015: our API key refused (rotated, or reached from an IP it is not allowed from). */
+  | "2015";
 
-/** How the venue answers one GET /api/v3/order. */
-export type LookupFault = "ok" | "5xx";
+/**
+ * How the venue answers one GET /api/v3/order: none of the faults says anything about the order.
+ * `hang` answers nothing until the client gives up (the wait shortened to a few ms here).
+ */
+export type LookupFault = "ok" | "5xx" | "401" | "2015" | "1022" | "1121" | "hang";
 
 interface VenueOrderRow {
   orderId: number;
@@ -300,12 +305,30 @@ export function createFakeVenue(): FakeVenue {
           return errorResponse("insufficient_balance");
         case "filter":
           return errorResponse("filter_failure");
+        case "2015":
+          return errorResponse("rejected_key");
       }
     }),
-    http.get(`${VENUE_URL}/api/v3/order`, ({ request }) => {
+    http.get(`${VENUE_URL}/api/v3/order`, async ({ request }) => {
       const q = new URL(request.url).searchParams;
       calls.push("GET /api/v3/order");
-      if (nextLookup() === "5xx") return new HttpResponse(null, { status: 503 });
+      switch (nextLookup()) {
+        case "5xx":
+          return new HttpResponse(null, { status: 503 });
+        case "401":
+          return new HttpResponse("Unauthorized", { status: 401 });
+        case "2015":
+          return errorResponse("rejected_key");
+        case "1022":
+          return errorResponse("invalid_signature");
+        case "1121":
+          return errorResponse("bad_symbol");
+        case "hang":
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          return HttpResponse.error();
+        case "ok":
+          break;
+      }
       const row = orders.get(q.get("origClientOrderId") ?? "")?.at(-1);
       if (!row || row.symbol !== q.get("symbol")) return errorResponse("no_such_order");
       // An order accepted open trades by the time it is looked up.

@@ -55,9 +55,26 @@ const Ticker = z.object({ symbol: z.string(), price: z.string() });
 
 /** Venue codes: -1013 filter failure; -2010 with this message: no funds; -2013 no such order; -1021 timestamp. */
 const INSUFFICIENT = /insufficient balance/i;
+/**
+ * Our own credentials or signature refused (errors.md: -1002 unauthorized, -2014 API-key format,
+ * -2015 key, IP or permissions, -1022 signature; HTTP 401, and 403 from the venue's firewall): the
+ * venue never read the request, and only the operator can fix it.
+ */
+const CONFIG_CODES = new Set([-1002, -1022, -2014, -2015]);
 
-/** Classifies an answer to POST or GET /api/v3/order (exported for its unit tests). */
-export function classify(status: number, headers: Headers, body: unknown): VenueOutcome {
+/**
+ * Classifies an answer to POST (`place`) or GET (`lookup`) /api/v3/order (exported for its unit
+ * tests). A lookup asks whether a POST that may have placed did: the only answer that says "not
+ * placed" is the venue's own -2013 "Order does not exist" in a 4xx, and even that only counts
+ * towards the lost-leg window (src/domain/venue-policy.ts). Every other error on a lookup is
+ * `unknown` (ask again) or `config`, never a refusal: a lookup cannot refuse an order.
+ */
+export function classify(
+  status: number,
+  headers: Headers,
+  body: unknown,
+  call: "place" | "lookup" = "place",
+): VenueOutcome {
   if (status === 429 || status === 418) {
     const retry = Number(headers.get("retry-after"));
     return { kind: "rate_limited", retryAfterSeconds: Number.isFinite(retry) && retry > 0 ? retry : 60 };
@@ -68,12 +85,16 @@ export function classify(status: number, headers: Headers, body: unknown): Venue
     return fromOrder(order.data);
   }
   const err = ErrorBody.safeParse(body);
+  const error = err.success ? `${err.data.code} ${err.data.msg}` : `HTTP ${status}`;
+  if (status === 401 || status === 403 || (err.success && CONFIG_CODES.has(err.data.code)))
+    return { kind: "config", error: err.success ? `HTTP ${status}: ${error}` : error };
   // 5xx and -1007 / -1006: the venue itself does not know whether the order was executed.
   if (status >= 500 || !err.success || err.data.code === -1007 || err.data.code === -1006)
-    return { kind: "unknown", error: err.success ? `${err.data.code} ${err.data.msg}` : `HTTP ${status}` };
+    return { kind: "unknown", error };
   const { code, msg } = err.data;
   if (code === -2013) return { kind: "not_found" };
   if (code === -1021) return { kind: "clock_skew" };
+  if (call === "lookup") return { kind: "unknown", error };
   if (code === -1013) return { kind: "rejected", reason: "filter", code, message: msg };
   if (code === -2010 && INSUFFICIENT.test(msg))
     return { kind: "rejected", reason: "insufficient_balance", code, message: msg };
@@ -183,8 +204,8 @@ export function createBinanceVenue(options: BinanceOptions): SpotVenue {
     return { status: res.status, headers: res.headers, body };
   }
 
-  const outcomeOf = (a: Answer): VenueOutcome =>
-    "error" in a ? { kind: "unknown", error: a.error } : classify(a.status, a.headers, a.body);
+  const outcomeOf = (a: Answer, call: "place" | "lookup" = "place"): VenueOutcome =>
+    "error" in a ? { kind: "unknown", error: a.error } : classify(a.status, a.headers, a.body, call);
 
   async function signed(method: "GET" | "POST", path: string, params: Record<string, string>) {
     const first = await signedOnce(method, path, params);
@@ -229,7 +250,10 @@ export function createBinanceVenue(options: BinanceOptions): SpotVenue {
       );
     },
     async lookup(symbol: string, clientOrderId: string) {
-      return outcomeOf(await signed("GET", "/api/v3/order", { symbol, origClientOrderId: clientOrderId }));
+      return outcomeOf(
+        await signed("GET", "/api/v3/order", { symbol, origClientOrderId: clientOrderId }),
+        "lookup",
+      );
     },
     async trades(symbol: string, orderId: number) {
       const answer = await signed("GET", "/api/v3/myTrades", { symbol, orderId: String(orderId) });

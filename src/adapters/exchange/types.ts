@@ -24,14 +24,25 @@ export type ExchangeResult =
   /** `record`: what the venue did (legs, fills, the service's difference), for the order's log. */
   | { status: "done"; amountTo: string; record?: Record<string, string | number | null> }
   | { status: "failed"; retryable: boolean; error: string }
-  /** Not done and not failed (a leg may be on the venue): ask again at `retryAt`; not an attempt. */
-  | {
-      status: "pending";
-      retryAt: number;
-      reason: string;
-      /** The order's log entry for this wait, when it has its own (else a generic "waiting" note). */
-      event?: { reason: string; data: Record<string, string | number> };
-    };
+  | ExchangePending;
+
+/** Not done and not failed (a leg may be on the venue): ask again at `retryAt`; not an attempt. */
+export interface ExchangePending {
+  status: "pending";
+  retryAt: number;
+  reason: string;
+  /** The order's log entry for this wait, when it has its own (else a generic "waiting" note). */
+  event?: { reason: string; data: Record<string, string | number> };
+  /** An operator alert the order raises for this wait (its message is the alert's kind). */
+  alert?: VenueAlert;
+  /** The wait needs an operator's eye: the order is listed in the review queue until the exchange ends. */
+  review?: boolean;
+}
+
+export interface VenueAlert {
+  msg: string;
+  data: Record<string, unknown>;
+}
 
 /**
  * What a venue needs of the service's own market, handed in by the order object so that adapters
@@ -81,6 +92,8 @@ export type VenueOutcome =
   | { kind: "rejected"; reason: "filter" | "insufficient_balance" | "other"; code: number; message: string }
   | { kind: "rate_limited"; retryAfterSeconds: number }
   | { kind: "clock_skew" }
+  /** Our credentials or signature refused before the venue read the request: the operator's to fix. */
+  | { kind: "config"; error: string }
   | { kind: "unknown"; error: string };
 
 export interface VenueOrder {

@@ -1,12 +1,13 @@
 import { Dec, parseDecimal, toDecimalString, toSignificant } from "../../domain/money";
 import { commissionSummary, legDelivered, venuePayout } from "../../domain/venue-fills";
-import type { LegState } from "../../domain/venue-policy";
+import { type LegState, waitAlertDue } from "../../domain/venue-policy";
 import { legClientOrderId, routeLegs, sizeLeg } from "../../domain/venue-route";
 import type {
   ExchangeRequest,
   ExchangeResult,
   ExchangeVenue,
   LegExecution,
+  ExchangePending as Pending,
   SpotVenue,
   VenueOrder,
   VenueOutcome,
@@ -35,17 +36,30 @@ export interface VenueLeg {
   nextAt: number;
   /** Once filled: the venue's figures and per-trade fills (price, qty, commission). */
   execution: LegExecution | null;
+  /**
+   * While the exchange waits on this leg: since when, and the operator alerts raised for the wait
+   * (src/domain/venue-policy.ts, `waitAlertDue`). Absent on legs stored before they were kept.
+   */
+  waitingSince?: number | null;
+  waitAlerts?: number;
+  /** Why a leg after a filled one cannot go now (its retries alert once, then as a wait). */
+  blocked?: string | null;
 }
 
 export interface VenueExchangeState {
   legs: VenueLeg[];
 }
 
-/** The order object's storage for its venue legs, one entry per exchange (ledger) key. */
+/**
+ * The order object's storage for its venue legs: the exchange's own row of the sends ledger, under
+ * its ledger key (one record per exchange and its legs; docs/lifecycle.md, "Venue").
+ */
 export interface LegStore {
   get(key: string): VenueExchangeState | undefined;
   /** Must be durable before the next outgoing request (the object's storage, behind its output gate). */
   put(key: string, state: VenueExchangeState): void;
+  /** The exchange's number among the order's exchanges, as its row stores it (its legs' ids carry it). */
+  number(key: string): number;
 }
 
 export interface VenueExchangeDeps {
@@ -58,20 +72,12 @@ export interface VenueExchangeDeps {
 
 /** A balance too small on the venue is retried this often, with an alert each time. */
 export const BALANCE_RETRY_MS = 5 * 60_000;
+/** A leg refused after an earlier one filled is sized and placed again this often. */
+export const LEG_RETRY_MS = 5 * 60_000;
 /** After the venue could not be reached (exchangeInfo, ticker, trades), the next try. */
 const UNREACHABLE_RETRY_MS = 30_000;
 /** Venue calls one `execute` makes at most, so a venue answering "now" again and again cannot spin. */
 const MAX_STEPS = 4;
-
-/** The exchange's number among the order's exchanges: `<id>:exchange` is 1, `<id>:exchange:N` is N. */
-function exchangeNumber(key: string): number {
-  const n = /:(\d+)$/.exec(key)?.[1];
-  return n ? Number(n) : 1;
-}
-
-function alert(orderId: string, msg: string, data: Record<string, unknown>): void {
-  console.error(JSON.stringify({ level: "error", order: orderId, msg, ...data }));
-}
 
 function describe(o: VenueOutcome): string {
   switch (o.kind) {
@@ -81,6 +87,8 @@ function describe(o: VenueOutcome): string {
       return `venue rate limit: retry after ${o.retryAfterSeconds} s`;
     case "unknown":
       return `venue outcome unknown: ${o.error}`;
+    case "config":
+      return `venue refused our credentials: ${o.error}`;
     default:
       return `venue answered ${o.kind}`;
   }
@@ -101,7 +109,7 @@ export function createVenueExchange(deps: VenueExchangeDeps): ExchangeVenue {
             retryable: false,
             error: `the venue lists no market from ${req.coinFrom} to ${req.coinTo}, direct or through USDT`,
           };
-        const n = exchangeNumber(key);
+        const n = deps.store.number(key);
         state = {
           legs: route.map((leg, i) => ({
             symbol: leg.market.symbol,
@@ -113,23 +121,60 @@ export function createVenueExchange(deps: VenueExchangeDeps): ExchangeVenue {
             state: { phase: "ready" },
             nextAt: 0,
             execution: null,
+            waitingSince: null,
+            waitAlerts: 0,
+            blocked: null,
           })),
         };
         deps.store.put(key, state);
       }
       const stored = state;
+      const save = () => deps.store.put(key, stored);
+      let result: ExchangeResult;
       try {
-        return await advance(deps, req, stored, () => deps.store.put(key, stored), t);
+        result = await advance(deps, req, stored, save, t);
       } catch (err) {
         const sent = stored.legs.some((l) => l.state.phase !== "ready" || l.execution);
         if (!sent) throw err;
-        return {
+        result = {
           status: "pending",
           retryAt: t + UNREACHABLE_RETRY_MS,
           reason: `venue unreachable: ${err instanceof Error ? err.message : String(err)}`,
         };
       }
+      if (result.status !== "pending") return result;
+      const waited = watchWait(stored, result, t);
+      save();
+      return waited;
     },
+  };
+}
+
+/**
+ * A pending exchange is a leg that waits (it may be on the venue, the venue refuses our key, a
+ * later leg cannot go): the operator is alerted once it has waited `WAIT_ALERT_AFTER_MS`, then on a
+ * backoff, and the order is in the review queue from the first alert on.
+ */
+function watchWait(state: VenueExchangeState, result: Pending, now: number): Pending {
+  const leg = state.legs.find((l) => l.state.phase !== "filled" || !l.execution) ?? state.legs.at(-1);
+  if (!leg) return result;
+  leg.waitingSince ??= now;
+  const alerts = leg.waitAlerts ?? 0;
+  if (!waitAlertDue(leg.waitingSince, alerts, now)) return result;
+  leg.waitAlerts = alerts + 1;
+  const waited = {
+    leg: state.legs.indexOf(leg) + 1,
+    symbol: leg.symbol,
+    client_order_id: leg.clientOrderId,
+    phase: leg.state.phase,
+    waiting_since: new Date(leg.waitingSince).toISOString(),
+    reason: result.reason,
+  };
+  return {
+    ...result,
+    review: true,
+    // An alert of its own (a configuration error, a blocked leg) says more than the wait.
+    alert: result.alert ?? { msg: "venue leg still pending: needs an operator", data: waited },
   };
 }
 
@@ -148,7 +193,7 @@ async function advance(
       if (leg.state.phase === "filled")
         leg.state = { phase: "uncertain", notFound: 0, firstNotFoundAt: null };
       if (leg.state.phase === "rejected")
-        return failed(req, i, state, `leg ${i + 1} (${leg.symbol}) was refused by the venue`);
+        return failed(leg, i, state, `leg ${i + 1} (${leg.symbol}) was refused by the venue`, now, save);
       if (now < leg.nextAt || steps >= MAX_STEPS)
         return {
           status: "pending",
@@ -160,13 +205,13 @@ async function advance(
           ? legDelivered({ ...previous.execution, to: previous.to })
           : parseDecimal(req.amountFrom);
         const market = (await deps.venue.markets()).get(leg.symbol);
-        if (!market) return failed(req, i, state, `the venue no longer lists ${leg.symbol}`);
+        if (!market) return failed(leg, i, state, `the venue no longer lists ${leg.symbol}`, now, save);
         const size = sizeLeg(
           { market, side: leg.side, from: leg.from, to: leg.to },
           amount,
           parseDecimal(await deps.venue.price(leg.symbol)),
         );
-        if (!size.ok) return failed(req, i, state, size.reason);
+        if (!size.ok) return failed(leg, i, state, size.reason, now, save);
         leg.order = { symbol: leg.symbol, side: leg.side, params: size.params };
         save();
       }
@@ -181,6 +226,7 @@ async function advance(
       if (o.kind === "filled") {
         leg.execution = o.execution;
         leg.nextAt = 0;
+        leg.blocked = null;
         save();
         break;
       }
@@ -189,19 +235,37 @@ async function advance(
         leg.state = { phase: "ready" };
         leg.nextAt = now + BALANCE_RETRY_MS;
         save();
-        alert(req.orderId, "venue balance insufficient: the order waits in exchanging", {
-          leg: i + 1,
-          symbol: leg.symbol,
-          side: leg.side,
-          asset: leg.from,
-          venue_order: leg.order,
-          venue: o.message,
-        });
-        return { status: "pending", retryAt: leg.nextAt, reason: describe(o) };
+        return {
+          status: "pending",
+          retryAt: leg.nextAt,
+          reason: describe(o),
+          alert: {
+            msg: "venue balance insufficient: the order waits in exchanging",
+            data: {
+              leg: i + 1,
+              symbol: leg.symbol,
+              side: leg.side,
+              asset: leg.from,
+              venue_order: leg.order,
+              venue: o.message,
+            },
+          },
+        };
       }
-      if (o.kind === "rejected") return failed(req, i, state, describe(o));
+      if (o.kind === "rejected") return failed(leg, i, state, describe(o), now, save);
       leg.nextAt = step.next.do === "none" ? now : step.next.notBefore;
       save();
+      if (o.kind === "config")
+        // Never a failure: the leg keeps its phase (a lookup stays a lookup) until the key works again.
+        return {
+          status: "pending",
+          retryAt: leg.nextAt,
+          reason: describe(o),
+          alert: {
+            msg: "venue configuration error: needs an operator",
+            data: { leg: i + 1, symbol: leg.symbol, client_order_id: leg.clientOrderId, venue: o.error },
+          },
+        };
       if (leg.nextAt > now) return { status: "pending", retryAt: leg.nextAt, reason: describe(o) };
     }
     if (leg.execution.fills.length === 0 && leg.execution.orderId !== undefined) {
@@ -214,25 +278,51 @@ async function advance(
       save();
     }
   }
-  return done(deps, req, state);
+  return done(deps, req, state, now);
 }
 
-/** A leg the venue will not take: the exchange fails (and an intermediate asset is flagged). */
-function failed(req: ExchangeRequest, i: number, state: VenueExchangeState, error: string): ExchangeResult {
+/**
+ * A leg the venue will not take. The first leg: nothing has moved, the exchange fails (the deposit
+ * is still whole). A later leg: an earlier one has sold the deposit, so the exchange must never
+ * fail (a refund would pay the deposit back while the service holds what it was sold for). The leg
+ * is put back to be sized and placed again (its refusal left nothing open under its id) every
+ * `LEG_RETRY_MS`; the order waits in `exchanging`, alerted on at once and then as a wait.
+ */
+function failed(
+  leg: VenueLeg,
+  i: number,
+  state: VenueExchangeState,
+  error: string,
+  now: number,
+  save: () => void,
+): ExchangeResult {
   const held = state.legs[i - 1];
-  if (held)
-    alert(req.orderId, "exchange failed after a filled leg: the service holds the intermediate asset", {
-      asset: held.to,
-      leg: i + 1,
-      error,
-    });
-  return { status: "failed", retryable: false, error };
+  if (!held) return { status: "failed", retryable: false, error };
+  const first = !leg.blocked;
+  leg.state = { phase: "ready" };
+  leg.order = null;
+  leg.blocked = error;
+  leg.nextAt = now + LEG_RETRY_MS;
+  save();
+  return {
+    status: "pending",
+    retryAt: leg.nextAt,
+    reason: `leg ${i + 1} cannot go now, retried: ${error}`,
+    review: true,
+    ...(first && {
+      alert: {
+        msg: "exchange stopped after a filled leg: the order waits in exchanging",
+        data: { asset: held.to, leg: i + 1, symbol: leg.symbol, error },
+      },
+    }),
+  };
 }
 
 async function done(
   deps: VenueExchangeDeps,
   req: ExchangeRequest,
   state: VenueExchangeState,
+  now: number,
 ): Promise<ExchangeResult> {
   const last = state.legs[state.legs.length - 1];
   if (!last?.execution) throw new Error("venue exchange without a filled last leg");
@@ -240,6 +330,18 @@ async function done(
   const fee =
     req.rateType === "float" ? parseDecimal(await deps.withdrawFee(req.coinTo, req.networkTo)) : new Dec(0);
   const payout = venuePayout(req, parseDecimal(req.amountFrom), delivered, fee);
+  // The deposit is sold: a failed exchange would refund it. The operator settles it by hand.
+  if (!parseDecimal(payout.amountTo).gt(0))
+    return {
+      status: "pending",
+      retryAt: now + LEG_RETRY_MS,
+      reason: `the venue delivered ${toDecimalString(delivered)} ${last.to}: nothing to pay out after the fee`,
+      review: true,
+      alert: {
+        msg: "exchange done but nothing to pay out: needs an operator",
+        data: { delivered: toDecimalString(delivered), asset: last.to, withdraw_fee: toDecimalString(fee) },
+      },
+    };
   const record: Record<string, string | number | null> = {
     venue_legs: state.legs.length,
     venue_delivered: toDecimalString(delivered),
@@ -262,15 +364,4 @@ async function done(
     );
   }
   return { status: "done", amountTo: payout.amountTo, record };
-}
-
-/** The object's key-value storage as a leg store. */
-export function kvLegStore(kv: {
-  get<T>(key: string): T | undefined;
-  put<T>(key: string, value: T): void;
-}): LegStore {
-  return {
-    get: (key) => kv.get<VenueExchangeState>(`venue:${key}`),
-    put: (key, state) => kv.put(`venue:${key}`, state),
-  };
 }

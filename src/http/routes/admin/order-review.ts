@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { resolveOrder } from "../../../services/order-actions";
+import { holdOrder, resolveOrder } from "../../../services/order-actions";
 import { reviewQueuePage } from "../../../services/review-queue";
 import type { AppEnv } from "../../app-env";
 import { createRouter } from "../../router";
@@ -48,6 +48,21 @@ const ResolveBody = z
   })
   .openapi("ResolveOrder");
 
+const HoldBody = z
+  .strictObject({
+    note: z
+      .string()
+      .trim()
+      .min(1)
+      .max(500)
+      .openapi({ description: "Why: goes into the order's log and the operator audit log." }),
+  })
+  .openapi("OrderHold");
+
+const OrderParam = z.object({
+  id: z.string().min(1).max(64).openapi({ description: "Order UUID or short_id." }),
+});
+
 /** The operator's review queue and the record of transfers made by hand (docs/operators.md). */
 export const adminOrderReviewRouter = createRouter<AppEnv>()
   .openapi(
@@ -91,11 +106,9 @@ export const adminOrderReviewRouter = createRouter<AppEnv>()
       security,
       summary: "Record a payout or refund made by hand, outside the service",
       description:
-        "For an order waiting for a decision whose money an operator moved by hand: it ends `completed` (payout) or `refunded` (refund) with the txid, the note and the operator in its log, and no action can start another transfer. Refused with 409 `send_pending` while a send of that kind is pending or of unknown outcome at the gateway. Repeating the same kind and txid returns the order.",
+        "For an order waiting for a decision, on hold (`POST /orders/{id}/hold`), whose money an operator moved by hand: it ends `completed` (payout) or `refunded` (refund) with the txid, the note and the operator in its log, and no action can start another transfer. Refused with 409 `send_pending` while a send of that kind is pending or of unknown outcome at the gateway, and with 409 `action_not_available` when the order is not on hold. Repeating the same kind and txid returns the order.",
       request: {
-        params: z.object({
-          id: z.string().min(1).max(64).openapi({ description: "Order UUID or short_id." }),
-        }),
+        params: OrderParam,
         body: { content: { "application/json": { schema: ResolveBody } }, required: true },
       },
       responses: {
@@ -113,6 +126,61 @@ export const adminOrderReviewRouter = createRouter<AppEnv>()
         c.req.valid("param").id,
         c.req.valid("json"),
       );
+      c.header("Cache-Control", "no-store");
+      return c.json(order, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/orders/{id}/hold",
+      operationId: "adminHoldOrder",
+      tags,
+      security,
+      summary: "Put an order waiting for a decision on hold",
+      description:
+        "While the hold stands, the partner's (and the partner cabinet's) decisions on the order answer 409 `action_not_available`, so the operator can move the money by hand and record it with `resolve`, which requires the hold. The operator's own decisions still go. Logged on the order and in the operator audit log (`order.hold`). Holding a held order changes nothing. 409 `action_not_available` when the order waits for no decision.",
+      request: {
+        params: OrderParam,
+        body: { content: { "application/json": { schema: HoldBody } }, required: true },
+      },
+      responses: {
+        200: {
+          description: "The order, on hold.",
+          content: { "application/json": { schema: OrderSchema } },
+        },
+        ...errorResponses(400, 401, 404, 409),
+      },
+    }),
+    async (c) => {
+      const actor = { operator: c.get("operator"), requestId: c.get("requestId") };
+      const order = await holdOrder(c.env, actor, c.req.valid("param").id, true, c.req.valid("json").note);
+      c.header("Cache-Control", "no-store");
+      return c.json(order, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "delete",
+      path: "/orders/{id}/hold",
+      operationId: "adminReleaseOrder",
+      tags,
+      security,
+      summary: "Release an order's hold: the partner's decisions go again",
+      description:
+        "Logged on the order and in the operator audit log (`order.release`). Releasing an order that is not on hold changes nothing.",
+      request: { params: OrderParam },
+      responses: {
+        200: {
+          description: "The order, released.",
+          content: { "application/json": { schema: OrderSchema } },
+        },
+        ...errorResponses(401, 404),
+      },
+    }),
+    async (c) => {
+      const actor = { operator: c.get("operator"), requestId: c.get("requestId") };
+      const order = await holdOrder(c.env, actor, c.req.valid("param").id, false, "released");
       c.header("Cache-Control", "no-store");
       return c.json(order, 200);
     },
