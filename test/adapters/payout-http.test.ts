@@ -112,6 +112,25 @@ describe("HTTP payout gateway", () => {
   });
 });
 
+describe("HTTP payout gateway under a path prefix (https://gw.example/gw)", () => {
+  it("signs lookups and /balances over the path as sent, prefix included", async () => {
+    const prefixed = `${BASE}/gw`;
+    const key = encodeURIComponent(REQ.idempotencyKey);
+    const net = createMockNetwork(
+      http.get(`${prefixed}/payouts/${key}`, () => new HttpResponse(null, { status: 503 })),
+      http.get(`${prefixed}/balances`, () => new HttpResponse(null, { status: 503 })),
+    );
+    const gw = createHttpPayout({ baseUrl: `${prefixed}/`, secret: SECRET, fetch: net.fetch });
+    await expect(gw.lookup(REQ.idempotencyKey, "TRX")).rejects.toThrow();
+    await expect(gw.balances()).rejects.toThrow();
+    const sig = (line: string) => hmacSha256Hex(SECRET, new TextEncoder().encode(line));
+    expect(net.requests.map((r) => [new URL(r.url).pathname, r.headers.get("x-signature")])).toEqual([
+      [`/gw/payouts/${key}`, await sig(`GET /gw/payouts/${key}`)],
+      ["/gw/balances", await sig("GET /gw/balances")],
+    ]);
+  });
+});
+
 describe("HTTP payout gateway: GET /balances", () => {
   const signedText = async (text: string) =>
     new HttpResponse(text, {

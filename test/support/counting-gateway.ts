@@ -65,6 +65,11 @@ export interface CountingGatewayOptions {
   sign(secret: string, text: string): Promise<string>;
   /** When set, a `pay_later` payment settles by itself after this many ms (else on `settle()`). */
   settleAfterMs?: () => number;
+  /**
+   * The path prefix the gateway is served under (`/gw` for https://gw.example/gw): routes are
+   * matched after it, signatures checked over the whole path as received.
+   */
+  prefix?: string;
 }
 
 export interface CountingGateway {
@@ -176,9 +181,12 @@ export function createCountingGateway(options: CountingGatewayOptions): Counting
     balances: [],
     balancesFault: "ok",
     async handle(call) {
-      if (call.method === "POST" && call.path === "/payouts") return send(call);
-      if (call.method === "GET" && call.path === "/balances") return balances(call);
-      const m = /^\/payouts\/([^/]+)$/.exec(call.path);
+      const prefix = options.prefix ?? "";
+      if (!call.path.startsWith(prefix)) return text(404, "no such route");
+      const route = call.path.slice(prefix.length);
+      if (call.method === "POST" && route === "/payouts") return send(call);
+      if (call.method === "GET" && route === "/balances") return balances(call);
+      const m = /^\/payouts\/([^/]+)$/.exec(route);
       if (call.method === "GET" && m?.[1]) return lookup(call, m[1]);
       return text(404, "no such route");
     },
@@ -244,7 +252,7 @@ export function createCountingGateway(options: CountingGatewayOptions): Counting
   }
 
   async function balances(call: GatewayCall): Promise<GatewayAnswer> {
-    if (call.header("x-signature") !== (await sign("GET /balances"))) return text(401);
+    if (call.header("x-signature") !== (await sign(`GET ${call.path}`))) return text(401);
     const body = { balances: gw.balances };
     if (gw.balancesFault === "ok") return signed(200, body);
     const t = JSON.stringify(body);

@@ -49,6 +49,9 @@ const BalancesBody = z.object({
  */
 export function createHttpPayout(options: HttpPayoutOptions): PayoutGateway & BalanceSource {
   const base = options.baseUrl.replace(/\/+$/, "");
+  // The gateway verifies the request line it received: with a base such as https://gw.example/gw
+  // that path starts with the prefix, so the prefix is signed too.
+  const basePath = new URL(base).pathname.replace(/\/+$/, "");
   const doFetch = options.fetch ?? runtimeFetch;
   const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const sign = (text: string) => hmacSha256Hex(options.secret, new TextEncoder().encode(text));
@@ -76,7 +79,7 @@ export function createHttpPayout(options: HttpPayoutOptions): PayoutGateway & Ba
   /** A signed GET of `path` (the request line is what is signed). */
   async function signedGet(path: string, key?: string): Promise<{ res: Response; text: string }> {
     const res = await doFetch(`${base}${path}`, {
-      headers: await signedHeaders(`GET ${path}`, key),
+      headers: await signedHeaders(`GET ${basePath}${path}`, key),
       signal: AbortSignal.timeout(timeout),
     });
     return { res, text: await res.text() };
