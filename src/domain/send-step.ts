@@ -33,7 +33,7 @@ export type LookupAnswer =
   | { status: "sent"; txid: string }
   | { status: "unknown_key" }
   | { status: "refused"; error: string }
-  | { status: "error"; error: string };
+  | { status: "error"; error: string; config?: boolean };
 
 /** What the gateway said to a send. */
 export type SendAnswer =
@@ -46,6 +46,16 @@ export type SendStep<R> =
   | { next: "failed"; error: string }
   | { next: "send" }
   | { next: "wait"; row: SendRow<R>; error: string; alert: string | null };
+
+/**
+ * The gateway key of a send's `attempt`-th try: the ledger key for the first, then a fresh one per
+ * try. A try is made only after the gateway's signed "never received" for the one before, and the
+ * gateway refuses a key from that answer on (contract v2), so a late POST of an earlier try can
+ * never pay beside a later one.
+ */
+export function attemptKey(key: string, attempt: number): string {
+  return attempt <= 1 ? key : `${key}~${attempt}`;
+}
 
 const later = <R>(row: SendRow<R>, policy: SendPolicy, now: number, n: number): SendRow<R> => ({
   ...row,

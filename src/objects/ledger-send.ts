@@ -2,6 +2,7 @@ import type { PayoutGateway, PayoutRequest } from "../adapters/payout/types";
 import {
   afterLookup,
   afterSend,
+  attemptKey,
   beforeSend,
   type LookupAnswer,
   type SendAnswer,
@@ -9,6 +10,12 @@ import {
   type SendStep,
 } from "../domain/send-step";
 import type { SendsLedger } from "./sends-ledger";
+
+/** The frozen request as sent on one try: the same transfer, under that try's gateway key. */
+const tryOf = (request: PayoutRequest, key: string, attempt: number): PayoutRequest => ({
+  ...request,
+  idempotencyKey: attemptKey(key, attempt),
+});
 
 /** What the owner of a send does with its end, and with an attempt that failed for now. */
 export interface SendOutcomes {
@@ -20,9 +27,10 @@ export interface SendOutcomes {
 /**
  * Moves one send of money in the ledger at most once. The whole request is frozen in the ledger
  * before the gateway is first called (`request` makes it, the first time only), and every retry
- * sends exactly that, under the same key. After any attempt the gateway is asked (`lookup`) before
- * anything is sent again, and only its signed answers end the send (docs/lifecycle.md, "The payout
- * gateway contract"). Shared by the order's payout and refund and by its extra deposits' refunds.
+ * sends exactly that. After any attempt the gateway is asked (`lookup`) before anything is sent
+ * again, and only its signed answers end the send (docs/lifecycle.md, "The payout gateway
+ * contract"); a try after a signed "never received" goes under a fresh gateway key (`attemptKey`),
+ * the earlier one being refused by the gateway from that answer on. Shared by the order's payout and refund and by its extra deposits' refunds.
  */
 export async function sendOnce(
   ledger: SendsLedger,
@@ -68,10 +76,11 @@ export async function sendOnce(
       outcome: null,
       txid: null,
     };
-  } else {
+  } else if (row.attempts > 0) {
+    // Asked about the last try's key: every earlier one was answered "never received" (tombstoned).
     let answer: LookupAnswer;
     try {
-      answer = await gateway.lookup(key, row.request.network);
+      answer = await gateway.lookup(tryOf(row.request, key, row.attempts));
     } catch (err) {
       answer = { status: "error", error: String(err) };
     }
@@ -81,7 +90,7 @@ export async function sendOnce(
   ledger.put(attempt, at);
   let answer: SendAnswer;
   try {
-    answer = await gateway.send(row.request);
+    answer = await gateway.send(tryOf(row.request, key, attempt.attempts));
   } catch (err) {
     answer = { status: "unknown", error: String(err) };
   }

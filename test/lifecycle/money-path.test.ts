@@ -64,7 +64,10 @@ describe("sends ledger: the request is frozen on the first attempt (finding 1)",
     }
     const sends = fake.gw.ops.filter((x) => x.op === "send" && x.key === `${o.id}:refund`);
     expect(sends).toHaveLength(2);
-    expect(sends[1]?.body).toBe(sends[0]?.body);
+    // The same transfer; the second try under its own key, after a signed "never received" of the first.
+    const transfer = (body = "{}") => ({ ...JSON.parse(body), idempotencyKey: undefined });
+    expect(transfer(sends[1]?.body)).toEqual(transfer(sends[0]?.body));
+    expect(sends.map((x) => x.tryKey)).toEqual([`${o.id}:refund`, `${o.id}:refund~2`]);
     expect(fake.gw.payments.get(`${o.id}:refund`)).toHaveLength(1);
     expect(fake.gw.resentWithoutLookup()).toEqual([]);
   });
@@ -116,10 +119,38 @@ describe("only the gateway's signed word ends a send (finding 2)", () => {
     fake.gw.sendFaults.push("pay_later");
     for (let i = 0; i < 6; i++) await step(o.id, 120_000);
     expect((await read(partner, o.id)).status).toBe("sending");
-    fake.gw.settle();
+    await fake.gw.settle();
     expect(await stepUntil(o.id, (s) => s === "completed")).toBe("completed");
     expect(fake.gw.payments.get(`${o.id}:payout`)).toHaveLength(1);
     expect(fake.gw.ops.filter((x) => x.op === "send")).toHaveLength(1);
+  });
+});
+
+describe("gateway contract v2 (issue 26, items 5 and 6)", () => {
+  it("an unsigned 200 {txid} never completes an order: it is asked about, then paid once under a new key", async () => {
+    const o = await confirmedOrder(BTC_TO_USDT, "0.01");
+    fake.gw.sendFaults.push("unsigned_ok");
+    await step(o.id, 120_000);
+    expect(await read(partner, o.id)).toMatchObject({ status: "sending", payout_txid: null });
+    expect(await stepUntil(o.id, (s) => s === "completed")).toBe("completed");
+    const paid = fake.gw.payments.get(`${o.id}:payout`);
+    expect(paid?.map((p) => p.key)).toEqual([`${o.id}:payout~2`]);
+    expect((await read(partner, o.id)).payout_txid).toBe(paid?.[0]?.txid);
+  });
+
+  it("a POST delayed past the lookup's signed 'unknown key' is refused by the gateway: the send is paid once, under the next key", async () => {
+    const o = await confirmedOrder(BTC_TO_USDT, "0.01");
+    fake.gw.sendFaults.push("delay");
+    await step(o.id, 120_000);
+    expect((await read(partner, o.id)).status).toBe("sending");
+    // The lookup says "never received" (and the gateway tombstones the key); the next try pays.
+    expect(await stepUntil(o.id, (s) => s === "completed")).toBe("completed");
+    // Now the first POST arrives: refused, never paid.
+    await fake.gw.deliverDelayed();
+    expect(fake.gw.refusedLate).toEqual([`${o.id}:payout`]);
+    expect(fake.gw.paidTwice()).toEqual([]);
+    expect(fake.gw.payments.get(`${o.id}:payout`)?.map((p) => p.key)).toEqual([`${o.id}:payout~2`]);
+    expect(fake.gw.resentWithoutLookup()).toEqual([]);
   });
 });
 
@@ -134,10 +165,10 @@ describe("chaos over a gateway that does not deduplicate (finding 3)", () => {
     await simMine("BTC", 2);
     for (let round = 0; round < 30; round++) {
       await setPrices();
-      if (round % 5 === 4) fake.gw.settle();
+      if (round % 5 === 4) await fake.gw.settle();
       for (const o of orders) await step(o.id, 20_000);
     }
-    fake.gw.settle();
+    await fake.gw.settle();
     for (const o of orders) expect(await stepUntil(o.id, (s) => s === "completed", 30)).toBe("completed");
     expect(fake.gw.paidTwice()).toEqual([]);
     expect(fake.gw.resentWithoutLookup()).toEqual([]);
