@@ -183,7 +183,7 @@ export class MoneySteps {
   /** The transfer a payout or refund makes, decided once: it is frozen in the ledger from then on. */
   async #request(r: OrderRecord, kind: "payout" | "refund"): Promise<PayoutRequest | string> {
     const isPayout = kind === "payout";
-    const amount = isPayout ? r.amountToActual : await this.refundAmount(r);
+    const amount = isPayout ? r.amountToActual : (r.refundAmountDecided ?? (await this.refundAmount(r)));
     if (amount === null || !parseDecimal(amount).gt(0))
       return `nothing to ${kind}: amount ${amount ?? "unknown"}`;
     return {

@@ -63,6 +63,10 @@ export class OrderJournal implements OrderTransitions {
     }
     const at = new Date(now).toISOString();
     const next: OrderRecord = { ...r, ...decision.patch, ...extra, updatedAt: at };
+    // A refund pays what it was decided at: the decision's own figure, else the held funds' price.
+    if (next.status === "refunding" && r.status !== "refunding")
+      next.refundAmountDecided =
+        extra.refundAmountDecided ?? (inputs && "amount" in inputs.refund ? inputs.refund.amount : undefined);
     const { storage, outbox } = this.stores;
     storage.transactionSync(() => {
       this.stores.saveRecord(next);
