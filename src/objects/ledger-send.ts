@@ -5,6 +5,7 @@ import {
   attemptKey,
   beforeSend,
   type LookupAnswer,
+  type SendAlert,
   type SendAnswer,
   type SendPolicy,
   type SendStep,
@@ -21,8 +22,12 @@ const tryOf = (request: PayoutRequest, key: string, attempt: number): PayoutRequ
 export interface SendOutcomes {
   sent(txid: string): void;
   failed(error: string, attempts: number): Promise<void>;
-  retrying(error: string, attempts: number, alert: string | null): void;
+  retrying(error: string, attempts: number): void;
+  /** The send's operator alert of `raise`'s kind is seen now; those of `clear`'s kinds are over. */
+  alerts(raise: SendAlert | null, clear: readonly SendAlert["kind"][]): void;
 }
+
+const ALL: readonly SendAlert["kind"][] = ["outcome_unknown", "gateway_config"];
 
 /**
  * Moves one send of money in the ledger at most once. The whole request is frozen in the ledger
@@ -45,6 +50,10 @@ export async function sendOnce(
   let row = ledger.get<PayoutRequest>(key);
   if (row && now < row.nextAt) return;
   const follow = async (step: SendStep<PayoutRequest>, attempts: number): Promise<boolean> => {
+    // The gateway answered (anything but "wait"): the send has no problem left for an operator.
+    // Waiting on anything but our credentials: those are fine again.
+    if (step.next !== "wait") outcomes.alerts(null, ALL);
+    else outcomes.alerts(step.alert, step.alert?.kind === "gateway_config" ? [] : ["gateway_config"]);
     if (step.next === "sent") {
       outcomes.sent(step.txid);
       ledger.finish(key, "sent", step.txid, null, at);
@@ -53,7 +62,7 @@ export async function sendOnce(
       ledger.finish(key, "failed", null, step.error, at);
     } else if (step.next === "wait") {
       ledger.put(step.row, at);
-      outcomes.retrying(step.error, attempts, step.alert);
+      outcomes.retrying(step.error, attempts);
     }
     return step.next === "send";
   };

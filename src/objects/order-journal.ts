@@ -1,6 +1,7 @@
 import { type OrderRecord, type SendKind, sendKey } from "../domain/order";
 import { type ActionInputs, orderActions } from "../domain/order-actions";
 import { decide, type OrderEvent, type OrderStatus, stateViewOf } from "../domain/order-state";
+import type { OrderAlerts } from "./order-alerts";
 import { markLiquidity } from "./order-liquidity";
 import type { OrderOutbox } from "./order-outbox";
 import { markProjection } from "./order-projection";
@@ -23,6 +24,7 @@ export interface JournalStores {
   readonly schedule: OrderSchedule;
   readonly ledger: SendsLedger;
   readonly outbox: OrderOutbox;
+  readonly alerts: OrderAlerts;
   saveRecord(r: OrderRecord): void;
 }
 
@@ -80,6 +82,9 @@ export class OrderJournal implements OrderTransitions {
         outbox.enqueue(next, r.status, at, inputs && orderActions(next, inputs));
         markLiquidity(storage.kv, r.status, next);
         this.#scheduleStatus(next, now);
+        // The order's money is settled: whatever it alerted on is over.
+        if (next.status === "completed" || next.status === "refunded")
+          this.stores.alerts.clearAll(next.id, now);
       }
     });
     return next;

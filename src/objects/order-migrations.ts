@@ -1,3 +1,4 @@
+import { ALERTS_TABLE } from "./order-alerts";
 import { SCHEDULE_TABLE } from "./order-schedule";
 import { SENDS_TABLE } from "./sends-ledger";
 
@@ -26,6 +27,8 @@ export const ORDER_MIGRATIONS: readonly string[] = [
     sent_at TEXT
   );
   ${SCHEDULE_TABLE};`,
+  // Operator alerts, one per problem and kind (src/objects/order-alerts.ts).
+  `${ALERTS_TABLE};`,
 ];
 
 /** The schema version the storage is at (0: nothing created yet). */

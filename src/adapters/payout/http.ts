@@ -173,7 +173,8 @@ export function createHttpPayout(options: HttpPayoutOptions): PayoutGateway & Ba
       }
       const why = typeof said === "string" ? said : `${said.status} with ${res.status}`;
       const error = `payout gateway lookup ${res.status} (${why}): ${clip(text)}`;
-      return CONFIG_STATUS.has(res.status) && typeof said === "string"
+      // Our credentials refused. (A 404 is not: on a lookup it is what a proxy answers for a key.)
+      return (res.status === 401 || res.status === 403) && typeof said === "string"
         ? { status: "error", error, config: true }
         : { status: "error", error };
     },
