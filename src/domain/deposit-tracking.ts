@@ -610,7 +610,8 @@ class TrackerRun {
     const next = this.#event(
       { type: "late_deposit", txid: deposit.txid, amount: deposit.amount, seenAt },
       { depositIndex: deposit.index, depositConfirmations: confs },
-      {},
+      // Priced on the late deposit: what its refund pays is fixed by this decision.
+      { amountFromReceived: deposit.amount },
     );
     this.state.lateSeen = null;
     if (next === "refunding") this.effects.push({ kind: "step" });

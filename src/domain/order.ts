@@ -75,6 +75,13 @@ export interface OrderRecord {
    * for another request.
    */
   sendKeys?: Partial<Record<SendKind, string>>;
+  /**
+   * What the current refund pays (coin units, decimal string), fixed when the refund was decided —
+   * by the partner's or operator's action, or by the failure that moved the order to `refunding` —
+   * at the amount that decision was priced at. Absent on records from before, whose refund is
+   * priced at its first send.
+   */
+  refundAmountDecided?: string;
   /** The partner's markup on the order, fixed when it completes (docs/earnings.md). */
   earnings?: OrderEarnings;
   /** The widget or referral link the order was created through (docs/widget.md); absent: the API. */

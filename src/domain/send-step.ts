@@ -33,7 +33,7 @@ export type LookupAnswer =
   | { status: "sent"; txid: string }
   | { status: "unknown_key" }
   | { status: "refused"; error: string }
-  | { status: "error"; error: string };
+  | { status: "error"; error: string; config?: boolean };
 
 /** What the gateway said to a send. */
 export type SendAnswer =
@@ -41,11 +41,36 @@ export type SendAnswer =
   | { status: "refused"; error: string }
   | { status: "unknown"; error: string; config?: boolean };
 
+/**
+ * A problem of a send that needs an operator, one alert per order and kind (src/domain/alerts.ts):
+ * `outcome_unknown` while lookups cannot tell whether money left, `gateway_config` while the
+ * gateway refuses our credentials or the URL is wrong.
+ */
+export interface SendAlert {
+  kind: "outcome_unknown" | "gateway_config";
+  message: string;
+}
+
 export type SendStep<R> =
   | { next: "sent"; txid: string }
   | { next: "failed"; error: string }
   | { next: "send" }
-  | { next: "wait"; row: SendRow<R>; error: string; alert: string | null };
+  | { next: "wait"; row: SendRow<R>; error: string; alert: SendAlert | null };
+
+const configAlert = (kind: SendRow<unknown>["kind"]): SendAlert => ({
+  kind: "gateway_config",
+  message: `${kind} gateway configuration error: needs an operator`,
+});
+
+/**
+ * The gateway key of a send's `attempt`-th try: the ledger key for the first, then a fresh one per
+ * try. A try is made only after the gateway's signed "never received" for the one before, and the
+ * gateway refuses a key from that answer on (contract v2), so a late POST of an earlier try can
+ * never pay beside a later one.
+ */
+export function attemptKey(key: string, attempt: number): string {
+  return attempt <= 1 ? key : `${key}~${attempt}`;
+}
 
 const later = <R>(row: SendRow<R>, policy: SendPolicy, now: number, n: number): SendRow<R> => ({
   ...row,
@@ -54,8 +79,9 @@ const later = <R>(row: SendRow<R>, policy: SendPolicy, now: number, n: number): 
 
 /**
  * After a lookup. Only the gateway's own word ends the send: paid, refused, or "never received"
- * once the budget is spent. A lookup that cannot tell keeps the order asking, and past the budget
- * every such lookup is an alert: money may have left, and an operator must settle the key.
+ * once the budget is spent. A lookup that cannot tell keeps the order asking, backing off on the
+ * lookups in a row (up to the cap), and past the budget it is an alert: money may have left, and
+ * an operator must settle the key. Our credentials refused (401/403/404) is a configuration alert.
  */
 export function afterLookup<R>(
   row: SendRow<R>,
@@ -74,11 +100,16 @@ export function afterLookup<R>(
         : { next: "send" };
     case "error": {
       const unknownLookups = row.unknownLookups + 1;
+      const alert: SendAlert | null = answer.config
+        ? configAlert(row.kind)
+        : unknownLookups >= policy.maxAttempts
+          ? { kind: "outcome_unknown", message: `${row.kind} outcome unknown: needs an operator` }
+          : null;
       return {
         next: "wait",
-        row: later({ ...row, unknownLookups }, policy, now, row.attempts),
+        row: later({ ...row, unknownLookups }, policy, now, unknownLookups),
         error: `lookup failed: ${answer.error}`,
-        alert: unknownLookups >= policy.maxAttempts ? `${row.kind} outcome unknown: needs an operator` : null,
+        alert,
       };
     }
   }
@@ -101,13 +132,7 @@ export function afterSend<R>(row: SendRow<R>, answer: SendAnswer): SendStep<R> {
     case "refused":
       return { next: "failed", error: answer.error };
     case "unknown":
-      if (answer.config)
-        return {
-          next: "wait",
-          row,
-          error: answer.error,
-          alert: `${row.kind} gateway configuration error: needs an operator`,
-        };
+      if (answer.config) return { next: "wait", row, error: answer.error, alert: configAlert(row.kind) };
       return {
         next: "wait",
         row: { ...row, failures: row.failures + 1 },

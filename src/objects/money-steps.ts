@@ -11,7 +11,8 @@ import { refundAmount } from "../domain/settlement";
 import { loadCatalog } from "../storage/catalog";
 import { withLiquidityWait } from "./exchange-liquidity";
 import type { ExtraDeposits } from "./extra-deposits";
-import { sendOnce } from "./ledger-send";
+import { type SendOutcomes, sendOnce } from "./ledger-send";
+import type { OrderAlerts } from "./order-alerts";
 import type { EventData, OrderTransitions } from "./order-transitions";
 import type { SendsLedger } from "./sends-ledger";
 
@@ -32,6 +33,9 @@ export interface MoneyStepsHost extends OrderTransitions {
   kv: SyncKvStorage;
   ledger: SendsLedger;
   extraDeposits: ExtraDeposits;
+  alerts: OrderAlerts;
+  /** The order's time. */
+  now(): number;
   adapters(r: OrderRecord): OrderAdapters;
   /** The inputs of the actions a failure may offer (undefined when it cannot hold funds). */
   inputsIfHeld(r: OrderRecord, now: number, mayHold: boolean): Promise<ActionInputs | undefined>;
@@ -58,8 +62,26 @@ export class MoneySteps {
     };
   }
 
-  alert(r: OrderRecord, msg: string, data: Record<string, unknown>): void {
-    console.error(JSON.stringify({ level: "error", order: r.id, msg, ...data }));
+  /**
+   * The operator's alert on a problem of this order (docs/lifecycle.md, "Alerts"): one per kind
+   * (the message, unless given), logged when it opens and on a backoff while it is raised again,
+   * listed by GET /admin/v1/alerts until `clearAlert`, or until the order completes or is refunded.
+   */
+  alert(r: OrderRecord, msg: string, data: Record<string, unknown>, kind: string = msg): void {
+    this.#host.alerts.raise(r.id, kind, msg, data, this.#host.now());
+  }
+
+  /** The problem `kind` of this order is over: its alert clears. */
+  clearAlert(r: OrderRecord, kind: string): void {
+    this.#host.alerts.clear(r.id, kind, this.#host.now());
+  }
+
+  /** A send's alerts, one per kind of problem and kind of send (`payout_outcome_unknown`, …). */
+  #sendAlerts(r: OrderRecord, send: string, data: Record<string, unknown>): SendOutcomes["alerts"] {
+    return (raise, clear) => {
+      for (const kind of clear) this.clearAlert(r, `${send}_${kind}`);
+      if (raise) this.alert(r, raise.message, data, `${send}_${raise.kind}`);
+    };
   }
 
   /**
@@ -189,10 +211,10 @@ export class MoneySteps {
             inputs,
           );
         },
-        retrying: (error, attempts, alert) => {
+        retrying: (error, attempts) => {
           this.#host.note(r, now, `${kind} attempt failed`, { error, attempts });
-          if (alert) this.alert(r, alert, { key, attempts, error });
         },
+        alerts: this.#sendAlerts(r, kind, { key }),
       },
       now,
     );
@@ -201,7 +223,7 @@ export class MoneySteps {
   /** The transfer a payout or refund makes, decided once: it is frozen in the ledger from then on. */
   async #request(r: OrderRecord, kind: "payout" | "refund"): Promise<PayoutRequest | string> {
     const isPayout = kind === "payout";
-    const amount = isPayout ? r.amountToActual : await this.refundAmount(r);
+    const amount = isPayout ? r.amountToActual : (r.refundAmountDecided ?? (await this.refundAmount(r)));
     if (amount === null || !parseDecimal(amount).gt(0))
       return `nothing to ${kind}: amount ${amount ?? "unknown"}`;
     return {
@@ -245,10 +267,10 @@ export class MoneySteps {
           sent: (txid) => settled("extra deposit refunded", { txid }),
           failed: async (error, attempts) =>
             settled("extra deposit refund failed: its refund is offered again", { error, attempts }),
-          retrying: (error, attempts, alert) => {
+          retrying: (error, attempts) => {
             this.#host.note(r, now, "extra deposit refund attempt failed", { deposit, error, attempts });
-            if (alert) this.alert(r, alert, { key, attempts, error });
           },
+          alerts: this.#sendAlerts(r, "extra_refund", { key }),
         },
         now,
       );

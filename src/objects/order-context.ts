@@ -4,6 +4,7 @@ import { type Config, getConfig } from "../config";
 import type { OrderRecord } from "../domain/order";
 import { ExtraDeposits } from "./extra-deposits";
 import { adaptersOf } from "./order-adapters";
+import { OrderAlerts } from "./order-alerts";
 import { OrderJournal } from "./order-journal";
 import { OrderOutbox } from "./order-outbox";
 import { OrderSchedule } from "./order-schedule";
@@ -32,6 +33,7 @@ export interface OrderContext extends OrderTransitions {
   readonly ledger: SendsLedger;
   readonly outbox: OrderOutbox;
   readonly extraDeposits: ExtraDeposits;
+  readonly alerts: OrderAlerts;
   record(): OrderRecord | undefined;
   /** Writes the record as is, with no transition. */
   saveRecord(r: OrderRecord): void;
@@ -53,8 +55,9 @@ export function orderContext(storage: DurableObjectStorage, env: Env): OrderCont
   const schedule = new OrderSchedule(sql);
   const ledger = new SendsLedger(sql, schedule);
   const outbox = new OrderOutbox(sql, env.WEBHOOKS);
+  const alerts = new OrderAlerts(sql);
   const saveRecord = (r: OrderRecord) => kv.put(K.record, r);
-  const journal = new OrderJournal({ storage, schedule, ledger, outbox, saveRecord });
+  const journal = new OrderJournal({ storage, schedule, ledger, outbox, alerts, saveRecord });
   const clock = () => kv.get<number>(K.testClock) ?? 0;
   const adapters = (r: OrderRecord) => adaptersOf(env, config, ledger, r);
   return {
@@ -67,6 +70,7 @@ export function orderContext(storage: DurableObjectStorage, env: Env): OrderCont
     ledger,
     outbox,
     extraDeposits: new ExtraDeposits(kv, sql, ledger),
+    alerts,
     record: () => kv.get<OrderRecord>(K.record),
     saveRecord,
     now: () => Date.now() + clock(),

@@ -131,7 +131,11 @@ export class OrderDecisions {
     );
     if (decision === "address_required") return { kind: "address_required" };
     const decided: ActionKind = action.kind;
-    const next = this.#host.apply(r, { type: `${decided}_chosen` }, now, decision.patch, {
+    // The refund pays what the partner was shown and chose, whatever the fee is at its first send.
+    const refundAmountDecided =
+      decided === "refund" && "amount" in inputs.refund ? inputs.refund.amount : undefined;
+    const patch = { ...decision.patch, ...(refundAmountDecided && { refundAmountDecided }) };
+    const next = this.#host.apply(r, { type: `${decided}_chosen` }, now, patch, {
       decided_by: decidedBy(actor),
       ledger_key: key,
       ...decision.log,

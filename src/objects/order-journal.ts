@@ -2,6 +2,7 @@ import { sendKey } from "../domain/ledger-keys";
 import type { OrderRecord, SendKind } from "../domain/order";
 import { type ActionInputs, orderActions } from "../domain/order-actions";
 import { decide, type OrderEvent, type OrderStatus, stateViewOf } from "../domain/order-state";
+import type { OrderAlerts } from "./order-alerts";
 import { markLiquidity } from "./order-liquidity";
 import type { OrderOutbox } from "./order-outbox";
 import { markProjection } from "./order-projection";
@@ -24,6 +25,7 @@ export interface JournalStores {
   readonly schedule: OrderSchedule;
   readonly ledger: SendsLedger;
   readonly outbox: OrderOutbox;
+  readonly alerts: OrderAlerts;
   saveRecord(r: OrderRecord): void;
 }
 
@@ -65,6 +67,10 @@ export class OrderJournal implements OrderTransitions {
     const at = new Date(now).toISOString();
     const next: OrderRecord = { ...r, ...decision.patch, ...extra, updatedAt: at };
     if (next.status === "completed" && r.status !== "completed") next.completedAt = at;
+    // A refund pays what it was decided at: the decision's own figure, else the held funds' price.
+    if (next.status === "refunding" && r.status !== "refunding")
+      next.refundAmountDecided =
+        extra.refundAmountDecided ?? (inputs && "amount" in inputs.refund ? inputs.refund.amount : undefined);
     const { storage, outbox } = this.stores;
     storage.transactionSync(() => {
       this.stores.saveRecord(next);
@@ -78,6 +84,9 @@ export class OrderJournal implements OrderTransitions {
         outbox.enqueue(next, r.status, at, inputs && orderActions(next, inputs));
         markLiquidity(storage.kv, r.status, next);
         this.#scheduleStatus(next, now);
+        // The order's money is settled: whatever it alerted on is over.
+        if (next.status === "completed" || next.status === "refunded")
+          this.stores.alerts.clearAll(next.id, now);
       }
     });
     return next;

@@ -1,3 +1,4 @@
+import { ALERTS_TABLE } from "./order-alerts";
 import { SCHEDULE_TABLE } from "./order-schedule";
 import { moveVenueLegs, SENDS_NUMBER_AND_PROGRESS, SENDS_TABLE } from "./sends-ledger";
 
@@ -31,6 +32,8 @@ export const ORDER_MIGRATIONS: readonly Migration[] = [
   );
   ${SCHEDULE_TABLE};`,
   { sql: SENDS_NUMBER_AND_PROGRESS, data: moveVenueLegs },
+  // Operator alerts, one per problem and kind (src/objects/order-alerts.ts).
+  `${ALERTS_TABLE};`,
 ];
 
 /** The schema version the storage is at (0: nothing created yet). */

@@ -196,10 +196,11 @@ export class OrderObject extends DurableObject<Env> {
       // the alarm must not come straight back for it.
       c.schedule.set(DUE.pause, pauseUntil);
     }
-    // Then what the transitions left to send: the index row, the webhooks, the liquidity step.
+    // Then what the transitions left to send: the index row, alerts, webhooks, the liquidity step.
     const r = c.record();
     if (!r) return;
     if (projectionPending(c.kv)) await projectRecord(c, r, (x) => o.view.needsReview(x));
+    await c.alerts.project(c.env.DB, r.id);
     await c.outbox.flush(c.now(), r.id);
     await flushLiquidity(c.env, c.kv, r);
     scheduleOutbox(c, c.now());

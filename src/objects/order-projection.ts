@@ -58,9 +58,9 @@ export function projectionPending(kv: SyncKvStorage): boolean {
   return kv.get<boolean>(PENDING) === true;
 }
 
-/** The index row, webhooks and liquidity step still to send: retried until they are out. */
+/** The index row, webhooks, liquidity step and alerts still to send: retried until they are out. */
 export function scheduleOutbox(c: OrderContext, now: number): void {
-  if (projectionPending(c.kv) || c.outbox.pending() || liquidityPending(c.kv))
+  if (projectionPending(c.kv) || c.outbox.pending() || liquidityPending(c.kv) || c.alerts.pending())
     c.schedule.set(DUE.outbox, now + PROJECTION_RETRY_MS);
   else c.schedule.clear(DUE.outbox);
 }

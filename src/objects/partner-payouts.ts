@@ -6,8 +6,10 @@ import { payoutSentMessage } from "../domain/payout-events";
 import type { SendPolicy } from "../domain/send-step";
 import { settleStatementPayout } from "../storage/statements";
 import { sendOnce } from "./ledger-send";
+import { ALERTS_TABLE, OrderAlerts } from "./order-alerts";
+import { type Migration, migrate } from "./order-migrations";
 import { OrderSchedule, SCHEDULE_TABLE } from "./order-schedule";
-import { SENDS_TABLE, SendsLedger } from "./sends-ledger";
+import { SENDS_NUMBER_AND_PROGRESS, SENDS_TABLE, SendsLedger } from "./sends-ledger";
 
 /** One statement's payout as the month close hands it over. */
 export interface PayoutIntent {
@@ -32,6 +34,19 @@ const SETTLE_RETRY_MS = 60_000;
 const SETTLE = "settle";
 
 /**
+ * The object's schema, append-only like the order's (src/objects/order-migrations.ts): the same
+ * sends ledger, schedule and alerts tables, so the order's `sendOnce` and alerts run here unchanged.
+ */
+const PAYOUTS_MIGRATIONS: readonly Migration[] = [
+  `CREATE TABLE meta (k TEXT PRIMARY KEY, v INTEGER NOT NULL);
+  ${SENDS_TABLE};
+  ${SCHEDULE_TABLE};
+  CREATE TABLE payouts (key TEXT PRIMARY KEY, intent TEXT NOT NULL, settled_at TEXT);`,
+  SENDS_NUMBER_AND_PROGRESS,
+  `${ALERTS_TABLE};`,
+];
+
+/**
  * A partner's payouts of its statements (docs/earnings.md, "Automatic payout"), one object per
  * partner and mode. It holds the same sends ledger and schedule an order holds, and moves each
  * statement's payout with the order's own `sendOnce`: the request frozen before the first call,
@@ -43,19 +58,15 @@ const SETTLE = "settle";
 export class PartnerPayouts extends DurableObject<Env> {
   readonly #schedule: OrderSchedule;
   readonly #ledger: SendsLedger;
+  readonly #alerts: OrderAlerts;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     const sql = ctx.storage.sql;
-    ctx.blockConcurrencyWhile(async () => {
-      const exists = sql.exec("SELECT name FROM sqlite_master WHERE name = 'sends'").toArray().length > 0;
-      if (!exists) sql.exec(`${SENDS_TABLE}; ${SCHEDULE_TABLE};`);
-      sql.exec(
-        "CREATE TABLE IF NOT EXISTS payouts (key TEXT PRIMARY KEY, intent TEXT NOT NULL, settled_at TEXT)",
-      );
-    });
+    ctx.blockConcurrencyWhile(async () => migrate(ctx.storage, PAYOUTS_MIGRATIONS));
     this.#schedule = new OrderSchedule(sql);
     this.#ledger = new SendsLedger(sql, this.#schedule);
+    this.#alerts = new OrderAlerts(sql);
   }
 
   #gateway(intent: PayoutIntent): PayoutGateway {
@@ -141,14 +152,18 @@ export class PartnerPayouts extends DurableObject<Env> {
         {
           sent: () => {},
           failed: async (error, attempts) => log("partner payout refused", { error, attempts }),
-          retrying: (error, attempts, alert) => {
-            if (alert) log(alert, { error, attempts });
+          retrying: () => {},
+          // The ledger's operator alerts, listed by GET /admin/v1/alerts under the statement's id.
+          alerts: (raise, clear) => {
+            for (const kind of clear) this.#alerts.clear(intent.statementId, kind, now);
+            if (raise) this.#alerts.raise(intent.statementId, raise.kind, raise.message, { key }, now);
           },
         },
         now,
       );
     }
     await this.#settle(now);
+    await this.#alerts.project(this.env.DB, intent.statementId);
   }
 
   /** Records every finished payout on its statement (D1) and queues its webhook, once each. */

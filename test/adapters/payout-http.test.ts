@@ -19,13 +19,35 @@ const REQ: PayoutRequest = {
   amount: "596",
 };
 
-describe("HTTP payout gateway", () => {
-  it("POSTs the payout signed with HMAC-SHA256 and the idempotency key; 2xx {txid} → sent", async () => {
-    const net = createMockNetwork(
-      http.post(`${BASE}/payouts`, () => HttpResponse.json({ txid: "ab".repeat(32) }, { status: 201 })),
-    );
+/** A contract-v2 statement: the key, the outcome and when, signed over the exact body. */
+async function statement(
+  status: number,
+  said: Record<string, unknown>,
+  opts: { key?: string; at?: Date; secret?: string } = {},
+): Promise<Response> {
+  const text = JSON.stringify({
+    key: opts.key ?? REQ.idempotencyKey,
+    ...said,
+    at: (opts.at ?? new Date()).toISOString(),
+  });
+  return new HttpResponse(text, {
+    status,
+    headers: {
+      "x-signature": await hmacSha256Hex(opts.secret ?? SECRET, new TextEncoder().encode(text)),
+    },
+  });
+}
+const TXID = "ab".repeat(32);
+const paid = (opts: { key?: string; at?: Date; secret?: string } = {}, amount = REQ.amount, status = 201) =>
+  statement(status, { status: "sent", txid: TXID, amount }, opts);
+const AN_HOUR_AGO = () => new Date(Date.now() - 3_600_000);
+const OTHER_KEY = "0b6d2c1e-0000-4000-8000-000000000002:payout";
+
+describe("HTTP payout gateway (contract v2)", () => {
+  it("POSTs the payout signed with HMAC-SHA256 and the idempotency key; a signed statement of the payment → sent", async () => {
+    const net = createMockNetwork(http.post(`${BASE}/payouts`, () => paid()));
     const gw = createHttpPayout({ baseUrl: `${BASE}/`, secret: SECRET, fetch: net.fetch });
-    expect(await gw.send(REQ)).toEqual({ status: "sent", txid: "ab".repeat(32) });
+    expect(await gw.send(REQ)).toEqual({ status: "sent", txid: TXID });
     const [req] = net.requests;
     expect(req?.url).toBe(`${BASE}/payouts`);
     expect(req?.headers.get("idempotency-key")).toBe(REQ.idempotencyKey);
@@ -36,16 +58,18 @@ describe("HTTP payout gateway", () => {
     expect(net.unhandled).toEqual([]);
   });
 
-  it("classifies send answers: only a signed refusal is final; 401/403/404 are configuration errors", async () => {
-    const signed = async (body: object, status: number) => {
-      const text = JSON.stringify(body);
-      return new HttpResponse(text, {
-        status,
-        headers: { "x-signature": await hmacSha256Hex(SECRET, new TextEncoder().encode(text)) },
-      });
-    };
+  it("classifies send answers: only a signed statement on this key, this amount and now ends a send", async () => {
     const cases: [Parameters<typeof http.post>[1], Record<string, unknown>][] = [
-      [() => signed({ status: "refused", reason: "bad address" }, 422), { status: "refused" }],
+      [() => statement(422, { status: "refused", reason: "bad address" }), { status: "refused" }],
+      // An unsigned 200 {txid} (a proxy, a forger) never marks an order paid.
+      [() => HttpResponse.json({ txid: TXID }, { status: 200 }), { status: "unknown" }],
+      // Signed, but for another key, an hour ago, another amount, or with another secret.
+      [() => paid({ key: OTHER_KEY }), { status: "unknown" }],
+      [() => paid({ at: AN_HOUR_AGO() }), { status: "unknown" }],
+      [() => paid({}, "597"), { status: "unknown" }],
+      [() => paid({ secret: "another-secret" }), { status: "unknown" }],
+      [() => statement(422, { status: "refused" }, { key: OTHER_KEY }), { status: "unknown" }],
+      [() => statement(422, { status: "refused" }, { at: AN_HOUR_AGO() }), { status: "unknown" }],
       // The same refusal unsigned (a proxy, an error page) is no answer: unknown, asked again later.
       [() => HttpResponse.json({ status: "refused" }, { status: 422 }), { status: "unknown" }],
       [() => new HttpResponse("bad address", { status: 422 }), { status: "unknown" }],
@@ -60,7 +84,7 @@ describe("HTTP payout gateway", () => {
       [
         async () => {
           await delay(200);
-          return HttpResponse.json({ txid: "late" });
+          return paid();
         },
         { status: "unknown" },
       ],
@@ -74,41 +98,58 @@ describe("HTTP payout gateway", () => {
     }
   });
 
-  it("looks a key up: only signed answers say 'never received' or 'refused'; anything else throws", async () => {
+  it("looks a key up: only signed statements on this key, now, say paid, 'never received' or 'refused'", async () => {
     const key = encodeURIComponent(REQ.idempotencyKey);
     const url = `${BASE}/payouts/${key}`;
-    const signed = async (body: object, status: number, secret = SECRET) => {
-      const text = JSON.stringify(body);
-      return new HttpResponse(text, {
-        status,
-        headers: { "x-signature": await hmacSha256Hex(secret, new TextEncoder().encode(text)) },
-      });
-    };
-    const net = createMockNetwork(http.get(url, () => HttpResponse.json({ txid: "cd".repeat(32) })));
+    const net = createMockNetwork(http.get(url, () => paid({}, REQ.amount, 200)));
     const gw = createHttpPayout({ baseUrl: BASE, secret: SECRET, fetch: net.fetch });
-    expect(await gw.lookup(REQ.idempotencyKey, "TRX")).toEqual({ status: "sent", txid: "cd".repeat(32) });
+    expect(await gw.lookup(REQ)).toEqual({ status: "sent", txid: TXID });
     // Signed over the request line, so the signature is good for this key only.
     expect(net.requests[0]?.headers.get("x-signature")).toBe(
       await hmacSha256Hex(SECRET, new TextEncoder().encode(`GET /payouts/${key}`)),
     );
-    net.use(http.get(url, () => signed({ status: "unknown_key" }, 404)));
-    expect(await gw.lookup(REQ.idempotencyKey, "TRX")).toEqual({ status: "unknown_key" });
-    net.use(http.get(url, () => signed({ status: "refused", reason: "sanctioned address" }, 410)));
-    expect(await gw.lookup(REQ.idempotencyKey, "TRX")).toEqual({
-      status: "refused",
-      error: "sanctioned address",
-    });
-    // A proxy's 404, a 404 signed with another secret, a 503: whether money left is unknown.
+    net.use(http.get(url, () => statement(404, { status: "unknown_key" })));
+    expect(await gw.lookup(REQ)).toEqual({ status: "unknown_key" });
+    net.use(http.get(url, () => statement(410, { status: "refused", reason: "sanctioned address" })));
+    expect(await gw.lookup(REQ)).toEqual({ status: "refused", error: "sanctioned address" });
+    // A proxy's 404, an unsigned 200 {txid}, a signed "unknown key" replayed from another key or
+    // signed an hour ago, one signed with another secret, a 503: whether money left is unknown.
     for (const answer of [
       () => new HttpResponse("Not Found", { status: 404 }),
+      () => HttpResponse.json({ txid: TXID }),
       () => HttpResponse.json({ status: "unknown_key" }, { status: 404 }),
-      () => signed({ status: "unknown_key" }, 404, "another-secret"),
+      () => statement(404, { status: "unknown_key" }, { key: OTHER_KEY }),
+      () => statement(404, { status: "unknown_key" }, { at: AN_HOUR_AGO() }),
+      () => statement(404, { status: "unknown_key" }, { secret: "another-secret" }),
+      () => paid({}, "1", 200),
       () => new HttpResponse(null, { status: 503 }),
       () => HttpResponse.json({ status: "in_progress" }),
     ]) {
       net.use(http.get(url, answer));
-      await expect(gw.lookup(REQ.idempotencyKey, "TRX")).rejects.toThrow();
+      expect(await gw.lookup(REQ)).toMatchObject({ status: "error" });
     }
+    // Our credentials refused on a lookup: a configuration error, as on a send.
+    net.use(http.get(url, () => new HttpResponse("unauthorized", { status: 401 })));
+    expect(await gw.lookup(REQ)).toMatchObject({ status: "error", config: true });
+  });
+});
+
+describe("HTTP payout gateway under a path prefix (https://gw.example/gw)", () => {
+  it("signs lookups and /balances over the path as sent, prefix included", async () => {
+    const prefixed = `${BASE}/gw`;
+    const key = encodeURIComponent(REQ.idempotencyKey);
+    const net = createMockNetwork(
+      http.get(`${prefixed}/payouts/${key}`, () => new HttpResponse(null, { status: 503 })),
+      http.get(`${prefixed}/balances`, () => new HttpResponse(null, { status: 503 })),
+    );
+    const gw = createHttpPayout({ baseUrl: `${prefixed}/`, secret: SECRET, fetch: net.fetch });
+    expect(await gw.lookup(REQ)).toMatchObject({ status: "error" });
+    await expect(gw.balances()).rejects.toThrow();
+    const sig = (line: string) => hmacSha256Hex(SECRET, new TextEncoder().encode(line));
+    expect(net.requests.map((r) => [new URL(r.url).pathname, r.headers.get("x-signature")])).toEqual([
+      [`/gw/payouts/${key}`, await sig(`GET /gw/payouts/${key}`)],
+      ["/gw/balances", await sig("GET /gw/balances")],
+    ]);
   });
 });
 

@@ -559,7 +559,7 @@ describe("trackDeposit: an expired order's late-deposit watch", () => {
     kind: "event",
     event: { type: "late_deposit", txid: t.txid, amount: t.amount, seenAt: at },
     patch: { depositIndex: t.index, depositConfirmations: confs },
-    heldInputs: {},
+    heldInputs: { amountFromReceived: t.amount },
   });
   const cases: Case[] = [
     {

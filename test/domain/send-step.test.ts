@@ -66,7 +66,7 @@ describe("afterSend", () => {
       next: "wait",
       row: r,
       error: "401 unsigned",
-      alert: "payout gateway configuration error: needs an operator",
+      alert: { kind: "gateway_config", message: "payout gateway configuration error: needs an operator" },
     });
   });
 });
@@ -94,26 +94,38 @@ describe("afterLookup", () => {
     });
   });
 
-  it("a lookup that cannot tell never sends again and never fails: it waits, and alerts past the budget", () => {
-    let r = row({ attempts: 2, failures: 3 });
+  it("a lookup that cannot tell never sends again and never fails: it waits, backing off, and alerts past the budget", () => {
+    let r = row({ attempts: 1, failures: 3 });
     const alerts: (string | null)[] = [];
-    for (let i = 0; i < 4; i++) {
+    const waits: number[] = [];
+    for (let i = 0; i < 6; i++) {
       const step = afterLookup(r, { status: "error", error: "503" }, policy, T);
       if (step.next !== "wait") throw new Error(`expected wait, got ${step.next}`);
       expect(step.error).toBe("lookup failed: 503");
-      // Backs off on the attempts made, not on the lookups.
-      expect(step.row.nextAt).toBe(T + 2_000);
-      expect(step.row.attempts).toBe(2);
-      alerts.push(step.alert);
+      expect(step.row.attempts).toBe(1);
+      waits.push(step.row.nextAt - T);
+      alerts.push(step.alert?.kind ?? null);
       r = step.row;
     }
-    expect(r.unknownLookups).toBe(4);
+    // Backs off on the lookups in a row (docs/lifecycle.md: up to the cap), not on the sends made.
+    expect(waits).toEqual([1_000, 2_000, 4_000, 8_000, 8_000, 8_000]);
+    expect(r.unknownLookups).toBe(6);
     expect(alerts).toEqual([
       null,
       null,
-      "payout outcome unknown: needs an operator",
-      "payout outcome unknown: needs an operator",
+      "outcome_unknown",
+      "outcome_unknown",
+      "outcome_unknown",
+      "outcome_unknown",
     ]);
+  });
+
+  it("our credentials refused on a lookup (401) is a configuration alert, as on a send", () => {
+    const step = afterLookup(row(), { status: "error", error: "401", config: true }, policy, T);
+    expect(step).toMatchObject({
+      next: "wait",
+      alert: { kind: "gateway_config", message: "payout gateway configuration error: needs an operator" },
+    });
   });
 
   it("a new send starts the count of lookups that cannot tell again", () => {

@@ -275,7 +275,7 @@ describe("POST /admin/v1/orders/{id}/resolve", () => {
       "action_not_available",
     );
     // The gateway pays it after all: the order completes with the gateway's txid, not the hand one.
-    fake.gw.settle();
+    await fake.gw.settle();
     await step(o.id, 3_600_000);
     const done = await read(partner, o.id);
     expect(done.status).toBe("completed");

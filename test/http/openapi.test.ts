@@ -44,6 +44,7 @@ describe("OpenAPI documents", () => {
     const ops = await adminDoc();
     expect(Object.keys(ops.paths).every((p) => p.startsWith("/admin/v1/"))).toBe(true);
     expect(Object.keys(ops.paths)).toContain("/admin/v1/partners");
+    expect(Object.keys(ops.paths)).toContain("/admin/v1/alerts");
   });
 
   it("documents every route the app serves, each with an operationId and a declared tag", async () => {

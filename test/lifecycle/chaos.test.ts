@@ -95,7 +95,7 @@ describe("fault injection", () => {
     let rounds = 0;
     try {
       for (; rounds < MAX_ROUNDS && live.size > 0; rounds++) {
-        if (rounds % 4 === 3) gw.settle();
+        if (rounds % 4 === 3) await gw.settle();
         await simMine("BTC", 1);
         await simMine("XRP", 1);
         advance(rounds < 60 ? 60_000 : 30 * 60_000);
@@ -322,10 +322,10 @@ describe("decisions under faults and evictions", () => {
         const round = rounds;
         advance(30_000);
         await setPrices();
-        if (round % 4 === 3) gw.settle();
+        if (round % 4 === 3) await gw.settle();
         await Promise.all(orders.filter((x) => live.has(x.id)).map((o) => roundOf(o, round)));
       }
-      gw.settle();
+      await gw.settle();
       expect(live.size, `orders not settled after ${rounds} rounds`).toBe(0);
       console.log(`chaos decisions: settled in ${rounds} rounds`);
     } finally {

@@ -64,7 +64,10 @@ describe("sends ledger: the request is frozen on the first attempt (finding 1)",
     }
     const sends = fake.gw.ops.filter((x) => x.op === "send" && x.key === `${o.id}:refund`);
     expect(sends).toHaveLength(2);
-    expect(sends[1]?.body).toBe(sends[0]?.body);
+    // The same transfer; the second try under its own key, after a signed "never received" of the first.
+    const transfer = (body = "{}") => ({ ...JSON.parse(body), idempotencyKey: undefined });
+    expect(transfer(sends[1]?.body)).toEqual(transfer(sends[0]?.body));
+    expect(sends.map((x) => x.tryKey)).toEqual([`${o.id}:refund`, `${o.id}:refund~2`]);
     expect(fake.gw.payments.get(`${o.id}:refund`)).toHaveLength(1);
     expect(fake.gw.resentWithoutLookup()).toEqual([]);
   });
@@ -81,7 +84,8 @@ describe("only the gateway's signed word ends a send (finding 2)", () => {
     expect(
       errors.mock.calls.some(([m]) => String(m).includes("payout outcome unknown: needs an operator")),
     ).toBe(true);
-    // The proxy is fixed: the next lookup finds the payment.
+    // The proxy is fixed: the next lookup (after its backoff) finds the payment.
+    fake.gw.lookupFaults.length = 0;
     expect(await stepUntil(o.id, (s) => s === "completed")).toBe("completed");
     expect(fake.gw.payments.get(`${o.id}:payout`)).toHaveLength(1);
     expect(fake.gw.ops.filter((x) => x.op === "send")).toHaveLength(1);
@@ -116,10 +120,91 @@ describe("only the gateway's signed word ends a send (finding 2)", () => {
     fake.gw.sendFaults.push("pay_later");
     for (let i = 0; i < 6; i++) await step(o.id, 120_000);
     expect((await read(partner, o.id)).status).toBe("sending");
-    fake.gw.settle();
+    await fake.gw.settle();
     expect(await stepUntil(o.id, (s) => s === "completed")).toBe("completed");
     expect(fake.gw.payments.get(`${o.id}:payout`)).toHaveLength(1);
     expect(fake.gw.ops.filter((x) => x.op === "send")).toHaveLength(1);
+  });
+});
+
+describe("gateway contract v2 (issue 26, items 5 and 6)", () => {
+  it("an unsigned 200 {txid} never completes an order: it is asked about, then paid once under a new key", async () => {
+    const o = await confirmedOrder(BTC_TO_USDT, "0.01");
+    fake.gw.sendFaults.push("unsigned_ok");
+    await step(o.id, 120_000);
+    expect(await read(partner, o.id)).toMatchObject({ status: "sending", payout_txid: null });
+    expect(await stepUntil(o.id, (s) => s === "completed")).toBe("completed");
+    const paid = fake.gw.payments.get(`${o.id}:payout`);
+    expect(paid?.map((p) => p.key)).toEqual([`${o.id}:payout~2`]);
+    expect((await read(partner, o.id)).payout_txid).toBe(paid?.[0]?.txid);
+  });
+
+  it("a POST delayed past the lookup's signed 'unknown key' is refused by the gateway: the send is paid once, under the next key", async () => {
+    const o = await confirmedOrder(BTC_TO_USDT, "0.01");
+    fake.gw.sendFaults.push("delay");
+    await step(o.id, 120_000);
+    expect((await read(partner, o.id)).status).toBe("sending");
+    // The lookup says "never received" (and the gateway tombstones the key); the next try pays.
+    expect(await stepUntil(o.id, (s) => s === "completed")).toBe("completed");
+    // Now the first POST arrives: refused, never paid.
+    await fake.gw.deliverDelayed();
+    expect(fake.gw.refusedLate).toEqual([`${o.id}:payout`]);
+    expect(fake.gw.paidTwice()).toEqual([]);
+    expect(fake.gw.payments.get(`${o.id}:payout`)?.map((p) => p.key)).toEqual([`${o.id}:payout~2`]);
+    expect(fake.gw.resentWithoutLookup()).toEqual([]);
+  });
+});
+
+describe("alerts: one per problem, listed for the operator (issue 26, item 11)", () => {
+  type Alert = { order_id: string; kind: string; state: string; message: string; reminders: number };
+  const alertsOf = async (id: string) => {
+    const res = await admin("/alerts");
+    expect(res.status).toBe(200);
+    return ((await res.json()) as { data: Alert[] }).data.filter((a) => a.order_id === id);
+  };
+
+  it("a gateway whose lookups fail for hours: lookups back off, one alert opens, reminds on a backoff, and clears once", async () => {
+    const o = await confirmedOrder(BTC_TO_USDT, "0.01");
+    fake.gw.sendFaults.push("pay_then_drop");
+    fake.gw.lookupFaults.push(...Array<"5xx">(40).fill("5xx"));
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    const info = vi.spyOn(console, "log").mockImplementation(() => {});
+    await step(o.id, 0);
+    // Six hours, woken every minute: the order asks only when its backoff says.
+    for (let i = 0; i < 360; i++) await step(o.id, 60_000);
+    const lookups = fake.gw.ops.filter((x) => x.op === "lookup").length;
+    expect(lookups).toBeGreaterThan(5);
+    expect(lookups).toBeLessThan(25);
+    const lines = errors.mock.calls.map(([m]) => String(m)).filter((m) => m.includes("outcome unknown"));
+    expect(lines.filter((m) => m.includes('"alert":"opened"'))).toHaveLength(1);
+    expect(lines.length).toBeLessThan(8);
+    const [open] = await alertsOf(o.id);
+    expect(open).toMatchObject({ kind: "payout_outcome_unknown", state: "open" });
+    expect(open?.reminders).toBeGreaterThan(0);
+    // The gateway answers again: the next lookup finds the payment and the alert clears.
+    fake.gw.lookupFaults.length = 0;
+    expect(await stepUntil(o.id, (s) => s === "completed", 40)).toBe("completed");
+    await step(o.id, 15_000); // the alarm's outbox step projects the cleared alert
+    expect(await alertsOf(o.id)).toEqual([
+      expect.objectContaining({ kind: "payout_outcome_unknown", state: "cleared" }),
+    ]);
+    expect(info.mock.calls.filter(([m]) => String(m).includes('"alert":"cleared"'))).toHaveLength(1);
+  });
+
+  it("a 401 storm on lookups is a configuration alert: the order waits, never fails, never pays twice", async () => {
+    const o = await confirmedOrder(BTC_TO_USDT, "0.01");
+    fake.gw.sendFaults.push("5xx");
+    fake.gw.lookupFaults.push(...Array<"401">(20).fill("401"));
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    for (let i = 0; i < 20; i++) await step(o.id, 120_000);
+    expect((await read(partner, o.id)).status).toBe("sending");
+    await step(o.id, 15_000);
+    expect(await alertsOf(o.id)).toEqual([
+      expect.objectContaining({ kind: "payout_gateway_config", state: "open" }),
+    ]);
+    fake.gw.lookupFaults.length = 0;
+    expect(await stepUntil(o.id, (s) => s === "completed", 40)).toBe("completed");
+    expect(fake.gw.paidTwice()).toEqual([]);
   });
 });
 
@@ -134,10 +219,10 @@ describe("chaos over a gateway that does not deduplicate (finding 3)", () => {
     await simMine("BTC", 2);
     for (let round = 0; round < 30; round++) {
       await setPrices();
-      if (round % 5 === 4) fake.gw.settle();
+      if (round % 5 === 4) await fake.gw.settle();
       for (const o of orders) await step(o.id, 20_000);
     }
-    fake.gw.settle();
+    await fake.gw.settle();
     for (const o of orders) expect(await stepUntil(o.id, (s) => s === "completed", 30)).toBe("completed");
     expect(fake.gw.paidTwice()).toEqual([]);
     expect(fake.gw.resentWithoutLookup()).toEqual([]);

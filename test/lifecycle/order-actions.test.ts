@@ -75,6 +75,27 @@ async function stepUntil(id: string, done: (s: string) => boolean, max = 12): Pr
 
 const paid = (id: string) => fake.gw.paidFor(id);
 
+describe("the refund's amount is fixed when it is decided (issue 26, item 7)", () => {
+  it("a refund chosen, then the network fee raised before its first send: it pays what was chosen", async () => {
+    const o = await deposited(BTC_TO_USDT, "0.0003");
+    const held = (await read(partner, o.id)) as WithActions;
+    expect(held.actions?.refund.amount).toBe(0.0002);
+    // Chosen now; sent by the alarm. The fee changes in between.
+    expect((await act(partner, o.id, "refund", { refund_address: NEW_BTC })).status).toBe(200);
+    await env.DB.prepare(
+      "UPDATE currencies SET withdraw_fee = '0.00015' WHERE coin = 'BTC' AND network = 'BTC'",
+    ).run();
+    try {
+      expect((await stepUntil(o.id, (s) => s === "refunded")).status).toBe("refunded");
+    } finally {
+      await env.DB.prepare(
+        "UPDATE currencies SET withdraw_fee = '0.0001' WHERE coin = 'BTC' AND network = 'BTC'",
+      ).run();
+    }
+    expect(paid(o.id)).toEqual([{ key: `${o.id}:refund`, to: NEW_BTC, amount: "0.0002" }]);
+  });
+});
+
 describe("a deposit below the minimum without a refund address", () => {
   it("waits in failed with its actions; a refund to the address given then pays it back once", async () => {
     const o = await deposited(BTC_TO_USDT, "0.0003");

@@ -121,6 +121,18 @@ it("a test order completes on SimChain with CHAIN_MODE, EXCHANGE_MODE and PAYOUT
     { withdrawFee: unused, pricing: unused },
   );
   await expect(live.reader.tipHeight()).rejects.toThrow();
-  await live.payout.lookup("control-key", "BTC").catch(() => undefined);
+  await live.payout
+    .lookup({
+      idempotencyKey: "control-key",
+      orderId: order.id,
+      kind: "payout",
+      network: "BTC",
+      coin: "BTC",
+      contract: null,
+      to: "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq",
+      tag: null,
+      amount: "1",
+    })
+    .catch(() => undefined);
   expect(net.requests.map((r) => new URL(r.url).host).sort()).toEqual(["esplora.test", "gateway.test"]);
 });

@@ -13,7 +13,7 @@ import type {
   PayoutRequest,
   PayoutResult,
 } from "../../src/adapters/payout/types";
-import type { SendPolicy } from "../../src/domain/send-step";
+import type { SendAlert, SendPolicy } from "../../src/domain/send-step";
 import { sendOnce } from "../../src/objects/ledger-send";
 import { DUE, OrderSchedule } from "../../src/objects/order-schedule";
 import { SendsLedger } from "../../src/objects/sends-ledger";
@@ -49,9 +49,10 @@ function scriptedGateway(sends: PayoutResult[], lookups: (PayoutLookup | Error)[
       if (!next) throw new Error("unexpected send");
       return next;
     },
-    async lookup(key) {
+    async lookup(req) {
       calls.push("lookup");
-      expect(key).toBe(KEY);
+      // Asked about the last try: the first under the ledger key itself.
+      expect(req.idempotencyKey).toBe(sent.at(-1)?.idempotencyKey);
       const next = lookups.shift();
       if (!next) throw new Error("unexpected lookup");
       if (next instanceof Error) throw next;
@@ -77,8 +78,8 @@ function outcomes() {
     log,
     sent: (txid: string) => void log.push(`sent ${txid}`),
     failed: async (error: string, attempts: number) => void log.push(`failed ${error} after ${attempts}`),
-    retrying: (error: string, attempts: number, alert: string | null) =>
-      void log.push(`retrying ${error} after ${attempts}${alert ? ` (${alert})` : ""}`),
+    retrying: (error: string, attempts: number) => void log.push(`retrying ${error} after ${attempts}`),
+    alerts: (raise: SendAlert | null) => void (raise && log.push(`alert ${raise.message}`)),
   };
 }
 
@@ -128,6 +129,8 @@ describe("sendOnce", () => {
       await sendOnce(ledger, gw.gateway, policy, KEY, build, o, T + 1_000);
       expect(gw.calls).toEqual(["send", "lookup", "send"]);
       expect(gw.sent.map((r) => r.amount)).toEqual(["100", "100"]);
+      // The second try under its own key: the gateway refuses the first from its "unknown key" on.
+      expect(gw.sent.map((r) => r.idempotencyKey)).toEqual([KEY, `${KEY}~2`]);
       expect(o.log.at(-1)).toBe("sent tx2");
       expect(ledger.get(KEY)).toMatchObject({ attempts: 2, failures: 1, outcome: "sent", txid: "tx2" });
     });
@@ -159,9 +162,10 @@ describe("sendOnce", () => {
         await sendOnce(ledger, gw.gateway, policy, KEY, async () => request("100"), o, now);
       }
       expect(gw.calls).toEqual(["send", "lookup", "lookup", "lookup"]);
-      expect(o.log.at(-1)).toBe(
-        "retrying lookup failed: Error: gateway 503 after 1 (payout outcome unknown: needs an operator)",
-      );
+      expect(o.log.slice(-2)).toEqual([
+        "alert payout outcome unknown: needs an operator",
+        "retrying lookup failed: Error: gateway 503 after 1",
+      ]);
       expect(ledger.get(KEY)).toMatchObject({ attempts: 1, unknownLookups: 3, outcome: null });
     });
   });
@@ -184,7 +188,8 @@ describe("sendOnce", () => {
       const o = outcomes();
       await sendOnce(ledger, gw.gateway, policy, KEY, async () => request("100"), o, T);
       expect(o.log).toEqual([
-        "retrying 401 unsigned after 1 (payout gateway configuration error: needs an operator)",
+        "alert payout gateway configuration error: needs an operator",
+        "retrying 401 unsigned after 1",
       ]);
       expect(ledger.get(KEY)).toMatchObject({ attempts: 1, failures: 0, outcome: null });
     });

@@ -7,6 +7,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { OrderRecord } from "../../src/domain/order";
+import { OrderAlerts } from "../../src/objects/order-alerts";
 import { eventData, OrderJournal } from "../../src/objects/order-journal";
 import { OrderOutbox } from "../../src/objects/order-outbox";
 import { PROJECTION_RETRY_MS, projectionPending } from "../../src/objects/order-projection";
@@ -40,7 +41,15 @@ async function withJournal(
     const ledger = new SendsLedger(storage.sql, schedule);
     const outbox = new OrderOutbox(storage.sql, env.WEBHOOKS);
     const saved: OrderRecord[] = [];
-    const journal = new OrderJournal({ storage, schedule, ledger, outbox, saveRecord: (r) => saved.push(r) });
+    const alerts = new OrderAlerts(storage.sql);
+    const journal = new OrderJournal({
+      storage,
+      schedule,
+      ledger,
+      outbox,
+      alerts,
+      saveRecord: (r) => saved.push(r),
+    });
     const record = storage.kv.get<OrderRecord>("order");
     if (!record) throw new Error("no record");
     fn({ journal, record, saved, schedule, outbox, kv: storage.kv });

@@ -20,7 +20,7 @@ describe("order object migrations", () => {
     const stub = env.ORDERS.getByName(`migrations-${crypto.randomUUID()}`);
     await runInDurableObject(stub, (_obj, state) => {
       expect(schemaVersion(state.storage.sql)).toBe(ORDER_MIGRATIONS.length);
-      expect(tables(state.storage.sql)).toEqual(["events", "meta", "outbox", "schedule", "sends"]);
+      expect(tables(state.storage.sql)).toEqual(["alerts", "events", "meta", "outbox", "schedule", "sends"]);
     });
   });
 

@@ -305,13 +305,13 @@ describe("adapters over SimChain", () => {
       tag: "42",
       amount: "12.5",
     };
-    expect(await gateway.lookup(req.idempotencyKey, network)).toEqual({ status: "unknown_key" });
+    expect(await gateway.lookup(req)).toEqual({ status: "unknown_key" });
     const first = await gateway.send(req);
     expect(first).toEqual({ status: "sent", txid: expect.stringMatching(HEX64) });
     const again = await Promise.all([gateway.send(req), gateway.send(req)]);
     expect(again).toEqual([first, first]);
     if (first.status !== "sent") throw new Error("unreachable");
-    expect(await gateway.lookup(req.idempotencyKey, network)).toEqual({ status: "sent", txid: first.txid });
+    expect(await gateway.lookup(req)).toEqual({ status: "sent", txid: first.txid });
 
     const out = await env.SIM_CHAIN.getByName(network).outgoing();
     expect(out).toEqual([

@@ -14,7 +14,8 @@ import { type CountingGateway, createCountingGateway } from "./counting-gateway"
 import { createMockNetwork } from "./msw";
 import { startClock } from "./orders";
 
-export const GATEWAY_URL = "https://gateway.test";
+/** Served under a path prefix, as a gateway behind a shared host is: every signature covers it. */
+export const GATEWAY_URL = "https://gateway.test/gw";
 export const GATEWAY_SECRET = "fake-gateway-secret";
 
 export type { BalancesFault, LookupFault, SendFault } from "./counting-gateway";
@@ -30,6 +31,7 @@ export function createFakeGateway(): FakeGateway {
   const core = createCountingGateway({
     secret: GATEWAY_SECRET,
     sign: (secret, text) => hmacSha256Hex(secret, new TextEncoder().encode(text)),
+    prefix: new URL(GATEWAY_URL).pathname,
   });
   const answer = async (request: {
     url: string;

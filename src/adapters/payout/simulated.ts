@@ -28,8 +28,8 @@ export function createSimulatedPayout(env: Env, chain?: string): PayoutGateway {
         return e instanceof RangeError ? { status: "refused", error } : { status: "unknown", error };
       }
     },
-    async lookup(idempotencyKey, network) {
-      const found = await simChain(env, chain ?? network).findPayout(idempotencyKey);
+    async lookup(req) {
+      const found = await simChain(env, chain ?? req.network).findPayout(req.idempotencyKey);
       // SimChain records every key it accepted, so its "not found" is as good as a signed one.
       return found ? { status: "sent", txid: found.txid } : { status: "unknown_key" };
     },

@@ -31,17 +31,26 @@ export type PayoutResult =
   | { status: "refused"; error: string }
   | { status: "unknown"; error: string; config?: boolean };
 
-/** The answer to "was this key paid?". A lookup that cannot say throws. */
+/**
+ * The answer to "was this key paid?" (asked with the request sent under the key). `error`: the
+ * gateway did not say (unreachable, unsigned, stale, for another key); `config` when it refused our
+ * credentials or the URL is wrong, for the operator to fix.
+ */
 export type PayoutLookup =
   | { status: "sent"; txid: string }
-  /** The gateway's signed word that it never received the key. */
+  /**
+   * The gateway's signed word that it never received the key. From then on it refuses the key
+   * (contract v2: a tombstone), so a POST for it still in flight can never pay.
+   */
   | { status: "unknown_key" }
   /** The gateway's signed word that it received the key and refused it; nothing was sent. */
-  | { status: "refused"; error: string };
+  | { status: "refused"; error: string }
+  | { status: "error"; error: string; config?: boolean };
 
 export interface PayoutGateway {
   send(req: PayoutRequest): Promise<PayoutResult>;
-  lookup(idempotencyKey: string, network: string): Promise<PayoutLookup>;
+  /** Whether `req` (its `idempotencyKey`) was paid; may throw, which reads as `error`. */
+  lookup(req: PayoutRequest): Promise<PayoutLookup>;
 }
 
 /** One coin the gateway holds: what it can still pay out, in coin units (decimal string). */

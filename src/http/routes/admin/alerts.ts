@@ -1,0 +1,65 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { listAlerts } from "../../../services/alerts";
+import type { AppEnv } from "../../app-env";
+import { createRouter } from "../../router";
+import { errorResponses } from "../../schemas";
+
+const security: Record<string, string[]>[] = [{ AdminBearer: [] }, { CloudflareAccess: [] }];
+
+const AlertSchema = z
+  .object({
+    order_id: z.string(),
+    kind: z.string().openapi({
+      description:
+        "The problem: `payout_outcome_unknown`, `refund_gateway_config`, `extra_refund_outcome_unknown`, … or the venue's; one alert per order and kind while it lasts.",
+    }),
+    message: z.string(),
+    data: z.record(z.string(), z.unknown()).openapi({ description: "What it is about (ledger key, …)." }),
+    state: z.enum(["open", "cleared"]),
+    opened_at: z.string(),
+    last_at: z.string().openapi({ description: "When it was last written: opened, reminded or cleared." }),
+    reminders: z.number().int().openapi({ description: "Reminders logged while it stayed open." }),
+    cleared_at: z.string().nullable(),
+  })
+  .openapi("Alert");
+
+/** The operator's alerts (docs/lifecycle.md, "Alerts"). */
+export const adminAlertsRouter = createRouter<AppEnv>().openapi(
+  createRoute({
+    method: "get",
+    path: "/alerts",
+    operationId: "adminListAlerts",
+    tags: ["Admin: orders"],
+    security,
+    summary: "Orders' alerts: open ones first",
+    description:
+      "One alert per problem of an order (per kind): opened when it starts, reminded on a backoff while it lasts, cleared once when it ends or when the order completes or is refunded. Open alerts first, newest first within open and cleared. Projected from the order objects by their alarms, so a new one shows within seconds.",
+    request: {
+      query: z.object({
+        state: z
+          .enum(["open", "all"])
+          .default("all")
+          .openapi({ description: "`open`: only open alerts; `all` (default): open ones, then cleared." }),
+        limit: z.coerce
+          .number()
+          .int()
+          .min(1)
+          .max(500)
+          .default(100)
+          .openapi({ description: "At most this many, 1–500 (default 100).", format: "int32" }),
+      }),
+    },
+    responses: {
+      200: {
+        description: "The alerts.",
+        content: { "application/json": { schema: z.object({ data: z.array(AlertSchema).max(500) }) } },
+      },
+      ...errorResponses(400, 401),
+    },
+  }),
+  async (c) => {
+    const q = c.req.valid("query");
+    c.header("Cache-Control", "no-store");
+    return c.json({ data: await listAlerts(c.env, q) }, 200);
+  },
+);

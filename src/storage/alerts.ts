@@ -1,0 +1,58 @@
+/** Operator alerts as D1 holds them (migration 0024): projected from each order object. */
+export interface AlertRow {
+  order_id: string;
+  kind: string;
+  opened_at: string;
+  message: string;
+  /** JSON object: what the alert is about (key, attempts, error, …). */
+  data: string;
+  last_at: string;
+  reminders: number;
+  cleared_at: string | null;
+}
+
+/**
+ * Writes an order's alerts as they now are. A cleared alert never reopens and an older state never
+ * overwrites a newer one, so a retried or duplicate projection changes nothing.
+ */
+export async function projectAlertRows(db: D1Database, rows: readonly AlertRow[]): Promise<void> {
+  await db.batch(
+    rows.map((r) =>
+      db
+        .prepare(
+          `INSERT INTO alerts (order_id, kind, opened_at, message, data, last_at, reminders, cleared_at, open)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+           ON CONFLICT (order_id, kind, opened_at) DO UPDATE SET message = excluded.message,
+             data = excluded.data, last_at = excluded.last_at, reminders = excluded.reminders,
+             cleared_at = excluded.cleared_at, open = excluded.open
+           WHERE alerts.cleared_at IS NULL AND excluded.last_at >= alerts.last_at`,
+        )
+        .bind(
+          r.order_id,
+          r.kind,
+          r.opened_at,
+          r.message,
+          r.data,
+          r.last_at,
+          r.reminders,
+          r.cleared_at,
+          r.cleared_at === null ? 1 : 0,
+        ),
+    ),
+  );
+}
+
+/** Open alerts first, then cleared ones; newest first within each. */
+export async function listAlertRows(
+  db: D1Database,
+  opts: { openOnly: boolean; limit: number },
+): Promise<AlertRow[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT order_id, kind, opened_at, message, data, last_at, reminders, cleared_at FROM alerts
+       ${opts.openOnly ? "WHERE open = 1" : ""} ORDER BY open DESC, opened_at DESC LIMIT ?`,
+    )
+    .bind(opts.limit)
+    .all<AlertRow>();
+  return results;
+}
