@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { TypedResponse } from "hono";
 import { type CurrencyRow, type PublicCurrency, publicCurrencies } from "../../domain/currency";
-import { ICONS } from "../../generated/icons";
+import { ICON_HASHES } from "../../generated/icons";
 import { loadCatalog } from "../../storage/catalog";
 import { publicRateLimit } from "../middleware/auth";
 import { createRouter } from "../router";
@@ -69,7 +69,7 @@ const bodies = new WeakMap<readonly CurrencyRow[], string>();
 function catalogBody(rows: readonly CurrencyRow[]): string {
   let body = bodies.get(rows);
   if (body === undefined) {
-    body = JSON.stringify(publicCurrencies(rows, ICONS));
+    body = JSON.stringify(publicCurrencies(rows, ICON_HASHES));
     bodies.set(rows, body);
   }
   return body;
