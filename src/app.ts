@@ -6,6 +6,7 @@ import { createCabinet } from "./http/cabinet/routes";
 import { ApiError } from "./http/errors";
 import { adminAuth } from "./http/middleware/admin-auth";
 import { publicCors } from "./http/middleware/cors";
+import { documentCache } from "./http/middleware/document-cache";
 import { notFoundHandler, onError } from "./http/middleware/errors";
 import { createRouter } from "./http/router";
 import { benchRouter } from "./http/routes/bench";
@@ -39,6 +40,7 @@ export function createApp() {
   const cors = publicCors();
   for (const path of ["/api/v1/currencies", "/api/v1/partner/rates", "/api/v1/icons/*", PARTNER_OPENAPI_PATH])
     app.use(path, cors);
+  app.use(PARTNER_OPENAPI_PATH, documentCache());
 
   // Rate limits and partner authentication are route middleware (see each route), so a method a
   // path does not serve is answered 405 before any key is checked.

@@ -871,14 +871,31 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
+                    /** @description A hash of the body. Send it back in `If-None-Match` to get `304 Not Modified` (no body) while it is current; a `W/` prefix added by a compressing proxy is accepted. */
+                    ETag?: string;
+                    /** @description `Accept-Encoding`: the body may be sent compressed, so caches keep one copy per encoding. */
+                    Vary?: string;
                     /** @description `*`: public data, readable from any origin without credentials. */
                     "Access-Control-Allow-Origin"?: string;
                     [name: string]: unknown;
@@ -887,16 +904,65 @@ export interface operations {
                     "application/json": components["schemas"]["Currency"][];
                 };
             };
+            /** @description Not modified: the catalog still has the `ETag` sent in `If-None-Match`. No body. */
+            304: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
+                    "RateLimit-Limit"?: number;
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
+                    "RateLimit-Remaining"?: number;
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    /** @description A hash of the body. Send it back in `If-None-Match` to get `304 Not Modified` (no body) while it is current; a `W/` prefix added by a compressing proxy is accepted. */
+                    ETag?: string;
+                    /** @description `Accept-Encoding`: the body may be sent compressed, so caches keep one copy per encoding. */
+                    Vary?: string;
+                    /** @description `*`: public data, readable from any origin without credentials. */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Rate limit exceeded; see `Retry-After` and `RateLimit-*` headers. */
             429: {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
@@ -956,11 +1022,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -977,11 +1056,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -998,11 +1090,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -1019,11 +1124,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -1040,11 +1158,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -1061,11 +1192,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
@@ -1099,11 +1243,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
@@ -1146,11 +1303,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -1168,11 +1338,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -1187,11 +1370,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -1206,11 +1402,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -1225,11 +1434,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
@@ -1279,11 +1501,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -1298,11 +1533,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -1317,11 +1565,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -1336,11 +1597,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -1355,11 +1629,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -1374,11 +1661,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -1393,11 +1693,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -1412,11 +1725,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
@@ -1446,11 +1772,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
@@ -1484,11 +1823,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -1503,11 +1855,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -1522,11 +1887,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -1541,11 +1919,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -1560,11 +1951,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
@@ -1617,11 +2021,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -1636,11 +2053,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -1655,11 +2085,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -1674,11 +2117,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -1693,11 +2149,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -1712,11 +2181,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -1731,11 +2213,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -1750,11 +2245,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -1769,11 +2277,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -1788,11 +2309,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
@@ -1845,11 +2379,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -1864,11 +2411,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -1883,11 +2443,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -1902,11 +2475,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -1921,11 +2507,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -1940,11 +2539,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -1959,11 +2571,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -1978,11 +2603,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -1997,11 +2635,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -2016,11 +2667,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
@@ -2073,11 +2737,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -2092,11 +2769,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -2111,11 +2801,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -2130,11 +2833,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -2149,11 +2865,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -2168,11 +2897,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -2187,11 +2929,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -2206,11 +2961,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -2225,11 +2993,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -2244,11 +3025,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
@@ -2292,11 +3086,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -2311,11 +3118,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -2330,11 +3150,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -2349,11 +3182,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
@@ -2401,11 +3247,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -2420,11 +3279,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -2439,11 +3311,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -2458,11 +3343,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -2477,11 +3375,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -2496,11 +3407,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -2515,11 +3439,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
@@ -2567,11 +3504,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -2590,11 +3540,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -2609,11 +3572,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -2628,11 +3604,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -2647,11 +3636,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -2666,11 +3668,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -2685,11 +3700,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
@@ -2741,11 +3769,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -2763,11 +3804,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -2782,11 +3836,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -2801,11 +3868,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -2820,11 +3900,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
@@ -2870,11 +3963,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -2889,11 +3995,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -2908,11 +4027,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -2927,11 +4059,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -2946,11 +4091,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -2965,11 +4123,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
@@ -3013,11 +4184,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -3032,11 +4216,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -3051,11 +4248,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -3070,11 +4280,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -3089,11 +4312,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
@@ -3144,11 +4380,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -3163,11 +4412,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -3182,11 +4444,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -3201,11 +4476,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -3220,11 +4508,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -3239,11 +4540,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -3258,11 +4572,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -3277,11 +4604,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -3296,11 +4636,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
@@ -3351,11 +4704,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -3370,11 +4736,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -3389,11 +4768,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -3408,11 +4800,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -3427,11 +4832,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -3446,11 +4864,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -3465,11 +4896,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -3484,11 +4928,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -3503,11 +4960,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
@@ -3558,11 +5028,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -3577,11 +5060,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -3596,11 +5092,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -3615,11 +5124,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -3634,11 +5156,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -3653,11 +5188,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -3672,11 +5220,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -3691,11 +5252,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -3710,11 +5284,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
@@ -3765,11 +5352,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -3784,11 +5384,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -3803,11 +5416,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -3822,11 +5448,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -3841,11 +5480,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -3860,11 +5512,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -3879,11 +5544,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -3898,11 +5576,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -3917,11 +5608,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
@@ -3972,11 +5676,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -3991,11 +5708,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -4010,11 +5740,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -4029,11 +5772,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -4048,11 +5804,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -4067,11 +5836,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -4086,11 +5868,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -4105,11 +5900,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -4124,11 +5932,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;

@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { ICON_HASHES } from "../../generated/icons";
+import { ifNoneMatch } from "../../lib/etag";
 import { ApiError } from "../errors";
 import { createRouter } from "../router";
 import { errorResponses, HEADERS, withCors } from "../schemas";
@@ -37,7 +38,7 @@ export const iconsRouter = createRouter().openapi(route, async (c) => {
   // Immutable only under the URL of this exact content; a stale or missing v is revalidated.
   const cacheControl =
     c.req.valid("query").v === hash ? "public, max-age=31536000, immutable" : "public, max-age=300";
-  if (c.req.header("if-none-match") === etag)
+  if (ifNoneMatch(c.req.header("if-none-match"), etag))
     return c.body(null, 304, { ETag: etag, "Cache-Control": cacheControl });
   const icon = await staticAsset(c.env.ASSETS, `/api/v1/icons/${file}`);
   if (!icon) throw notFound();
