@@ -4,7 +4,8 @@
 //   node scripts/openapi.mjs --check   fail when sdk/openapi.json or the SDK's generated types
 //                                      differ from what the code produces now
 //   node scripts/openapi.mjs --lint    --check, then Redocly (recommended) on both documents and
-//                                      Spectral (OWASP, .spectral.yaml) on the partner document
+//                                      Spectral (OWASP) on both documents (.spectral.yaml,
+//                                      .spectral-admin.yaml)
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -74,6 +75,7 @@ function lint(partner, admin) {
   const run = (name, args) => execFileSync(bin(name), args, { stdio: "inherit", cwd: ROOT });
   run("redocly", ["lint", "--format=stylish", join(dir, "partner.json"), join(dir, "admin.json")]);
   run("spectral", ["lint", "-D", "-r", join(ROOT, ".spectral.yaml"), join(dir, "partner.json")]);
+  run("spectral", ["lint", "-D", "-r", join(ROOT, ".spectral-admin.yaml"), join(dir, "admin.json")]);
 }
 
 async function main() {

@@ -6,6 +6,7 @@ import { createCabinet } from "./http/cabinet/routes";
 import { ApiError } from "./http/errors";
 import { adminAuth } from "./http/middleware/admin-auth";
 import { publicCors } from "./http/middleware/cors";
+import { documentCache } from "./http/middleware/document-cache";
 import { notFoundHandler, onError } from "./http/middleware/errors";
 import { requestLog } from "./http/middleware/request-log";
 import { createRouter } from "./http/router";
@@ -50,6 +51,7 @@ export function createApp() {
     PARTNER_OPENAPI_PATH,
   ])
     app.use(path, cors);
+  app.use(PARTNER_OPENAPI_PATH, documentCache());
 
   // Around the partner routes, so it sees their final answers (the key is checked inside them).
   app.use("/api/v1/partner/*", requestLog);

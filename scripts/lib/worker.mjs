@@ -3,7 +3,7 @@
 // copy of the sources, and a clean shutdown of exactly the processes it started.
 //
 // Layout of a state directory (e.g. /tmp/bench-state):
-//   app/          snapshot of src/, migrations/, wrangler.toml, tsconfig.json, package.json taken at
+//   app/          snapshot of src/, public/, migrations/, wrangler.toml, tsconfig.json, package.json taken at
 //                 start (node_modules is a symlink). wrangler dev watches its sources and reloads on
 //                 every change; running from a snapshot means edits made to the working tree while
 //                 a run is in progress cannot restart the Worker halfway through a measurement.
@@ -26,7 +26,7 @@ import { fileURLToPath } from "node:url";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const BIN = join(ROOT, "node_modules/.bin");
-const SNAPSHOT = ["src", "migrations", "wrangler.toml", "tsconfig.json", "package.json"];
+const SNAPSHOT = ["src", "public", "migrations", "wrangler.toml", "tsconfig.json", "package.json"];
 
 /** Environment for wrangler: node 24 from node_modules first, offline, no telemetry. */
 function wranglerEnv(extra = {}) {

@@ -1,4 +1,5 @@
-export type IconSet = Readonly<Record<string, { svg: string; hash: string }>>;
+/** Icon file name → the first 12 hex digits of its content's SHA-256. */
+export type IconSet = Readonly<Record<string, string>>;
 
 export const GENERIC_ICON = "generic.svg";
 
@@ -11,6 +12,6 @@ export function iconFile(coin: string, icons: IconSet): string {
 /** Path of the icon on the API, versioned by content hash so it can be cached forever. */
 export function iconUrl(coin: string, icons: IconSet): string | null {
   const file = iconFile(coin, icons);
-  const icon = icons[file];
-  return icon ? `/api/v1/icons/${file}?v=${icon.hash}` : null;
+  const hash = icons[file];
+  return hash ? `/api/v1/icons/${file}?v=${hash}` : null;
 }

@@ -59,8 +59,9 @@ type ErrorStatus = keyof typeof errorDescriptions;
 // Type aliases, not interfaces: the generator's header type has an index signature.
 type HeaderObject = {
   description: string;
+  deprecated?: boolean;
   schema:
-    | { type: "string"; maxLength: number }
+    | { type: "string"; maxLength: number; pattern?: string }
     | { type: "integer"; format: "int32"; minimum: number; maximum: number };
 };
 type Headers = Record<string, HeaderObject>;
@@ -76,16 +77,32 @@ export const HEADERS = {
     },
   },
   rateLimit: {
+    "RateLimit-Policy": {
+      description:
+        'The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`.',
+      schema: { type: "string", maxLength: 64, pattern: '^"(ip|partner)";q=\\d+;w=\\d+$' },
+    },
+    RateLimit: {
+      description:
+        'What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`.',
+      schema: { type: "string", maxLength: 64, pattern: '^"(ip|partner)";r=\\d+;t=\\d+$' },
+    },
     "RateLimit-Limit": {
-      description: "Requests allowed per minute for this client or partner.",
+      description:
+        "Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.",
+      deprecated: true,
       schema: INT,
     },
     "RateLimit-Remaining": {
-      description: "Requests left in the current window.",
+      description:
+        "Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.",
+      deprecated: true,
       schema: INT,
     },
     "RateLimit-Reset": {
-      description: "Seconds until the window resets.",
+      description:
+        "Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.",
+      deprecated: true,
       schema: INT,
     },
   },
@@ -93,6 +110,20 @@ export const HEADERS = {
     "Retry-After": {
       description: "Seconds to wait before retrying.",
       schema: INT,
+    },
+  },
+  etag: {
+    ETag: {
+      description:
+        "A hash of the body. Send it back in `If-None-Match` to get `304 Not Modified` (no body) while it is current; a `W/` prefix added by a compressing proxy is accepted.",
+      schema: { type: "string", maxLength: 64 },
+    },
+  },
+  vary: {
+    Vary: {
+      description:
+        "`Accept-Encoding`: the body may be sent compressed, so caches keep one copy per encoding.",
+      schema: { type: "string", maxLength: 100 },
     },
   },
   cacheControl: {
@@ -119,6 +150,11 @@ export function withCors<R extends Record<number, { headers: Headers }>>(respons
     (out as Record<string, unknown>)[status] = { ...r, headers: { ...r.headers, ...cors } };
   }
   return out;
+}
+
+/** A response that carries `ETag` and `Vary` besides its usual headers (a 200 that can become a 304). */
+export function cacheable<R extends { headers: Headers }>(response: R): R {
+  return { ...response, headers: { ...response.headers, ...HEADERS.etag, ...HEADERS.vary } };
 }
 
 /** Routes behind a rate limit carry `RateLimit-*` on their answers; the others don't. */

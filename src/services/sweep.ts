@@ -17,7 +17,7 @@ export interface SweepLimits {
 const DEFAULT_LIMITS: SweepLimits = { batch: 100, maxBatches: 10 };
 
 /** Every status in which an order still has something due, with what makes it look abandoned. */
-function filters(now: number, lateWatchHours: number): SweepFilter[] {
+export function sweepFilters(now: number, lateWatchHours: number): SweepFilter[] {
   const stale = new Date(now - STALE_MS).toISOString();
   return [
     { status: "waiting_deposit", expiresBefore: new Date(now - GRACE_MS).toISOString() },
@@ -49,7 +49,7 @@ export async function sweepLostAlarms(
   lateWatchHours = 24,
 ): Promise<number> {
   let woken = 0;
-  for (const filter of filters(now, lateWatchHours)) {
+  for (const filter of sweepFilters(now, lateWatchHours)) {
     const start = await getSweepCursor(env.DB, filter.status);
     let after = start;
     let wrapped = start === "";

@@ -147,7 +147,10 @@ export interface SweepFilter {
 
 /**
  * A page of order ids in `status` matching the filter, in id order after `afterId` (and up to
- * `uptoId` when given): the sweep's walk over one status, on the (status, id) index.
+ * `uptoId` when given): the sweep's walk over one status. The rows are found through the index of
+ * the filter's due time — (status, expires_at) when it bounds expires_at, else (status,
+ * updated_at) — so a page costs the orders that are due (or inside the late-deposit window), not
+ * every order in the status; they are then sorted by id.
  */
 export async function sweepPage(
   db: D1Database,
@@ -156,24 +159,39 @@ export async function sweepPage(
   uptoId: string | null,
   limit: number,
 ): Promise<string[]> {
+  const { sql, binds } = sweepPageQuery(f, afterId, uptoId, limit);
   const { results } = await db
-    .prepare(
-      `SELECT id FROM orders
-        WHERE status = ?1 AND id > ?2 AND (?3 IS NULL OR id <= ?3)
-          AND (?4 IS NULL OR updated_at < ?4) AND (?5 IS NULL OR expires_at < ?5) AND (?6 IS NULL OR expires_at > ?6)
-        ORDER BY id LIMIT ?7`,
-    )
-    .bind(
-      f.status,
-      afterId,
-      uptoId,
-      f.updatedBefore ?? null,
-      f.expiresBefore ?? null,
-      f.expiresAfter ?? null,
-      limit,
-    )
+    .prepare(sql)
+    .bind(...binds)
     .all<{ id: string }>();
   return results.map((r) => r.id);
+}
+
+/** sweepPage's statement (exported so a test can ask SQLite for its plan). */
+export function sweepPageQuery(
+  f: SweepFilter,
+  afterId: string,
+  uptoId: string | null,
+  limit: number,
+): { sql: string; binds: (string | number)[] } {
+  // Only the bounds the filter has, as plain comparisons: an `(? IS NULL OR …)` term is opaque to
+  // SQLite's planner and would send it back to a scan of the whole status.
+  const index = f.expiresBefore || f.expiresAfter ? "orders_status_expires" : "orders_status_updated";
+  const where = ["status = ?", "id > ?"];
+  const binds: (string | number)[] = [f.status, afterId];
+  const bound = (sql: string, value: string | null | undefined) => {
+    if (value == null) return;
+    where.push(sql);
+    binds.push(value);
+  };
+  bound("id <= ?", uptoId);
+  bound("updated_at < ?", f.updatedBefore);
+  bound("expires_at < ?", f.expiresBefore);
+  bound("expires_at > ?", f.expiresAfter);
+  return {
+    sql: `SELECT id FROM orders INDEXED BY ${index} WHERE ${where.join(" AND ")} ORDER BY id LIMIT ?`,
+    binds: [...binds, limit],
+  };
 }
 
 export async function getSweepCursor(db: D1Database, status: string): Promise<string> {

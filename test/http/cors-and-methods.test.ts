@@ -17,6 +17,7 @@ describe("CORS", () => {
       expect(res.headers.get("access-control-allow-origin"), path).toBe("*");
       expect(res.headers.get("access-control-allow-credentials"), path).toBeNull();
       expect(res.headers.get("access-control-expose-headers"), path).toContain("RateLimit-Remaining");
+      expect(res.headers.get("access-control-expose-headers"), path).toContain("RateLimit-Policy");
     }
   });
 

@@ -38,7 +38,7 @@ describe("icons", () => {
   });
 
   it("falls back to the generic icon for a coin without one", () => {
-    const set = { "generic.svg": { svg: "<svg/>", hash: "000000000000" } };
+    const set = { "generic.svg": "000000000000" };
     expect(iconUrl("NEWCOIN", set)).toBe("/api/v1/icons/generic.svg?v=000000000000");
   });
 

@@ -71,7 +71,7 @@ describe("public CORS", () => {
       const res = await ours.request(path, { headers: { Origin: "https://wallet.example" } });
       expect(res.headers.get("access-control-allow-origin"), path).toBe("*");
       expect(res.headers.get("access-control-expose-headers"), path).toBe(
-        "RateLimit-Limit,RateLimit-Remaining,RateLimit-Reset,Retry-After,X-Request-Id",
+        "RateLimit-Policy,RateLimit,RateLimit-Limit,RateLimit-Remaining,RateLimit-Reset,Retry-After,X-Request-Id",
       );
     }
   });

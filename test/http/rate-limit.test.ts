@@ -14,6 +14,9 @@ describe("rate limiting", () => {
       expect(res.status, `request ${i}`).toBe(200);
       expect(res.headers.get("ratelimit-limit")).toBe("60");
       expect(res.headers.get("ratelimit-remaining")).toBe(String(60 - i));
+      // The IETF draft's pair carries the same figures (the three above stay for one release).
+      expect(res.headers.get("ratelimit-policy")).toBe('"ip";q=60;w=60');
+      expect(res.headers.get("ratelimit")).toBe(`"ip";r=${60 - i};t=${res.headers.get("ratelimit-reset")}`);
       await res.arrayBuffer();
     }
     const limited = await call("/api/v1/currencies", { headers: { "CF-Connecting-IP": ip } });
@@ -25,6 +28,7 @@ describe("rate limiting", () => {
     expect(limited.headers.get("ratelimit-limit")).toBe("60");
     expect(limited.headers.get("ratelimit-remaining")).toBe("0");
     expect(Number(limited.headers.get("ratelimit-reset"))).toBe(retry);
+    expect(limited.headers.get("ratelimit")).toBe(`"ip";r=0;t=${retry}`);
 
     const other = await call("/api/v1/currencies", { headers: { "CF-Connecting-IP": "203.0.113.8" } });
     expect(other.status).toBe(200);
@@ -47,6 +51,8 @@ describe("rate limiting", () => {
       const r = await call(ORDER, { headers: { "X-API-Key": a.key, "CF-Connecting-IP": ip } });
       expect(r.status).toBe(404);
       expect(r.headers.get("ratelimit-limit")).toBe("5");
+      expect(r.headers.get("ratelimit-policy")).toBe('"partner";q=5;w=60');
+      expect(r.headers.get("ratelimit")).toMatch(new RegExp(`^"partner";r=${4 - i};t=\\d+$`));
     }
     const limited = await call(ORDER, { headers: { "X-API-Key": a.key, "CF-Connecting-IP": ip } });
     await expectError(limited, 429, "rate_limited");

@@ -5,7 +5,6 @@ import { type Context, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { z } from "zod";
 import { ROLES, ROLL_OVERLAPS, type RollOverlap } from "../../domain/cabinet";
-import { CABINET_ASSETS } from "../../generated/cabinet-assets";
 import {
   addPasskey,
   addPasskeyOptions,
@@ -34,6 +33,7 @@ import { listKeys } from "../../storage/partners";
 import { badRequest } from "../errors";
 import { onError } from "../middleware/errors";
 import { clientIp } from "../middleware/rate-limit";
+import { staticAsset } from "../static-assets";
 import { form } from "./forms";
 import { Message } from "./layout";
 import { logPages } from "./logs";
@@ -116,8 +116,9 @@ export function createCabinet() {
     if (!c.req.path.startsWith("/cabinet/assets/")) c.header("Cache-Control", "no-store");
   });
 
-  app.get("/assets/:file", (c) => {
-    const asset = CABINET_ASSETS[c.req.param("file")];
+  // Content-hashed names (scripts/build-cabinet-assets.mjs), so cached forever.
+  app.get("/assets/:file", async (c) => {
+    const asset = await staticAsset(c.env.ASSETS, `/cabinet/assets/${c.req.param("file")}`);
     if (!asset) return c.notFound();
     return c.body(asset.body, 200, {
       "Content-Type": asset.type,

@@ -7,7 +7,15 @@ export const PUBLIC_CORS = {
   allowMethods: ["GET", "HEAD"],
   // Named, so a preflight asking to send a key (X-API-Key, Authorization) is not echoed back.
   allowHeaders: ["X-Request-Id"],
-  exposeHeaders: ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Retry-After", "X-Request-Id"],
+  exposeHeaders: [
+    "RateLimit-Policy",
+    "RateLimit",
+    "RateLimit-Limit",
+    "RateLimit-Remaining",
+    "RateLimit-Reset",
+    "Retry-After",
+    "X-Request-Id",
+  ],
   maxAge: 86400,
 };
 

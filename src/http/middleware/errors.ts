@@ -125,7 +125,9 @@ export function notFoundHandler(app: Hono<AppEnv>): NotFoundHandler<AppEnv> {
       .map((r) => ({ method: r.method.toUpperCase(), pattern: pathPattern(r.path) }));
     const path = new URL(c.req.url).pathname;
     const allowed = [...new Set(table.filter((r) => r.pattern.test(path)).map((r) => r.method))];
-    if (allowed.length > 0) {
+    // A route of this method that answered "not found" itself (a missing file) is a 404, not a 405.
+    const method = c.req.method === "HEAD" ? "GET" : c.req.method;
+    if (allowed.length > 0 && !allowed.includes(method)) {
       if (allowed.includes("GET") && !allowed.includes("HEAD")) allowed.push("HEAD");
       return render(
         c,

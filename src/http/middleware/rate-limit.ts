@@ -1,11 +1,22 @@
 import type { Context } from "hono";
-import { ipRateLimitSubject, type RateLimitDecision } from "../../domain/rate-limit";
+import { ipRateLimitSubject, type RateLimitDecision, WINDOW_MS } from "../../domain/rate-limit";
 import { IsolateRateLimiter } from "../../services/rate-limiting";
 import type { AppEnv } from "../app-env";
 import { ApiError } from "../errors";
 
-function headers(d: RateLimitDecision): Record<string, string> {
+const WINDOW_SECONDS = WINDOW_MS / 1000;
+
+/**
+ * The IETF draft's fields (draft-ietf-httpapi-ratelimit-headers-10: `RateLimit-Policy` names the
+ * quota and its window, `RateLimit` what is left of it and when), and, for one release, the three
+ * separate fields of the earlier drafts that clients read today (docs/auth-and-limits.md).
+ */
+function headers(bucket: string, d: RateLimitDecision): Record<string, string> {
+  // The policy is the bucket's kind (`ip` or `partner`), never its subject: no address or id leaks.
+  const policy = `"${bucket.slice(0, bucket.indexOf(":"))}"`;
   return {
+    "RateLimit-Policy": `${policy};q=${d.limit};w=${WINDOW_SECONDS}`,
+    RateLimit: `${policy};r=${d.remaining};t=${d.resetSeconds}`,
     "RateLimit-Limit": String(d.limit),
     "RateLimit-Remaining": String(d.remaining),
     "RateLimit-Reset": String(d.resetSeconds),
@@ -23,7 +34,7 @@ export async function enforceRateLimit(c: Context<AppEnv>, bucket: string, limit
     () => c.env.RATE_LIMITER.getByName(bucket),
     (p) => c.executionCtx.waitUntil(p),
   );
-  const h = headers(decision);
+  const h = headers(bucket, decision);
   if (!decision.allowed) {
     throw new ApiError(
       429,

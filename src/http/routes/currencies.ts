@@ -1,11 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { TypedResponse } from "hono";
 import { type CurrencyRow, type PublicCurrency, publicCurrencies } from "../../domain/currency";
-import { ICONS } from "../../generated/icons";
+import { ICON_HASHES } from "../../generated/icons";
+import { etagOf, ifNoneMatch } from "../../lib/etag";
 import { loadCatalog } from "../../storage/catalog";
 import { publicRateLimit } from "../middleware/auth";
 import { createRouter } from "../router";
-import { errorResponses, okResponse, out, withCors } from "../schemas";
+import { cacheable, errorResponses, okResponse, out, withCors } from "../schemas";
 
 // An upper bound for clients sizing buffers; the catalog is a few dozen rows.
 const MAX_CATALOG_ROWS = 1000;
@@ -58,38 +59,57 @@ const route = createRoute({
   middleware: publicRateLimit,
   summary: "List active currencies and their networks",
   responses: withCors({
-    200: okResponse(
-      "limited",
-      "All active currencies, in a stable order.",
-      z.array(CurrencySchema).max(MAX_CATALOG_ROWS),
+    200: cacheable(
+      okResponse(
+        "limited",
+        "All active currencies, in a stable order.",
+        z.array(CurrencySchema).max(MAX_CATALOG_ROWS),
+      ),
     ),
+    304: {
+      description: "Not modified: the catalog still has the `ETag` sent in `If-None-Match`. No body.",
+      headers: cacheable({ headers: okResponse("limited", "", z.null()).headers }).headers,
+    },
     ...errorResponses(429),
   }),
 });
 
-// The catalog changes rarely; CDNs and clients may reuse it for a minute.
-const CACHE_CONTROL = "public, max-age=60, stale-while-revalidate=300";
+// The catalog changes rarely; CDNs and clients may reuse it for a minute (docs/auth-and-limits.md,
+// "Caching"). Cloudflare compresses JSON for clients that accept it, hence Vary.
+const CACHING = {
+  "Cache-Control": "public, max-age=60, stale-while-revalidate=300",
+  Vary: "Accept-Encoding",
+};
 
 /**
- * The body, serialised once per catalog load: the cache hands out the same rows until they are
- * reloaded (TTL or an operator edit), so 6.8 KB of JSON is not rebuilt on every request.
+ * The body and its ETag, made once per catalog load: the cache hands out the same rows until they
+ * are reloaded (TTL or an operator edit), so 6.8 KB of JSON is not rebuilt or rehashed on every
+ * request.
  */
-const bodies = new WeakMap<readonly CurrencyRow[], string>();
+const bodies = new WeakMap<readonly CurrencyRow[], Promise<{ body: string; etag: string }>>();
 
-function catalogBody(rows: readonly CurrencyRow[]): string {
-  let body = bodies.get(rows);
-  if (body === undefined) {
-    body = JSON.stringify(publicCurrencies(rows, ICONS));
-    bodies.set(rows, body);
+function catalogBody(rows: readonly CurrencyRow[]): Promise<{ body: string; etag: string }> {
+  let made = bodies.get(rows);
+  if (made === undefined) {
+    const body = JSON.stringify(publicCurrencies(rows, ICON_HASHES));
+    made = etagOf(body).then((etag) => ({ body, etag }));
+    bodies.set(rows, made);
   }
-  return body;
+  return made;
 }
 
+// What @hono/zod-openapi types a declared response without content as.
+// biome-ignore lint/complexity/noBannedTypes: the library's own type for "no body"
+type NotModified = TypedResponse<{}, 304, string>;
+
 export const currenciesRouter = createRouter().openapi(route, async (c) => {
-  const rows = await loadCatalog(c.env.DB);
+  const { body, etag } = await catalogBody(await loadCatalog(c.env.DB));
+  if (ifNoneMatch(c.req.header("if-none-match"), etag))
+    return c.body(null, 304, { ...CACHING, ETag: etag }) as unknown as NotModified;
   // The same bytes c.json would send for publicCurrencies(rows): typed as that response.
-  return c.body(catalogBody(rows), 200, {
+  return c.body(body, 200, {
     "Content-Type": "application/json",
-    "Cache-Control": CACHE_CONTROL,
+    ...CACHING,
+    ETag: etag,
   }) as unknown as TypedResponse<PublicCurrency[], 200, "json">;
 });

@@ -2,6 +2,7 @@ import type { Hono } from "hono";
 import { REDOC } from "../../generated/redoc";
 import { PARTNER_OPENAPI_PATH } from "../apis";
 import type { AppEnv } from "../app-env";
+import { staticAsset } from "../static-assets";
 
 const REDOC_PATH = `/docs/redoc-${REDOC.hash}.js`;
 
@@ -44,11 +45,13 @@ export function mountDocs(app: Hono<AppEnv>): void {
     }),
   );
   // Content-addressed, so it is cached forever; a Redoc upgrade changes the URL.
-  app.get(REDOC_PATH, (c) =>
-    c.body(REDOC.js, 200, {
-      "Content-Type": "text/javascript; charset=utf-8",
+  app.get(REDOC_PATH, async (c) => {
+    const js = await staticAsset(c.env.ASSETS, REDOC_PATH);
+    if (!js) return c.notFound();
+    return c.body(js.body, 200, {
+      "Content-Type": js.type,
       "Cache-Control": "public, max-age=31536000, immutable",
       "X-Content-Type-Options": "nosniff",
-    }),
-  );
+    });
+  });
 }

@@ -1,8 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ICONS } from "../../generated/icons";
+import { ICON_HASHES } from "../../generated/icons";
+import { ifNoneMatch } from "../../lib/etag";
 import { ApiError } from "../errors";
 import { createRouter } from "../router";
 import { errorResponses, HEADERS, withCors } from "../schemas";
+import { staticAsset } from "../static-assets";
 
 const route = createRoute({
   method: "get",
@@ -27,18 +29,21 @@ const route = createRoute({
   }),
 });
 
-export const iconsRouter = createRouter().openapi(route, (c) => {
+export const iconsRouter = createRouter().openapi(route, async (c) => {
   const { file } = c.req.valid("param");
-  const icon = Object.hasOwn(ICONS, file) ? ICONS[file] : undefined;
-  if (!icon) throw new ApiError(404, "not_found", `No icon named ${file}.`);
-  const etag = `"${icon.hash}"`;
+  const hash = Object.hasOwn(ICON_HASHES, file) ? ICON_HASHES[file] : undefined;
+  const notFound = () => new ApiError(404, "not_found", `No icon named ${file}.`);
+  if (!hash) throw notFound();
+  const etag = `"${hash}"`;
   // Immutable only under the URL of this exact content; a stale or missing v is revalidated.
   const cacheControl =
-    c.req.valid("query").v === icon.hash ? "public, max-age=31536000, immutable" : "public, max-age=300";
-  if (c.req.header("if-none-match") === etag)
+    c.req.valid("query").v === hash ? "public, max-age=31536000, immutable" : "public, max-age=300";
+  if (ifNoneMatch(c.req.header("if-none-match"), etag))
     return c.body(null, 304, { ETag: etag, "Cache-Control": cacheControl });
-  return c.body(icon.svg, 200, {
-    "Content-Type": "image/svg+xml",
+  const icon = await staticAsset(c.env.ASSETS, `/api/v1/icons/${file}`);
+  if (!icon) throw notFound();
+  return c.body(icon.body, 200, {
+    "Content-Type": icon.type,
     "Cache-Control": cacheControl,
     ETag: etag,
     // SVG can carry script; served as a standalone document it gets no power to run any.

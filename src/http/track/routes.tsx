@@ -1,9 +1,10 @@
 // /track/{order_id}: the person who swaps follows the order, without signing in (docs/widget.md).
 import { type Context, Hono } from "hono";
-import { SWAP_ASSETS } from "../../generated/swap-assets";
+import { WIDGET_LOADER_FILE } from "../../generated/swap-assets";
 import { tracking } from "../../services/order-status";
 import type { AppEnv } from "../app-env";
 import { publicRateLimit } from "../middleware/auth";
+import { staticAsset } from "../static-assets";
 import { Frame, type FrameOptions, swapCsp } from "./frame";
 import { TrackBody } from "./page";
 
@@ -64,8 +65,11 @@ export function createTrackPages() {
 /** The end user's pages' script and stylesheet, named by content hash. */
 export function createSwapAssets() {
   const app = new Hono<AppEnv>();
-  app.get("/:file", (c) => {
-    const asset = SWAP_ASSETS[c.req.param("file")];
+  app.get("/:file", async (c) => {
+    const file = c.req.param("file");
+    // The loader's name is fixed, so it is served only as /widget.js, with a short cache.
+    const asset =
+      file === WIDGET_LOADER_FILE ? null : await staticAsset(c.env.ASSETS, `/swap-assets/${file}`);
     if (!asset) return c.notFound();
     return c.body(asset.body, 200, {
       "Content-Type": asset.type,

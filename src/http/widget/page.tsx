@@ -5,7 +5,7 @@
 import type { CurrencyRow } from "../../domain/currency";
 import { iconUrl } from "../../domain/icons";
 import { offersCoin, type Widget } from "../../domain/widget";
-import { ICONS } from "../../generated/icons";
+import { ICON_HASHES } from "../../generated/icons";
 
 export interface SwapFormValues {
   from?: string | undefined;
@@ -34,7 +34,7 @@ const key = (c: Pick<CurrencyRow, "coin" | "network">) => `${c.coin}:${c.network
 
 function CoinSelect(props: { name: string; label: string; options: CurrencyRow[]; value: string }) {
   const selected = props.options.find((o) => key(o) === props.value) ?? props.options[0];
-  const icon = selected ? iconUrl(selected.coin, ICONS) : null;
+  const icon = selected ? iconUrl(selected.coin, ICON_HASHES) : null;
   return (
     <div>
       <label for={props.name}>{props.label}</label>
@@ -45,7 +45,7 @@ function CoinSelect(props: { name: string; label: string; options: CurrencyRow[]
             <option
               value={key(o)}
               selected={o === selected}
-              data-icon={iconUrl(o.coin, ICONS) ?? ""}
+              data-icon={iconUrl(o.coin, ICON_HASHES) ?? ""}
               data-memo={o.is_memo === 1 ? "1" : undefined}
             >
               {o.coin === o.network ? o.coin : `${o.coin} (${o.network})`} · {o.name}

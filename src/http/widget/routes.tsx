@@ -6,7 +6,7 @@ import { validateAddress } from "../../domain/addresses";
 import { DomainError } from "../../domain/errors";
 import { regionOf } from "../../domain/liquidity";
 import { parentOriginOf, type Widget } from "../../domain/widget";
-import { WIDGET_LOADER, WIDGET_LOADER_ETAG } from "../../generated/swap-assets";
+import { WIDGET_LOADER_ETAG, WIDGET_LOADER_FILE } from "../../generated/swap-assets";
 import { createWidgetOrder, recordView, usableWidget, widgetQuote } from "../../services/widgets";
 import { loadCatalog } from "../../storage/catalog";
 import type { AppEnv } from "../app-env";
@@ -15,6 +15,7 @@ import { form } from "../cabinet/forms";
 import { ApiError } from "../errors";
 import { publicRateLimit } from "../middleware/auth";
 import { clientIp } from "../middleware/rate-limit";
+import { staticAsset } from "../static-assets";
 import { Frame, type FrameOptions, swapCsp } from "../track/frame";
 import { renderTracking } from "../track/routes";
 import { SwapForm, type SwapFormValues } from "./page";
@@ -229,9 +230,11 @@ function checkAddress(c: C) {
 export function createWidgetPages() {
   const app = new Hono<AppEnv>();
 
-  app.get("/widget.js", (c) => {
+  app.get("/widget.js", async (c) => {
     if (c.req.header("if-none-match") === WIDGET_LOADER_ETAG) return c.body(null, 304);
-    return c.body(WIDGET_LOADER, 200, {
+    const loader = await staticAsset(c.env.ASSETS, `/swap-assets/${WIDGET_LOADER_FILE}`);
+    if (!loader) return c.notFound();
+    return c.body(loader.body, 200, {
       "Content-Type": "text/javascript; charset=utf-8",
       "Cache-Control": "public, max-age=300",
       ETag: WIDGET_LOADER_ETAG,

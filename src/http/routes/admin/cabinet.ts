@@ -11,42 +11,53 @@ import { errorResponses } from "../../schemas";
 
 const MemberSchema = z
   .object({
-    id: z.uuid(),
-    email: z.string(),
+    id: z.uuid().max(36),
+    email: z.string().max(254),
     role: z.enum(ROLES),
     status: z.enum(["active", "deactivated"]),
-    created_at: z.string(),
-    updated_at: z.string(),
+    created_at: z.string().max(40),
+    updated_at: z.string().max(40),
   })
   .openapi("CabinetMember");
 
 const InviteSchema = z
   .object({
-    id: z.uuid(),
-    email: z.string(),
+    id: z.uuid().max(36),
+    email: z.string().max(254),
     role: z.enum(ROLES),
-    expires_at: z.string(),
-    created_by: z.string(),
-    created_at: z.string(),
+    expires_at: z.string().max(40),
+    created_by: z.string().max(1024),
+    created_at: z.string().max(40),
   })
   .openapi("CabinetInvite");
 
 const NewInviteSchema = z
   .object({
-    id: z.uuid(),
-    email: z.string(),
+    id: z.uuid().max(36),
+    email: z.string().max(254),
     role: z.enum(ROLES),
-    expires_at: z.string(),
-    url: z.string().openapi({ description: "The one-time link (valid 72 h). Shown only here." }),
+    expires_at: z.string().max(40),
+    url: z.string().max(2048).openapi({ description: "The one-time link (valid 72 h). Shown only here." }),
   })
   .openapi("NewCabinetInvite");
 
-const idParam = z.object({ id: z.uuid().openapi({ param: { name: "id", in: "path" } }) });
+const idParam = z.object({
+  id: z
+    .uuid()
+    .max(36)
+    .openapi({ param: { name: "id", in: "path" } }),
+});
 const userParams = idParam.extend({
-  user_id: z.uuid().openapi({ param: { name: "user_id", in: "path" } }),
+  user_id: z
+    .uuid()
+    .max(36)
+    .openapi({ param: { name: "user_id", in: "path" } }),
 });
 const inviteParams = idParam.extend({
-  invite_id: z.uuid().openapi({ param: { name: "invite_id", in: "path" } }),
+  invite_id: z
+    .uuid()
+    .max(36)
+    .openapi({ param: { name: "invite_id", in: "path" } }),
 });
 const security = [{ AdminBearer: [] }];
 const tags = ["Admin: cabinet"];
@@ -105,7 +116,7 @@ export const adminCabinetRouter = createRouter()
       summary: "List a partner's pending cabinet invites",
       request: { params: idParam },
       responses: {
-        200: ok("Pending invites.", z.object({ data: z.array(InviteSchema) })),
+        200: ok("Pending invites.", z.object({ data: z.array(InviteSchema).max(1000) })),
         ...errorResponses(400, 401, 404),
       },
     }),
@@ -157,7 +168,7 @@ export const adminCabinetRouter = createRouter()
       summary: "List a partner's cabinet members",
       request: { params: idParam },
       responses: {
-        200: ok("Members.", z.object({ data: z.array(MemberSchema) })),
+        200: ok("Members.", z.object({ data: z.array(MemberSchema).max(1000) })),
         ...errorResponses(400, 401, 404),
       },
     }),
@@ -177,7 +188,7 @@ export const adminCabinetRouter = createRouter()
       summary: "Sign a cabinet member out everywhere",
       request: { params: userParams },
       responses: {
-        200: ok("How many sessions ended.", z.object({ revoked_sessions: z.number().int() })),
+        200: ok("How many sessions ended.", z.object({ revoked_sessions: z.int32() })),
         ...errorResponses(400, 401, 404),
       },
     }),

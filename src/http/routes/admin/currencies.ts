@@ -12,28 +12,28 @@ import { DECIMAL_STRING, errorResponses } from "../../schemas";
 const tags = ["Admin: catalog"];
 const security: Record<string, string[]>[] = [{ AdminBearer: [] }, { CloudflareAccess: [] }];
 
-const decimal = z.string().regex(DECIMAL_STRING, 'a plain decimal string, e.g. "0.001"');
+const decimal = z.string().max(1024).regex(DECIMAL_STRING, 'a plain decimal string, e.g. "0.001"');
 const template = z.string().trim().min(1).max(512).nullable();
 
 const AdminCurrencySchema = z
   .object({
-    id: z.uuid(),
-    coin: z.string(),
-    network: z.string(),
-    name: z.string(),
+    id: z.uuid().max(36),
+    coin: z.string().max(20),
+    network: z.string().max(20),
+    name: z.string().max(1024),
     is_active: z.boolean(),
     is_deposit_enabled: z.boolean(),
     is_withdraw_enabled: z.boolean(),
-    min_amount: z.string(),
-    max_amount: z.string(),
-    min_confirmations: z.number().int(),
-    decimals: z.number().int(),
+    min_amount: z.string().max(64),
+    max_amount: z.string().max(64),
+    min_confirmations: z.int32(),
+    decimals: z.int32(),
     is_memo: z.boolean(),
-    withdraw_fee: z.string(),
-    contract_address: z.string().nullable(),
-    explorer_tx_url: z.string().nullable(),
-    explorer_address_url: z.string().nullable(),
-    sort_order: z.number().int(),
+    withdraw_fee: z.string().max(64),
+    contract_address: z.string().max(1024).nullable(),
+    explorer_tx_url: z.string().max(2048).nullable(),
+    explorer_address_url: z.string().max(2048).nullable(),
+    sort_order: z.int32(),
   })
   .openapi("AdminCurrency");
 
@@ -44,13 +44,8 @@ const settable = {
   is_withdraw_enabled: z.boolean(),
   min_amount: decimal,
   max_amount: decimal,
-  min_confirmations: z.number().int().min(0).max(10_000),
-  decimals: z
-    .number()
-    .int()
-    .min(0)
-    .max(18)
-    .openapi({ description: "Frozen once an order uses the currency." }),
+  min_confirmations: z.int32().min(0).max(10_000),
+  decimals: z.int32().min(0).max(18).openapi({ description: "Frozen once an order uses the currency." }),
   withdraw_fee: decimal,
   contract_address: z.string().trim().min(1).max(128).nullable().openapi({
     description:
@@ -58,10 +53,11 @@ const settable = {
   }),
   explorer_tx_url: template.openapi({ description: "https URL template containing {txid}." }),
   explorer_address_url: template.openapi({ description: "https URL template containing {address}." }),
-  sort_order: z.number().int().min(-1_000_000).max(1_000_000),
+  sort_order: z.int32().min(-1_000_000).max(1_000_000),
 };
 const code = z
   .string()
+  .max(64)
   .trim()
   .regex(/^[A-Za-z0-9]{1,20}$/, "letters and digits, 1–20")
   .transform((s) => s.toUpperCase());
@@ -86,21 +82,27 @@ const UpdateCurrency = z
 
 const AuditSchema = z
   .object({
-    id: z.number().int(),
-    at: z.string(),
+    id: z.int32(),
+    at: z.string().max(40),
     operator: z
       .string()
+      .max(1024)
       .openapi({ description: "Cloudflare Access e-mail, or token[:name] for ADMIN_TOKEN." }),
-    action: z.string(),
-    entity_type: z.string(),
-    entity_id: z.string(),
+    action: z.string().max(1024),
+    entity_type: z.string().max(1024),
+    entity_id: z.string().max(128),
     before: z.unknown().nullable(),
     after: z.unknown(),
-    request_id: z.string(),
+    request_id: z.string().max(128),
   })
   .openapi("OperatorAuditEntry");
 
-const idParam = z.object({ id: z.uuid().openapi({ param: { name: "id", in: "path" } }) });
+const idParam = z.object({
+  id: z
+    .uuid()
+    .max(36)
+    .openapi({ param: { name: "id", in: "path" } }),
+});
 
 function view(r: CurrencyRow) {
   return {
@@ -138,7 +140,10 @@ export const adminCurrenciesRouter = createRouter()
       security,
       summary: "Every catalog row, active or not, with its operator fields",
       responses: {
-        200: { description: "The catalog.", content: json(z.object({ data: z.array(AdminCurrencySchema) })) },
+        200: {
+          description: "The catalog.",
+          content: json(z.object({ data: z.array(AdminCurrencySchema).max(1000) })),
+        },
         ...errorResponses(401),
       },
     }),
@@ -200,11 +205,11 @@ export const adminCurrenciesRouter = createRouter()
         query: z.object({
           entity_type: z.string().min(1).max(40).optional(),
           entity_id: z.string().min(1).max(64).optional(),
-          limit: z.coerce.number().int().min(1).max(500).default(100),
+          limit: z.coerce.number().int().min(1).max(500).default(100).openapi({ format: "int32" }),
         }),
       },
       responses: {
-        200: { description: "Entries.", content: json(z.object({ data: z.array(AuditSchema) })) },
+        200: { description: "Entries.", content: json(z.object({ data: z.array(AuditSchema).max(1000) })) },
         ...errorResponses(400, 401),
       },
     }),

@@ -8,37 +8,44 @@ const security: Record<string, string[]>[] = [{ AdminBearer: [] }, { CloudflareA
 const json = <S extends z.ZodType>(schema: S) => ({ "application/json": { schema } });
 const code = z
   .string()
+  .max(64)
   .trim()
   .regex(/^[A-Za-z0-9]{1,20}$/, "letters and digits, 1–20")
   .transform((s) => s.toUpperCase());
 
 const LiquiditySchema = z
   .object({
-    coin: z.string(),
-    network: z.string(),
+    coin: z.string().max(20),
+    network: z.string().max(20),
     balance: z
       .string()
+      .max(64)
       .nullable()
       .openapi({ description: "What the service can pay out of this coin; null: not liquidity-limited." }),
     source: z.enum(["operator", "gateway"]).nullable().openapi({
       description:
         "Where the balance comes from: the operator's (this API) wins over the payout gateway's signed GET /balances; null: neither, not limited.",
     }),
-    paid: z.string().openapi({
+    paid: z.string().max(64).openapi({
       description: "Paid out since the balance was set (or since the gateway's figure was read).",
     }),
     granted: z
       .string()
+      .max(64)
       .openapi({ description: "Allowance held by regional shards: reserved for open orders or free there." }),
-    available: z.string().nullable().openapi({ description: "What the ledger can still hand to shards." }),
-    updated_at: z.string(),
+    available: z
+      .string()
+      .max(64)
+      .nullable()
+      .openapi({ description: "What the ledger can still hand to shards." }),
+    updated_at: z.string().max(40),
   })
   .openapi("Liquidity");
 
 const SetLiquidity = z.strictObject({
   coin: code,
   network: code,
-  balance: z.string().regex(DECIMAL_STRING, 'a plain decimal string, e.g. "2.5"').nullable().openapi({
+  balance: z.string().max(64).regex(DECIMAL_STRING, 'a plain decimal string, e.g. "2.5"').nullable().openapi({
     description:
       "null lifts the operator's limit: the coin is then limited by the payout gateway's balance when it reports one (PAYOUT_MODE=http), else not at all (the default).",
   }),
@@ -55,7 +62,10 @@ export const adminLiquidityRouter = createRouter()
       summary: "Coins with a configured balance, and what their ledgers hold",
       description: "A coin that is not listed is not liquidity-limited (docs/liquidity.md).",
       responses: {
-        200: { description: "Balances.", content: json(z.object({ data: z.array(LiquiditySchema) })) },
+        200: {
+          description: "Balances.",
+          content: json(z.object({ data: z.array(LiquiditySchema).max(1000) })),
+        },
         ...errorResponses(401),
       },
     }),

@@ -82,7 +82,7 @@ export const adminOrderReviewRouter = createRouter<AppEnv>()
           content: {
             "application/json": {
               schema: z.object({
-                data: z.array(OrderSummarySchema.extend({ partner_id: z.string() })).max(100),
+                data: z.array(OrderSummarySchema.extend({ partner_id: z.string().max(128) })).max(100),
                 next_cursor: z.string().max(512).nullable(),
               }),
             },

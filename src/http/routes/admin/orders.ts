@@ -13,12 +13,12 @@ const security = [{ AdminBearer: [] }];
 
 const EventSchema = z
   .object({
-    seq: z.number().int(),
-    at: z.string(),
+    seq: z.int32(),
+    at: z.string().max(40),
     from_status: z.enum(ORDER_STATUSES).nullable(),
     to_status: z.enum(ORDER_STATUSES),
-    reason: z.string(),
-    data: z.record(z.string(), z.unknown()).nullable(),
+    reason: z.string().max(1024),
+    data: z.record(z.string().max(1024), z.unknown()).nullable(),
   })
   .openapi("OrderEvent");
 
@@ -41,7 +41,10 @@ export const adminOrdersRouter = createRouter()
           description: "The order, its partner and its event log.",
           content: {
             "application/json": {
-              schema: OrderSchema.extend({ partner_id: z.string(), events: z.array(EventSchema) }),
+              schema: OrderSchema.extend({
+                partner_id: z.string().max(128),
+                events: z.array(EventSchema).max(1000),
+              }),
             },
           },
         },
@@ -78,7 +81,7 @@ export const adminOrdersRouter = createRouter()
         201: {
           description: "Addresses added (duplicates ignored).",
           content: {
-            "application/json": { schema: z.object({ network: z.string(), added: z.number().int() }) },
+            "application/json": { schema: z.object({ network: z.string().max(20), added: z.int32() }) },
           },
         },
         ...errorResponses(400, 401, 404),
@@ -118,19 +121,22 @@ export const adminOrdersRouter = createRouter()
           content: {
             "application/json": {
               schema: z.object({
-                data: z.array(
-                  z.object({
-                    network: z.string(),
-                    available: z.number().openapi({ description: "Free and held by no pool shard." }),
-                    reserved: z.number().openapi({
-                      description: "Held by a regional pool shard for its next orders (docs/networks.md).",
+                data: z
+                  .array(
+                    z.object({
+                      network: z.string().max(20),
+                      available: z.number().openapi({ description: "Free and held by no pool shard." }),
+                      reserved: z.number().openapi({
+                        description: "Held by a regional pool shard for its next orders (docs/networks.md).",
+                      }),
+                      assigned: z.number(),
+                      shards: z
+                        .array(z.object({ shard: z.string().max(1024), reserved: z.number() }))
+                        .max(1000)
+                        .openapi({ description: "Which shard holds how many of the reserved addresses." }),
                     }),
-                    assigned: z.number(),
-                    shards: z
-                      .array(z.object({ shard: z.string(), reserved: z.number() }))
-                      .openapi({ description: "Which shard holds how many of the reserved addresses." }),
-                  }),
-                ),
+                  )
+                  .max(1000),
               }),
             },
           },

@@ -23,27 +23,27 @@ import { acceptWebhookUrl } from "../../webhook-url";
 
 const PartnerSchema = z
   .object({
-    id: z.uuid(),
-    name: z.string(),
+    id: z.uuid().max(36),
+    name: z.string().max(1024),
     is_active: z.boolean(),
     markup_bps: z
-      .number()
-      .int()
+      .int32()
       .openapi({ description: "Partner markup in basis points, on top of the service spread." }),
-    max_markup_bps: z.number().int().openapi({
+    max_markup_bps: z.int32().openapi({
       description: "The highest markup the partner's cabinet admins may set themselves (default 200).",
     }),
-    contact_email: z.string().nullable().openapi({ description: "The partner's contact e-mail." }),
-    rate_limit_per_minute: z.number().int(),
+    contact_email: z.string().max(254).nullable().openapi({ description: "The partner's contact e-mail." }),
+    rate_limit_per_minute: z.int32(),
     webhook_url: z
       .string()
+      .max(2048)
       .nullable()
       .openapi({ description: "Where order events are POSTed; null: webhooks off." }),
     webhook_secret_set: z
       .boolean()
       .openapi({ description: "Whether a signing secret exists (it is shown only once)." }),
-    created_at: z.string(),
-    updated_at: z.string(),
+    created_at: z.string().max(40),
+    updated_at: z.string().max(40),
   })
   .openapi("Partner");
 
@@ -53,39 +53,40 @@ const KeyModeSchema = z.enum(["live", "test"]).openapi({
 
 const KeySchema = z
   .object({
-    key_id: z.string(),
+    key_id: z.string().max(128),
     mode: KeyModeSchema,
-    created_at: z.string(),
-    last_used_at: z.string().nullable(),
-    revoked_at: z.string().nullable(),
+    created_at: z.string().max(40),
+    last_used_at: z.string().max(40).nullable(),
+    revoked_at: z.string().max(40).nullable(),
   })
   .openapi("ApiKey");
 
 const NewKeySchema = z
   .object({
-    key_id: z.string(),
+    key_id: z.string().max(128),
     key: z
       .string()
+      .max(256)
       .openapi({ description: "The full key `<key_id>.<secret>`. Shown only in this response." }),
     mode: KeyModeSchema,
-    created_at: z.string(),
+    created_at: z.string().max(40),
   })
   .openapi("NewApiKey");
 
 const DeliverySchema = z
   .object({
-    event_id: z.string(),
+    event_id: z.string().max(128),
     mode: z.enum(["live", "test"]),
-    order_id: z.string().nullable().openapi({ description: "Null for a test event (`ping`)." }),
-    sequence: z.number().int(),
-    type: z.string(),
+    order_id: z.string().max(128).nullable().openapi({ description: "Null for a test event (`ping`)." }),
+    sequence: z.int32(),
+    type: z.string().max(1024),
     status: z.enum(["pending", "delivered", "failed", "skipped"]),
-    attempts: z.number().int(),
-    last_status_code: z.number().int().nullable(),
-    last_error: z.string().nullable(),
-    next_retry_at: z.string().nullable(),
-    created_at: z.string(),
-    delivered_at: z.string().nullable(),
+    attempts: z.int32(),
+    last_status_code: z.int32().nullable(),
+    last_error: z.string().max(1024).nullable(),
+    next_retry_at: z.string().max(40).nullable(),
+    created_at: z.string().max(40),
+    delivered_at: z.string().max(40).nullable(),
   })
   .openapi("WebhookDelivery");
 
@@ -107,8 +108,8 @@ function deliveryView(d: DeliveryRow) {
 }
 
 const name = z.string().trim().min(1).max(100);
-const markup = z.number().int().min(0).max(1000);
-const rateLimit = z.number().int().min(1).max(1_000_000);
+const markup = z.int32().min(0).max(1000);
+const rateLimit = z.int32().min(1).max(1_000_000);
 
 const CreatePartner = z.strictObject({
   name,
@@ -131,7 +132,12 @@ const UpdatePartner = z
   })
   .refine((b) => Object.keys(b).length > 0, { message: "at least one field is required" });
 
-const idParam = z.object({ id: z.uuid().openapi({ param: { name: "id", in: "path" } }) });
+const idParam = z.object({
+  id: z
+    .uuid()
+    .max(36)
+    .openapi({ param: { name: "id", in: "path" } }),
+});
 const keyParams = idParam.extend({
   key_id: z
     .string()
@@ -214,7 +220,7 @@ export const adminPartnersRouter = createRouter()
       responses: {
         200: {
           description: "All partners.",
-          content: { "application/json": { schema: z.object({ data: z.array(PartnerSchema) }) } },
+          content: { "application/json": { schema: z.object({ data: z.array(PartnerSchema).max(1000) }) } },
         },
         ...errorResponses(401),
       },
@@ -323,7 +329,7 @@ export const adminPartnersRouter = createRouter()
       responses: {
         200: {
           description: "Keys.",
-          content: { "application/json": { schema: z.object({ data: z.array(KeySchema) }) } },
+          content: { "application/json": { schema: z.object({ data: z.array(KeySchema).max(1000) }) } },
         },
         ...errorResponses(400, 401, 404),
       },
@@ -369,7 +375,9 @@ export const adminPartnersRouter = createRouter()
         201: {
           description: "The new secret; the previous one stops signing at once.",
           content: {
-            "application/json": { schema: z.object({ secret: z.string().openapi({ example: "whsec_…" }) }) },
+            "application/json": {
+              schema: z.object({ secret: z.string().max(1024).openapi({ example: "whsec_…" }) }),
+            },
           },
         },
         ...errorResponses(400, 401, 404),
@@ -393,12 +401,14 @@ export const adminPartnersRouter = createRouter()
       summary: "The partner's webhook delivery log, newest first",
       request: {
         params: idParam,
-        query: z.object({ limit: z.coerce.number().int().min(1).max(500).default(100) }),
+        query: z.object({
+          limit: z.coerce.number().int().min(1).max(500).default(100).openapi({ format: "int32" }),
+        }),
       },
       responses: {
         200: {
           description: "Deliveries.",
-          content: { "application/json": { schema: z.object({ data: z.array(DeliverySchema) }) } },
+          content: { "application/json": { schema: z.object({ data: z.array(DeliverySchema).max(1000) }) } },
         },
         ...errorResponses(400, 401, 404),
       },
@@ -422,6 +432,7 @@ export const adminPartnersRouter = createRouter()
         params: idParam.extend({
           event_id: z
             .string()
+            .max(36)
             .regex(/^evt_[0-9a-f]{32}$/)
             .openapi({ param: { name: "event_id", in: "path" } }),
         }),

@@ -8,17 +8,23 @@ import { errorResponses } from "../../schemas";
 
 const PriceSchema = z
   .object({
-    coin: z.string(),
-    usd: z.string(),
-    source: z.string(),
-    updated_at: z.string(),
-    age_seconds: z.number().int(),
+    coin: z.string().max(20),
+    usd: z.string().max(64),
+    source: z.string().max(1024),
+    updated_at: z.string().max(40),
+    age_seconds: z.int32(),
   })
   .openapi("Price");
 
 const SetPrices = z.strictObject({
   prices: z
-    .record(z.string().regex(/^[A-Z0-9]{1,20}$/, "coin tickers are upper case"), z.string())
+    .record(
+      z
+        .string()
+        .max(1024)
+        .regex(/^[A-Z0-9]{1,20}$/, "coin tickers are upper case"),
+      z.string().max(1024),
+    )
     .openapi({ example: { BTC: "64000.5", ETH: "3100" } }),
 });
 
@@ -37,7 +43,7 @@ export const adminPricesRouter = createRouter()
       responses: {
         200: {
           description: "Prices.",
-          content: { "application/json": { schema: z.object({ data: z.array(PriceSchema) }) } },
+          content: { "application/json": { schema: z.object({ data: z.array(PriceSchema).max(1000) }) } },
         },
         ...errorResponses(401),
       },
@@ -66,12 +72,16 @@ export const adminPricesRouter = createRouter()
       responses: {
         200: {
           description: "Stored.",
-          content: { "application/json": { schema: z.object({ data: z.array(PriceSchema) }) } },
+          content: { "application/json": { schema: z.object({ data: z.array(PriceSchema).max(1000) }) } },
         },
         ...errorResponses(400, 401),
         409: {
           description: "PRICE_SOURCE is not static.",
-          content: { "application/json": { schema: z.object({ detail: z.string(), code: z.string() }) } },
+          content: {
+            "application/json": {
+              schema: z.object({ detail: z.string().max(1024), code: z.string().max(1024) }),
+            },
+          },
         },
       },
     }),

@@ -35,12 +35,13 @@ const networkParam = z.object({
 const txidParam = networkParam.extend({
   txid: z
     .string()
+    .max(64)
     .regex(/^[0-9a-fA-F]{64}$/, "must be 64 hex characters")
     .openapi({ param: { name: "txid", in: "path" } }),
 });
 
 const positiveAmount = z
-  .union([z.string(), z.number()])
+  .union([z.string().max(1024), z.number()])
   .refine(
     (v) => {
       const x = tryParseDecimal(v);
@@ -58,11 +59,11 @@ const FaultsSchema = z
     payout_timeout_rate: rate,
     exchange_fail_rate: rate,
     exchange_throw_rate: rate,
-    listing_window_blocks: z.number().int().min(0).max(1_000_000).default(0).openapi({
+    listing_window_blocks: z.int32().min(0).max(1_000_000).default(0).openapi({
       description:
         "Listings leave out transfers mined more than this many blocks below the tip, like a provider's scan window (the EVM reader's native scan). 0 lists everything.",
     }),
-    seed: z.number().int().default(1),
+    seed: z.int32().default(1),
   })
   .openapi("SimFaults");
 
@@ -86,39 +87,39 @@ const SendBody = z.strictObject({
     .openapi({ description: "Coin on this network; default: the network's native coin." }),
 });
 const MineBody = z.strictObject({
-  count: z.number().int().min(1).max(MAX_MINE_COUNT).optional().openapi({ description: "Default 1." }),
+  count: z.int32().min(1).max(MAX_MINE_COUNT).optional().openapi({ description: "Default 1." }),
 });
 const ReorgBody = z.strictObject({
-  depth: z.number().int().min(1).max(1_000_000).openapi({ description: "Blocks to remove from the tip." }),
+  depth: z.int32().min(1).max(1_000_000).openapi({ description: "Blocks to remove from the tip." }),
 });
 
 const SentSchema = z
   .object({
-    txid: z.string(),
-    network: z.string(),
-    coin: z.string(),
-    contract: z.string().nullable(),
-    to: z.string(),
-    tag: z.string().nullable(),
-    amount: z.string(),
+    txid: z.string().max(128),
+    network: z.string().max(20),
+    coin: z.string().max(20),
+    contract: z.string().max(1024).nullable(),
+    to: z.string().max(1024),
+    tag: z.string().max(1024).nullable(),
+    amount: z.string().max(64),
   })
   .openapi("SimTransfer");
-const HeightSchema = z.object({ height: z.number().int() });
+const HeightSchema = z.object({ height: z.int32() });
 const StatusSchema = z
-  .object({ network: z.string(), height: z.number().int(), mempool: z.number().int() })
+  .object({ network: z.string().max(20), height: z.int32(), mempool: z.int32() })
   .openapi("SimChainStatus");
 const OutgoingSchema = z
   .object({
-    txid: z.string(),
-    order_id: z.string().nullable(),
+    txid: z.string().max(128),
+    order_id: z.string().max(128).nullable(),
     kind: z.enum(["payout", "refund"]).nullable(),
-    to: z.string(),
-    tag: z.string().nullable(),
-    amount: z.string(),
-    coin: z.string(),
-    contract: z.string().nullable(),
-    created_at: z.string(),
-    block_height: z.number().int().nullable().openapi({ description: "Null while in the mempool." }),
+    to: z.string().max(1024),
+    tag: z.string().max(1024).nullable(),
+    amount: z.string().max(64),
+    coin: z.string().max(20),
+    contract: z.string().max(1024).nullable(),
+    created_at: z.string().max(40),
+    block_height: z.int32().nullable().openapi({ description: "Null while in the mempool." }),
   })
   .openapi("SimOutgoingTransfer");
 
@@ -338,7 +339,7 @@ export const adminSimRouter = createRouter()
       summary: "Payouts and refunds sent on a simulated network, with their order ids",
       request: { params: networkParam },
       responses: {
-        200: ok("Outgoing transfers, oldest first.", z.object({ data: z.array(OutgoingSchema) })),
+        200: ok("Outgoing transfers, oldest first.", z.object({ data: z.array(OutgoingSchema).max(1000) })),
         ...errorResponses(400, 401, 404),
       },
     }),
