@@ -1,10 +1,11 @@
-// The cabinet's only script: passkey ceremonies (sign in, accept an invite, add a passkey), the
+// The cabinet's only script: passkey ceremonies (sign in, accept an invite, add a passkey, step-up), the
 // copy button, confirmations, and the order detail's live status and address checks (charts have
 // their own script, src/client/charts.ts).
 // Pages work without it except where WebAuthn needs JavaScript.
 import { startAuthentication, startRegistration } from "@simplewebauthn/browser";
 import { postJson } from "./http";
 import { checkAddresses, followOrder } from "./order-detail";
+import { stepUpForms } from "./step-up";
 
 function showStatus(el: HTMLElement, text: string, isError = false) {
   const status = el.closest("section, main")?.querySelector<HTMLElement>("[data-status]");
@@ -89,5 +90,6 @@ document.addEventListener("submit", (event) => {
   if (question && !confirm(question)) event.preventDefault();
 });
 
+stepUpForms();
 followOrder();
 checkAddresses();

@@ -26,6 +26,7 @@ export const DOMAIN_ERROR_CODES = [
   "key_not_found",
   "last_admin",
   "last_passkey",
+  "step_up_required",
   "invalid_catalog_change",
   "currency_exists",
   "action_not_available",

@@ -13,6 +13,19 @@ import { type PricingInput, pairLimits, quoteForward } from "./pricing";
 export const ACTION_KINDS = ["refund", "continue", "payout"] as const;
 export type ActionKind = (typeof ACTION_KINDS)[number];
 
+/**
+ * The address a decision sends funds to when the order did not carry it (a typed refund address,
+ * any payout to another recipient), or null: the cabinet asks for a step-up before such a send.
+ */
+export function newDestination(body: {
+  kind: ActionKind;
+  refund_address?: string | undefined;
+  recipient_address?: string | undefined;
+}): string | null {
+  const address = body.kind === "refund" ? body.refund_address : body.recipient_address;
+  return body.kind === "continue" ? null : (address ?? null);
+}
+
 /** Failures where the deposit is still held in coin_from: refund it, or exchange it after all. */
 const HELD_IN_FROM: readonly StatusReason[] = [
   "amount_below_min",

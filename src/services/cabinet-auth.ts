@@ -41,6 +41,7 @@ import {
   insertPasskeyStatement,
   insertSessionStatement,
   listPasskeys,
+  type PasskeyRow,
   recordFailures,
   recordPasskeyUse,
   revokePendingInvites,
@@ -157,7 +158,7 @@ export async function lookupInvite(db: D1Database, token: string): Promise<Invit
 
 // ---- challenges -------------------------------------------------------------------------------
 
-async function storeChallenge(
+export async function storeChallenge(
   db: D1Database,
   challenge: string,
   purpose: ChallengePurpose,
@@ -191,7 +192,7 @@ async function registrationOptions(
     userID: new Uint8Array(new TextEncoder().encode(user.id)),
     attestationType: "none",
     excludeCredentials: exclude.map((id) => ({ id })),
-    authenticatorSelection: { residentKey: "required", userVerification: "preferred" },
+    authenticatorSelection: { residentKey: "required", userVerification: "required" },
   });
   return { challengeId: await storeChallenge(db, options.challenge, purpose, subject), options };
 }
@@ -211,7 +212,7 @@ async function verifyNewPasskey(
     expectedChallenge: expected,
     expectedOrigin: rp.origin,
     expectedRPID: rp.rpID,
-    requireUserVerification: false,
+    requireUserVerification: true,
   }).catch(() => ({ verified: false as const }));
   if (!result.verified) throw fail("The passkey could not be verified.");
   return result.registrationInfo.credential;
@@ -358,8 +359,34 @@ export async function completeInvite(
 
 // ---- sign in ----------------------------------------------------------------------------------
 
+/**
+ * Checks a passkey assertion against the stored credential, with user verification (PIN or
+ * biometrics) required: a passkey that only proves presence signs nobody in. The new signature
+ * counter, or null when the assertion does not verify.
+ */
+export async function verifyAssertion(
+  rp: RelyingParty,
+  passkey: PasskeyRow,
+  expectedChallenge: string,
+  response: AuthenticationResponseJSON,
+): Promise<number | null> {
+  const result = await verifyAuthenticationResponse({
+    response,
+    expectedChallenge,
+    expectedOrigin: rp.origin,
+    expectedRPID: rp.rpID,
+    requireUserVerification: true,
+    credential: {
+      id: passkey.id,
+      publicKey: new Uint8Array(base64urlnopad.decode(passkey.public_key)),
+      counter: passkey.counter,
+    },
+  }).catch(() => null);
+  return result?.verified ? result.authenticationInfo.newCounter : null;
+}
+
 export async function signInOptions(db: D1Database, rp: RelyingParty) {
-  const options = await generateAuthenticationOptions({ rpID: rp.rpID, userVerification: "preferred" });
+  const options = await generateAuthenticationOptions({ rpID: rp.rpID, userVerification: "required" });
   return { challengeId: await storeChallenge(db, options.challenge, "authenticate", null), options };
 }
 
@@ -392,20 +419,8 @@ export async function signIn(
   const expected = await takeChallenge(db, input.challengeId, "authenticate", null, new Date().toISOString());
   if (!expected) throw await failed("The sign-in challenge expired; start again.");
   if (!passkey) throw await failed("This passkey is not registered here.");
-  const result = await verifyAuthenticationResponse({
-    response: input.response,
-    expectedChallenge: expected,
-    expectedOrigin: rp.origin,
-    expectedRPID: rp.rpID,
-    requireUserVerification: false,
-    credential: {
-      id: passkey.id,
-      publicKey: new Uint8Array(base64urlnopad.decode(passkey.public_key)),
-      counter: passkey.counter,
-    },
-  }).catch(() => ({ verified: false, authenticationInfo: null }));
-  if (!result.verified || !result.authenticationInfo)
-    throw await failed("The passkey could not be verified.");
+  const newCounter = await verifyAssertion(rp, passkey, expected, input.response);
+  if (newCounter === null) throw await failed("The passkey could not be verified.");
   const user = await db
     .prepare(
       "SELECT u.id, u.partner_id, u.email, u.status, p.is_active FROM cabinet_users u JOIN partners p ON p.id = u.partner_id WHERE u.id = ?",
@@ -415,7 +430,7 @@ export async function signIn(
   if (user?.status !== "active") throw await failed("This account is deactivated.");
   if (user.is_active !== 1) throw await failed("This partner account is not active.");
   const now = new Date().toISOString();
-  await recordPasskeyUse(db, passkey.id, result.authenticationInfo.newCounter, now);
+  await recordPasskeyUse(db, passkey.id, newCounter, now);
   const { stmt, session } = await sessionStatement(db, user.id, meta);
   await stmt.run();
   await audit(db, { partnerId: user.partner_id, label: user.email, ip: meta.ip }, "member.signed_in");

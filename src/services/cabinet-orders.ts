@@ -222,6 +222,8 @@ export async function cabinetAction(
   member: AuditActor,
   ref: string,
   body: ActionBody,
+  /** The step-up that confirmed a send to a new address (src/services/step-up.ts). */
+  stepUp: { passkey: string } | null,
 ): Promise<OrderView> {
   const order = await takeOrderAction(
     env,
@@ -231,6 +233,10 @@ export async function cabinetAction(
     undefined,
   );
   const { kind, ...inputs } = body;
-  await audit(env.DB, member, `order.${kind}`, order.short_id, { status: order.status, ...inputs });
+  await audit(env.DB, member, `order.${kind}`, order.short_id, {
+    status: order.status,
+    ...inputs,
+    ...(stepUp ? { step_up: stepUp.passkey } : {}),
+  });
   return order;
 }

@@ -15,18 +15,21 @@ export function admin(path: string, init: { method?: string; json?: unknown } = 
   });
 }
 
-/** A browser context with its own passkey store (a platform authenticator). */
+/**
+ * A browser context with its own passkey store (a platform authenticator). `userVerified(false)`
+ * makes the authenticator answer with presence only, like a security key touched without its PIN.
+ */
 export async function withPasskeys(
   b: Browser,
   viewport = { width: 1100, height: 760 },
-): Promise<{ ctx: BrowserContext; page: Page }> {
+): Promise<{ ctx: BrowserContext; page: Page; userVerified(on: boolean): Promise<void> }> {
   // An explicit locale: from a POSIX environment Chromium reports `en-US@posix`, which no real
   // browser does and which Intl (uPlot's date axis) refuses.
   const ctx = await b.newContext({ viewport, locale: "en-US" });
   const page = await ctx.newPage();
   const cdp = await ctx.newCDPSession(page);
   await cdp.send("WebAuthn.enable");
-  await cdp.send("WebAuthn.addVirtualAuthenticator", {
+  const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
     options: {
       protocol: "ctap2",
       transport: "internal",
@@ -37,7 +40,10 @@ export async function withPasskeys(
     },
   });
   page.on("dialog", (d) => void d.accept());
-  return { ctx, page };
+  const userVerified = async (isUserVerified: boolean) => {
+    await cdp.send("WebAuthn.setUserVerified", { authenticatorId, isUserVerified });
+  };
+  return { ctx, page, userVerified };
 }
 
 /** Waits for a page; on failure says what the page's status line showed (a ceremony's error). */
@@ -102,3 +108,11 @@ export const postOrder = (key: string, body: Record<string, unknown>) =>
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
     body: JSON.stringify(body),
   });
+
+/** An order's status as the partner API reports it. */
+export async function orderStatus(key: string, id: string): Promise<string> {
+  const res = await fetch(`${ORIGIN}/api/v1/partner/orders/${id}`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
+  return ((await res.json()) as { status: string }).status;
+}

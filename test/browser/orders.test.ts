@@ -13,6 +13,7 @@ import {
   landOn,
   ORDER,
   ORIGIN,
+  orderStatus,
   postOrder,
   shot,
   withPasskeys,
@@ -40,13 +41,6 @@ async function createOrder(key: string, body: Record<string, unknown> = ORDER): 
 async function deposit(o: Order, amount: string): Promise<void> {
   expect((await admin("/sim/BTC/transfers", { json: { to: o.deposit_address, amount } })).status).toBe(201);
   expect((await admin("/sim/BTC/blocks", { json: { count: 2 } })).status).toBe(200);
-}
-
-async function statusOf(key: string, id: string): Promise<string> {
-  const res = await fetch(`${ORIGIN}/api/v1/partner/orders/${id}`, {
-    headers: { authorization: `Bearer ${key}` },
-  });
-  return ((await res.json()) as Order).status;
 }
 
 const rows = (page: Page) => page.locator("tr[data-order-id]");
@@ -121,7 +115,7 @@ describe("cabinet orders in Chromium", () => {
     // An underpaid order waits in failed with a refund to decide: type an address, confirm, refunded.
     const under = await createOrder(key);
     await deposit(under, "0.0003");
-    await expect.poll(() => statusOf(key, under.id), { timeout: 60_000, interval: 500 }).toBe("failed");
+    await expect.poll(() => orderStatus(key, under.id), { timeout: 60_000, interval: 500 }).toBe("failed");
     await page.goto(`${ORIGIN}/cabinet/orders/${under.short_id}`);
     const address = page.getByTestId("refund-address");
     await address.fill(TRON);

@@ -6,7 +6,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vite
 import { searchStatement } from "../../src/storage/order-search";
 import { projectOrderIndex } from "../../src/storage/orders";
 import { admin, json, setPrices, type TestPartner } from "../helpers";
-import { acceptInvite, cab, csrfOf, invite, partnerWithAdmin } from "../support/cabinet";
+import { acceptInvite, cab, csrfOf, invite, partnerWithAdmin, stepUp } from "../support/cabinet";
 import {
   BTC_TO_USDT,
   createOrder,
@@ -247,7 +247,7 @@ describe("actions from the cabinet", () => {
     const res = await cab(`/orders/${o.id}/refund`, {
       cookie: t.cookie,
       csrf: t.csrf,
-      form: { refund_address: NEW_BTC },
+      form: { refund_address: NEW_BTC, step_up: await stepUp(t) },
     });
     expect(res.status).toBe(303);
     expect(res.headers.get("location")).toBe(`/cabinet/orders/${o.id}`);
@@ -267,6 +267,84 @@ describe("actions from the cabinet", () => {
     expect((await cab(`/orders/${o.id}/continue`, { cookie: t.cookie, csrf: t.csrf, form: {} })).status).toBe(
       409,
     );
+  });
+});
+
+describe("step-up before funds go to a new address", () => {
+  beforeEach(async () => {
+    await setPrices();
+    startClock();
+  });
+
+  it("a typed refund address needs a fresh passkey assertion with user verification, audited with the address", async () => {
+    const t = await team();
+    const other = await partnerWithAdmin("other@wallet.example");
+    const o = await createOrder(t.api, BTC_TO_USDT);
+    await simSend("BTC", o.deposit_address, "0.0003");
+    await simMine("BTC", 2);
+    await step(o.id);
+    expect(await read(t.api, o.id)).toMatchObject({ status: "failed", status_reason: "amount_below_min" });
+    const html = await page(t, `/orders/${o.id}`);
+    expect(html).toMatch(/<input type="hidden" name="step_up" data-step-up/);
+
+    // The page's form post; `x-csrf-token` as well makes the cabinet answer errors in JSON.
+    const post = (step_up?: string, headers: Record<string, string> = { "x-csrf-token": t.csrf }) =>
+      cab(`/orders/${o.id}/refund`, {
+        cookie: t.cookie,
+        csrf: t.csrf,
+        headers,
+        form: { refund_address: NEW_BTC, ...(step_up !== undefined ? { step_up } : {}) },
+      });
+    const refused = async (step_up: string | undefined, detail: RegExp) => {
+      const res = await post(step_up);
+      expect(res.status).toBe(403);
+      expect(await json(res)).toEqual({ code: "step_up_required", detail: expect.stringMatching(detail) });
+      expect((await read(t.api, o.id)).status).toBe("failed");
+    };
+
+    // The session alone, garbage, a presence-only assertion, another member's passkey, a
+    // confirmation made for another session: each refused, the order still holds the money.
+    expect((await post(undefined, {})).status).toBe(403);
+    await refused(undefined, /fresh passkey confirmation/);
+    await refused("{", /malformed/);
+    await refused(await stepUp(t, { userVerified: false }), /user verification/);
+    const mine = JSON.parse(await stepUp(t)) as { challengeId: string };
+    const theirs = JSON.parse(await stepUp(other)) as { response: unknown };
+    await refused(JSON.stringify({ challengeId: mine.challengeId, response: theirs.response }), /your own/);
+    await refused(await stepUp(other), /expired/);
+
+    const proof = await stepUp(t);
+    expect((await post(proof)).status).toBe(303);
+    expect(await read(t.api, o.id)).toMatchObject({ status: "refunding", refund_address: NEW_BTC });
+    // Newest first: the refund, then the step-up that allowed it, with the address.
+    const audit = await page(t, "/audit");
+    expect(audit).toMatch(
+      new RegExp(`<code>order\\.refund</code>[\\s\\S]*?<code>step_up\\.verified</code>[\\s\\S]*?${NEW_BTC}`),
+    );
+    const rows = await env.DB.prepare(
+      "SELECT action, target, detail FROM cabinet_audit_log WHERE partner_id = ? AND action IN ('step_up.verified', 'order.refund') ORDER BY id",
+    )
+      .bind(t.partnerId)
+      .all<{ action: string; target: string; detail: string }>();
+    expect(rows.results.map((r) => [r.action, r.target, JSON.parse(r.detail)])).toEqual([
+      ["step_up.verified", NEW_BTC, { action: "order.refund", passkey: "Passkey 1" }],
+      ["order.refund", o.short_id, { status: "refunding", refund_address: NEW_BTC, step_up: "Passkey 1" }],
+    ]);
+  });
+
+  it("sign-in needs user verification too", async () => {
+    const t = await partnerWithAdmin("uv@wallet.example");
+    const opts = await cab("/sign-in/options", { json: {} });
+    const { challengeId, options } = await json<{
+      challengeId: string;
+      options: { challenge: string; userVerification: string };
+    }>(opts);
+    expect(options.userVerification).toBe("required");
+    const res = await cab("/sign-in", {
+      json: { challengeId, response: t.authenticator.assert(options, undefined, { userVerified: false }) },
+    });
+    expect(res.status).toBe(401);
+    expect(res.headers.get("set-cookie") ?? "").not.toContain("cabinet_session");
   });
 });
 

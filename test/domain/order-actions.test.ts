@@ -6,6 +6,7 @@ import {
   awaitsDecision,
   decisionPatch,
   extrasDecidable,
+  newDestination,
   orderActions,
 } from "../../src/domain/order-actions";
 import type { OrderStatus, StatusReason } from "../../src/domain/order-state";
@@ -306,5 +307,14 @@ describe("decisionPatch", () => {
       },
       log: { amount_to_estimate: actions.continue.amount_to_estimate, rate: actions.continue.rate },
     });
+  });
+});
+
+describe("newDestination (what the cabinet's step-up guards)", () => {
+  it("is the typed refund address or the new recipient; nothing for continue or a refund to the order's own address", () => {
+    expect(newDestination({ kind: "refund", refund_address: "bc1qnew" })).toBe("bc1qnew");
+    expect(newDestination({ kind: "payout", recipient_address: "TNew" })).toBe("TNew");
+    expect(newDestination({ kind: "refund" })).toBeNull();
+    expect(newDestination({ kind: "continue" })).toBeNull();
   });
 });

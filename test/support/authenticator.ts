@@ -94,10 +94,16 @@ export class SoftAuthenticator {
   }
 
   /** navigator.credentials.get(): an assertion by the given (default: latest) credential. */
-  assert(options: RequestOptions, which = this.credentials.at(-1), overrides: { origin?: string } = {}) {
+  assert(
+    options: RequestOptions,
+    which = this.credentials.at(-1),
+    overrides: { origin?: string; userVerified?: boolean } = {},
+  ) {
     if (!which) throw new Error("no credential registered");
     which.counter++;
-    const authData = concat(sha256(utf8(this.rpId)), new Uint8Array([0x05]), u32(which.counter));
+    // UP | UV, or UP alone: a security key touched without its PIN.
+    const flags = overrides.userVerified === false ? 0x01 : 0x05;
+    const authData = concat(sha256(utf8(this.rpId)), new Uint8Array([flags]), u32(which.counter));
     const clientDataJSON = this.#clientData(
       "webauthn.get",
       options.challenge,

@@ -85,6 +85,23 @@ export async function signInWith(authenticator: SoftAuthenticator, ip?: string):
   });
 }
 
+/**
+ * A step-up proof (the `step_up` form field) from the member's passkey, as the page's script makes
+ * it: options for this session, then an assertion (with user verification unless told otherwise).
+ */
+export async function stepUp(
+  m: { cookie: string; csrf: string; authenticator: SoftAuthenticator },
+  assert: { userVerified?: boolean } = {},
+): Promise<string> {
+  const res = await cab("/step-up/options", { cookie: m.cookie, csrf: m.csrf, json: {} });
+  expect(res.status).toBe(200);
+  const { challengeId, options } = await json<{ challengeId: string; options: { challenge: string } }>(res);
+  return JSON.stringify({
+    challengeId,
+    response: m.authenticator.assert(options, undefined, assert),
+  });
+}
+
 /** The CSRF token of a session, read from a page the way the browser's script does. */
 export async function csrfOf(cookie: string): Promise<string> {
   const res = await cab("/account", { cookie });

@@ -98,6 +98,17 @@ export const Csrf = (props: { session: SessionContext }) => (
   <input type="hidden" name="_csrf" value={props.session.session.csrf_token} />
 );
 
+/**
+ * Makes its form a step-up form (src/services/step-up.ts): the page script fills this field with a
+ * fresh passkey assertion before the form is sent; the route refuses the post without it.
+ */
+export const StepUpField = () => (
+  <>
+    <input type="hidden" name="step_up" data-step-up />
+    <p class="check bad" data-step-up-status role="alert"></p>
+  </>
+);
+
 export function Message(props: { title: string; text: string; session?: SessionContext | undefined }) {
   return (
     <Page title={props.title} session={props.session} narrow>

@@ -9,7 +9,7 @@ import { ORDER_STATUSES, type OrderStatus } from "../../domain/order-state";
 import type { OrderDetail, OrderQuery } from "../../services/cabinet-orders";
 import type { SessionContext } from "../../storage/cabinet";
 import type { CabinetOrderRow } from "../../storage/order-search";
-import { Csrf, Page } from "./layout";
+import { Csrf, Page, StepUpField } from "./layout";
 import { when } from "./pages";
 import { StackTable } from "./stack-table";
 
@@ -185,8 +185,9 @@ function AddressInput(props: {
   required: boolean;
   placeholder: string;
 }) {
+  // Not label.grow: in the choice's column its 320px basis would be the field's height.
   return (
-    <label class="grow">
+    <label>
       {props.kind === "refund" ? "Refund address" : "New recipient address"}
       <input
         name={props.name}
@@ -243,12 +244,15 @@ function ActionsCard(props: { session: SessionContext; order: OrderView; actions
             >
               <Csrf session={session} />
               {refund.requires_address ? (
-                <AddressInput
-                  name="refund_address"
-                  kind="refund"
-                  required
-                  placeholder={`${refund.network} address`}
-                />
+                <>
+                  <AddressInput
+                    name="refund_address"
+                    kind="refund"
+                    required
+                    placeholder={`${refund.network} address`}
+                  />
+                  <StepUpField />
+                </>
               ) : null}
               <button type="submit" class="danger" data-testid="refund">
                 Refund {refund.amount} {refund.coin}
@@ -303,6 +307,7 @@ function ActionsCard(props: { session: SessionContext; order: OrderView; actions
                   required
                   placeholder={`${a.payout.network} address`}
                 />
+                <StepUpField />
                 <button type="submit" data-testid="payout">
                   Pay out {a.payout.amount} {a.payout.coin}
                 </button>

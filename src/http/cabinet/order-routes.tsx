@@ -2,6 +2,7 @@
 // decisions on a failed order's money (the partner API's logic, taken as the signed-in member).
 import type { Context, Hono } from "hono";
 import { z } from "zod";
+import { newDestination } from "../../domain/order-actions";
 import {
   cabinetAction,
   checkActionAddress,
@@ -13,10 +14,11 @@ import {
   ordersCsv,
 } from "../../services/cabinet-orders";
 import type { ActionBody } from "../../services/order-actions";
+import { STEP_UP_FIELD, verifyStepUp } from "../../services/step-up";
 import { loadCatalog } from "../../storage/catalog";
 import { badRequest } from "../errors";
 import { OrderPage, OrdersPage } from "./order-pages";
-import { actorOf, type CabinetEnv, requireSession, type SignedInEnv } from "./session";
+import { actorOf, type CabinetEnv, requireSession, rp, type SignedInEnv } from "./session";
 
 const signedIn = (c: Context<CabinetEnv>) => c as unknown as Context<SignedInEnv>;
 const partnerOf = (c: Context<CabinetEnv>) => signedIn(c).get("cabinet").user.partner_id;
@@ -111,12 +113,18 @@ export function registerOrderRoutes(app: Hono<CabinetEnv>): void {
   });
 
   app.post("/orders/:ref/:action{refund|continue|payout}", requireSession("orders.act"), async (c) => {
-    const order = await cabinetAction(
-      c.env,
-      actorOf(signedIn(c)),
-      c.req.param("ref"),
-      actionBody(c.req.param("action"), await form(c)),
-    );
+    const s = signedIn(c);
+    const f = await form(c);
+    const body = actionBody(c.req.param("action"), f);
+    // Funds to an address the order did not carry: only after a fresh passkey confirmation.
+    const to = newDestination(body);
+    const stepUp = to
+      ? await verifyStepUp(c.env.DB, rp(c), s.get("cabinet"), actorOf(s), f[STEP_UP_FIELD], {
+          action: `order.${body.kind}`,
+          address: to,
+        })
+      : null;
+    const order = await cabinetAction(c.env, actorOf(s), c.req.param("ref"), body, stepUp);
     return c.redirect(`/cabinet/orders/${order.id}`, 303);
   });
 }

@@ -28,6 +28,7 @@ import {
   rollKey,
   setAllowlist,
 } from "../../services/cabinet-team";
+import { stepUpOptions } from "../../services/step-up";
 import { deleteSession, listAudit, listPasskeys, listPendingInvites, listUsers } from "../../storage/cabinet";
 import { listKeys } from "../../storage/partners";
 import { badRequest } from "../errors";
@@ -279,6 +280,9 @@ export function createCabinet() {
     const s = signedIn(c).get("cabinet");
     return c.html(<AccountPage session={s} passkeys={await listPasskeys(c.env.DB, s.user.id)} />);
   });
+  app.post("/step-up/options", requireSession(), async (c) =>
+    c.json(await stepUpOptions(c.env.DB, rp(c), signedIn(c).get("cabinet"))),
+  );
   app.post("/account/passkeys/options", requireSession(), async (c) =>
     c.json(await addPasskeyOptions(c.env.DB, rp(c), signedIn(c).get("cabinet").user)),
   );

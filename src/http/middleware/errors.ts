@@ -29,6 +29,7 @@ const DOMAIN_STATUS: Record<DomainErrorCode, ContentfulStatusCode> = {
   key_not_found: 404,
   last_admin: 409,
   last_passkey: 409,
+  step_up_required: 403,
   invalid_catalog_change: 422,
   currency_exists: 409,
   action_not_available: 409,

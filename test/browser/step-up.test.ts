@@ -1,0 +1,86 @@
+// Step-up in Chromium (docs/cabinet.md): an underpaid order's refund to a typed address is sent
+// only after a fresh passkey confirmation with user verification. With the virtual authenticator
+// answering presence only, the refund is refused and the order keeps the money; with user
+// verification it goes through, and the audit log shows the step-up with the address.
+// Screenshots go to test-artifacts/cabinet/.
+import { describe, expect, it } from "vitest";
+import {
+  admin,
+  browserSession,
+  inviteUrl,
+  landOn,
+  ORDER,
+  ORIGIN,
+  orderStatus,
+  postOrder,
+  shot,
+  withPasskeys,
+} from "./harness";
+
+const suite = browserSession();
+const REFUND_TO = "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq";
+
+interface Order {
+  id: string;
+  short_id: string;
+  deposit_address: string;
+}
+
+describe("step-up in Chromium", () => {
+  it("a refund to a typed address needs the passkey again, with user verification", async () => {
+    const partner = (await (await admin("/partners", { json: { name: "Step-up Wallet" } })).json()) as {
+      id: string;
+    };
+    const key = (
+      (await (await admin(`/partners/${partner.id}/keys`, { json: {} })).json()) as { key: string }
+    ).key;
+    const order = (await (await postOrder(key, ORDER)).json()) as Order;
+    expect(
+      (await admin("/sim/BTC/transfers", { json: { to: order.deposit_address, amount: "0.0003" } })).status,
+    ).toBe(201);
+    expect((await admin("/sim/BTC/blocks", { json: { count: 2 } })).status).toBe(200);
+    await expect.poll(() => orderStatus(key, order.id), { timeout: 60_000, interval: 500 }).toBe("failed");
+
+    const { ctx, page, userVerified } = await withPasskeys(suite.browser());
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(String(e)));
+    await page.goto(await inviteUrl(partner.id, "ops@step-up.example", "developer"));
+    await page.getByRole("button", { name: "Create passkey and sign in" }).click();
+    await landOn(page, "/cabinet/keys");
+
+    await page.goto(`${ORIGIN}/cabinet/orders/${order.short_id}`);
+    await page.getByTestId("refund-address").fill(REFUND_TO);
+    await expect.poll(() => page.locator("[data-check]").textContent()).toBe("Valid address.");
+
+    // Presence only: the ceremony cannot give what the server asks for; nothing is sent.
+    await userVerified(false);
+    await page.getByTestId("refund").click();
+    const status = page.locator("[data-step-up-status]");
+    await expect
+      .poll(() => status.textContent(), { timeout: 30_000 })
+      .toMatch(/^Not confirmed: your passkey must verify you/);
+    await shot(page, "step-up-01-refused");
+    expect(page.url()).toBe(`${ORIGIN}/cabinet/orders/${order.short_id}`);
+    expect(await orderStatus(key, order.id)).toBe("failed");
+    await expect.poll(() => page.getByTestId("refund").isEnabled()).toBe(true);
+
+    // With user verification: the refund goes to the typed address.
+    await userVerified(true);
+    await page.getByTestId("refund").click();
+    await landOn(page, `/cabinet/orders/${order.id}`);
+    await expect
+      .poll(() => orderStatus(key, order.id), { timeout: 60_000, interval: 500 })
+      .toMatch(/^refund/);
+    await shot(page, "step-up-02-refunding");
+
+    await page.getByRole("link", { name: "Audit log" }).click();
+    await landOn(page, "/cabinet/audit");
+    const audit = (await page.locator("main").textContent()) ?? "";
+    expect(audit).toMatch(
+      /order\.refund[\s\S]*step_up\.verified[\s\S]*bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq/,
+    );
+    await shot(page, "step-up-03-audit");
+    expect(errors).toEqual([]);
+    await ctx.close();
+  });
+});
