@@ -149,7 +149,9 @@ describe("cli: keys", () => {
     expect(await secretMatches(parsed.secret, found!.key.secret_hash)).toBe(true);
 
     const list = await ok("key", "list", id);
-    expect(list.split("\n")[0]).toMatch(/^KEY_ID\s+MODE\s+STATUS\s+CREATED_AT\s+LAST_USED_AT\s+REVOKED_AT$/);
+    expect(list.split("\n")[0]).toMatch(
+      /^KEY_ID\s+MODE\s+STATUS\s+SCOPES\s+CREATED_AT\s+LAST_USED_AT\s+REVOKED_AT$/,
+    );
     expect(list).toMatch(new RegExp(`^${parsed.keyId}\\s+live\\s+active\\s`, "m"));
     expect(list).not.toContain(parsed.secret);
     const listJson = await okJson<{ data: Record<string, unknown>[] }>("key", "list", id);
@@ -174,12 +176,27 @@ describe("cli: keys", () => {
     });
   });
 
-  it("key create --json returns {key_id, key, mode, created_at}", async () => {
+  it("key create --json returns {key_id, key, mode, scopes, created_at}", async () => {
     const id = await newPartner();
     const k = await okJson<{ key_id: string; key: string; created_at: string }>("key", "create", id);
     expect(k.key).toMatch(FULL_KEY);
     expect(k.key.startsWith(`${k.key_id}.`)).toBe(true);
-    expect(Object.keys(k).sort()).toEqual(["created_at", "key", "key_id", "mode"]);
+    expect(Object.keys(k).sort()).toEqual(["created_at", "key", "key_id", "mode", "scopes"]);
+    expect(k).toMatchObject({ scopes: ["read", "orders:write", "webhooks:write"] });
+  });
+
+  it("key create --scopes grants exactly those; key list shows them; an unknown scope is refused", async () => {
+    const id = await newPartner();
+    const out = await ok("key", "create", id, "--scopes", "read, orders:act");
+    const keyId = /API key (pk_[A-Za-z0-9_-]{16})/.exec(out)?.[1];
+    expect(out).toContain("Scopes: read, orders:act");
+    expect((await findKey(env.DB, keyId!))?.key.scopes).toBe("read orders:act");
+    expect(await ok("key", "list", id)).toMatch(
+      new RegExp(`^${keyId}\\s+live\\s+active\\s+read,orders:act\\s`, "m"),
+    );
+    const bad = await cli(["key", "create", id, "--scopes", "orders:delete"]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/scopes/);
   });
 
   it("key create --test makes a pk_test_ key (test mode)", async () => {

@@ -60,14 +60,20 @@ export interface TestPartner {
   keyId: string;
 }
 
-/** Creates a partner and an API key through the operator API. */
+/** Every key scope: the tests' partners may do everything (key-scopes.test.ts tests less). */
+export const ALL_SCOPES = ["read", "orders:write", "orders:act", "webhooks:write"];
+
+/** Creates a partner and an API key (with every scope) through the operator API. */
 export async function createPartner(
   fields: { name?: string; markup_bps?: number; rate_limit_per_minute?: number } = {},
 ): Promise<TestPartner> {
   const res = await admin("/partners", { method: "POST", json: { name: "acme", ...fields } });
   expect(res.status).toBe(201);
   const partner = await json<{ id: string }>(res);
-  const keyRes = await admin(`/partners/${partner.id}/keys`, { method: "POST" });
+  const keyRes = await admin(`/partners/${partner.id}/keys`, {
+    method: "POST",
+    json: { scopes: ALL_SCOPES },
+  });
   expect(keyRes.status).toBe(201);
   const key = await json<{ key: string; key_id: string }>(keyRes);
   return { id: partner.id, key: key.key, keyId: key.key_id };

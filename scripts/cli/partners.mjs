@@ -165,14 +165,35 @@ export const partnerCommands = {
         type: "boolean",
         description: "a test-mode key (pk_test_…): test orders only, nothing real moves",
       },
+      scopes: {
+        type: "string",
+        value: "list",
+        description:
+          "comma-separated: read, orders:write, orders:act, webhooks:write (default: all but orders:act)",
+      },
     },
-    examples: ["key create 3f2c…", "key create 3f2c… --test", "key create 3f2c… --json | jq -r .key"],
+    examples: [
+      "key create 3f2c…",
+      "key create 3f2c… --test",
+      "key create 3f2c… --scopes read",
+      "key create 3f2c… --scopes read,orders:write,orders:act",
+      "key create 3f2c… --json | jq -r .key",
+    ],
     async run({ args, flags, api, output, print }) {
       const k = await api.post(`/partners/${seg(args.partner_id)}/keys`, {
         mode: flags.test ? "test" : "live",
+        ...(flags.scopes !== undefined
+          ? {
+              scopes: flags.scopes
+                .split(",")
+                .map((s) => s.trim())
+                .filter(Boolean),
+            }
+          : {}),
       });
       output(k, () => {
         print(`Created ${k.mode} API key ${k.key_id} for partner ${args.partner_id}.`);
+        print(`Scopes: ${k.scopes.join(", ")}`);
         print("");
         print(`  ${k.key}`);
         print("");
@@ -182,7 +203,7 @@ export const partnerCommands = {
     },
   },
   "key list": {
-    summary: "List a partner's API keys (ids and dates; secrets are never shown)",
+    summary: "List a partner's API keys (ids, scopes and dates; secrets are never shown)",
     args: [partnerId],
     examples: ["key list 3f2c…"],
     async run({ args, api, output, print }) {
@@ -196,11 +217,12 @@ export const partnerCommands = {
         }
         print(
           formatTable(
-            ["KEY_ID", "MODE", "STATUS", "CREATED_AT", "LAST_USED_AT", "REVOKED_AT"],
+            ["KEY_ID", "MODE", "STATUS", "SCOPES", "CREATED_AT", "LAST_USED_AT", "REVOKED_AT"],
             data.map((k) => [
               k.key_id,
               k.mode,
               k.revoked_at ? "revoked" : "active",
+              k.scopes.join(","),
               k.created_at,
               k.last_used_at,
               k.revoked_at,

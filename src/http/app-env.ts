@@ -1,4 +1,5 @@
 import type { Config } from "../config";
+import type { KeyScope } from "../domain/key-scopes";
 import type { Partner } from "../domain/partner";
 
 /** Hono environment shared by every router: the Worker bindings plus per-request variables. */
@@ -13,6 +14,8 @@ export interface AppEnv {
     operator: string;
     /** The key id the partner authenticated with: who made a decision, in the order's log. */
     apiKeyId?: string;
+    /** What that key may do (src/domain/key-scopes.ts); checked by requireScope. */
+    keyScopes?: readonly KeyScope[];
   };
 }
 

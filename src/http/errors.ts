@@ -9,6 +9,7 @@ export const ERROR_CODES = [
   "invalid_signature",
   "partner_inactive",
   "ip_not_allowed",
+  "insufficient_scope",
   "forbidden",
   "csrf_failed",
   "not_found",

@@ -10,6 +10,29 @@ export interface OutboxEntry {
   message: WebhookMessage;
 }
 
+/** Cloudflare Queues takes at most 100 messages and 256 KB in one sendBatch. */
+export const QUEUE_BATCH_MESSAGES = 100;
+const QUEUE_BATCH_BYTES = 240_000; // below 256 KB, for the per-message overhead Queues counts
+
+/** Consecutive slices of `rows` that each fit one sendBatch, in order. */
+export function queueBatches<T extends { message: string }>(rows: readonly T[]): T[][] {
+  const out: T[][] = [];
+  let current: T[] = [];
+  let bytes = 0;
+  for (const row of rows) {
+    const size = row.message.length;
+    if (current.length && (current.length === QUEUE_BATCH_MESSAGES || bytes + size > QUEUE_BATCH_BYTES)) {
+      out.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(row);
+    bytes += size;
+  }
+  if (current.length) out.push(current);
+  return out;
+}
+
 /**
  * The order's webhook outbox (table `outbox`, src/objects/order-migrations.ts): each status
  * change's event is written in the transition's own transaction and handed to the queue after it,
@@ -50,7 +73,10 @@ export class OrderOutbox {
     );
   }
 
-  /** Hands unsent events to the queue, in order; whatever fails stays for the next run. */
+  /**
+   * Hands unsent events to the queue, in order, in batches Queues accepts; a batch that fails stays
+   * (with every later one) for the next run.
+   */
   async flush(now: number, orderId: string | undefined): Promise<void> {
     const pending = this.sql
       .exec<{ sequence: number; message: string }>(
@@ -58,11 +84,13 @@ export class OrderOutbox {
       )
       .toArray();
     if (pending.length === 0) return;
+    const at = new Date(now).toISOString();
     try {
-      await this.queue.sendBatch(pending.map((p) => ({ body: JSON.parse(p.message) as WebhookMessage })));
-      const at = new Date(now).toISOString();
-      for (const p of pending)
-        this.sql.exec("UPDATE outbox SET sent_at = ? WHERE sequence = ?", at, p.sequence);
+      for (const batch of queueBatches(pending)) {
+        await this.queue.sendBatch(batch.map((p) => ({ body: JSON.parse(p.message) as WebhookMessage })));
+        for (const p of batch)
+          this.sql.exec("UPDATE outbox SET sent_at = ? WHERE sequence = ?", at, p.sequence);
+      }
     } catch (err) {
       console.error(
         JSON.stringify({

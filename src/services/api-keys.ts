@@ -1,5 +1,6 @@
 // Issuing API keys, shared by the operator API and the cabinet.
 import { generateApiKey, type KeyMode } from "../domain/credentials";
+import { DEFAULT_SCOPES, formatScopes, type KeyScope, parseScopes } from "../domain/key-scopes";
 import { insertKey } from "../storage/partners";
 
 export interface IssuedKey {
@@ -7,15 +8,25 @@ export interface IssuedKey {
   /** The full `<key_id>.<secret>`: returned once, never stored. */
   key: string;
   mode: KeyMode;
+  scopes: KeyScope[];
   created_at: string;
 }
 
 export async function issueKey(
   db: D1Database,
   partnerId: string,
-  opts: { name?: string; createdBy: string; ipAllowlist?: string | null; now?: Date; mode?: KeyMode },
+  opts: {
+    name?: string;
+    createdBy: string;
+    ipAllowlist?: string | null;
+    now?: Date;
+    mode?: KeyMode;
+    /** Unset: DEFAULT_SCOPES (everything but orders:act). */
+    scopes?: readonly KeyScope[];
+  },
 ): Promise<IssuedKey> {
   const mode = opts.mode ?? "live";
+  const scopes = formatScopes(opts.scopes ?? DEFAULT_SCOPES);
   const key = await generateApiKey(mode);
   const created_at = (opts.now ?? new Date()).toISOString();
   await insertKey(db, {
@@ -30,6 +41,7 @@ export async function issueKey(
     created_by: opts.createdBy,
     expires_at: null,
     ip_allowlist: opts.ipAllowlist ?? null,
+    scopes,
   });
-  return { key_id: key.keyId, key: key.key, mode, created_at };
+  return { key_id: key.keyId, key: key.key, mode, scopes: parseScopes(scopes), created_at };
 }

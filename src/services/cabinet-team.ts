@@ -3,6 +3,7 @@ import { leavesAnAdmin, ROLL_OVERLAPS, type Role, type RollOverlap } from "../do
 import type { KeyMode } from "../domain/credentials";
 import { DomainError } from "../domain/errors";
 import { parseCidr } from "../domain/ip-allowlist";
+import { type KeyScope, parseScopes } from "../domain/key-scopes";
 import { setKeyAllowlist, setKeyExpiry } from "../storage/api-keys";
 import {
   deletePasskeyUnlessLast,
@@ -112,15 +113,20 @@ export async function revokeInviteAudited(db: D1Database, actor: Actor, inviteId
 export async function createKey(
   db: D1Database,
   actor: Actor,
-  input: { name: string; ipAllowlist: string[] | null; mode?: KeyMode },
+  input: { name: string; ipAllowlist: string[] | null; mode?: KeyMode; scopes?: readonly KeyScope[] },
 ): Promise<IssuedKey> {
   const issued = await issueKey(db, actor.partnerId, {
     name: input.name,
     createdBy: actor.label,
     ipAllowlist: input.ipAllowlist?.length ? JSON.stringify(input.ipAllowlist) : null,
     mode: input.mode ?? "live",
+    ...(input.scopes ? { scopes: input.scopes } : {}),
   });
-  await audit(db, actor, "key.created", issued.key_id, { name: input.name, mode: issued.mode });
+  await audit(db, actor, "key.created", issued.key_id, {
+    name: input.name,
+    mode: issued.mode,
+    scopes: issued.scopes,
+  });
   return issued;
 }
 
@@ -130,7 +136,7 @@ export async function revokeKeyAudited(db: D1Database, actor: Actor, keyId: stri
   await audit(db, actor, "key.revoked", keyId);
 }
 
-/** A new key with the old one's name and allowlist; the old one keeps working for `overlap`. */
+/** A new key with the old one's name, allowlist and scopes; the old one keeps working for `overlap`. */
 export async function rollKey(
   db: D1Database,
   actor: Actor,
@@ -144,6 +150,7 @@ export async function rollKey(
     createdBy: actor.label,
     ipAllowlist: old.ip_allowlist,
     mode: old.mode,
+    scopes: parseScopes(old.scopes),
   });
   const expiresAt = new Date(Date.now() + ROLL_OVERLAPS[overlap]).toISOString();
   await setKeyExpiry(db, actor.partnerId, keyId, expiresAt, issued.key_id);

@@ -32,10 +32,12 @@ export interface ApiKeyRow {
   expires_at: string | null;
   /** JSON array of CIDRs; null = any address. */
   ip_allowlist: string | null;
+  /** Space-separated key scopes (src/domain/key-scopes.ts; migrations/0026_key_scopes.sql). */
+  scopes: string;
 }
 
 export const KEY_COLUMNS =
-  "key_id, partner_id, secret_hash, created_at, last_used_at, revoked_at, name, mode, created_by, expires_at, ip_allowlist";
+  "key_id, partner_id, secret_hash, created_at, last_used_at, revoked_at, name, mode, created_by, expires_at, ip_allowlist, scopes";
 
 export interface KeyWithPartner {
   key: ApiKeyRow;
@@ -61,7 +63,7 @@ export function findKey(db: D1Database, keyId: string): Promise<KeyWithPartner |
     const row = await db
       .prepare(
         `SELECT k.key_id, k.partner_id, k.secret_hash, k.created_at, k.last_used_at, k.revoked_at,
-                k.name, k.mode, k.created_by, k.expires_at, k.ip_allowlist, p.id, p.name, p.is_active, p.markup_bps, p.max_markup_bps, p.contact_email, p.rate_limit_per_minute, p.created_at AS p_created_at,
+                k.name, k.mode, k.created_by, k.expires_at, k.ip_allowlist, k.scopes, p.id, p.name, p.is_active, p.markup_bps, p.max_markup_bps, p.contact_email, p.rate_limit_per_minute, p.created_at AS p_created_at,
                 p.updated_at AS p_updated_at
            FROM api_keys k JOIN partners p ON p.id = k.partner_id WHERE k.key_id = ?`,
       )
@@ -81,6 +83,7 @@ export function findKey(db: D1Database, keyId: string): Promise<KeyWithPartner |
         created_by: row.created_by,
         expires_at: row.expires_at,
         ip_allowlist: row.ip_allowlist,
+        scopes: row.scopes,
       },
       partner: {
         id: row.id,
@@ -169,7 +172,7 @@ export async function updatePartner(
 
 export async function insertKey(db: D1Database, k: ApiKeyRow): Promise<void> {
   await db
-    .prepare(`INSERT INTO api_keys (${KEY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+    .prepare(`INSERT INTO api_keys (${KEY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
     .bind(
       k.key_id,
       k.partner_id,
@@ -182,6 +185,7 @@ export async function insertKey(db: D1Database, k: ApiKeyRow): Promise<void> {
       k.created_by,
       k.expires_at,
       k.ip_allowlist,
+      k.scopes,
     )
     .run();
 }

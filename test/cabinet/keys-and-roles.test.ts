@@ -17,8 +17,12 @@ function api(key: string, ip = "198.51.100.7") {
   });
 }
 
-async function createKey(m: { cookie: string; csrf: string }, form: Record<string, string> = {}) {
-  const res = await cab("/keys", { cookie: m.cookie, csrf: m.csrf, form: { name: "prod", ...form } });
+async function createKey(
+  m: { cookie: string; csrf: string },
+  form: Record<string, string> | [string, string][] = {},
+) {
+  const pairs = Array.isArray(form) ? form : Object.entries(form);
+  const res = await cab("/keys", { cookie: m.cookie, csrf: m.csrf, form: [["name", "prod"], ...pairs] });
   expect(res.status).toBe(201);
   const html = await res.text();
   const key = keyIn(html);
@@ -35,6 +39,57 @@ describe("API keys from the cabinet", () => {
     expect(page).toContain(key.split(".")[0]);
     expect(page).not.toContain(key.split(".")[1]);
     expect(page).toContain("admin@wallet.example"); // created by
+  });
+
+  it("scopes: checkboxes (all but orders:act ticked), a read-only preset, shown on the keys page and kept by a roll", async () => {
+    const admin = await partnerWithAdmin();
+    const form = await (await cab("/keys", { cookie: admin.cookie })).text();
+    const boxes = [...form.matchAll(/<input type="checkbox" name="scopes" value="([^"]+)"( checked="")?/g)];
+    expect(boxes.map((m) => [m[1], m[2] !== undefined])).toEqual([
+      ["read", true],
+      ["orders:write", true],
+      ["orders:act", false],
+      ["webhooks:write", true],
+    ]);
+    expect(form).toContain('data-testid="create-read-only-key"');
+
+    const readOnly = await createKey(admin, { preset: "read-only", scopes: "orders:write" });
+    await expectError(await api(readOnly), 403, "insufficient_scope");
+    expect((await call("/api/v1/partner/orders", { headers: { "X-API-Key": readOnly } })).status).toBe(200);
+
+    const actor = await createKey(admin, [
+      ["scopes_form", "1"],
+      ["scopes", "orders:write"],
+      ["scopes", "orders:act"],
+    ]);
+    expect((await api(actor)).status).toBe(201);
+    expect((await call("/api/v1/partner/orders", { headers: { "X-API-Key": actor } })).status).toBe(403);
+    expect(
+      (
+        await cab("/keys", {
+          ...admin,
+          form: [
+            ["name", "none"],
+            ["scopes_form", "1"],
+          ],
+        })
+      ).status,
+    ).toBe(400);
+
+    const scopesOf = (html: string, keyId: string) =>
+      new RegExp(`data-key-id="${keyId}"[\\s\\S]*?data-testid="key-scopes">(.*?)</span>`)
+        .exec(html)?.[1]
+        ?.replace(/<[^>]+>/g, " ")
+        .trim()
+        .split(/\s+/);
+    const page = await (await cab("/keys", { cookie: admin.cookie })).text();
+    expect(scopesOf(page, readOnly.split(".")[0]!)).toEqual(["read"]);
+    expect(scopesOf(page, actor.split(".")[0]!)).toEqual(["orders:write", "orders:act"]);
+    const rolled = keyIn(
+      await (await cab(`/keys/${actor.split(".")[0]}/roll`, { ...admin, form: { overlap: "now" } })).text(),
+    )!;
+    const after = await (await cab("/keys", { cookie: admin.cookie })).text();
+    expect(scopesOf(after, rolled.split(".")[0]!)).toEqual(["orders:write", "orders:act"]);
   });
 
   it("revoke stops the key", async () => {

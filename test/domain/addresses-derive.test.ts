@@ -22,35 +22,35 @@ const ACCOUNTS: { family: Family; network: string; path: string; xpub: () => str
     family: "btc",
     network: "BTC",
     path: "m/84'/0'/0'",
-    xpub: () => env.DEPOSIT_XPUB_BTC,
+    xpub: () => env.DEPOSIT_XPUB_BTC!,
     index0: "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu",
   },
   {
     family: "ltc",
     network: "LTC",
     path: "m/84'/2'/0'",
-    xpub: () => env.DEPOSIT_XPUB_LTC,
+    xpub: () => env.DEPOSIT_XPUB_LTC!,
     index0: "ltc1qjmxnz78nmc8nq77wuxh25n2es7rzm5c2rkk4wh",
   },
   {
     family: "doge",
     network: "DOGE",
     path: "m/44'/3'/0'",
-    xpub: () => env.DEPOSIT_XPUB_DOGE,
+    xpub: () => env.DEPOSIT_XPUB_DOGE!,
     index0: "DBus3bamQjgJULBJtYXpEzDWQRwF5iwxgC",
   },
   {
     family: "evm",
     network: "ETH",
     path: "m/44'/60'/0'",
-    xpub: () => env.DEPOSIT_XPUB_EVM,
+    xpub: () => env.DEPOSIT_XPUB_EVM!,
     index0: "0x9858EfFD232B4033E47d90003D41EC34EcaEda94",
   },
   {
     family: "tron",
     network: "TRX",
     path: "m/44'/195'/0'",
-    xpub: () => env.DEPOSIT_XPUB_TRON,
+    xpub: () => env.DEPOSIT_XPUB_TRON!,
     index0: "TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH",
   },
 ];
@@ -88,16 +88,18 @@ describe("deriveDepositAddress", () => {
 
   it("uses the index: published vectors beyond index 0", () => {
     // BIP84 test vector m/84'/0'/0'/0/1, and what MetaMask/TronLink show for this mnemonic.
-    expect(deriveDepositAddress("btc", env.DEPOSIT_XPUB_BTC, 1)).toBe(
+    expect(deriveDepositAddress("btc", env.DEPOSIT_XPUB_BTC!, 1)).toBe(
       "bc1qnjg0jd8228aq7egyzacy8cys3knf9xvrerkf9g",
     );
-    expect(deriveDepositAddress("evm", env.DEPOSIT_XPUB_EVM, 1)).toBe(
+    expect(deriveDepositAddress("evm", env.DEPOSIT_XPUB_EVM!, 1)).toBe(
       "0x6Fac4D18c912343BF86fa7049364Dd4E424Ab9C0",
     );
-    expect(deriveDepositAddress("evm", env.DEPOSIT_XPUB_EVM, 2)).toBe(
+    expect(deriveDepositAddress("evm", env.DEPOSIT_XPUB_EVM!, 2)).toBe(
       "0xb6716976A3ebe8D39aCEB04372f22Ff8e6802D7A",
     );
-    expect(deriveDepositAddress("tron", env.DEPOSIT_XPUB_TRON, 1)).toBe("TSeJkUh4Qv67VNFwY8LaAxERygNdy6NQZK");
+    expect(deriveDepositAddress("tron", env.DEPOSIT_XPUB_TRON!, 1)).toBe(
+      "TSeJkUh4Qv67VNFwY8LaAxERygNdy6NQZK",
+    );
   });
 
   it.each(ACCOUNTS)("$family indexes 1..5 match derivation from the private path", (a) => {
@@ -140,17 +142,17 @@ describe("deriveDepositAddress", () => {
   });
 
   it("derives the same EVM address for ETH and BSC, and TRON shares the 20-byte id", () => {
-    const evm = deriveDepositAddress("evm", env.DEPOSIT_XPUB_EVM, 0);
+    const evm = deriveDepositAddress("evm", env.DEPOSIT_XPUB_EVM!, 0);
     expect(validateAddress("BSC", evm).ok).toBe(true);
     // Same key through the EVM xpub gives the TRON encoding of the same account id.
     expect(tronAddressFromAccountId(evmAccountId(master.derive("m/44'/60'/0'/0/0").publicKey!))).toBe(
-      deriveDepositAddress("tron", env.DEPOSIT_XPUB_EVM, 0),
+      deriveDepositAddress("tron", env.DEPOSIT_XPUB_EVM!, 0),
     );
   });
 
   it("rejects bad indexes", () => {
     for (const index of [-1, 1.5, 2 ** 31, Number.NaN, Number.POSITIVE_INFINITY]) {
-      expect(() => deriveDepositAddress("btc", env.DEPOSIT_XPUB_BTC, index)).toThrow(RangeError);
+      expect(() => deriveDepositAddress("btc", env.DEPOSIT_XPUB_BTC!, index)).toThrow(RangeError);
     }
   });
 
@@ -162,7 +164,7 @@ describe("deriveDepositAddress", () => {
       /depth 4/,
     );
     expect(() => deriveDepositAddress("btc", "xpub-not-a-key", 0)).toThrow();
-    expect(() => deriveDepositAddress("btc", `${env.DEPOSIT_XPUB_BTC.slice(0, -1)}W`, 0)).toThrow();
+    expect(() => deriveDepositAddress("btc", `${env.DEPOSIT_XPUB_BTC!.slice(0, -1)}W`, 0)).toThrow();
   });
 });
 
@@ -181,9 +183,9 @@ function slip10Ed25519(seed: Uint8Array, path: number[]): Uint8Array {
 describe("dev memo deposit addresses in wrangler.toml", () => {
   it("all three pass validateAddress and are stored in canonical form", () => {
     for (const [network, address] of [
-      ["XRP", env.DEPOSIT_ADDRESS_XRP],
-      ["XLM", env.DEPOSIT_ADDRESS_XLM],
-      ["TON", env.DEPOSIT_ADDRESS_TON],
+      ["XRP", env.DEPOSIT_ADDRESS_XRP!],
+      ["XLM", env.DEPOSIT_ADDRESS_XLM!],
+      ["TON", env.DEPOSIT_ADDRESS_TON!],
     ] as const) {
       expect(validateAddress(network, address)).toEqual({ ok: true, address, tag: null });
     }
@@ -199,7 +201,7 @@ describe("dev memo deposit addresses in wrangler.toml", () => {
       "GDRXE2BQUC3AZNPVFSCEZ76NJ3WWL25FYFK6RGZGIEKWE4SOOHSUJUJ6",
     );
     expect(encodeStellarAccount(ed25519.getPublicKey(slip10Ed25519(seed, [44, 148, 0])))).toBe(
-      env.DEPOSIT_ADDRESS_XLM,
+      env.DEPOSIT_ADDRESS_XLM!,
     );
   });
 });

@@ -102,19 +102,19 @@ describe("deposit addresses and tags from the order id", () => {
     for (const shortId of ["0000000000", "ABCDEFGHJK", "ZZZZZZZZZZ"]) {
       const [hi, lo] = depositPath(shortId);
       const key = account.derive(`m/0/${hi}/${lo}`);
-      expect(deriveDepositAddress("btc", env.DEPOSIT_XPUB_BTC, [hi, lo])).toBe(
+      expect(deriveDepositAddress("btc", env.DEPOSIT_XPUB_BTC!, [hi, lo])).toBe(
         p2wpkhAddress("bc", key.publicKey as Uint8Array),
       );
     }
     // Depth 6 never meets the counter-allocated depth-5 addresses of earlier orders.
-    expect(deriveDepositAddress("btc", env.DEPOSIT_XPUB_BTC, depositPath("0000000000"))).not.toBe(
-      deriveDepositAddress("btc", env.DEPOSIT_XPUB_BTC, 0),
+    expect(deriveDepositAddress("btc", env.DEPOSIT_XPUB_BTC!, depositPath("0000000000"))).not.toBe(
+      deriveDepositAddress("btc", env.DEPOSIT_XPUB_BTC!, 0),
     );
   });
 
   it("500 orders → 500 distinct addresses", () => {
     const addresses = new Set(
-      distinctShortIds(500).map((s) => deriveDepositAddress("evm", env.DEPOSIT_XPUB_EVM, depositPath(s))),
+      distinctShortIds(500).map((s) => deriveDepositAddress("evm", env.DEPOSIT_XPUB_EVM!, depositPath(s))),
     );
     expect(addresses.size).toBe(500);
   });

@@ -142,7 +142,14 @@ describe("operator API: partners and keys", () => {
     expect(k.key.startsWith(`${k.key_id}.`)).toBe(true);
     const listed = await json<{ data: Record<string, unknown>[] }>(await admin(`/partners/${p.id}/keys`));
     expect(listed.data).toEqual([
-      { key_id: k.key_id, mode: "live", created_at: k.created_at, last_used_at: null, revoked_at: null },
+      {
+        key_id: k.key_id,
+        mode: "live",
+        scopes: ["read", "orders:write", "webhooks:write"],
+        created_at: k.created_at,
+        last_used_at: null,
+        revoked_at: null,
+      },
     ]);
     expect((await admin(`/partners/${p.id}/keys/${k.key_id}`, { method: "DELETE" })).status).toBe(204);
     expect((await admin(`/partners/${p.id}/keys/${k.key_id}`, { method: "DELETE" })).status).toBe(204);

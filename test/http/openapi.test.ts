@@ -94,7 +94,10 @@ describe("OpenAPI documents", () => {
     expect(doc.paths["/api/v1/icons/{file}"]?.get?.security).toEqual([]);
     expect(doc.paths["/api/v1/partner/rates"]?.get?.security).toContainEqual({});
     const post = doc.paths["/api/v1/partner/orders"]?.post;
-    expect(post?.security).toEqual([{ PartnerBearer: [] }, { PartnerApiKey: [] }]);
+    expect(post?.security).toEqual([
+      { PartnerBearer: ["orders:write"] },
+      { PartnerApiKey: ["orders:write"] },
+    ]);
     expect(post?.parameters?.map((p) => `${p.in}:${p.name}`)).toEqual(
       expect.arrayContaining(["header:x-signature", "header:idempotency-key"]),
     );

@@ -185,14 +185,14 @@ describe("deposit uniqueness without a counter", () => {
     const key = `tag-${crypto.randomUUID()}`;
     const id = orderIdOf(idempotentShortId(partner.id, key, 0));
     const held = memoTagCandidate(id, 0);
-    const holder = env.DEPOSIT_TAGS.getByName(memoTagName("XRP", env.DEPOSIT_ADDRESS_XRP, held));
+    const holder = env.DEPOSIT_TAGS.getByName(memoTagName("XRP", env.DEPOSIT_ADDRESS_XRP!, held));
     expect(await holder.claim("some-other-order")).toBe(true);
     const o = await json<Order>(await post(XRP_ORDER, partner, { "Idempotency-Key": key }));
     expect(o.id).toBe(id);
     expect(o.deposit_address_tag).toBe(memoTagCandidate(id, 1));
     // The claim is the order's for good: asking again (a retried creation) keeps it.
     const mine = env.DEPOSIT_TAGS.getByName(
-      memoTagName("XRP", env.DEPOSIT_ADDRESS_XRP, memoTagCandidate(id, 1)),
+      memoTagName("XRP", env.DEPOSIT_ADDRESS_XRP!, memoTagCandidate(id, 1)),
     );
     expect(await mine.claim(id)).toBe(true);
     expect(await mine.claim("some-other-order")).toBe(false);

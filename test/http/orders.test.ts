@@ -108,7 +108,7 @@ describe("POST /api/v1/partner/orders", () => {
     expect(validateAddress("BTC", o.deposit_address)).toMatchObject({ ok: true });
     // The address is the xpub's child at the path the order's id names (no counter anywhere).
     expect(o.deposit_address).toBe(
-      deriveDepositAddress("btc", env.DEPOSIT_XPUB_BTC, depositPath(o.short_id)),
+      deriveDepositAddress("btc", env.DEPOSIT_XPUB_BTC!, depositPath(o.short_id)),
     );
     await indexed(o.id);
     const row = await env.DB.prepare("SELECT * FROM orders WHERE id = ?").bind(o.id).first();
@@ -143,8 +143,8 @@ describe("POST /api/v1/partner/orders", () => {
     const b = await json<Order>(
       await post({ ...BASE_ORDER, coin_from: "XRP", network_from: "XRP", amount_from: 100 }),
     );
-    expect(a.deposit_address).toBe(env.DEPOSIT_ADDRESS_XRP);
-    expect(b.deposit_address).toBe(env.DEPOSIT_ADDRESS_XRP);
+    expect(a.deposit_address).toBe(env.DEPOSIT_ADDRESS_XRP!);
+    expect(b.deposit_address).toBe(env.DEPOSIT_ADDRESS_XRP!);
     expect(a.deposit_address_tag).toMatch(/^\d{6,}$/);
     expect(b.deposit_address_tag).not.toBe(a.deposit_address_tag);
   });

@@ -144,7 +144,7 @@ describe("webhook endpoint (partner API)", () => {
       "invalid_request",
     );
     const { results } = await env.DB.prepare(
-      "SELECT actor, action, detail FROM cabinet_audit_log WHERE partner_id = ? ORDER BY id",
+      "SELECT actor, action, detail FROM cabinet_audit_log WHERE partner_id = ? AND action LIKE 'webhook.%' ORDER BY id",
     )
       .bind(p.id)
       .all<{ actor: string; action: string; detail: string }>();

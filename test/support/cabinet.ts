@@ -10,7 +10,8 @@ export interface CabinetRequest {
   cookie?: string;
   origin?: string | null;
   json?: unknown;
-  form?: Record<string, string>;
+  /** Pairs when a name repeats (checkboxes). */
+  form?: Record<string, string> | [string, string][];
   csrf?: string;
   ip?: string;
   headers?: Record<string, string>;
@@ -29,7 +30,8 @@ export function cab(path: string, r: CabinetRequest = {}): Promise<Response> {
     body = JSON.stringify(r.json);
   } else if (r.form) {
     headers.set("content-type", "application/x-www-form-urlencoded");
-    body = new URLSearchParams(r.csrf !== undefined ? { _csrf: r.csrf, ...r.form } : r.form).toString();
+    const pairs = Array.isArray(r.form) ? r.form : Object.entries(r.form);
+    body = new URLSearchParams(r.csrf !== undefined ? [["_csrf", r.csrf], ...pairs] : pairs).toString();
   }
   return call(`/cabinet${path}`, {
     method,

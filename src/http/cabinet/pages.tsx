@@ -2,6 +2,7 @@
 // that may use them (the routes check the role again).
 
 import { can, DEFAULT_ROLL_OVERLAP, ROLES, ROLL_OVERLAPS } from "../../domain/cabinet";
+import { DEFAULT_SCOPES, KEY_SCOPES, parseScopes, SCOPE_DESCRIPTIONS } from "../../domain/key-scopes";
 import { relativeTime } from "../../lib/relative-time";
 import type { IssuedKey } from "../../services/api-keys";
 import type { IssuedInvite } from "../../services/cabinet-auth";
@@ -133,8 +134,34 @@ export function KeysPage(props: {
               IP allowlist (optional)
               <input name="ip_allowlist" placeholder="203.0.113.0/24, 2001:db8::/32" />
             </label>
+            <fieldset class="scopes" data-testid="scopes">
+              <legend>Scopes: what the key may do</legend>
+              {/* Says the boxes were on the form: none ticked is then an error, not the default. */}
+              <input type="hidden" name="scopes_form" value="1" />
+              {KEY_SCOPES.map((scope) => (
+                <label class="check">
+                  <input
+                    type="checkbox"
+                    name="scopes"
+                    value={scope}
+                    checked={DEFAULT_SCOPES.includes(scope)}
+                  />
+                  <code>{scope}</code>
+                  <span class="muted">{SCOPE_DESCRIPTIONS[scope]}</span>
+                </label>
+              ))}
+            </fieldset>
             <button type="submit" data-testid="create-key">
               {mode === "test" ? "Create test key" : "Create key"}
+            </button>
+            <button
+              type="submit"
+              class="secondary"
+              name="preset"
+              value="read-only"
+              data-testid="create-read-only-key"
+            >
+              Create read-only key
             </button>
           </form>
         </section>
@@ -158,6 +185,16 @@ export function KeysPage(props: {
               ),
             },
             { label: "Mode", cell: (k) => <span class="badge">{k.mode}</span> },
+            {
+              label: "Scopes",
+              cell: (k) => (
+                <span data-testid="key-scopes">
+                  {parseScopes(k.scopes).map((scope) => (
+                    <code class="scope">{scope}</code>
+                  ))}
+                </span>
+              ),
+            },
             {
               label: "Created",
               cell: (k) => (

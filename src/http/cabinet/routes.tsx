@@ -5,6 +5,7 @@ import { type Context, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { z } from "zod";
 import { ROLES, ROLL_OVERLAPS, type RollOverlap } from "../../domain/cabinet";
+import { chooseScopes, DEFAULT_SCOPES, READ_ONLY_SCOPES } from "../../domain/key-scopes";
 import {
   addPasskey,
   addPasskeyOptions,
@@ -34,7 +35,7 @@ import { badRequest } from "../errors";
 import { onError } from "../middleware/errors";
 import { clientIp } from "../middleware/rate-limit";
 import { staticAsset } from "../static-assets";
-import { form } from "./forms";
+import { form, formValues } from "./forms";
 import { Message } from "./layout";
 import { logPages } from "./logs";
 import { registerOrderRoutes } from "./order-routes";
@@ -204,10 +205,20 @@ export function createCabinet() {
     const f = await form(c);
     const name = f.name?.trim().slice(0, 100) ?? "";
     if (!name) throw badRequest("A key needs a name.");
+    // A post without the form's scope boxes (a script) gets the default, as on the operator API.
+    const chosen = chooseScopes(
+      f.preset === "read-only"
+        ? READ_ONLY_SCOPES
+        : f.scopes_form
+          ? await formValues(c, "scopes")
+          : DEFAULT_SCOPES,
+    );
+    if (!chosen.ok) throw badRequest(`Scopes: ${chosen.reason}.`);
     const issued = await createKey(c.env.DB, actorOf(signedIn(c)), {
       name,
       ipAllowlist: allowlistFrom(f.ip_allowlist),
       mode: f.mode === "test" ? "test" : "live",
+      scopes: chosen.scopes,
     });
     return keysPage(signedIn(c), { issued });
   });

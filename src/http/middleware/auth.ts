@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { createMiddleware } from "hono/factory";
 import { parseApiKey, secretMatches, signatureValid } from "../../domain/credentials";
+import { type KeyScope, parseScopes } from "../../domain/key-scopes";
 import type { Partner } from "../../domain/partner";
 import { findKey, touchKey } from "../../storage/partners";
 import type { AppEnv } from "../app-env";
@@ -52,7 +53,13 @@ async function keyMatches(row: object, secret: string, storedHash: string): Prom
   return true;
 }
 
-async function authenticate(c: Context<AppEnv>, raw: string): Promise<{ partner: Partner; keyId: string }> {
+interface Authenticated {
+  partner: Partner;
+  keyId: string;
+  scopes: KeyScope[];
+}
+
+async function authenticate(c: Context<AppEnv>, raw: string): Promise<Authenticated> {
   const parsed = parseApiKey(raw);
   if (!parsed.ok) throw unauthorized(`Invalid API key: ${parsed.reason}.`);
   const found = await findKey(c.env.DB, parsed.keyId);
@@ -78,6 +85,7 @@ async function authenticate(c: Context<AppEnv>, raw: string): Promise<{ partner:
   const p = found.partner;
   return {
     keyId: parsed.keyId,
+    scopes: parseScopes(found.key.scopes),
     partner: {
       id: p.id,
       name: p.name,
@@ -96,7 +104,7 @@ async function authenticate(c: Context<AppEnv>, raw: string): Promise<{ partner:
 export function partnerAuth(mode: "required" | "optional"): MiddlewareHandler<AppEnv> {
   return createMiddleware<AppEnv>(async (c, next) => {
     const config = c.get("config");
-    let result: { partner: Partner; keyId: string } | null = null;
+    let result: Authenticated | null = null;
     try {
       const raw = presentedKey(c, mode);
       if (raw === null && mode === "required")
@@ -112,6 +120,7 @@ export function partnerAuth(mode: "required" | "optional"): MiddlewareHandler<Ap
       // Known before the limit is checked, so a 429 shows in the partner's request log too.
       c.set("partner", result.partner);
       c.set("apiKeyId", result.keyId);
+      c.set("keyScopes", result.scopes);
       await enforceRateLimit(c, partnerBucket(result.partner.id), result.partner.rateLimitPerMinute);
       c.executionCtx.waitUntil(touchKey(c.env.DB, result.keyId));
     }

@@ -1,14 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { type ActionBody, takeOrderAction } from "../../services/order-actions";
 import type { PartnerEnv } from "../app-env";
-import { partnerAuth } from "../middleware/auth";
+import { keyedOperation } from "../middleware/scopes";
 import { createRouter } from "../router";
 import { errorResponses, okResponse } from "../schemas";
 import { idempotentHeaders, OrderSchema, optionalText } from "./orders";
 
-const security: Record<string, string[]>[] = [{ PartnerBearer: [] }, { PartnerApiKey: [] }];
 const tags = ["Orders"];
-const middleware = partnerAuth("required");
 
 export const ActionParams = z.object({
   order_id: z.string().min(1).max(16_384).openapi({ description: "Order UUID or short_id (any case)." }),
@@ -87,10 +85,8 @@ function actionRoute(i: 0 | 1 | 2) {
   return createRoute({
     method: "post",
     path: `/partner/orders/{order_id}/${a.action}`,
-    operationId: operationIds[a.action],
+    ...keyedOperation(operationIds[a.action]),
     tags,
-    security,
-    middleware,
     summary: a.summary,
     description: `Beyond the contract. ${a.description} The answer is the order after the decision; the decision and your key id go into its log and a webhook.`,
     request: {

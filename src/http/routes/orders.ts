@@ -11,14 +11,12 @@ import {
   requireNamedSides,
   tokenParam,
 } from "../asset-params";
-import { partnerAuth } from "../middleware/auth";
+import { keyedOperation } from "../middleware/scopes";
 import { createRouter } from "../router";
 import { decimalAmount, errorResponses, FeesSchema, okResponse, out, ticker, timestamp } from "../schemas";
 import { OrderActionsSchema } from "./order-actions-schema";
 
-const security: Record<string, string[]>[] = [{ PartnerBearer: [] }, { PartnerApiKey: [] }];
 const tags = ["Orders"];
-const middleware = partnerAuth("required");
 
 /** Optional string fields also accept null (many clients send null for "not set"). */
 export const optionalText = (max: number, description: string) =>
@@ -277,10 +275,8 @@ export const ordersRouter = createRouter<PartnerEnv>()
     createRoute({
       method: "get",
       path: "/partner/orders",
-      operationId: "listOrders",
+      ...keyedOperation("listOrders"),
       tags,
-      security,
-      middleware,
       summary: "List your orders, newest first",
       description:
         "Beyond the contract. Summaries from the order index (fetch one order for amounts and transaction ids); filters combine; follow `next_cursor` until it is null.",
@@ -316,10 +312,8 @@ export const ordersRouter = createRouter<PartnerEnv>()
     createRoute({
       method: "post",
       path: "/partner/orders",
-      operationId: "createOrder",
+      ...keyedOperation("createOrder"),
       tags,
-      security,
-      middleware,
       summary: "Create an exchange order",
       description:
         "Returns the deposit address (and tag on memo networks). The order expires if no deposit arrives within 30 minutes.",
@@ -350,10 +344,8 @@ export const ordersRouter = createRouter<PartnerEnv>()
     createRoute({
       method: "get",
       path: "/partner/orders/{order_id}",
-      operationId: "getOrder",
+      ...keyedOperation("getOrder"),
       tags,
-      security,
-      middleware,
       summary: "Get an order by UUID or short_id",
       request: {
         params: z.object({

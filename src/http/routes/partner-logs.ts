@@ -4,7 +4,7 @@ import { parseLogCursor, parseRequestLogFilter, requestLogView } from "../../dom
 import { listRequestLog, logName } from "../../services/request-log";
 import type { PartnerEnv } from "../app-env";
 import { badRequest } from "../errors";
-import { partnerAuth } from "../middleware/auth";
+import { keyedOperation } from "../middleware/scopes";
 import { createRouter } from "../router";
 import { errorResponses, okResponse, out, timestamp } from "../schemas";
 import { SignatureHeader } from "./orders";
@@ -40,7 +40,6 @@ const LogsQuery = z.object({
     .openapi({ description: "Page size, 1–100 (default 20).", format: "int32" }),
 });
 
-const security: Record<string, string[]>[] = [{ PartnerBearer: [] }, { PartnerApiKey: [] }];
 const nullable = (max: number) => out.text(max).nullable();
 
 export const RequestLogEntrySchema = z
@@ -66,10 +65,8 @@ export const partnerLogsRouter = createRouter<PartnerEnv>().openapi(
   createRoute({
     method: "get",
     path: "/partner/logs",
-    operationId: "listRequestLogs",
+    ...keyedOperation("listRequestLogs"),
     tags: ["Logs"],
-    security,
-    middleware: partnerAuth("required"),
     summary: "Your API requests in the key's mode, newest first",
     description:
       "Every request made with one of your keys (this mode's), kept 7 days; a request shows within 10 s of its answer. Reading the log is not itself logged.",

@@ -16,16 +16,14 @@ import {
 } from "../../services/webhooks";
 import type { PartnerEnv } from "../app-env";
 import { badRequest } from "../errors";
-import { partnerAuth } from "../middleware/auth";
 import { clientIp } from "../middleware/rate-limit";
+import { keyedOperation } from "../middleware/scopes";
 import { createRouter } from "../router";
 import { errorResponses, okResponse, out, timestamp } from "../schemas";
 import { acceptWebhookUrl } from "../webhook-url";
 import { SignatureHeader } from "./orders";
 
-const security: Record<string, string[]>[] = [{ PartnerBearer: [] }, { PartnerApiKey: [] }];
 const tags = ["Webhooks"];
-const middleware = partnerAuth("required");
 const KeyHeaders = z.object(SignatureHeader);
 
 const nullableTime = (description: string) => timestamp(description).nullable();
@@ -136,10 +134,8 @@ export const partnerWebhooksRouter = createRouter<PartnerEnv>()
     createRoute({
       method: "get",
       path: "/partner/webhook",
-      operationId: "getWebhookEndpoint",
+      ...keyedOperation("getWebhookEndpoint"),
       tags,
-      security,
-      middleware,
       summary: "Your webhook endpoint",
       request: { headers: KeyHeaders },
       responses: { 200: okJson("The endpoint.", WebhookEndpointSchema), ...errorResponses(401, 403, 429) },
@@ -153,10 +149,8 @@ export const partnerWebhooksRouter = createRouter<PartnerEnv>()
     createRoute({
       method: "put",
       path: "/partner/webhook",
-      operationId: "updateWebhookEndpoint",
+      ...keyedOperation("updateWebhookEndpoint"),
       tags,
-      security,
-      middleware,
       summary: "Set your webhook URL and/or switch delivery on or off",
       request: {
         headers: KeyHeaders,
@@ -182,10 +176,8 @@ export const partnerWebhooksRouter = createRouter<PartnerEnv>()
     createRoute({
       method: "post",
       path: "/partner/webhook/secret",
-      operationId: "rotateWebhookSecret",
+      ...keyedOperation("rotateWebhookSecret"),
       tags,
-      security,
-      middleware,
       summary: "Create or rotate the signing secret (shown only in this response)",
       description:
         "With `overlap_seconds`, deliveries carry a second `v1=` signature made with the previous secret until the overlap ends.",
@@ -226,10 +218,8 @@ export const partnerWebhooksRouter = createRouter<PartnerEnv>()
     createRoute({
       method: "get",
       path: "/partner/webhook/deliveries",
-      operationId: "listWebhookDeliveries",
+      ...keyedOperation("listWebhookDeliveries"),
       tags,
-      security,
-      middleware,
       summary: "Your webhook events with every delivery attempt, newest first",
       request: { query: DeliveriesQuery, headers: KeyHeaders },
       responses: {
@@ -256,10 +246,8 @@ export const partnerWebhooksRouter = createRouter<PartnerEnv>()
     createRoute({
       method: "post",
       path: "/partner/webhook/deliveries/{event_id}/resend",
-      operationId: "resendWebhookEvent",
+      ...keyedOperation("resendWebhookEvent"),
       tags,
-      security,
-      middleware,
       summary: "Send an event again now: same body and event id, a fresh signature",
       request: { params: EventParams, headers: KeyHeaders },
       responses: {
@@ -283,10 +271,8 @@ export const partnerWebhooksRouter = createRouter<PartnerEnv>()
     createRoute({
       method: "post",
       path: "/partner/webhook/test",
-      operationId: "sendWebhookTestEvent",
+      ...keyedOperation("sendWebhookTestEvent"),
       tags,
-      security,
-      middleware,
       summary: "Send a `ping` test event now, signed and logged like the others",
       request: { headers: KeyHeaders },
       responses: {

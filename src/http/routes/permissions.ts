@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { permissionsFor } from "../../domain/region-restrictions";
 import { loadRegionRestrictions } from "../../storage/region-restrictions";
 import { EndUserCountryHeader, endUserCountry } from "../asset-params";
-import { partnerAuth } from "../middleware/auth";
+import { keyedOperation } from "../middleware/scopes";
 import { createRouter } from "../router";
 import { errorResponses, okResponse, out, withCors } from "../schemas";
 
@@ -27,13 +27,11 @@ const PermissionsSchema = z
 const route = createRoute({
   method: "get",
   path: "/partner/permissions",
-  operationId: "getPermissions",
+  ...keyedOperation("getPermissions", "optional"),
   tags: ["Public"],
   summary: "Whether the end user's region may swap, and which coins not",
   description:
     "Public (a key is accepted and changes nothing). Lets a wallet hide the swap, or some coins, before the user starts; quotes and orders refuse the same with 451 `region_restricted`.",
-  security: [{}, { PartnerApiKey: [] }, { PartnerBearer: [] }],
-  middleware: partnerAuth("optional"),
   request: { headers: z.object(EndUserCountryHeader) },
   responses: withCors({
     200: okResponse("limited", "What a user in that country may do.", PermissionsSchema),

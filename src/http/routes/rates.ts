@@ -14,7 +14,7 @@ import {
   tokenParam,
 } from "../asset-params";
 import { badRequest } from "../errors";
-import { partnerAuth } from "../middleware/auth";
+import { keyedOperation } from "../middleware/scopes";
 import { createRouter } from "../router";
 import { decimalAmount, errorResponses, FeesSchema, okResponse, out, ticker, withCors } from "../schemas";
 
@@ -93,23 +93,15 @@ export const RateQuoteSchema = z
   })
   .openapi("RateQuote");
 
-// Empty requirement first: the key is optional.
-const OPTIONAL_PARTNER_SECURITY: Record<string, string[]>[] = [
-  {},
-  { PartnerApiKey: [] },
-  { PartnerBearer: [] },
-];
-
 const route = createRoute({
   method: "get",
   path: "/partner/rates",
-  operationId: "getRate",
+  // Empty requirement first: the key is optional.
+  ...keyedOperation("getRate", "optional"),
   tags: ["Public"],
   summary: "Quote a rate and the pair's limits",
   description:
     "Public. With `X-API-Key` (or `Authorization: Bearer`), the quote reflects the partner's pricing. `min_amount`/`max_amount` are the pair's limits; validate user input against them before creating an order.",
-  security: OPTIONAL_PARTNER_SECURITY,
-  middleware: partnerAuth("optional"),
   request: { query: RatesQuery, headers: z.object(EndUserCountryHeader) },
   responses: withCors({
     200: okResponse("limited", "The quote.", RateQuoteSchema),

@@ -5,13 +5,11 @@ import { STATEMENT_STATUSES } from "../../domain/statements";
 import { closeTestMonth } from "../../services/statements";
 import { listStatements, parseStatement, type StatementRow } from "../../storage/statements";
 import type { PartnerEnv } from "../app-env";
-import { partnerAuth } from "../middleware/auth";
+import { keyedOperation } from "../middleware/scopes";
 import { createRouter } from "../router";
 import { errorResponses, okResponse, out, timestamp } from "../schemas";
 import { SignatureHeader } from "./orders";
 
-const security: Record<string, string[]>[] = [{ PartnerBearer: [] }, { PartnerApiKey: [] }];
-const middleware = partnerAuth("required");
 const usd = (description: string) => out.text(32).openapi({ description, example: "123.456789" });
 const nullable = (description: string) => out.text(128).nullable().openapi({ description });
 
@@ -120,10 +118,8 @@ export const statementsRouter = createRouter<PartnerEnv>()
     createRoute({
       method: "get",
       path: "/partner/statements",
-      operationId: "listStatements",
+      ...keyedOperation("listStatements"),
       tags: ["Statements"],
-      security,
-      middleware,
       summary: "Your monthly statements and their payouts",
       description:
         "The key's mode's statements (live keys: live), newest month first, each with its lines, totals, payout status and txid (docs/earnings.md). Key scope: `read`.",
@@ -148,10 +144,8 @@ export const statementsRouter = createRouter<PartnerEnv>()
     createRoute({
       method: "post",
       path: "/partner/test/month-close",
-      operationId: "testMonthClose",
+      ...keyedOperation("testMonthClose"),
       tags: ["Test mode"],
-      security,
-      middleware,
       summary: "Close the current month for test mode now",
       description:
         "Beyond the contract; test keys only (a live key gets 403 `test_mode_only`). Issues the test statement of the current UTC month from your test orders completed until now and pays it at once through the simulated gateway (to your newest payout address: test mode has no cooling period), then answers the statement. A second call in the same month answers the same statement (docs/test-mode.md).",

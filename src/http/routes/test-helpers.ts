@@ -3,14 +3,12 @@ import { tryParseDecimal } from "../../domain/money";
 import { MAX_MINE_COUNT } from "../../objects/sim-chain";
 import { runTestHelper, type TestHelper } from "../../services/test-helpers";
 import type { PartnerEnv } from "../app-env";
-import { partnerAuth } from "../middleware/auth";
+import { keyedOperation } from "../middleware/scopes";
 import { createRouter } from "../router";
 import { errorResponses, okResponse, POSITIVE_DECIMAL } from "../schemas";
 import { OrderSchema, SignatureHeader } from "./orders";
 
-const security: Record<string, string[]>[] = [{ PartnerBearer: [] }, { PartnerApiKey: [] }];
 const tags = ["Test mode"];
-const middleware = partnerAuth("required");
 
 const Params = z.object({
   order_id: z
@@ -118,10 +116,8 @@ for (const h of HELPERS) {
   const route = createRoute({
     method: "post",
     path: `/partner/test/orders/{order_id}/${h.path}`,
-    operationId: h.operationId,
+    ...keyedOperation(h.operationId),
     tags,
-    security,
-    middleware,
     summary: h.summary,
     description: `Beyond the contract; test keys only (a live key gets 403 \`test_mode_only\`), your own test orders only (404 otherwise). ${h.description} Answers the order after the change (docs/test-mode.md).`,
     request: {

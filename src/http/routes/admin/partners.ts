@@ -1,7 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { DEFAULT_SCOPES, KEY_SCOPES, parseScopes } from "../../../domain/key-scopes";
 import type { WebhookMessage } from "../../../domain/webhooks";
-import { issueKey } from "../../../services/api-keys";
 import type { Actor } from "../../../services/cabinet-auth";
+import { createKey } from "../../../services/cabinet-team";
 import { auditSettings } from "../../../services/partner-settings";
 import { configureWebhook, rotateWebhookSecret } from "../../../services/webhooks";
 import {
@@ -51,10 +52,20 @@ const KeyModeSchema = z.enum(["live", "test"]).openapi({
   description: "`test` keys (ids `pk_test_…`) create test orders only (docs/test-mode.md).",
 });
 
+const ScopesSchema = z
+  .array(z.enum(KEY_SCOPES))
+  .max(KEY_SCOPES.length)
+  .openapi({
+    description:
+      'What the key may do (docs/auth-and-limits.md, "Key scopes"): `read`, `orders:write`, `orders:act` (refund / continue / payout), `webhooks:write`.',
+    example: ["read", "orders:write"],
+  });
+
 const KeySchema = z
   .object({
     key_id: z.string().max(128),
     mode: KeyModeSchema,
+    scopes: ScopesSchema,
     created_at: z.string().max(40),
     last_used_at: z.string().max(40).nullable(),
     revoked_at: z.string().max(40).nullable(),
@@ -69,6 +80,7 @@ const NewKeySchema = z
       .max(256)
       .openapi({ description: "The full key `<key_id>.<secret>`. Shown only in this response." }),
     mode: KeyModeSchema,
+    scopes: ScopesSchema,
     created_at: z.string().max(40),
   })
   .openapi("NewApiKey");
@@ -160,6 +172,7 @@ function keyView(k: ApiKeyRow) {
   return {
     key_id: k.key_id,
     mode: k.mode,
+    scopes: parseScopes(k.scopes),
     created_at: k.created_at,
     last_used_at: k.last_used_at,
     revoked_at: k.revoked_at,
@@ -296,7 +309,16 @@ export const adminPartnersRouter = createRouter()
         body: {
           content: {
             "application/json": {
-              schema: z.strictObject({ mode: KeyModeSchema.default("live") }).openapi("NewApiKeyRequest"),
+              schema: z
+                .strictObject({
+                  mode: KeyModeSchema.default("live"),
+                  scopes: ScopesSchema.min(1)
+                    .optional()
+                    .openapi({
+                      description: `The key's scopes; default \`${DEFAULT_SCOPES.join(" ")}\` (\`orders:act\` only when asked for).`,
+                    }),
+                })
+                .openapi("NewApiKeyRequest"),
             },
           },
           required: false,
@@ -310,9 +332,16 @@ export const adminPartnersRouter = createRouter()
     async (c) => {
       const partnerId = c.req.valid("param").id;
       if (!(await getPartner(c.env.DB, partnerId))) throw notFound();
-      // The body is optional: a POST without one creates a live key, as before test mode.
-      const mode = (c.req.valid("json") as { mode?: "live" | "test" } | undefined)?.mode ?? "live";
-      const issued = await issueKey(c.env.DB, partnerId, { createdBy: "operator", mode });
+      // The body is optional: a POST without one creates a live key with the default scopes.
+      const body = c.req.valid("json") as
+        | { mode?: "live" | "test"; scopes?: (typeof KEY_SCOPES)[number][] }
+        | undefined;
+      const issued = await createKey(c.env.DB, operatorActor(c, partnerId), {
+        name: "",
+        ipAllowlist: null,
+        mode: body?.mode ?? "live",
+        ...(body?.scopes ? { scopes: body.scopes } : {}),
+      });
       c.header("Cache-Control", "no-store");
       return c.json(issued, 201);
     },

@@ -1,0 +1,43 @@
+// Key scopes on the partner API (docs/auth-and-limits.md, "Key scopes"). Every keyed operation is
+// declared through keyedOperation: its security requirement names the scope, `x-required-scope`
+// carries it for tools, and its middleware authenticates the key and then refuses a key without it.
+import type { MiddlewareHandler } from "hono";
+import { createMiddleware } from "hono/factory";
+import { OPERATION_SCOPES, type PartnerOperation } from "../../domain/key-scopes";
+import type { AppEnv } from "../app-env";
+import { ApiError } from "../errors";
+import { partnerAuth } from "./auth";
+
+/** 403 `insufficient_scope` naming the scope, for a key without it; anonymous requests pass. */
+export function requireScope(operation: PartnerOperation): MiddlewareHandler<AppEnv> {
+  const scope = OPERATION_SCOPES[operation];
+  return createMiddleware<AppEnv>(async (c, next) => {
+    const scopes = c.get("keyScopes");
+    if (scopes && !scopes.includes(scope))
+      throw new ApiError(
+        403,
+        "insufficient_scope",
+        `This API key lacks the \`${scope}\` scope that ${operation} needs; create a key with it (its scopes: ${scopes.join(", ") || "none"}).`,
+      );
+    await next();
+  });
+}
+
+/**
+ * The OpenAPI fields of a keyed partner operation: its id, its security (the scope as the
+ * requirement's role, OpenAPI 3.1), `x-required-scope`, and the middleware that enforces both.
+ * `optional`: the key may be left off (public pricing); when one is sent, its scope still counts.
+ */
+export function keyedOperation<const Op extends PartnerOperation>(
+  operationId: Op,
+  auth: "required" | "optional" = "required",
+) {
+  const scope = OPERATION_SCOPES[operationId];
+  const keyed = [{ PartnerBearer: [scope] }, { PartnerApiKey: [scope] }];
+  return {
+    operationId,
+    security: auth === "optional" ? [{}, ...keyed] : keyed,
+    "x-required-scope": scope,
+    middleware: [partnerAuth(auth), requireScope(operationId)],
+  };
+}
