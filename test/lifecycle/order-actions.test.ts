@@ -5,6 +5,7 @@
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it, vi } from "vitest";
+import { PartnerView } from "../../src/objects/order-view";
 import { admin, call, createPartner, expectError, json, setPrices, type TestPartner } from "../helpers";
 import { useFakeGateway } from "../support/fake-gateway";
 import {
@@ -169,10 +170,34 @@ describe("a fixed order paid off the tolerance", () => {
 describe("decisions are taken once", () => {
   it("a refund and a continue fired together: one wins, the other is 409, one transfer", async () => {
     const o = await deposited({ ...BTC_TO_USDT, rate_type: "fixed" }, "0.0102");
+    // Each call that prices the actions waits there for the next one (the partner's read of the
+    // order, then the decision's one await), so the two decisions are inside that await together:
+    // the interleaving the object's re-read of the record after it guards against.
+    const priced = PartnerView.prototype.actionInputs;
+    let waiting: (() => void) | null = null;
+    let pairs = 0;
+    vi.spyOn(PartnerView.prototype, "actionInputs").mockImplementation(async function (
+      this: PartnerView,
+      ...args: Parameters<PartnerView["actionInputs"]>
+    ) {
+      const inputs = await priced.apply(this, args);
+      if (waiting) {
+        pairs++;
+        waiting();
+        waiting = null;
+      } else
+        await new Promise<void>((resolve) => {
+          waiting = resolve;
+          setTimeout(resolve, 2_000);
+        });
+      return inputs;
+    });
     const [a, b] = await Promise.all([
       act(partner, o.id, "refund", { refund_address: NEW_BTC }),
       act(partner, o.id, "continue"),
     ]);
+    vi.mocked(PartnerView.prototype.actionInputs).mockRestore();
+    expect(pairs, "the reads, then the decisions, were inside their await together").toBe(2);
     expect([a.status, b.status].sort()).toEqual([200, 409]);
     const loser = a.status === 409 ? a : b;
     await expectError(loser, 409, "action_not_available");

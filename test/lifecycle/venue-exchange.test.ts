@@ -352,12 +352,14 @@ describe("venue exchange: a wait never refunds and never goes silent", () => {
 describe("venue exchange under random faults", () => {
   const ORDERS = chaosOrders();
 
-  it(`${ORDERS} orders, fills delayed and failing at random, evictions: never two fills for one order leg`, async () => {
+  it(`${ORDERS} orders, fills delayed and failing at random, lookups answering 5xx/401/-2015/-1022/-1121/nothing, evictions: never two fills for one order leg, never a refund`, async () => {
     const t0 = performance.now();
     venue.random = { placeFault: 0.35, lookupFault: 0.2, seed: 20261123 };
     const bodies = Array.from({ length: ORDERS }, (_, i) => {
       const body = i % 3 === 2 ? BTC_TO_TRX : BTC_TO_USDT;
-      return i % 4 === 3 ? { ...body, rate_type: "fixed" } : body;
+      // Half of them could be refunded automatically: none may be.
+      const withRefund = i % 2 === 1 ? { ...body, refund_address: BTC_REFUND } : body;
+      return i % 4 === 3 ? { ...withRefund, rate_type: "fixed" } : withRefund;
     });
     const orders = [];
     for (let i = 0; i < ORDERS; i += 50)
@@ -397,6 +399,8 @@ describe("venue exchange under random faults", () => {
       const final = await read(partner, o.id);
       tally[final.status] = (tally[final.status] ?? 0) + 1;
       expect(final.status, `order ${o.id}`).toBe("completed");
+      // No deposit both exchanged and refunded: a lookup's error never read as a refusal.
+      expect(await statusPath(o.id), `order ${o.id}`).not.toContain("refunding");
       const legs = bodies[i]?.coin_to === "TRX" ? 2 : 1;
       for (let leg = 1; leg <= legs; leg++)
         expect(venue.orders.get(legId(o.id, leg))?.filter((r) => r.status === "FILLED")).toHaveLength(1);

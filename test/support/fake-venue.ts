@@ -258,7 +258,9 @@ export function createFakeVenue(): FakeVenue {
   const nextLookup = (): LookupFault => {
     const scripted = venue.lookupFaults.shift();
     if (scripted) return scripted;
-    return venue.random && draws.draw(venue.random.lookupFault, venue.random.seed) ? "5xx" : "ok";
+    if (!venue.random || !draws.draw(venue.random.lookupFault, venue.random.seed)) return "ok";
+    const kinds: LookupFault[] = ["5xx", "401", "2015", "1022", "1121", "hang"];
+    return kinds[draws.count % kinds.length] ?? "5xx";
   };
 
   const net = createMockNetwork(
