@@ -40,6 +40,10 @@ export type WebhookTestDelivery = Ok<"sendWebhookTestEvent">;
 export type WebhookResend = Ok<"resendWebhookEvent">;
 export type RequestLogQuery = NonNullable<operations["listRequestLogs"]["parameters"]["query"]>;
 export type RequestLogPage = Ok<"listRequestLogs">;
+export type OrderStatus = Ok<"getOrderStatus">;
+export type StatementsQuery = NonNullable<operations["listStatements"]["parameters"]["query"]>;
+export type StatementsPage = Ok<"listStatements">;
+export type Statement = Ok<"testMonthClose">;
 
 export interface ClientOptions {
   /** Where the API lives, e.g. `https://api.example.com` (no `/api/v1`). */
@@ -163,6 +167,15 @@ export function createClient(options: ClientOptions) {
     /** Your API requests in the key's mode, newest first, with filters (docs/cabinet.md, "Logs"). */
     listRequestLogs: (query: RequestLogQuery = {}): Promise<RequestLogPage> =>
       unwrap(raw.GET("/api/v1/partner/logs", { params: { query } })),
+    /**
+     * An order's public status by its UUID, without a key (what the tracking page and a wallet's
+     * "view transaction" screen read; addresses masked, docs/widget.md).
+     */
+    getOrderStatus: (orderId: string): Promise<OrderStatus> =>
+      unwrap(raw.GET("/api/v1/orders/{order_id}/status", { params: at(orderId) })),
+    /** Your monthly statements in the key's mode, newest first, with lines and payout (docs/earnings.md). */
+    listStatements: (query: StatementsQuery = {}): Promise<StatementsPage> =>
+      unwrap(raw.GET("/api/v1/partner/statements", { params: { query } })),
     getIcon: (file: string): Promise<string> =>
       unwrap(raw.GET("/api/v1/icons/{file}", { params: { path: { file } }, parseAs: "text" })),
     /**
@@ -184,6 +197,8 @@ export function createClient(options: ClientOptions) {
         unwrap(
           raw.POST("/api/v1/partner/test/orders/{order_id}/fail", { params: at(orderId), body: { step } }),
         ),
+      /** Closes the current month for test mode now and returns its statement (paid by simulation). */
+      monthClose: (): Promise<Statement> => unwrap(raw.POST("/api/v1/partner/test/month-close")),
     },
   };
 }

@@ -159,6 +159,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/orders/{order_id}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An order's status, without a key
+         * @description For the person who swaps and a wallet's "view transaction" screen: the order by its UUID only (never the short_id), without the partner, with the payout and refund addresses masked. Rate-limited per IP like every public route; cacheable for a few seconds.
+         */
+        get: operations["getOrderStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/partner/webhook": {
         parameters: {
             query?: never;
@@ -242,6 +262,46 @@ export interface paths {
         put?: never;
         /** Send a `ping` test event now, signed and logged like the others */
         post: operations["sendWebhookTestEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/statements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your monthly statements and their payouts
+         * @description The key's mode's statements (live keys: live), newest month first, each with its lines, totals, payout status and txid (docs/earnings.md). Key scope: `read`.
+         */
+        get: operations["listStatements"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/test/month-close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close the current month for test mode now
+         * @description Beyond the contract; test keys only (a live key gets 403 `test_mode_only`). Issues the test statement of the current UTC month from your test orders completed until now and pays it at once through the simulated gateway (to your newest payout address: test mode has no cooling period), then answers the statement. A second call in the same month answers the same statement (docs/test-mode.md).
+         */
+        post: operations["testMonthClose"];
         delete?: never;
         options?: never;
         head?: never;
@@ -410,6 +470,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "payout.sent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A monthly statement was paid
+         * @description Sent once the payout of a statement is confirmed by the payout gateway, with the statement id and txid (docs/earnings.md, "Statements"). Signed like every event.
+         */
+        post: operations["payoutSent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "order.status_changed": {
         parameters: {
             query?: never;
@@ -444,6 +524,29 @@ export interface components {
              */
             created_at: string;
             data: Record<string, never>;
+        };
+        PayoutSentEvent: {
+            /** @description The same for every delivery of this payout's event. */
+            id: string;
+            /** @enum {string} */
+            type: "payout.sent";
+            /**
+             * Format: date-time
+             * @description When the payout gateway confirmed the payout.
+             * @example 2026-11-21T12:00:00.000Z
+             */
+            created_at: string;
+            data: {
+                statement_id: string;
+                month: string;
+                livemode: boolean;
+                txid: string;
+                coin: string;
+                network: string;
+                amount: string;
+                address: string;
+                tag: string | null;
+            };
         };
         WebhookEvent: {
             /** @description Unique per event; deduplicate on it (delivery is at-least-once). */
@@ -534,6 +637,13 @@ export interface components {
             actions: components["schemas"]["OrderActions"];
             /** @description Beyond the contract: false for a test order (created with a `pk_test_` key; nothing real moves, see docs/test-mode.md). */
             livemode: boolean;
+            /**
+             * @description Beyond the contract: `widget` when the order was created through one of your widgets or referral links (docs/widget.md), else `api`.
+             * @enum {string}
+             */
+            source: "api" | "widget";
+            /** @description Beyond the contract: the widget (`wid_…`) the order came through, or null. */
+            widget_id: string | null;
             fees: components["schemas"]["Fees"];
             /**
              * Format: date-time
@@ -689,7 +799,7 @@ export interface components {
              * @description Stable machine-readable error code; branch on this.
              * @enum {string}
              */
-            code: "invalid_request" | "invalid_api_key" | "invalid_signature" | "partner_inactive" | "ip_not_allowed" | "forbidden" | "csrf_failed" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "price_source_mismatch" | "internal_error" | "pair_unavailable" | "network_required" | "amount_below_min" | "amount_above_max" | "invalid_amount" | "invalid_address" | "invalid_tag" | "quote_not_found" | "quote_expired" | "quote_mismatch" | "idempotency_conflict" | "order_not_found" | "prices_stale" | "invalid_cursor" | "cabinet_auth_failed" | "signin_throttled" | "partner_not_found" | "member_not_found" | "invite_not_found" | "key_not_found" | "last_admin" | "last_passkey" | "invalid_catalog_change" | "currency_exists" | "action_not_available" | "send_pending" | "invalid_overlap" | "webhook_not_configured" | "event_not_found" | "markup_above_cap" | "test_mode_only" | "test_order_limit" | "insufficient_liquidity" | "unsupported_asset" | "asset_mismatch" | "region_restricted" | "duplicate_partner_order_id";
+            code: "invalid_request" | "invalid_api_key" | "invalid_signature" | "partner_inactive" | "ip_not_allowed" | "insufficient_scope" | "forbidden" | "csrf_failed" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "price_source_mismatch" | "internal_error" | "pair_unavailable" | "network_required" | "amount_below_min" | "amount_above_max" | "invalid_amount" | "invalid_address" | "invalid_tag" | "quote_not_found" | "quote_expired" | "quote_mismatch" | "idempotency_conflict" | "order_not_found" | "prices_stale" | "invalid_cursor" | "cabinet_auth_failed" | "signin_throttled" | "partner_not_found" | "member_not_found" | "invite_not_found" | "key_not_found" | "last_admin" | "last_passkey" | "step_up_required" | "invalid_catalog_change" | "currency_exists" | "action_not_available" | "send_pending" | "invalid_overlap" | "webhook_not_configured" | "event_not_found" | "markup_above_cap" | "test_mode_only" | "test_order_limit" | "insufficient_liquidity" | "statement_not_found" | "invalid_payout_asset" | "invalid_origin" | "invalid_widget" | "widget_not_found" | "turnstile_failed" | "widget_rate_limited" | "unsupported_asset" | "asset_mismatch" | "region_restricted" | "duplicate_partner_order_id";
             /** @description Every problem, most relevant first (the first is `code`/`detail`): per-field schema problems (400 `invalid_request`), or every reason a quote or order cannot be served (docs/errors.md). */
             errors?: components["schemas"]["ErrorItem"][];
         };
@@ -881,6 +991,57 @@ export interface components {
             /** @description Memo / destination tag, on memo networks. */
             recipient_address_tag?: string | null;
         };
+        OrderStatus: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            status: "waiting_deposit" | "confirming" | "exchanging" | "sending" | "completed" | "expired" | "refunding" | "refunded" | "failed";
+            /** @enum {string|null} */
+            status_reason: "amount_below_min" | "amount_above_max" | "fixed_amount_mismatch" | "fixed_rate_expired" | "late_deposit" | "exchange_failed" | "payout_failed" | "refund_failed" | "deposit_dropped" | null;
+            coin_from: string;
+            network_from: string;
+            coin_to: string;
+            network_to: string;
+            /** @enum {string} */
+            rate_type: "float" | "fixed";
+            amount_from_expected: number;
+            amount_from_received: number | null;
+            amount_to_expected: number;
+            amount_to_actual: number | null;
+            deposit_address: string;
+            deposit_address_tag: string | null;
+            /** Format: int32 */
+            deposit_confirmations: number | null;
+            /** Format: int32 */
+            deposit_confirmations_required: number;
+            /**
+             * @description The payout address with its middle hidden (first 6 and last 4 characters), so the person who swaps can recognise it and nobody else can read it.
+             * @example TR7NHq…Lj6t
+             */
+            recipient_address: string;
+            /**
+             * @description The refund address with its middle hidden (first 6 and last 4 characters), so the person who swaps can recognise it and nobody else can read it.
+             * @example TR7NHq…Lj6t
+             */
+            refund_address: string | null;
+            deposit_txid: string | null;
+            payout_txid: string | null;
+            refund_txid: string | null;
+            /**
+             * Format: date-time
+             * @description Deposit deadline.
+             * @example 2026-11-21T12:00:00.000Z
+             */
+            expires_at: string;
+            /**
+             * Format: date-time
+             * @description Last change.
+             * @example 2026-11-21T12:00:00.000Z
+             */
+            updated_at: string;
+            /** @description False for a test order: nothing real moves. */
+            livemode: boolean;
+        };
         WebhookEndpoint: {
             /** @description Where events are POSTed; null: none. */
             url: string | null;
@@ -975,6 +1136,108 @@ export interface components {
             error: string | null;
             /** Format: int32 */
             duration_ms: number;
+        };
+        Statement: {
+            id: string;
+            /**
+             * @description The UTC calendar month, `YYYY-MM`.
+             * @example 2026-10
+             */
+            month: string;
+            livemode: boolean;
+            /**
+             * Format: date-time
+             * @description When the month was closed; the statement never changes after.
+             * @example 2026-11-21T12:00:00.000Z
+             */
+            issued_at: string;
+            /**
+             * Format: int32
+             * @description Orders completed in the month.
+             */
+            orders: number;
+            /** @description Earnings per coin. */
+            lines: {
+                coin: string;
+                /** Format: int32 */
+                orders: number;
+                /** @description Earned, in the coin (coin_from of the orders). */
+                markup: string;
+                /**
+                 * @description In USD as fixed at each completion.
+                 * @example 123.456789
+                 */
+                markup_usd: string;
+                /**
+                 * Format: int32
+                 * @description Orders without a USD price at completion: not in markup_usd, so not paid.
+                 */
+                unpriced_orders: number;
+            }[];
+            /** @description Operator corrections taken by this statement, each with its reason. */
+            adjustments: {
+                id: string;
+                /**
+                 * @description Signed.
+                 * @example 123.456789
+                 */
+                amount_usd: string;
+                reason: string;
+            }[];
+            /**
+             * @description Σ lines.markup_usd.
+             * @example 123.456789
+             */
+            earnings_usd: string;
+            /**
+             * @description Σ adjustments (signed).
+             * @example 123.456789
+             */
+            adjustments_usd: string;
+            /**
+             * @description The previous statement's total when it was carried over; else 0.
+             * @example 123.456789
+             */
+            carry_in_usd: string;
+            /**
+             * @description earnings + adjustments + carry-in.
+             * @example 123.456789
+             */
+            total_usd: string;
+            /**
+             * @description The payout minimum when the statement was issued.
+             * @example 123.456789
+             */
+            minimum_usd: string;
+            payout: {
+                /**
+                 * @description `pending` (to be paid), `paid` (see txid), `held` (by the operator, see hold_reason), `carried_over` (below the minimum: the total starts next month's statement).
+                 * @enum {string}
+                 */
+                status: "pending" | "paid" | "held" | "carried_over";
+                hold_reason: string | null;
+                coin: string | null;
+                network: string | null;
+                address: string | null;
+                tag: string | null;
+                /** @description The asset's USD price the total was converted at (recorded when the payout started). */
+                price_usd: string | null;
+                /** @description total_usd ÷ price_usd, rounded down to the asset's decimals. */
+                amount: string | null;
+                /**
+                 * Format: date-time
+                 * @description Not paid before this (at most 24 h after the month close).
+                 * @example 2026-11-21T12:00:00.000Z
+                 */
+                due_at: string;
+                txid: string | null;
+                /**
+                 * Format: date-time
+                 * @description When the payout gateway confirmed it.
+                 * @example 2026-11-21T12:00:00.000Z
+                 */
+                paid_at: string | null;
+            };
         };
         TestDeposit: {
             /**
@@ -1425,11 +1688,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -1511,11 +1787,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -1532,11 +1821,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -1553,11 +1855,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -1574,11 +1889,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -1595,11 +1923,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
@@ -1989,11 +2330,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -2138,11 +2492,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -2253,11 +2620,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -3486,6 +3866,139 @@ export interface operations {
             };
         };
     };
+    getOrderStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The order's UUID. */
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The order's status. */
+            200: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
+                    "RateLimit-Limit"?: number;
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
+                    "RateLimit-Remaining"?: number;
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    /** @description `*`: public data, readable from any origin without credentials. */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderStatus"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
+                    "RateLimit-Limit"?: number;
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
+                    "RateLimit-Remaining"?: number;
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    /** @description `*`: public data, readable from any origin without credentials. */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` and `RateLimit-*` headers. */
+            429: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
+                    "RateLimit-Limit"?: number;
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
+                    "RateLimit-Remaining"?: number;
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    /** @description `*`: public data, readable from any origin without credentials. */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error. */
+            500: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    /** @description `*`: public data, readable from any origin without credentials. */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getWebhookEndpoint: {
         parameters: {
             query?: never;
@@ -4412,11 +4925,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -4713,6 +5239,357 @@ export interface operations {
             };
             /** @description Conflicts with the current state: `action_not_available` (the order offers no such action now; `detail` says why), `currency_exists` (the coin already exists on that network), `webhook_not_configured` (no enabled webhook URL and secret to send to), `test_order_limit` (too many open test orders), `duplicate_partner_order_id` (another order already has this partner_order_id). */
             409: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
+                    "RateLimit-Limit"?: number;
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
+                    "RateLimit-Remaining"?: number;
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` and `RateLimit-*` headers. */
+            429: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
+                    "RateLimit-Limit"?: number;
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
+                    "RateLimit-Remaining"?: number;
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error. */
+            500: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listStatements: {
+        parameters: {
+            query?: {
+                /** @description How many months, newest first (1–120, default 24). */
+                limit?: number;
+            };
+            header?: {
+                /** @description Optional: hex HMAC-SHA256 of the raw request body keyed by the key's secret (either case). When present it is verified; a mismatch is 401 `invalid_signature`. */
+                "x-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Statements. */
+            200: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
+                    "RateLimit-Limit"?: number;
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
+                    "RateLimit-Remaining"?: number;
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Statement"][];
+                    };
+                };
+            };
+            /** @description Missing or invalid parameters (`invalid_request`, `pair_unavailable`, ...). */
+            400: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
+                    "RateLimit-Limit"?: number;
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
+                    "RateLimit-Remaining"?: number;
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key or signature. */
+            401: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
+                    "RateLimit-Limit"?: number;
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
+                    "RateLimit-Remaining"?: number;
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `partner_inactive` (partner account not active), `ip_not_allowed` (the key's IP allowlist does not include the client address), `test_mode_only` (a test helper called with a live key), or action not permitted. */
+            403: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
+                    "RateLimit-Limit"?: number;
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
+                    "RateLimit-Remaining"?: number;
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` and `RateLimit-*` headers. */
+            429: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
+                    "RateLimit-Limit"?: number;
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
+                    "RateLimit-Remaining"?: number;
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error. */
+            500: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    testMonthClose: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional: hex HMAC-SHA256 of the raw request body keyed by the key's secret (either case). When present it is verified; a mismatch is 401 `invalid_signature`. */
+                "x-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The test statement after its payout. */
+            200: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
+                    "RateLimit-Limit"?: number;
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
+                    "RateLimit-Remaining"?: number;
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Statement"];
+                };
+            };
+            /** @description Missing or invalid API key or signature. */
+            401: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
+                    "RateLimit-Limit"?: number;
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
+                    "RateLimit-Remaining"?: number;
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `partner_inactive` (partner account not active), `ip_not_allowed` (the key's IP allowlist does not include the client address), `test_mode_only` (a test helper called with a live key), or action not permitted. */
+            403: {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
@@ -6445,11 +7322,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -6467,11 +7357,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -6486,11 +7389,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -6505,11 +7421,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
@@ -6524,11 +7453,24 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
-                    /** @description Requests allowed per minute for this client or partner. */
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
                     "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
                     "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
@@ -6649,6 +7591,33 @@ export interface operations {
         };
         responses: {
             /** @description Any 2xx acknowledges it; a test event is not retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    payoutSent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, keyed by your webhook secret; during a secret rotation with overlap one `v1=` per secret (any one matching is enough). */
+                "x-webhook-signature": string;
+                /** @description The event id, as in the body. */
+                "x-webhook-id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PayoutSentEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event; anything else is retried with backoff for 3 days. */
             200: {
                 headers: {
                     [name: string]: unknown;
