@@ -127,7 +127,7 @@ describe("operator API: SimChain", () => {
       "invalid_request",
     );
     expect(dust.detail).toMatch(/BTC on BTC has 8 decimals/);
-    expect(dust.errors).toEqual([{ field: "amount", message: "at most 8 decimal places" }]);
+    expect(dust.errors).toMatchObject([{ field: "amount", message: "at most 8 decimal places", code: "invalid_request" }]);
 
     const e = await expectError(
       await send("ETH", { to: EVM_ADDR, amount: "1", coin: "BTC" }),
@@ -135,7 +135,7 @@ describe("operator API: SimChain", () => {
       "invalid_request",
     );
     expect(e.detail).toMatch(/BTC is not on network ETH.*ETH, USDT, USDC/);
-    expect(e.errors).toEqual([{ field: "coin", message: expect.any(String) }]);
+    expect(e.errors).toMatchObject([{ field: "coin", message: expect.any(String), code: "invalid_request" }]);
   });
 
   it("reorg removes blocks and their deposits; too deep → 400", async () => {

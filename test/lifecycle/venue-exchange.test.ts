@@ -166,9 +166,11 @@ describe("venue exchange: intent, then lookup", () => {
     expect(await stepUntil(o.id, (s) => s !== "exchanging", 60_000)).toBe("completed");
     expect(venue.posts).toHaveLength(1);
     expect(await statusPath(o.id)).not.toContain("refunding");
+    // One alert for the problem however many answers showed it (issue 26, item 11), opened at the
+    // first and cleared when the order settled.
     const config = alerts(errors, "venue configuration error: needs an operator");
-    expect(config.length).toBeGreaterThanOrEqual(3);
-    expect(config[0]).toMatchObject({ order: o.id, key: `${o.id}:exchange`, leg: 1 });
+    expect(config).toHaveLength(1);
+    expect(config[0]).toMatchObject({ order: o.id, alert: "opened", key: `${o.id}:exchange`, leg: 1 });
     expect(venue.filledTwice()).toEqual([]);
   });
 
@@ -180,7 +182,9 @@ describe("venue exchange: intent, then lookup", () => {
     expect((await read(partner, o.id)).status).toBe("exchanging");
     expect(await stepUntil(o.id, (s) => s !== "exchanging", 60_000)).toBe("completed");
     expect(venue.posts).toHaveLength(3);
-    expect(alerts(errors, "venue configuration error: needs an operator")).toHaveLength(2);
+    expect(alerts(errors, "venue configuration error: needs an operator")).toMatchObject([
+      { order: o.id, alert: "opened" },
+    ]);
     expect(venue.filledTwice()).toEqual([]);
   });
 

@@ -43,7 +43,7 @@ describe("order object migrations", () => {
       const { sql, kv } = state.storage;
       // An object as schema 1 left it: two exchanges (a continue after a failed one), one with its legs beside it.
       sql.exec(
-        "DROP TABLE meta; DROP TABLE events; DROP TABLE sends; DROP TABLE outbox; DROP TABLE schedule;",
+        "DROP TABLE meta; DROP TABLE events; DROP TABLE sends; DROP TABLE outbox; DROP TABLE schedule; DROP TABLE alerts;",
       );
       migrate(state.storage, ORDER_MIGRATIONS.slice(0, 1));
       const row = (key: string, kind: string) =>
