@@ -119,7 +119,9 @@ export async function listOrdersNeedingAction(
         )
         .bind(after.createdAt, after.id, limit)
     : db
-        .prepare(`SELECT ${columns} FROM orders WHERE needs_action = 1 AND livemode = 1 ORDER BY created_at, id LIMIT ?`)
+        .prepare(
+          `SELECT ${columns} FROM orders WHERE needs_action = 1 AND livemode = 1 ORDER BY created_at, id LIMIT ?`,
+        )
         .bind(limit);
   return (await stmt.all<ListedOrderRow>()).results;
 }
