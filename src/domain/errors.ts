@@ -55,6 +55,8 @@ export const DOMAIN_ERROR_CODES = [
   "asset_mismatch",
   "region_restricted",
   "duplicate_partner_order_id",
+  // Operator guard rails (docs/operators.md, "Guard rails")
+  "service_misconfigured",
 ] as const;
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
 

@@ -6,13 +6,17 @@ import type { OrderStatus } from "./order-state";
 /** Open test orders a partner may have at once, so test mode cannot be used to fill storage. */
 export const MAX_OPEN_TEST_ORDERS = 10_000;
 
-/** The statuses that count as open for that bound: everything that can still move by itself. */
+/**
+ * The statuses that count as open for that bound: everything that can still move by itself, and
+ * `failed`, which waits for a decision that may never come, so failed test orders cannot pile up.
+ */
 export const OPEN_TEST_STATUSES: readonly OrderStatus[] = Object.freeze([
   "waiting_deposit",
   "confirming",
   "exchanging",
   "sending",
   "refunding",
+  "failed",
 ]);
 
 /**

@@ -4,6 +4,7 @@ import { createRouter } from "./router";
 import { adminAlertsRouter } from "./routes/admin/alerts";
 import { adminCabinetRouter } from "./routes/admin/cabinet";
 import { adminCurrenciesRouter } from "./routes/admin/currencies";
+import { adminGuardRailsRouter } from "./routes/admin/guard-rails";
 import { adminLiquidityRouter } from "./routes/admin/liquidity";
 import { adminOrderActionsRouter } from "./routes/admin/order-actions";
 import { adminOrderReviewRouter } from "./routes/admin/order-review";
@@ -118,6 +119,7 @@ export function adminApi(): OpenAPIHono<AppEnv> {
   api.route("/admin/v1", adminOrderActionsRouter);
   api.route("/admin/v1", adminOrderReviewRouter);
   api.route("/admin/v1", adminAlertsRouter);
+  api.route("/admin/v1", adminGuardRailsRouter);
   api.route("/admin/v1", adminSimRouter);
   api.route("/admin/v1", adminCabinetRouter);
   api.route("/admin/v1", adminStatementsRouter);

@@ -51,7 +51,7 @@ const errorDescriptions = {
   429: "Rate limit exceeded; see `Retry-After` and `RateLimit-*` headers.",
   451: "`region_restricted`: the service, or a coin of the request, is not available in the end user's country (`X-End-User-Country`, else the caller's); `errors` lists every reason.",
   500: "Unexpected error.",
-  503: "Prices are stale; retry after `Retry-After` seconds.",
+  503: "`prices_stale` (prices are stale; retry after `Retry-After` seconds) or `service_misconfigured` (live orders are off until the operator fixes the service's modes; test keys go on).",
 } as const;
 
 type ErrorStatus = keyof typeof errorDescriptions;

@@ -1,8 +1,9 @@
 import type { Config } from "../config";
 import { type DepositScheme, depositScheme, realPayoutRefusal } from "../domain/deposit";
-import { type Refusal, refused } from "../domain/errors";
+import { DomainError, type Refusal, refused } from "../domain/errors";
 import type { FeeTerms } from "../domain/fees";
 import { checkAmountPrecision, limitRefusal } from "../domain/limits";
+import { liveModeProblems } from "../domain/live-modes";
 import { type Decimal, toJsonNumber } from "../domain/money";
 import { type AssetRef, assessPair, type ResolvedPair } from "../domain/pairs";
 import { type PricingInput, pairLimits, type Quote, quoteForward, quoteReverse } from "../domain/pricing";
@@ -73,6 +74,19 @@ async function depositAddressRefusal(
   return null;
 }
 
+/**
+ * Live money runs only with modes that agree (liveModeProblems): otherwise every live pair is
+ * refused, the whole service at once, rather than running half-simulated. Test keys go on.
+ */
+function refuseMisconfiguredLive(config: Config): void {
+  const problems = liveModeProblems(config);
+  if (problems.length > 0)
+    throw new DomainError(
+      "service_misconfigured",
+      `Live orders are off until the operator fixes the configuration: ${problems.join("; ")}.`,
+    );
+}
+
 /** The terms a quote's fees are split by: its destination's payout fee, spread and markup. */
 export const feeTermsOf = (input: PricingInput): FeeTerms => ({
   withdrawFee: input.to.withdrawFee,
@@ -118,6 +132,7 @@ export async function priceQuote(
   /** The end user's country (ISO 3166-1 alpha-2), when known. */
   country: string | null = null,
 ): Promise<PricedQuote> {
+  if (livemode) refuseMisconfiguredLive(config);
   const [catalog, restrictions] = await Promise.all([loadCatalog(env.DB), loadRegionRestrictions(env.DB)]);
   const assessed = assessPair(catalog, params.from, params.to, "new_order");
   if (!assessed.ok) {

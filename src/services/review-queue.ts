@@ -3,7 +3,7 @@ import { listOrdersNeedingAction } from "../storage/orders";
 import { orderSummary, UUID_RE } from "./orders";
 
 /**
- * GET /admin/v1/orders?needs_action=true: every order waiting for a decision on money it holds
+ * GET /admin/v1/orders?needs_action=true: every live order waiting for a decision on money it holds
  * (its `actions` is not null), oldest first, one keyset page at a time from the D1 index.
  */
 export async function reviewQueuePage(

@@ -115,11 +115,13 @@ export async function listOrdersNeedingAction(
   const stmt = after
     ? db
         .prepare(
-          `SELECT ${columns} FROM orders WHERE needs_action = 1 AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?`,
+          `SELECT ${columns} FROM orders WHERE needs_action = 1 AND livemode = 1 AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?`,
         )
         .bind(after.createdAt, after.id, limit)
     : db
-        .prepare(`SELECT ${columns} FROM orders WHERE needs_action = 1 ORDER BY created_at, id LIMIT ?`)
+        .prepare(
+          `SELECT ${columns} FROM orders WHERE needs_action = 1 AND livemode = 1 ORDER BY created_at, id LIMIT ?`,
+        )
         .bind(limit);
   return (await stmt.all<ListedOrderRow>()).results;
 }

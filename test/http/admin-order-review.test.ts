@@ -133,7 +133,7 @@ describe("GET /admin/v1/orders?needs_action=true", () => {
 
   it("runs on the partial index, never a scan of the orders table", async () => {
     const plan = await env.DB.prepare(
-      "EXPLAIN QUERY PLAN SELECT id FROM orders WHERE needs_action = 1 AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT 5",
+      "EXPLAIN QUERY PLAN SELECT id FROM orders WHERE needs_action = 1 AND livemode = 1 AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT 5",
     )
       .bind("2026-01-01T00:00:00.000Z", "")
       .all<{ detail: string }>();

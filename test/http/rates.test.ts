@@ -315,6 +315,7 @@ describe("real payouts need real deposits", () => {
       ...env,
       PAYOUT_MODE: "http",
       PAYOUT_GATEWAY_URL: "https://signer.test",
+      EXCHANGE_MODE: "binance",
       ...vars,
     } as unknown as Env;
     const ctx = createExecutionContext();
@@ -355,6 +356,7 @@ describe("real payouts need real deposits", () => {
     const vars: Record<string, string> = {
       PAYOUT_MODE: "http",
       PAYOUT_GATEWAY_URL: "https://signer.test",
+      EXCHANGE_MODE: "binance",
       CHAIN_MODE:
         "BTC:blockbook,LTC:esplora,DOGE:blockbook,ETH:evm,BSC:evm,TRX:trongrid,SOL:solana,XRP:rippled,XLM:horizon,TON:toncenter",
       DEPOSIT_ADDRESS_XRP: "rPT1Sjq2YGrBMTttX4GZHjKu9dyfzbpAYe",

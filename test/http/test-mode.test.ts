@@ -329,6 +329,46 @@ describe("limits", () => {
     await env.DB.prepare("UPDATE orders SET status = 'completed' WHERE id = ?").bind(`${c.id}-1`).run();
     expect((await createOrder(asTest(c), BTC_TO_USDT)).livemode).toBe(false);
   });
+
+  it("failed test orders count toward that bound, so held test funds cannot pile up", async () => {
+    const c = await partnerWithTestKey("test-mode-failed");
+    await env.DB.prepare(
+      `INSERT INTO orders (id, short_id, partner_id, status, coin_from, network_from, coin_to, network_to,
+                           deposit_address, deposit_address_tag, created_at, updated_at, expires_at, livemode)
+       WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10000)
+       SELECT ?1 || '-' || i, ?1 || i, ?1, 'failed', 'BTC', 'BTC', 'USDT', 'TRX',
+              'held-' || ?1 || '-' || i, NULL, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z',
+              '2026-01-01T00:30:00.000Z', 0 FROM n`,
+    )
+      .bind(c.id)
+      .run();
+    const res = await call("/api/v1/partner/orders", {
+      method: "POST",
+      body: JSON.stringify(BTC_TO_USDT),
+      headers: { Authorization: `Bearer ${c.testKey}`, "content-type": "application/json" },
+    });
+    await expectError(res, 409, "test_order_limit");
+  });
+
+  it("a failed test order holding funds stays out of the operator's review queue", async () => {
+    const o = await createOrder(asTest(a), BTC_TO_USDT);
+    await help(a, o.id, "deposit", { amount: "0.0003" });
+    const failed = await help(a, o.id, "confirm");
+    expect(failed.status).toBe("failed");
+    expect(failed.actions).not.toBeNull();
+    const ids: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const res = await admin(
+        `/orders?needs_action=true&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+      );
+      expect(res.status).toBe(200);
+      const page: { data: { id: string }[]; next_cursor: string | null } = await json(res);
+      ids.push(...page.data.map((r) => r.id));
+      cursor = page.next_cursor;
+    } while (cursor);
+    expect(ids).not.toContain(o.id);
+  });
 });
 
 describe("test deposit addresses", () => {

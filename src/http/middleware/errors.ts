@@ -20,6 +20,7 @@ const DOMAIN_STATUS: Record<DomainErrorCode, ContentfulStatusCode> = {
   idempotency_conflict: 422,
   order_not_found: 404,
   prices_stale: 503,
+  service_misconfigured: 503,
   invalid_cursor: 400,
   cabinet_auth_failed: 401,
   signin_throttled: 429,

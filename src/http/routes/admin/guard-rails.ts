@@ -1,0 +1,55 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { liveModeProblems } from "../../../domain/live-modes";
+import type { AppEnv } from "../../app-env";
+import { createRouter } from "../../router";
+import { errorResponses } from "../../schemas";
+
+const security: Record<string, string[]>[] = [{ AdminBearer: [] }, { CloudflareAccess: [] }];
+
+const GuardRailsSchema = z
+  .object({
+    chain_mode: z.string().openapi({ description: "CHAIN_MODE as configured." }),
+    exchange_mode: z.enum(["simulated", "binance"]),
+    payout_mode: z.enum(["simulated", "http"]),
+    live_orders: z.boolean().openapi({
+      description: "Whether live keys may quote and create orders: false while any problem is listed.",
+    }),
+    problems: z.array(z.string()).openapi({
+      description:
+        "Why these modes must not run live money together; live quotes and order creation answer 503 `service_misconfigured` until it is empty.",
+    }),
+  })
+  .openapi("GuardRails");
+
+/** The operator's view of the guard rails (docs/operators.md, "Guard rails"). */
+export const adminGuardRailsRouter = createRouter<AppEnv>().openapi(
+  createRoute({
+    method: "get",
+    path: "/guard-rails",
+    operationId: "adminGuardRails",
+    tags: ["Admin: orders"],
+    security,
+    summary: "Whether the configured modes may run live money",
+    responses: {
+      200: {
+        description: "The modes and their problems.",
+        content: { "application/json": { schema: GuardRailsSchema } },
+      },
+      ...errorResponses(401),
+    },
+  }),
+  (c) => {
+    const config = c.get("config");
+    const problems = liveModeProblems(config);
+    return c.json(
+      {
+        chain_mode: config.CHAIN_MODE,
+        exchange_mode: config.EXCHANGE_MODE,
+        payout_mode: config.PAYOUT_MODE,
+        live_orders: problems.length === 0,
+        problems,
+      },
+      200,
+    );
+  },
+);
