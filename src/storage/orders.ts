@@ -194,6 +194,48 @@ export function sweepPageQuery(
   };
 }
 
+/** `after_watch_checked_at` of an order past the slow sweep's horizon: after every timestamp. */
+const AFTER_WATCH_RETIRED = "~";
+
+/**
+ * The slow sweep's page of one terminal status: up to `limit` orders whose late-deposit watch
+ * ended (`expires_at < watchEndedBefore`) and that were last read before `checkedBefore`, read
+ * longest ago first. Orders past the horizon (`expires_at <= horizonStart`) met on the way are
+ * retired first, in bulk, so that the walk over the index does not meet them again.
+ */
+export async function afterWatchPage(
+  db: D1Database,
+  status: string,
+  bounds: { checkedBefore: string; watchEndedBefore: string; horizonStart: string },
+  limit: number,
+): Promise<string[]> {
+  const due = `FROM orders INDEXED BY orders_status_after_watch
+    WHERE status = ? AND after_watch_checked_at < ? AND expires_at < ?`;
+  const [, page] = await db.batch<{ id: string }>([
+    db
+      .prepare(
+        `UPDATE orders SET after_watch_checked_at = ? WHERE id IN (SELECT id ${due} AND expires_at <= ?
+           ORDER BY after_watch_checked_at LIMIT ?)`,
+      )
+      .bind(
+        AFTER_WATCH_RETIRED,
+        status,
+        bounds.checkedBefore,
+        bounds.watchEndedBefore,
+        bounds.horizonStart,
+        limit * 100,
+      ),
+    db
+      .prepare(`SELECT id ${due} AND expires_at > ? ORDER BY after_watch_checked_at LIMIT ?`)
+      .bind(status, bounds.checkedBefore, bounds.watchEndedBefore, bounds.horizonStart, limit),
+  ]);
+  return (page?.results ?? []).map((r) => r.id);
+}
+
+export async function markAfterWatchChecked(db: D1Database, id: string, at: string): Promise<void> {
+  await db.prepare("UPDATE orders SET after_watch_checked_at = ? WHERE id = ?").bind(at, id).run();
+}
+
 export async function getSweepCursor(db: D1Database, status: string): Promise<string> {
   const row = await db
     .prepare("SELECT after_id FROM sweep_cursors WHERE status = ?")
