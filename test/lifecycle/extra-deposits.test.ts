@@ -391,8 +391,8 @@ describe("after the watch: the cron's slow sweep reads the address (issue 26, it
     await simSend("BTC", o.deposit_address, "0.003");
     await simMine("BTC", 2);
     await slowSweep();
-    expect(await checkedAt(o.id)).toBe("~");
     expect([...(await offered(o.id)).keys()]).toEqual([]);
     expect((await read(partner, o.id)).actions).toBeNull();
+    expect(await checkedAt(o.id)).toBe("~");
   });
 });
