@@ -206,30 +206,45 @@ const AFTER_WATCH_RETIRED = "~";
 export async function afterWatchPage(
   db: D1Database,
   status: string,
-  bounds: { checkedBefore: string; watchEndedBefore: string; horizonStart: string },
+  bounds: AfterWatchBounds,
   limit: number,
 ): Promise<string[]> {
-  const due = `FROM orders INDEXED BY orders_status_after_watch
-    WHERE status = ? AND after_watch_checked_at < ? AND expires_at < ?`;
+  const [retire, select] = afterWatchQueries(status, bounds, limit);
   const [, page] = await db.batch<{ id: string }>([
-    db
-      .prepare(
-        `UPDATE orders SET after_watch_checked_at = ? WHERE id IN (SELECT id ${due} AND expires_at <= ?
-           ORDER BY after_watch_checked_at LIMIT ?)`,
-      )
-      .bind(
-        AFTER_WATCH_RETIRED,
-        status,
-        bounds.checkedBefore,
-        bounds.watchEndedBefore,
-        bounds.horizonStart,
-        limit * 100,
-      ),
-    db
-      .prepare(`SELECT id ${due} AND expires_at > ? ORDER BY after_watch_checked_at LIMIT ?`)
-      .bind(status, bounds.checkedBefore, bounds.watchEndedBefore, bounds.horizonStart, limit),
+    db.prepare(retire.sql).bind(...retire.binds),
+    db.prepare(select.sql).bind(...select.binds),
   ]);
   return (page?.results ?? []).map((r) => r.id);
+}
+
+type Statement = { sql: string; binds: (string | number)[] };
+
+export interface AfterWatchBounds {
+  checkedBefore: string;
+  watchEndedBefore: string;
+  horizonStart: string;
+}
+
+/** afterWatchPage's statements, the retirement then the page (exported so a test can ask SQLite for their plans). */
+export function afterWatchQueries(
+  status: string,
+  b: AfterWatchBounds,
+  limit: number,
+): [Statement, Statement] {
+  const due = `FROM orders INDEXED BY orders_status_after_watch
+    WHERE status = ? AND after_watch_checked_at < ? AND expires_at < ?`;
+  const binds = [status, b.checkedBefore, b.watchEndedBefore, b.horizonStart];
+  return [
+    {
+      sql: `UPDATE orders SET after_watch_checked_at = ? WHERE rowid IN (SELECT rowid ${due} AND expires_at <= ?
+              ORDER BY after_watch_checked_at LIMIT ?)`,
+      binds: [AFTER_WATCH_RETIRED, ...binds, limit * 100],
+    },
+    {
+      sql: `SELECT id ${due} AND expires_at > ? ORDER BY after_watch_checked_at LIMIT ?`,
+      binds: [...binds, limit],
+    },
+  ];
 }
 
 export async function markAfterWatchChecked(db: D1Database, id: string, at: string): Promise<void> {
