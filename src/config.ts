@@ -35,6 +35,8 @@ export const configSchema = z.object({
   FIXED_AMOUNT_TOLERANCE_BPS: int(10),
   FIXED_RATE_CONFIRM_MINUTES: int(120, 1),
   LATE_DEPOSIT_WATCH_HOURS: int(24),
+  /** The slow sweep reads an address for new deposits this long after its late-deposit watch (docs/lifecycle.md). */
+  AFTER_WATCH_HORIZON_DAYS: int(90),
   PUBLIC_RATE_LIMIT_PER_MINUTE: int(60, 1),
   /** Orders created through widgets and referral links per end-user IP per hour (docs/widget.md). */
   WIDGET_ORDERS_PER_IP_PER_HOUR: int(10, 1),

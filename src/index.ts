@@ -2,7 +2,7 @@ import { createApp } from "./app";
 import { getConfig } from "./config";
 import type { WebhookMessage } from "./domain/webhooks";
 import { runStatements } from "./services/statements";
-import { sweepLostAlarms } from "./services/sweep";
+import { sweepAfterWatch, sweepLostAlarms } from "./services/sweep";
 import { watchMemoAddresses } from "./services/unclaimed-deposits";
 import { deliverBatch, deliveryOptions, expireWebhookHistory } from "./services/webhook-delivery";
 import { refreshPrices } from "./storage/market";
@@ -26,6 +26,14 @@ export default {
     const config = getConfig(env);
     ctx.waitUntil(refreshPrices(env, config, controller.scheduledTime));
     ctx.waitUntil(sweepLostAlarms(env, controller.scheduledTime, undefined, config.LATE_DEPOSIT_WATCH_HOURS));
+    ctx.waitUntil(
+      sweepAfterWatch(
+        env,
+        controller.scheduledTime,
+        config.LATE_DEPOSIT_WATCH_HOURS,
+        config.AFTER_WATCH_HORIZON_DAYS,
+      ),
+    );
     ctx.waitUntil(watchMemoAddresses(env, config, controller.scheduledTime));
     ctx.waitUntil(expireWebhookHistory(env, config, controller.scheduledTime));
     ctx.waitUntil(runStatements(env, config, controller.scheduledTime));

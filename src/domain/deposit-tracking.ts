@@ -271,9 +271,31 @@ export function trackDeposit(
   now: number,
   params: TrackerParams,
 ): TrackerResult {
-  const run = new TrackerRun(state, chain, now, params);
+  return runTracker(new TrackerRun(state, chain, now, params), (run) => run.run());
+}
+
+/** The statuses whose address the slow sweep reads after the late-deposit watch. */
+const READ_AFTER_WATCH: ReadonlySet<OrderStatus> = new Set(["completed", "refunded", "failed", "expired"]);
+
+/**
+ * The slow sweep's read of an address after its late-deposit watch ended, until `horizonMs` after
+ * that (docs/lifecycle.md, "After the watch"): every new transfer is an extra deposit, its refund
+ * offered as during the watch. An expired order whose watch the tracker has not closed yet is left
+ * to it: a deposit seen then is the order's late deposit, not an extra one.
+ */
+export function checkAfterWatch(
+  state: TrackerState,
+  chain: ChainView,
+  now: number,
+  params: TrackerParams,
+  horizonMs: number,
+): TrackerResult {
+  return runTracker(new TrackerRun(state, chain, now, params), (run) => run.afterWatch(horizonMs));
+}
+
+function runTracker(run: TrackerRun, decide: (run: TrackerRun) => void): TrackerResult {
   try {
-    run.run();
+    decide(run);
   } catch (err) {
     if (err instanceof Unanswered) return { kind: "ask", question: err.question };
     throw err;
@@ -304,6 +326,15 @@ class TrackerRun {
     else if (status === "confirming") this.#followConfirmations();
     else if (status === "expired") this.#watchLateDeposit();
     else this.#watchForExtras();
+  }
+
+  afterWatch(horizonMs: number): void {
+    const o = this.#order;
+    const endsAt = Date.parse(o.lateWatchEndsAt);
+    if (!READ_AFTER_WATCH.has(o.status) || this.now < endsAt || this.now >= endsAt + horizonMs) return;
+    if (o.status === "expired" && !this.state.watchEnded) return;
+    // Its refund is offered at once: the review queue must list the order.
+    if (this.#logExtraDeposits(this.#listing()) > 0) this.effects.push({ kind: "projection" });
   }
 
   // ── the chain's answers ──

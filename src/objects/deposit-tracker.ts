@@ -5,6 +5,7 @@ import {
   type ChainQuestion,
   type ChainView,
   chainKey,
+  checkAfterWatch,
   confirmations,
   type DepositBlock,
   type FloatLimits,
@@ -12,6 +13,8 @@ import {
   type ListedTransfer,
   MAX_POLL_BACKOFF,
   type TrackerEffect,
+  type TrackerParams,
+  type TrackerResult,
   type TrackerState,
   trackDeposit,
   tracksOwnDeposit,
@@ -101,6 +104,17 @@ export class DepositTracker {
     });
   }
 
+  /**
+   * The slow sweep's read of the address after the late-deposit watch, up to
+   * AFTER_WATCH_HORIZON_DAYS after it: a new transfer is an extra deposit, its refund offered.
+   */
+  async checkAfterWatch(r: OrderRecord, now: number): Promise<void> {
+    const horizonMs = this.#host.config.AFTER_WATCH_HORIZON_DAYS * 86_400_000;
+    await this.#run(r, now, {}, undefined, (state, chain, params) =>
+      checkAfterWatch(state, chain, now, params, horizonMs),
+    );
+  }
+
   /** Whether an expired order's late-deposit watch is over (its extra deposits' refunds are offered). */
   watchEnded(): boolean {
     return this.#kv.get<boolean>(K.watchEnded) === true;
@@ -139,6 +153,11 @@ export class DepositTracker {
     now: number,
     seen: ChainView,
     listingFailed?: (err: unknown) => ListedTransfer[],
+    decide: (state: TrackerState, chain: ChainView, params: TrackerParams) => TrackerResult = (
+      state,
+      chain,
+      params,
+    ) => trackDeposit(state, chain, now, params),
   ): Promise<void> {
     const before = this.#load(order);
     const params = {
@@ -148,10 +167,10 @@ export class DepositTracker {
     };
     const reader = this.#host.reader(order);
     let chain: ChainView = seen;
-    let result = trackDeposit(before, chain, now, params);
+    let result = decide(before, chain, params);
     while (result.kind === "ask") {
       chain = await this.#answer(order, reader, now, chain, result.question, listingFailed);
-      result = trackDeposit(before, chain, now, params);
+      result = decide(before, chain, params);
     }
     const inputs = await this.#heldInputs(order, now, result.effects);
     // No await from here to the last write: they commit together.

@@ -158,6 +158,24 @@ export class OrderObject extends DurableObject<Env> {
     await this.#runExclusive();
   }
 
+  /**
+   * The slow sweep's read of the address after the late-deposit watch (src/services/sweep.ts), then
+   * a run to send what it changed (the index row that puts an offered refund in the review queue).
+   * It waits for a run under way and holds off the next one, as a run does.
+   */
+  async checkAfterWatch(): Promise<void> {
+    while (this.#running) await this.#running;
+    const o = this.#order;
+    this.#running = (async () => {
+      const r = o.c.record();
+      if (r) await o.deposits.checkAfterWatch(r, o.c.now());
+      await this.#run();
+    })().finally(() => {
+      this.#running = null;
+    });
+    return this.#running;
+  }
+
   override async alarm(): Promise<void> {
     await this.#runExclusive();
   }

@@ -1,4 +1,11 @@
-import { getSweepCursor, type SweepFilter, setSweepCursor, sweepPage } from "../storage/orders";
+import {
+  afterWatchPage,
+  getSweepCursor,
+  markAfterWatchChecked,
+  type SweepFilter,
+  setSweepCursor,
+  sweepPage,
+} from "../storage/orders";
 
 /** Orders are given this long past a due moment before the sweep assumes the alarm was lost. */
 const GRACE_MS = 60_000;
@@ -75,4 +82,50 @@ export async function sweepLostAlarms(
     if (after !== start) await setSweepCursor(env.DB, filter.status, after);
   }
   return woken;
+}
+
+/** The statuses an order ends its late-deposit watch in (their address may still be paid). */
+const AFTER_WATCH_STATUSES = ["completed", "refunded", "failed", "expired"] as const;
+/** Orders read per status per run: the cron runs each minute, so a few reach thousands a day. */
+const AFTER_WATCH_BATCH = 2;
+/** How often one order's address is read again after its watch. */
+const AFTER_WATCH_RECHECK_MS = 24 * 3_600_000;
+
+/**
+ * Cron, the slow sweep: a deposit after the late-deposit watch ended would be seen by nobody. A few
+ * orders per status per run, the one read longest ago first, each once a day until
+ * `horizonDays` after its watch; its object reads the address and offers the refund of a new
+ * transfer as an extra deposit (docs/lifecycle.md, "After the watch"). Returns how many were read.
+ */
+export async function sweepAfterWatch(
+  env: Env,
+  now: number,
+  lateWatchHours: number,
+  horizonDays: number,
+): Promise<number> {
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const watchEndedBefore = now - lateWatchHours * 3_600_000;
+  const bounds = {
+    checkedBefore: iso(now - AFTER_WATCH_RECHECK_MS),
+    watchEndedBefore: iso(watchEndedBefore),
+    horizonStart: iso(watchEndedBefore - horizonDays * 86_400_000),
+  };
+  let read = 0;
+  for (const status of AFTER_WATCH_STATUSES) {
+    const page = await afterWatchPage(env.DB, status, bounds, AFTER_WATCH_BATCH);
+    for (const id of page) {
+      // A failed read (the chain reader is down) waits for the order's next turn, a day later:
+      // it must not hold the orders behind it.
+      await env.ORDERS.getByName(id)
+        .checkAfterWatch()
+        .catch((err: unknown) =>
+          console.warn(
+            JSON.stringify({ level: "warn", order: id, msg: "after-watch read failed", error: String(err) }),
+          ),
+        );
+      await markAfterWatchChecked(env.DB, id, iso(now));
+      read++;
+    }
+  }
+  return read;
 }

@@ -196,6 +196,63 @@ export function sweepPageQuery(
   };
 }
 
+/** `after_watch_checked_at` of an order past the slow sweep's horizon: after every timestamp. */
+const AFTER_WATCH_RETIRED = "~";
+
+/**
+ * The slow sweep's page of one terminal status: up to `limit` orders whose late-deposit watch
+ * ended (`expires_at < watchEndedBefore`) and that were last read before `checkedBefore`, read
+ * longest ago first. Orders past the horizon (`expires_at <= horizonStart`) met on the way are
+ * retired first, in bulk, so that the walk over the index does not meet them again.
+ */
+export async function afterWatchPage(
+  db: D1Database,
+  status: string,
+  bounds: AfterWatchBounds,
+  limit: number,
+): Promise<string[]> {
+  const [retire, select] = afterWatchQueries(status, bounds, limit);
+  const [, page] = await db.batch<{ id: string }>([
+    db.prepare(retire.sql).bind(...retire.binds),
+    db.prepare(select.sql).bind(...select.binds),
+  ]);
+  return (page?.results ?? []).map((r) => r.id);
+}
+
+type Statement = { sql: string; binds: (string | number)[] };
+
+export interface AfterWatchBounds {
+  checkedBefore: string;
+  watchEndedBefore: string;
+  horizonStart: string;
+}
+
+/** afterWatchPage's statements, the retirement then the page (exported so a test can ask SQLite for their plans). */
+export function afterWatchQueries(
+  status: string,
+  b: AfterWatchBounds,
+  limit: number,
+): [Statement, Statement] {
+  const due = `FROM orders INDEXED BY orders_status_after_watch
+    WHERE status = ? AND after_watch_checked_at < ? AND expires_at < ?`;
+  const binds = [status, b.checkedBefore, b.watchEndedBefore, b.horizonStart];
+  return [
+    {
+      sql: `UPDATE orders SET after_watch_checked_at = ? WHERE rowid IN (SELECT rowid ${due} AND expires_at <= ?
+              ORDER BY after_watch_checked_at LIMIT ?)`,
+      binds: [AFTER_WATCH_RETIRED, ...binds, limit * 100],
+    },
+    {
+      sql: `SELECT id ${due} AND expires_at > ? ORDER BY after_watch_checked_at LIMIT ?`,
+      binds: [...binds, limit],
+    },
+  ];
+}
+
+export async function markAfterWatchChecked(db: D1Database, id: string, at: string): Promise<void> {
+  await db.prepare("UPDATE orders SET after_watch_checked_at = ? WHERE id = ?").bind(at, id).run();
+}
+
 export async function getSweepCursor(db: D1Database, status: string): Promise<string> {
   const row = await db
     .prepare("SELECT after_id FROM sweep_cursors WHERE status = ?")

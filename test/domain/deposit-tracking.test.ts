@@ -3,6 +3,7 @@ import {
   byArrival,
   type ChainView,
   chainKey,
+  checkAfterWatch,
   confirmedOthers,
   confirmStep,
   type FloatLimits,
@@ -708,5 +709,43 @@ describe("trackDeposit: extra deposits after the deposit was taken", () => {
       effects: [],
       asked: [],
     });
+  });
+});
+
+describe("checkAfterWatch (the slow sweep after the late-deposit watch)", () => {
+  const HORIZON = 90 * 86_400_000;
+  const completed: TrackedOrder = { ...confirming, status: "completed", depositConfirmations: 2 };
+  const listing = [t("a", 0, "1", 50), t("b", 0, "0.3", 60)];
+  /** The run on `state` at `now`: the listing it asked for (if any), its effects and extras. */
+  function check(state: TrackerState, now: number) {
+    const first = checkAfterWatch(state, {}, now, params, HORIZON);
+    if (first.kind === "done") return { read: false, effects: first.effects, extras: first.state.extras };
+    expect(first.question).toEqual({ ask: "listing" });
+    const done = checkAfterWatch(state, { listing }, now, params, HORIZON);
+    if (done.kind !== "done") throw new Error("asked twice");
+    return { read: true, effects: done.effects, extras: done.state.extras };
+  }
+
+  it("after the watch: every new transfer is an extra deposit, its refund offered at once", () => {
+    expect(check(initial(completed), WATCH_END + 1)).toEqual({
+      read: true,
+      effects: [{ kind: "extra", txid: "b", index: 0, amount: "0.3" }, { kind: "projection" }],
+      extras: ["b:0"],
+    });
+    expect(check({ ...initial(completed), extras: ["b:0"] }, WATCH_END + 1)).toEqual({
+      read: true,
+      effects: [],
+      extras: ["b:0"],
+    });
+  });
+
+  it("not read during the watch, past the horizon, or in an expired order whose watch is still open", () => {
+    const none = { read: false, effects: [], extras: [] };
+    expect(check(initial(completed), WATCH_END - 1)).toEqual(none);
+    expect(check(initial(completed), WATCH_END + HORIZON)).toEqual(none);
+    expect(check(initial(expired), WATCH_END + 1)).toEqual(none);
+    expect(check(initial(confirming), WATCH_END + 1)).toEqual(none);
+    // Once its watch closed, an expired order's every transfer is extra (it runs on none).
+    expect(check({ ...initial(expired), watchEnded: true }, WATCH_END + 1).extras).toEqual(["a:0", "b:0"]);
   });
 });

@@ -5,7 +5,7 @@
  */
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { sweepLostAlarms } from "../../src/services/sweep";
+import { sweepAfterWatch, sweepLostAlarms } from "../../src/services/sweep";
 import { admin, call, createPartner, expectError, json, setPrices, type TestPartner } from "../helpers";
 import { useFakeGateway } from "../support/fake-gateway";
 import {
@@ -336,5 +336,65 @@ describe("the address is watched after the exchange starts and after refunded (f
     expect(await sweepLostAlarms(env, Date.now())).toBeGreaterThanOrEqual(1);
     expect([...(await offered(o.id)).keys()]).toEqual([late]);
     expect(paid(o.id)).toHaveLength(1);
+  });
+});
+
+describe("after the watch: the cron's slow sweep reads the address (issue 26, item 10)", () => {
+  const HOUR = 3_600_000;
+  const DAY = 24 * HOUR;
+  const slowSweep = () => sweepAfterWatch(env, Date.now(), 24, 90);
+
+  async function completedPastWatch(): Promise<Order> {
+    const o = await createOrder(partner, BTC_TO_USDT);
+    await fake.attach(o.id);
+    await simSend("BTC", o.deposit_address, "0.01");
+    await simMine("BTC", 2);
+    expect((await stepUntil(o.id, (r) => r.status === "completed")).status).toBe("completed");
+    await step(o.id, 25 * HOUR); // the late-deposit watch ends
+    return o;
+  }
+
+  const checkedAt = (id: string) =>
+    env.DB.prepare("SELECT after_watch_checked_at AS at FROM orders WHERE id = ?")
+      .bind(id)
+      .first<{ at: string }>()
+      .then((r) => r?.at);
+
+  it("a deposit after the watch is offered once the slow sweep reads the address, and refunded once", async () => {
+    const o = await completedPastWatch();
+    const late = await simSend("BTC", o.deposit_address, "0.003");
+    await simMine("BTC", 2);
+    await step(o.id, 120_000);
+    // The watch is over: the order's own alarm no longer reads the address.
+    expect([...(await offered(o.id)).keys()]).toEqual([]);
+
+    // A few orders per run, never read ones first: the earlier tests' orders may come before it.
+    for (let run = 0; run < 10 && (await checkedAt(o.id)) === ""; run++)
+      expect(await slowSweep()).toBeGreaterThanOrEqual(1);
+    expect([...(await offered(o.id)).keys()]).toEqual([late]);
+    expect(await inQueue(o.id)).toBe(true);
+    // Read once a day: the next minute's run passes it by.
+    const at = await checkedAt(o.id);
+    advance(60_000);
+    await slowSweep();
+    expect(await checkedAt(o.id)).toBe(at);
+
+    await refundEach(o.id, [late]);
+    expect(paid(o.id).filter((p) => p.key.includes(":extra:"))).toEqual([
+      { key: expect.stringContaining(`${o.id}:extra:${late}:`), to: NEW_BTC, amount: "0.0029" },
+    ]);
+    expect(fake.gw.paidTwice()).toEqual([]);
+    expect((await read(partner, o.id)).actions).toBeNull();
+  });
+
+  it("past AFTER_WATCH_HORIZON_DAYS the address is not read: the order is retired from the sweep", async () => {
+    const o = await completedPastWatch();
+    advance(91 * DAY);
+    await simSend("BTC", o.deposit_address, "0.003");
+    await simMine("BTC", 2);
+    for (let run = 0; run < 10 && (await checkedAt(o.id)) === ""; run++) await slowSweep();
+    expect([...(await offered(o.id)).keys()]).toEqual([]);
+    expect((await read(partner, o.id)).actions).toBeNull();
+    expect(await checkedAt(o.id)).toBe("~");
   });
 });
