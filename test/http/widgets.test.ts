@@ -76,6 +76,20 @@ function createdId(res: Response): string {
   return id ?? "";
 }
 
+/** A request to the Worker under other settings (config is read from the env it is given). */
+async function callWith(customEnv: Env, path: string, init: RequestInit = {}, ip = freshIp()) {
+  const ctx = createExecutionContext();
+  const headers = new Headers(init.headers);
+  headers.set("cf-connecting-ip", ip);
+  const res = await worker.fetch(
+    new Request(`http://localhost${path}`, { ...init, headers }),
+    customEnv,
+    ctx,
+  );
+  await waitOnExecutionContext(ctx);
+  return res;
+}
+
 const countOrders = async (widgetId: string) =>
   (
     await env.DB.prepare("SELECT COUNT(*) AS n FROM orders WHERE widget_id = ?")
@@ -293,6 +307,31 @@ describe("orders through a widget or a referral link", () => {
     expect((await post(`/swap/orders?ref=${w.id}`, FORM, ip)).status).toBe(429);
     createdId(await post(`/widget/${w.id}/orders`, FORM));
   });
+
+  it("per widget: past WIDGET_ORDERS_PER_WIDGET_PER_HOUR (from any address) is 429 with Retry-After, nothing created", async () => {
+    const lowEnv = { ...env, WIDGET_ORDERS_PER_WIDGET_PER_HOUR: "2" } as Env;
+    const submit = (path: string) =>
+      callWith(lowEnv, path, {
+        method: "POST",
+        body: new URLSearchParams({ nonce: crypto.randomUUID(), ...FORM }),
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        redirect: "manual",
+      });
+    const w = await newWidget();
+    // Each from a fresh address: only the widget's own limit can refuse.
+    for (let i = 0; i < 2; i++) createdId(await submit(`/widget/${w.id}/orders`));
+    const refused = await submit(`/widget/${w.id}/orders`);
+    expect(refused.status).toBe(429);
+    const wait = Number(refused.headers.get("retry-after"));
+    expect(wait).toBeGreaterThan(3500);
+    expect(wait).toBeLessThanOrEqual(3600);
+    expect(await refused.text()).toContain("At most 2 orders per hour through this widget");
+    expect((await submit(`/swap/orders?ref=${w.id}`)).status).toBe(429);
+    expect(await countOrders(w.id)).toBe(2);
+    // Another widget of the same partner has its own hour.
+    const other = await newWidget();
+    createdId(await submit(`/widget/${other.id}/orders`));
+  });
 });
 
 describe("Turnstile", () => {
@@ -309,18 +348,7 @@ describe("Turnstile", () => {
     vi.unstubAllGlobals();
   });
 
-  async function request(path: string, init: RequestInit = {}) {
-    const ctx = createExecutionContext();
-    const headers = new Headers(init.headers);
-    headers.set("cf-connecting-ip", freshIp());
-    const res = await worker.fetch(
-      new Request(`http://localhost${path}`, { ...init, headers }),
-      turnstileEnv,
-      ctx,
-    );
-    await waitOnExecutionContext(ctx);
-    return res;
-  }
+  const request = (path: string, init: RequestInit = {}) => callWith(turnstileEnv, path, init);
   const submit = (wid: string, extra: Record<string, string>) =>
     request(`/widget/${wid}/orders`, {
       method: "POST",
