@@ -8,6 +8,7 @@ import { env } from "cloudflare:workers";
 import { HttpResponse, http } from "msw";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { SITEVERIFY_URL } from "../../src/adapters/turnstile";
+import type { WebhookEvent } from "../../src/domain/webhooks";
 import worker from "../../src/index";
 import {
   admin,
@@ -19,8 +20,20 @@ import {
   setPrices,
   type TestPartner,
 } from "../helpers";
+import { acceptInvite, cab, invite } from "../support/cabinet";
 import { createMockNetwork } from "../support/msw";
-import { BTC_REFUND, indexed, type Order, read, TRON_ADDR } from "../support/orders";
+import {
+  BTC_REFUND,
+  BTC_TO_USDT,
+  createOrder,
+  indexed,
+  type Order,
+  read,
+  simSend,
+  startClock,
+  step,
+  TRON_ADDR,
+} from "../support/orders";
 
 const OTHER_TRON = "TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7";
 const SHOP = "https://shop.example";
@@ -40,6 +53,10 @@ let p: TestPartner;
 beforeAll(async () => {
   await setPrices();
   p = await createPartner({ name: "widget-wallet", markup_bps: 100, rate_limit_per_minute: 100_000 });
+});
+
+afterEach(() => {
+  vi.useRealTimers();
 });
 
 async function newWidget(body: Record<string, unknown> = {}, partnerId = p.id): Promise<WidgetBody> {
@@ -242,6 +259,35 @@ describe("orders through a widget or a referral link", () => {
       }),
     );
     expect([api.source, api.widget_id]).toEqual(["api", null]);
+  });
+
+  it("source and widget_id reach the partner API's order, the cabinet's CSV and the webhook payload", async () => {
+    const own = await createPartner({ name: "widget-attribution", rate_limit_per_minute: 100_000 });
+    const w = await newWidget({}, own.id);
+    const member = await acceptInvite(await invite(own.id, "ops@widget-attribution.example"));
+    startClock();
+    const id = createdId(await post(`/widget/${w.id}/orders`, FORM));
+    const api = await createOrder(own, BTC_TO_USDT);
+
+    const order = await read(own, id);
+    expect(order).toMatchObject({ source: "widget", widget_id: w.id });
+
+    await indexed(id);
+    await indexed(api.id);
+    const csv = (await (await cab("/orders.csv", { cookie: member.cookie })).text()).trimEnd().split("\r\n");
+    const header = csv[0]?.split(",") ?? [];
+    const column = header.indexOf("widget_id");
+    expect(column).toBeGreaterThan(0);
+    const cell = (orderId: string) => csv.find((l) => l.startsWith(orderId))?.split(",")[column];
+    expect(cell(id)).toBe(w.id);
+    expect(cell(api.id)).toBe("");
+
+    // The first transition's event, exactly as the queue consumer POSTs it.
+    await simSend("BTC", order.deposit_address, "0.01");
+    await step(id);
+    const [event] = await env.ORDERS.getByName(id).webhookEvents();
+    const body = JSON.parse(event?.message.body ?? "{}") as WebhookEvent;
+    expect(body.data.order).toMatchObject({ id, status: "confirming", source: "widget", widget_id: w.id });
   });
 
   it("a referral-link order belongs to the widget's partner and lands on the tracking page", async () => {
