@@ -290,6 +290,34 @@ describe("orders through a widget or a referral link", () => {
     expect(body.data.order).toMatchObject({ id, status: "confirming", source: "widget", widget_id: w.id });
   });
 
+  it("an amount on the 'you get' side: a reverse quote, and the order is created with its amount_from", async () => {
+    const w = await newWidget();
+    const reverse = await json<{ amount_from: number; amount_to: number }>(
+      await call(`/widget/${w.id}/quote?from=BTC:BTC&to=USDT:TRX&amount_to=500&rate_type=float`),
+    );
+    expect(reverse.amount_from).toBeGreaterThan(0);
+    expect(reverse.amount_to).toBeCloseTo(500, 0);
+    const forward = await json<{ amount_from: number; amount_to: number }>(
+      await call(`/widget/${w.id}/quote?from=BTC:BTC&to=USDT:TRX&amount=${reverse.amount_from}`),
+    );
+    expect(forward.amount_to).toBeCloseTo(500, 0);
+
+    // Without the script: only the "you get" amount filled in.
+    const { amount_from: _, ...rest } = FORM;
+    const id = createdId(await post(`/swap/orders?ref=${w.id}`, { ...rest, amount_to: "500" }));
+    const order = await read(p, id);
+    expect(order.amount_from_expected).toBe(reverse.amount_from);
+    expect(order.amount_to_expected).toBeCloseTo(500, 0);
+    // With it: side says which amount the visitor typed, whatever the other field holds.
+    const typed = createdId(
+      await post(`/widget/${w.id}/orders`, { ...FORM, amount_from: "0.5", amount_to: "500", side: "to" }),
+    );
+    expect((await read(p, typed)).amount_from_expected).toBe(reverse.amount_from);
+    const bad = await post(`/widget/${w.id}/orders`, { ...rest, amount_to: "five", side: "to" });
+    expect(bad.status).toBe(422);
+    expect(await bad.text()).toContain('value="five"');
+  });
+
   it("a referral-link order belongs to the widget's partner and lands on the tracking page", async () => {
     const w = await newWidget();
     const page = await call(`/swap?ref=${w.id}`);
