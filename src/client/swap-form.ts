@@ -6,6 +6,7 @@ const QUOTE_DELAY_MS = 350;
 const CHECK_DELAY_MS = 300;
 
 type Quote = {
+  amount_from: number;
   amount_to: number;
   min_amount: number;
   max_amount: number;
@@ -30,10 +31,12 @@ export function initSwapForm(): void {
   const from = field<HTMLSelectElement>("select[name=from]");
   const to = field<HTMLSelectElement>("select[name=to]");
   const amount = field<HTMLInputElement>("input[name=amount_from]");
+  const amountTo = field<HTMLInputElement>("input[name=amount_to]");
+  const side = field<HTMLInputElement>("[data-amount-side]");
   const out = field<HTMLOutputElement>("[data-quote-out]");
   const note = field<HTMLElement>("[data-quote-note]");
   const quoteId = field<HTMLInputElement>("[data-quote-id]");
-  if (!from || !to || !amount || !out || !note || !quoteId) return;
+  if (!from || !to || !amount || !amountTo || !side || !out || !note || !quoteId) return;
   const rateType = () => field<HTMLInputElement>("input[name=rate_type]:checked")?.value ?? "float";
   let seq = 0;
   let expiry = 0;
@@ -62,8 +65,12 @@ export function initSwapForm(): void {
     const mine = ++seq;
     clearTimeout(expiry);
     quoteId.value = "";
-    const value = amount.value.trim();
+    // The amount typed last is the one quoted; the other side shows the quote's answer.
+    const reverse = side.value === "to";
+    const [typed, other] = reverse ? [amountTo, amount] : [amount, amountTo];
+    const value = typed.value.trim();
     if (!/^\d+(\.\d+)?$/.test(value) || Number(value) <= 0) {
+      other.value = "";
       out.textContent = "—";
       note.textContent = "";
       return;
@@ -71,7 +78,7 @@ export function initSwapForm(): void {
     const params = new URLSearchParams({
       from: from.value,
       to: to.value,
-      amount: value,
+      [reverse ? "amount_to" : "amount"]: value,
       rate_type: rateType(),
     });
     const base = form.dataset.quoteUrl ?? "";
@@ -87,8 +94,12 @@ export function initSwapForm(): void {
         return;
       }
       note.classList.remove("error");
-      const coin = to.value.split(":")[0] ?? "";
-      out.textContent = `${rateType() === "fixed" ? "" : "≈ "}${fmt(body.amount_to)} ${coin}`;
+      const [coin, answer] = reverse
+        ? [from.value.split(":")[0] ?? "", body.amount_from]
+        : [to.value.split(":")[0] ?? "", body.amount_to];
+      out.textContent = `${rateType() === "fixed" ? "" : "≈ "}${fmt(answer)} ${coin}${reverse ? " to send" : ""}`;
+      // Plain digits: a fixed quote is locked for exactly this amount to send.
+      other.value = answer.toLocaleString("en-US", { maximumFractionDigits: 18, useGrouping: false });
       const limits = `Min ${fmt(body.min_amount)}, max ${fmt(body.max_amount)} ${from.value.split(":")[0]}.`;
       if (body.quote_id && body.expires_in) {
         quoteId.value = body.quote_id;
@@ -105,7 +116,14 @@ export function initSwapForm(): void {
     }
   };
   const later = debounce(() => void requote(), QUOTE_DELAY_MS);
-  amount.addEventListener("input", later);
+  for (const [input, which] of [
+    [amount, "from"],
+    [amountTo, "to"],
+  ] as const)
+    input.addEventListener("input", () => {
+      side.value = which;
+      later();
+    });
   for (const el of form.querySelectorAll("select[name=from], select[name=to], input[name=rate_type]"))
     el.addEventListener("change", later);
   void requote();

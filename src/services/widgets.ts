@@ -150,9 +150,17 @@ export interface WidgetQuoteRequest {
   network_from: string;
   coin_to: string;
   network_to: string;
+  /** The amount to send, or (`side` "to") the amount to get: a reverse quote. */
   amount: string;
+  side: AmountSide;
   rate_type: RateType;
 }
+
+/** Which amount the visitor typed: what they send, or what they get. */
+export type AmountSide = "from" | "to";
+
+const amountOf = (side: AmountSide, amount: string) =>
+  side === "to" ? { amountTo: parseDecimal(amount) } : { amountFrom: parseDecimal(amount) };
 
 /** A quote as the widget shows it: priced with the partner's markup; a fixed one can be locked. */
 export async function widgetQuote(
@@ -171,7 +179,7 @@ export async function widgetQuote(
     {
       from: { coin: q.coin_from, network: q.network_from },
       to: { coin: q.coin_to, network: q.network_to },
-      amountFrom: parseDecimal(q.amount),
+      ...amountOf(q.side, q.amount),
       rateType: q.rate_type,
     },
     u.partner.markupBps,
@@ -194,6 +202,7 @@ export async function widgetQuote(
         })
       : null;
   return {
+    amount_from: toJsonNumber(quote.amountFrom),
     amount_to: toJsonNumber(quote.amountTo),
     rate: toJsonNumber(quote.rate),
     min_amount: toJsonNumber(quote.min),
@@ -222,7 +231,11 @@ export interface WidgetOrderForm {
   network_from: string;
   coin_to: string;
   network_to: string;
-  amount_from: string;
+  /** What the visitor typed: the amount to send, or (`side` "to") the amount to get. */
+  amount: string;
+  side: AmountSide;
+  /** With `side` "to" and a fixed quote: the amount to send the quote was issued for. */
+  quoted_amount_from?: string | undefined;
   rate_type: RateType;
   recipient_address?: string | undefined;
   recipient_address_tag?: string | undefined;
@@ -274,6 +287,7 @@ export async function createWidgetOrder(
     "from one address",
   );
   await spend(env, `widget:${widget.id}`, config.WIDGET_ORDERS_PER_WIDGET_PER_HOUR, "through this widget");
+  const amountFrom = await amountToSend(env, config, u, form, client.country, now);
   const { order } = await createOrder(
     env,
     config,
@@ -283,7 +297,7 @@ export async function createWidgetOrder(
       network_from: form.network_from,
       coin_to: form.coin_to,
       network_to: form.network_to,
-      amount_from: form.amount_from,
+      amount_from: amountFrom,
       rate_type: form.rate_type,
       recipient_address: recipient,
       recipient_address_tag: locked ? (locked.tag ?? undefined) : form.recipient_address_tag,
@@ -295,4 +309,35 @@ export async function createWidgetOrder(
     { region: client.region, widgetId: widget.id, country: client.country },
   );
   return order;
+}
+
+/**
+ * The order's amount to send. Typed on the "you get" side, it is the reverse quote's amount_from
+ * (or, with a fixed quote, the amount that quote was issued for, which locking it checks).
+ */
+async function amountToSend(
+  env: Env,
+  config: Config,
+  u: { widget: Widget; partner: Partner },
+  form: WidgetOrderForm,
+  country: string | null,
+  now: number,
+): Promise<string> {
+  if (form.side === "from") return form.amount;
+  if (form.quote_id && form.quoted_amount_from) return form.quoted_amount_from;
+  const { quote } = await priceQuote(
+    env,
+    config,
+    {
+      from: { coin: form.coin_from, network: form.network_from },
+      to: { coin: form.coin_to, network: form.network_to },
+      amountTo: parseDecimal(form.amount),
+      rateType: form.rate_type,
+    },
+    u.partner.markupBps,
+    now,
+    u.partner.livemode,
+    country,
+  );
+  return toDecimalString(quote.amountFrom);
 }

@@ -8,6 +8,7 @@ import { env } from "cloudflare:workers";
 import { HttpResponse, http } from "msw";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { SITEVERIFY_URL } from "../../src/adapters/turnstile";
+import type { WebhookEvent } from "../../src/domain/webhooks";
 import worker from "../../src/index";
 import {
   admin,
@@ -19,8 +20,20 @@ import {
   setPrices,
   type TestPartner,
 } from "../helpers";
+import { acceptInvite, cab, invite } from "../support/cabinet";
 import { createMockNetwork } from "../support/msw";
-import { BTC_REFUND, indexed, type Order, read, TRON_ADDR } from "../support/orders";
+import {
+  BTC_REFUND,
+  BTC_TO_USDT,
+  createOrder,
+  indexed,
+  type Order,
+  read,
+  simSend,
+  startClock,
+  step,
+  TRON_ADDR,
+} from "../support/orders";
 
 const OTHER_TRON = "TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7";
 const SHOP = "https://shop.example";
@@ -40,6 +53,10 @@ let p: TestPartner;
 beforeAll(async () => {
   await setPrices();
   p = await createPartner({ name: "widget-wallet", markup_bps: 100, rate_limit_per_minute: 100_000 });
+});
+
+afterEach(() => {
+  vi.useRealTimers();
 });
 
 async function newWidget(body: Record<string, unknown> = {}, partnerId = p.id): Promise<WidgetBody> {
@@ -74,6 +91,20 @@ function createdId(res: Response): string {
   const id = /\/track\/([0-9a-f-]{36})/.exec(res.headers.get("location") ?? "")?.[1];
   expect(id).toBeTruthy();
   return id ?? "";
+}
+
+/** A request to the Worker under other settings (config is read from the env it is given). */
+async function callWith(customEnv: Env, path: string, init: RequestInit = {}, ip = freshIp()) {
+  const ctx = createExecutionContext();
+  const headers = new Headers(init.headers);
+  headers.set("cf-connecting-ip", ip);
+  const res = await worker.fetch(
+    new Request(`http://localhost${path}`, { ...init, headers }),
+    customEnv,
+    ctx,
+  );
+  await waitOnExecutionContext(ctx);
+  return res;
 }
 
 const countOrders = async (widgetId: string) =>
@@ -230,6 +261,63 @@ describe("orders through a widget or a referral link", () => {
     expect([api.source, api.widget_id]).toEqual(["api", null]);
   });
 
+  it("source and widget_id reach the partner API's order, the cabinet's CSV and the webhook payload", async () => {
+    const own = await createPartner({ name: "widget-attribution", rate_limit_per_minute: 100_000 });
+    const w = await newWidget({}, own.id);
+    const member = await acceptInvite(await invite(own.id, "ops@widget-attribution.example"));
+    startClock();
+    const id = createdId(await post(`/widget/${w.id}/orders`, FORM));
+    const api = await createOrder(own, BTC_TO_USDT);
+
+    const order = await read(own, id);
+    expect(order).toMatchObject({ source: "widget", widget_id: w.id });
+
+    await indexed(id);
+    await indexed(api.id);
+    const csv = (await (await cab("/orders.csv", { cookie: member.cookie })).text()).trimEnd().split("\r\n");
+    const header = csv[0]?.split(",") ?? [];
+    const column = header.indexOf("widget_id");
+    expect(column).toBeGreaterThan(0);
+    const cell = (orderId: string) => csv.find((l) => l.startsWith(orderId))?.split(",")[column];
+    expect(cell(id)).toBe(w.id);
+    expect(cell(api.id)).toBe("");
+
+    // The first transition's event, exactly as the queue consumer POSTs it.
+    await simSend("BTC", order.deposit_address, "0.01");
+    await step(id);
+    const [event] = await env.ORDERS.getByName(id).webhookEvents();
+    const body = JSON.parse(event?.message.body ?? "{}") as WebhookEvent;
+    expect(body.data.order).toMatchObject({ id, status: "confirming", source: "widget", widget_id: w.id });
+  });
+
+  it("an amount on the 'you get' side: a reverse quote, and the order is created with its amount_from", async () => {
+    const w = await newWidget();
+    const reverse = await json<{ amount_from: number; amount_to: number }>(
+      await call(`/widget/${w.id}/quote?from=BTC:BTC&to=USDT:TRX&amount_to=500&rate_type=float`),
+    );
+    expect(reverse.amount_from).toBeGreaterThan(0);
+    expect(reverse.amount_to).toBeCloseTo(500, 0);
+    const forward = await json<{ amount_from: number; amount_to: number }>(
+      await call(`/widget/${w.id}/quote?from=BTC:BTC&to=USDT:TRX&amount=${reverse.amount_from}`),
+    );
+    expect(forward.amount_to).toBeCloseTo(500, 0);
+
+    // Without the script: only the "you get" amount filled in.
+    const { amount_from: _, ...rest } = FORM;
+    const id = createdId(await post(`/swap/orders?ref=${w.id}`, { ...rest, amount_to: "500" }));
+    const order = await read(p, id);
+    expect(order.amount_from_expected).toBe(reverse.amount_from);
+    expect(order.amount_to_expected).toBeCloseTo(500, 0);
+    // With it: side says which amount the visitor typed, whatever the other field holds.
+    const typed = createdId(
+      await post(`/widget/${w.id}/orders`, { ...FORM, amount_from: "0.5", amount_to: "500", side: "to" }),
+    );
+    expect((await read(p, typed)).amount_from_expected).toBe(reverse.amount_from);
+    const bad = await post(`/widget/${w.id}/orders`, { ...rest, amount_to: "five", side: "to" });
+    expect(bad.status).toBe(422);
+    expect(await bad.text()).toContain('value="five"');
+  });
+
   it("a referral-link order belongs to the widget's partner and lands on the tracking page", async () => {
     const w = await newWidget();
     const page = await call(`/swap?ref=${w.id}`);
@@ -293,6 +381,31 @@ describe("orders through a widget or a referral link", () => {
     expect((await post(`/swap/orders?ref=${w.id}`, FORM, ip)).status).toBe(429);
     createdId(await post(`/widget/${w.id}/orders`, FORM));
   });
+
+  it("per widget: past WIDGET_ORDERS_PER_WIDGET_PER_HOUR (from any address) is 429 with Retry-After, nothing created", async () => {
+    const lowEnv = { ...env, WIDGET_ORDERS_PER_WIDGET_PER_HOUR: "2" } as Env;
+    const submit = (path: string) =>
+      callWith(lowEnv, path, {
+        method: "POST",
+        body: new URLSearchParams({ nonce: crypto.randomUUID(), ...FORM }),
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        redirect: "manual",
+      });
+    const w = await newWidget();
+    // Each from a fresh address: only the widget's own limit can refuse.
+    for (let i = 0; i < 2; i++) createdId(await submit(`/widget/${w.id}/orders`));
+    const refused = await submit(`/widget/${w.id}/orders`);
+    expect(refused.status).toBe(429);
+    const wait = Number(refused.headers.get("retry-after"));
+    expect(wait).toBeGreaterThan(3500);
+    expect(wait).toBeLessThanOrEqual(3600);
+    expect(await refused.text()).toContain("At most 2 orders per hour through this widget");
+    expect((await submit(`/swap/orders?ref=${w.id}`)).status).toBe(429);
+    expect(await countOrders(w.id)).toBe(2);
+    // Another widget of the same partner has its own hour.
+    const other = await newWidget();
+    createdId(await submit(`/widget/${other.id}/orders`));
+  });
 });
 
 describe("Turnstile", () => {
@@ -309,18 +422,7 @@ describe("Turnstile", () => {
     vi.unstubAllGlobals();
   });
 
-  async function request(path: string, init: RequestInit = {}) {
-    const ctx = createExecutionContext();
-    const headers = new Headers(init.headers);
-    headers.set("cf-connecting-ip", freshIp());
-    const res = await worker.fetch(
-      new Request(`http://localhost${path}`, { ...init, headers }),
-      turnstileEnv,
-      ctx,
-    );
-    await waitOnExecutionContext(ctx);
-    return res;
-  }
+  const request = (path: string, init: RequestInit = {}) => callWith(turnstileEnv, path, init);
   const submit = (wid: string, extra: Record<string, string>) =>
     request(`/widget/${wid}/orders`, {
       method: "POST",

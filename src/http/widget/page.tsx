@@ -11,6 +11,8 @@ export interface SwapFormValues {
   from?: string | undefined;
   to?: string | undefined;
   amount_from?: string | undefined;
+  amount_to?: string | undefined;
+  side?: string | undefined;
   rate_type?: string | undefined;
   recipient_address?: string | undefined;
   recipient_address_tag?: string | undefined;
@@ -108,21 +110,41 @@ export function SwapForm(props: SwapFormProps) {
             name="amount_from"
             inputmode="decimal"
             autocomplete="off"
-            required
-            value={v.amount_from ?? w.default_amount ?? ""}
+            value={v.amount_from ?? (v.amount_to ? "" : (w.default_amount ?? ""))}
             placeholder="0.1"
+            data-amount="from"
           />
         </div>
       </div>
       <div class="side">
         <CoinSelect name="to" label="You get" options={to} value={toValue} />
         <div>
-          <label for="quote-out">Estimate</label>
-          <output id="quote-out" class="quote" data-quote-out aria-live="polite" for="amount_from from to">
-            —
-          </output>
+          <label for="amount_to">Amount</label>
+          <input
+            id="amount_to"
+            name="amount_to"
+            inputmode="decimal"
+            autocomplete="off"
+            value={v.amount_to ?? ""}
+            placeholder="or the amount to get"
+            data-amount="to"
+          />
         </div>
       </div>
+      {/* The side the visitor typed on; the script keeps it, the server falls back to the filled one. */}
+      <input type="hidden" name="side" value={v.side === "to" ? "to" : "from"} data-amount-side />
+      <p>
+        Estimate:{" "}
+        <output
+          id="quote-out"
+          class="quote"
+          data-quote-out
+          aria-live="polite"
+          for="amount_from amount_to from to"
+        >
+          —
+        </output>
+      </p>
       <p class="hint" data-quote-note aria-live="polite"></p>
       <fieldset>
         <legend>Rate</legend>

@@ -144,6 +144,8 @@ async function postOrder(c: C, s: Surface, partner: Awaited<ReturnType<typeof us
     from: f.from,
     to: f.to,
     amount_from: f.amount_from,
+    amount_to: f.amount_to,
+    side: f.side,
     rate_type: f.rate_type,
     recipient_address: f.recipient_address,
     recipient_address_tag: f.recipient_address_tag,
@@ -152,10 +154,13 @@ async function postOrder(c: C, s: Surface, partner: Awaited<ReturnType<typeof us
   const from = split(f.from);
   const to = split(f.to);
   const opt = (x: string | undefined) => (x?.trim() ? x.trim() : undefined);
+  // The side the visitor typed on; without the script, the one amount filled in.
+  const side = f.side === "to" || (!opt(f.amount_from) && opt(f.amount_to)) ? "to" : "from";
+  const amount = opt(side === "to" ? f.amount_to : f.amount_from);
   try {
-    if (!from.coin || !to.coin || !f.amount_from?.trim())
+    if (!from.coin || !to.coin || !amount)
       throw new DomainError("invalid_amount", "Choose both coins and enter an amount.");
-    if (!/^\d+(\.\d+)?$/.test(f.amount_from.trim()))
+    if (!DECIMAL.test(amount))
       throw new DomainError("invalid_amount", "Enter the amount as a number such as 0.1.");
     const order = await createWidgetOrder(
       c.env,
@@ -166,7 +171,9 @@ async function postOrder(c: C, s: Surface, partner: Awaited<ReturnType<typeof us
         network_from: from.network,
         coin_to: to.coin,
         network_to: to.network,
-        amount_from: f.amount_from.trim(),
+        amount,
+        side,
+        quoted_amount_from: side === "to" ? opt(f.amount_from) : undefined,
         rate_type: f.rate_type === "fixed" ? "fixed" : "float",
         recipient_address: opt(f.recipient_address),
         recipient_address_tag: opt(f.recipient_address_tag),
@@ -193,14 +200,18 @@ async function postOrder(c: C, s: Surface, partner: Awaited<ReturnType<typeof us
   }
 }
 
-const QUOTE_PARAMS = ["from", "to", "amount", "rate_type"] as const;
+const DECIMAL = /^\d+(\.\d+)?$/;
+const QUOTE_PARAMS = ["from", "to", "amount", "amount_to", "rate_type"] as const;
 
 async function quote(c: C, s: Surface, partner: Awaited<ReturnType<typeof usableWidget>>["partner"]) {
   const q = Object.fromEntries(QUOTE_PARAMS.map((k) => [k, c.req.query(k) ?? ""]));
   const from = split(q.from);
   const to = split(q.to);
-  if (!/^\d+(\.\d+)?$/.test(q.amount ?? "") || !from.coin || !to.coin)
-    throw new ApiError(400, "invalid_request", "from, to and a decimal amount are required.");
+  // `amount` is what the visitor sends; `amount_to`, instead, what they get (a reverse quote).
+  const side = q.amount_to && !q.amount ? "to" : "from";
+  const amount = (side === "to" ? q.amount_to : q.amount) ?? "";
+  if (!DECIMAL.test(amount) || !from.coin || !to.coin)
+    throw new ApiError(400, "invalid_request", "from, to and a decimal amount (or amount_to) are required.");
   const body = await widgetQuote(
     c.env,
     c.get("config"),
@@ -210,7 +221,8 @@ async function quote(c: C, s: Surface, partner: Awaited<ReturnType<typeof usable
       network_from: from.network,
       coin_to: to.coin,
       network_to: to.network,
-      amount: q.amount ?? "",
+      amount,
+      side,
       rate_type: q.rate_type === "fixed" ? "fixed" : "float",
     },
   );
