@@ -382,6 +382,39 @@ export async function recordFailures(db: D1Database, subjects: string[], windowS
   );
 }
 
+// ---- pruning ----------------------------------------------------------------------------------
+
+/**
+ * Deletes up to `limit` rows of each table that can never be used again: challenges and sessions
+ * past `expires_at`, failure counts of windows before `windowStart` (the current one). Each delete
+ * walks its own index (migration 0025), so a run costs what it removes; the cron repeats it.
+ */
+export async function purgeExpiredCabinetRows(
+  db: D1Database,
+  now: string,
+  windowStart: string,
+  limit: number,
+): Promise<number> {
+  const results = await db.batch([
+    db
+      .prepare(
+        "DELETE FROM cabinet_challenges WHERE id IN (SELECT id FROM cabinet_challenges WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)",
+      )
+      .bind(now, limit),
+    db
+      .prepare(
+        "DELETE FROM cabinet_sessions WHERE id IN (SELECT id FROM cabinet_sessions WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)",
+      )
+      .bind(now, limit),
+    db
+      .prepare(
+        "DELETE FROM cabinet_signin_failures WHERE rowid IN (SELECT rowid FROM cabinet_signin_failures WHERE window_start < ? ORDER BY window_start LIMIT ?)",
+      )
+      .bind(windowStart, limit),
+  ]);
+  return results.reduce((n, r) => n + (r.meta.changes ?? 0), 0);
+}
+
 // ---- audit log --------------------------------------------------------------------------------
 
 export interface AuditEntry {
