@@ -103,6 +103,34 @@ export async function updateUser(
     .first<UserRow>();
 }
 
+/**
+ * Changes a member's role or deactivates them unless that leaves the partner without an active
+ * admin: the check is in the UPDATE's own WHERE, so two admins demoting each other at once cannot
+ * both succeed (a read-then-write could). Null when refused or not found.
+ */
+export async function updateMemberKeepingAnAdmin(
+  db: D1Database,
+  partnerId: string,
+  id: string,
+  change: { role: Role } | { status: "deactivated" },
+  now: string,
+): Promise<UserRow | null> {
+  const [column, value] = "role" in change ? ["role", change.role] : ["status", change.status];
+  const staysAdmin = "role" in change && change.role === "admin";
+  return db
+    .prepare(
+      `UPDATE cabinet_users SET ${column} = ?, updated_at = ?
+        WHERE partner_id = ? AND id = ?
+          AND (? OR role <> 'admin' OR status <> 'active' OR EXISTS (
+                SELECT 1 FROM cabinet_users o
+                 WHERE o.partner_id = cabinet_users.partner_id AND o.id <> cabinet_users.id
+                   AND o.role = 'admin' AND o.status = 'active'))
+        RETURNING ${USER_COLUMNS}`,
+    )
+    .bind(value, now, partnerId, id, staysAdmin ? 1 : 0)
+    .first<UserRow>();
+}
+
 // ---- invites ----------------------------------------------------------------------------------
 
 const INVITE_COLUMNS =

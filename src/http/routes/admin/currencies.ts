@@ -87,7 +87,10 @@ const AuditSchema = z
     operator: z
       .string()
       .max(1024)
-      .openapi({ description: "Cloudflare Access e-mail, or token[:name] for ADMIN_TOKEN." }),
+      .openapi({
+        description:
+          "Cloudflare Access e-mail, or token[:name] for ADMIN_TOKEN (break_glass[:name] when Access is configured).",
+      }),
     action: z.string().max(1024),
     entity_type: z.string().max(1024),
     entity_id: z.string().max(128),
