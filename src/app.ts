@@ -5,6 +5,7 @@ import { adminApi, PARTNER_OPENAPI_PATH, partnerApi } from "./http/apis";
 import { createCabinet } from "./http/cabinet/routes";
 import { ApiError } from "./http/errors";
 import { adminAuth } from "./http/middleware/admin-auth";
+import { publicRateLimit } from "./http/middleware/auth";
 import { publicCors } from "./http/middleware/cors";
 import { documentCache } from "./http/middleware/document-cache";
 import { notFoundHandler, onError } from "./http/middleware/errors";
@@ -59,7 +60,8 @@ export function createApp() {
   // Rate limits and partner authentication are route middleware (see each route), so a method a
   // path does not serve is answered 405 before any key is checked.
   app.route("/", partnerApi());
-  app.use("/admin/v1/*", adminAuth);
+  // Counted before the token is checked, so guessing it costs the guesser's own bucket.
+  app.use("/admin/v1/*", publicRateLimit, adminAuth);
   app.route("/", adminApi());
   app.route("/api/v1", benchRouter);
   mountDocs(app);

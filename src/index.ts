@@ -1,6 +1,7 @@
 import { createApp } from "./app";
 import { getConfig } from "./config";
 import type { WebhookMessage } from "./domain/webhooks";
+import { purgeExpiredCabinetState } from "./services/cabinet-auth";
 import { runStatements } from "./services/statements";
 import { sweepAfterWatch, sweepLostAlarms } from "./services/sweep";
 import { watchMemoAddresses } from "./services/unclaimed-deposits";
@@ -37,6 +38,7 @@ export default {
     ctx.waitUntil(watchMemoAddresses(env, config, controller.scheduledTime));
     ctx.waitUntil(expireWebhookHistory(env, config, controller.scheduledTime));
     ctx.waitUntil(runStatements(env, config, controller.scheduledTime));
+    ctx.waitUntil(purgeExpiredCabinetState(env.DB, controller.scheduledTime));
   },
   async queue(batch, env) {
     await deliverBatch(batch as MessageBatch<WebhookMessage>, env, deliveryOptions(getConfig(env)));

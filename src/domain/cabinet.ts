@@ -90,17 +90,6 @@ export function signinWindowStart(now: number): string {
   return new Date(now - (now % SIGNIN_WINDOW_MS)).toISOString();
 }
 
-/** Who may be removed or demoted: never the partner's last active admin. */
-export function leavesAnAdmin(
-  members: readonly { id: string; role: Role; status: string }[],
-  changedId: string,
-  newRole: Role | null,
-): boolean {
-  return members.some(
-    (m) => m.status === "active" && (m.id === changedId ? newRole === "admin" : m.role === "admin"),
-  );
-}
-
 export function normaliseEmail(e: string): string {
   return e.trim().toLowerCase();
 }

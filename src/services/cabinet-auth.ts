@@ -24,6 +24,7 @@ import {
 } from "../domain/cabinet";
 import { sha256Hex } from "../domain/credentials";
 import { DomainError } from "../domain/errors";
+import { ipRateLimitSubject } from "../domain/rate-limit";
 import {
   type ChallengePurpose,
   consumeInvite,
@@ -42,6 +43,7 @@ import {
   insertSessionStatement,
   listPasskeys,
   type PasskeyRow,
+  purgeExpiredCabinetRows,
   recordFailures,
   recordPasskeyUse,
   revokePendingInvites,
@@ -390,6 +392,14 @@ export async function signInOptions(db: D1Database, rp: RelyingParty) {
   return { challengeId: await storeChallenge(db, options.challenge, "authenticate", null), options };
 }
 
+/** Rows removed per table per cron run: bounded work, the next run takes the rest. */
+const PURGE_BATCH = 500;
+
+/** The cron's pruning of challenges, sessions and failure counts nobody can use any more. */
+export function purgeExpiredCabinetState(db: D1Database, now: number): Promise<number> {
+  return purgeExpiredCabinetRows(db, new Date(now).toISOString(), signinWindowStart(now), PURGE_BATCH);
+}
+
 /** Thrown while a client or a member has too many recent failures. */
 export class SignInThrottled extends DomainError {
   constructor() {
@@ -405,7 +415,11 @@ export async function signIn(
 ): Promise<NewSession> {
   const window = signinWindowStart(Date.now());
   const passkey = await getPasskey(db, String(input.response.id ?? ""));
-  const subjects = [`ip:${meta.ip ?? "unknown"}`, ...(passkey ? [`user:${passkey.user_id}`] : [])];
+  // An IPv6 client owns its whole /64: counted per address, it could rotate past the limit.
+  const subjects = [
+    `ip:${ipRateLimitSubject(meta.ip ?? "unknown")}`,
+    ...(passkey ? [`user:${passkey.user_id}`] : []),
+  ];
   const counts = await countFailures(db, subjects, window);
   if (
     (counts.get(subjects[0]!) ?? 0) >= SIGNIN_MAX_FAILURES.ip ||

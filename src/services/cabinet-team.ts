@@ -1,5 +1,5 @@
 // Team and key management shared by the cabinet and the operator API; every change is audited.
-import { leavesAnAdmin, ROLL_OVERLAPS, type Role, type RollOverlap } from "../domain/cabinet";
+import { ROLL_OVERLAPS, type Role, type RollOverlap } from "../domain/cabinet";
 import type { KeyMode } from "../domain/credentials";
 import { DomainError } from "../domain/errors";
 import { parseCidr } from "../domain/ip-allowlist";
@@ -10,9 +10,9 @@ import {
   deleteUserSessions,
   deleteUserSessionsStatement,
   getUser,
-  listUsers,
   revokeInvite,
   type UserRow,
+  updateMemberKeepingAnAdmin,
 } from "../storage/cabinet";
 import { listKeys, revokeKey } from "../storage/partners";
 import { type IssuedKey, issueKey } from "./api-keys";
@@ -27,21 +27,20 @@ async function member(db: D1Database, partnerId: string, userId: string): Promis
   return user;
 }
 
-async function ensureAdminRemains(db: D1Database, partnerId: string, userId: string, newRole: Role | null) {
-  if (!leavesAnAdmin(await listUsers(db, partnerId), userId, newRole))
-    throw new DomainError("last_admin", "The team must keep at least one active admin.");
-}
+const lastAdmin = () => new DomainError("last_admin", "The team must keep at least one active admin.");
 
 export async function changeRole(db: D1Database, actor: Actor, userId: string, role: Role): Promise<UserRow> {
   const user = await member(db, actor.partnerId, userId);
-  await ensureAdminRemains(db, actor.partnerId, userId, role);
-  const now = new Date().toISOString();
-  const row = await db
-    .prepare("UPDATE cabinet_users SET role = ?, updated_at = ? WHERE id = ? RETURNING *")
-    .bind(role, now, userId)
-    .first<UserRow>();
+  const row = await updateMemberKeepingAnAdmin(
+    db,
+    actor.partnerId,
+    userId,
+    { role },
+    new Date().toISOString(),
+  );
+  if (!row) throw lastAdmin();
   await audit(db, actor, "member.role_changed", user.email, { from: user.role, to: role });
-  return row ?? user;
+  return row;
 }
 
 /**
@@ -55,16 +54,22 @@ export async function deactivateMember(
   opts: { enforceLastAdmin: boolean },
 ): Promise<UserRow> {
   const user = await member(db, actor.partnerId, userId);
-  if (opts.enforceLastAdmin) await ensureAdminRemains(db, actor.partnerId, userId, null);
   const now = new Date().toISOString();
-  const [updated] = await db.batch<UserRow>([
-    db
-      .prepare("UPDATE cabinet_users SET status = 'deactivated', updated_at = ? WHERE id = ? RETURNING *")
-      .bind(now, userId),
-    deleteUserSessionsStatement(db, userId),
-  ]);
+  if (!opts.enforceLastAdmin) {
+    const [updated] = await db.batch<UserRow>([
+      db
+        .prepare("UPDATE cabinet_users SET status = 'deactivated', updated_at = ? WHERE id = ? RETURNING *")
+        .bind(now, userId),
+      deleteUserSessionsStatement(db, userId),
+    ]);
+    await audit(db, actor, "member.removed", user.email);
+    return updated?.results[0] ?? user;
+  }
+  const row = await updateMemberKeepingAnAdmin(db, actor.partnerId, userId, { status: "deactivated" }, now);
+  if (!row) throw lastAdmin();
+  await deleteUserSessionsStatement(db, userId).run();
   await audit(db, actor, "member.removed", user.email);
-  return updated?.results[0] ?? user;
+  return row;
 }
 
 export async function revokeSessions(db: D1Database, actor: Actor, userId: string): Promise<number> {

@@ -103,6 +103,34 @@ export async function updateUser(
     .first<UserRow>();
 }
 
+/**
+ * Changes a member's role or deactivates them unless that leaves the partner without an active
+ * admin: the check is in the UPDATE's own WHERE, so two admins demoting each other at once cannot
+ * both succeed (a read-then-write could). Null when refused or not found.
+ */
+export async function updateMemberKeepingAnAdmin(
+  db: D1Database,
+  partnerId: string,
+  id: string,
+  change: { role: Role } | { status: "deactivated" },
+  now: string,
+): Promise<UserRow | null> {
+  const [column, value] = "role" in change ? ["role", change.role] : ["status", change.status];
+  const staysAdmin = "role" in change && change.role === "admin";
+  return db
+    .prepare(
+      `UPDATE cabinet_users SET ${column} = ?, updated_at = ?
+        WHERE partner_id = ? AND id = ?
+          AND (? OR role <> 'admin' OR status <> 'active' OR EXISTS (
+                SELECT 1 FROM cabinet_users o
+                 WHERE o.partner_id = cabinet_users.partner_id AND o.id <> cabinet_users.id
+                   AND o.role = 'admin' AND o.status = 'active'))
+        RETURNING ${USER_COLUMNS}`,
+    )
+    .bind(value, now, partnerId, id, staysAdmin ? 1 : 0)
+    .first<UserRow>();
+}
+
 // ---- invites ----------------------------------------------------------------------------------
 
 const INVITE_COLUMNS =
@@ -380,6 +408,39 @@ export async function recordFailures(db: D1Database, subjects: string[], windowS
         .bind(s, windowStart),
     ),
   );
+}
+
+// ---- pruning ----------------------------------------------------------------------------------
+
+/**
+ * Deletes up to `limit` rows of each table that can never be used again: challenges and sessions
+ * past `expires_at`, failure counts of windows before `windowStart` (the current one). Each delete
+ * walks its own index (migration 0025), so a run costs what it removes; the cron repeats it.
+ */
+export async function purgeExpiredCabinetRows(
+  db: D1Database,
+  now: string,
+  windowStart: string,
+  limit: number,
+): Promise<number> {
+  const results = await db.batch([
+    db
+      .prepare(
+        "DELETE FROM cabinet_challenges WHERE id IN (SELECT id FROM cabinet_challenges WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)",
+      )
+      .bind(now, limit),
+    db
+      .prepare(
+        "DELETE FROM cabinet_sessions WHERE id IN (SELECT id FROM cabinet_sessions WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)",
+      )
+      .bind(now, limit),
+    db
+      .prepare(
+        "DELETE FROM cabinet_signin_failures WHERE rowid IN (SELECT rowid FROM cabinet_signin_failures WHERE window_start < ? ORDER BY window_start LIMIT ?)",
+      )
+      .bind(windowStart, limit),
+  ]);
+  return results.reduce((n, r) => n + (r.meta.changes ?? 0), 0);
 }
 
 // ---- audit log --------------------------------------------------------------------------------

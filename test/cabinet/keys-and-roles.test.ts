@@ -1,5 +1,6 @@
 // Self-serve keys, verified through the public partner API afterwards; role and Origin checks on
 // every cabinet route; the team page's last-admin rule; the audit log.
+import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { admin as adminApi, call, expectError, json, setPrices } from "../helpers";
 import { acceptInvite, cab, csrfOf, invite, partnerWithAdmin } from "../support/cabinet";
@@ -258,6 +259,23 @@ describe("team", () => {
     );
     const page = await (await cab("/team", { cookie: dev.cookie })).text();
     expect(page).toContain("new@wallet.example");
+  });
+
+  it("two admins demoting each other at once: exactly one succeeds, an admin remains", async () => {
+    const first = await partnerWithAdmin();
+    const other = await acceptInvite(await invite(first.partnerId, "second@wallet.example", "admin"));
+    const second = { cookie: other.cookie, csrf: await csrfOf(other.cookie) };
+    const statuses = await Promise.all([
+      cab(`/team/${other.userId}/role`, { ...first, form: { role: "viewer" } }).then((r) => r.status),
+      cab(`/team/${first.userId}/role`, { ...second, form: { role: "viewer" } }).then((r) => r.status),
+    ]);
+    expect(statuses.sort()).toEqual([303, 409]);
+    const { results } = await env.DB.prepare(
+      "SELECT COUNT(*) AS n FROM cabinet_users WHERE partner_id = ? AND role = 'admin' AND status = 'active'",
+    )
+      .bind(first.partnerId)
+      .all<{ n: number }>();
+    expect(results[0]?.n).toBe(1);
   });
 
   it("pending invites are listed and can be cancelled", async () => {

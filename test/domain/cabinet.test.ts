@@ -1,12 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  can,
-  inviteState,
-  leavesAnAdmin,
-  SESSION_IDLE_MS,
-  sessionAlive,
-  signinWindowStart,
-} from "../../src/domain/cabinet";
+import { can, inviteState, SESSION_IDLE_MS, sessionAlive, signinWindowStart } from "../../src/domain/cabinet";
 
 describe("cabinet rules", () => {
   it("grants writes by role", () => {
@@ -15,18 +8,6 @@ describe("cabinet rules", () => {
     expect(can("developer", "team.read")).toBe(false);
     expect(can("viewer", "keys.write")).toBe(false);
     expect(can("viewer", "keys.read")).toBe(true);
-  });
-
-  it("never leaves a partner without an active admin", () => {
-    const team = [
-      { id: "a", role: "admin" as const, status: "active" },
-      { id: "b", role: "developer" as const, status: "active" },
-      { id: "c", role: "admin" as const, status: "deactivated" },
-    ];
-    expect(leavesAnAdmin(team, "a", null)).toBe(false);
-    expect(leavesAnAdmin(team, "a", "viewer")).toBe(false);
-    expect(leavesAnAdmin(team, "b", "admin")).toBe(true);
-    expect(leavesAnAdmin(team, "b", null)).toBe(true);
   });
 
   it("ends sessions after the idle or absolute timeout", () => {

@@ -88,6 +88,24 @@ describe("operator identity: Cloudflare Access", () => {
     expect((await request("/currencies", { authorization: `Bearer ${ADMIN_TOKEN}` })).status).toBe(200);
   });
 
+  it("with Access configured, ADMIN_TOKEN alone is break-glass: admitted, audited as such, logged loudly", async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    const res = await request(
+      "/partners",
+      { authorization: `Bearer ${ADMIN_TOKEN}`, "X-Operator": "oncall" },
+      { method: "POST", body: JSON.stringify({ name: "break-glass partner" }) },
+    );
+    expect(res.status).toBe(201);
+    const { id } = await json<{ id: string }>(res);
+    expect(warn.mock.calls.flat().join(" ")).toMatch(
+      /BREAK-GLASS.*POST \/admin\/v1\/partners.*break_glass:oncall/,
+    );
+    warn.mockRestore();
+    const audit = await request(`/audit?entity_type=partner&entity_id=${id}`, access(await token()));
+    const { data } = await json<{ data: { operator: string; action: string }[] }>(audit);
+    expect(data.map((e) => [e.operator, e.action])).toEqual([["break_glass:oncall", "partner.create"]]);
+  });
+
   it("with Access configured and no ADMIN_TOKEN, the token is refused and Access works", async () => {
     const onlyAccess = { ...accessEnv, ADMIN_TOKEN: undefined } as unknown as Env;
     await expectError(

@@ -365,3 +365,34 @@ describe("POST|DELETE /admin/v1/orders/{id}/hold", () => {
     expect((await read(partner, waiting.id)).status).toBe("waiting_deposit");
   });
 });
+
+describe("operator money decisions are audited with the operator", () => {
+  const auditOf = async (id: string) =>
+    (
+      await json<{ data: { operator: string; action: string; after: Record<string, unknown> }[] }>(
+        await admin(`/audit?entity_type=order&entity_id=${id}`),
+      )
+    ).data.map((e) => [e.operator, e.action, e.after.status ?? null]);
+
+  it("a refund decided as operator, and a hold then a resolve", async () => {
+    const refunded = await deposited("0.0003");
+    const res = await admin(`/orders/${refunded.id}/refund`, {
+      method: "POST",
+      json: { refund_address: NEW_BTC },
+      headers: { "X-Operator": "alice" },
+    });
+    expect(res.status).toBe(200);
+    const after = await json<{ status: string }>(res);
+    expect(await auditOf(refunded.id)).toEqual([["token:alice", "order.refund", after.status]]);
+
+    const settled = await deposited("0.0003");
+    expect((await hold(settled.id, "bob")).status).toBe(200);
+    expect(
+      (await resolve(settled.id, { kind: "refund", txid: HAND_TXID, note: "by hand" }, "bob")).status,
+    ).toBe(200);
+    expect(await auditOf(settled.id)).toEqual([
+      ["token:bob", "order.resolve", "refunded"],
+      ["token:bob", "order.hold", null],
+    ]);
+  });
+});

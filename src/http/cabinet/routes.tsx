@@ -32,6 +32,7 @@ import { stepUpOptions } from "../../services/step-up";
 import { deleteSession, listAudit, listPasskeys, listPendingInvites, listUsers } from "../../storage/cabinet";
 import { listKeys } from "../../storage/partners";
 import { badRequest } from "../errors";
+import { publicRateLimit } from "../middleware/auth";
 import { onError } from "../middleware/errors";
 import { clientIp } from "../middleware/rate-limit";
 import { staticAsset } from "../static-assets";
@@ -128,6 +129,8 @@ export function createCabinet() {
   });
 
   app.use("*", checkOrigin, loadSession);
+  // The routes anyone may call (each options call stores a challenge row): the public per-IP bucket.
+  for (const path of ["/sign-in/*", "/invite/*"]) app.use(path, publicRateLimit);
 
   // ---- signing in -----------------------------------------------------------------------------
 
@@ -329,9 +332,12 @@ export function createCabinet() {
       c.req.header("content-type")?.startsWith("application/json") || c.req.header("x-csrf-token");
     if (wantsJson) return res;
     const { detail } = (await res.json()) as { detail: string };
+    // Keep Retry-After and the RateLimit fields of a 429 on the page too.
+    const kept = [...res.headers].filter(([k]) => k === "retry-after" || k.startsWith("ratelimit"));
     return c.html(
       <Message title="That did not work" text={detail} session={c.get("cabinet")} />,
       res.status as ContentfulStatusCode,
+      Object.fromEntries(kept),
     );
   });
 

@@ -1,8 +1,10 @@
+import type { Context } from "hono";
 import { bearerAuth } from "hono/bearer-auth";
 import { createMiddleware } from "hono/factory";
 import { AccessDenied, verifyAccessToken } from "../../adapters/operator-identity/cloudflare-access";
 import type { Config } from "../../config";
 import { constantTimeEqual } from "../../domain/credentials";
+import type { OperatorActor } from "../../services/operator-audit";
 import type { AppEnv } from "../app-env";
 import { ApiError } from "../errors";
 
@@ -60,7 +62,21 @@ export const adminAuth = createMiddleware<AppEnv>(async (c, next) => {
   }
   return adminToken(c, async () => {
     const name = c.req.header("x-operator") ?? "";
-    c.set("operator", OPERATOR_NAME.test(name) ? `token:${name}` : "token");
+    // With Access configured the shared token is break-glass: admitted, but every entry says so,
+    // and the log shouts, so its use is seen and the token rotated afterwards.
+    const kind = access ? "break_glass" : "token";
+    const operator = OPERATOR_NAME.test(name) ? `${kind}:${name}` : kind;
+    if (access)
+      console.warn(
+        `BREAK-GLASS: /admin/v1 admitted on ADMIN_TOKEN while Cloudflare Access is configured (${c.req.method} ${new URL(c.req.url).pathname}, operator ${operator}, request ${c.get("requestId")})`,
+      );
+    c.set("operator", operator);
     await next();
   });
+});
+
+/** Who acts, for the operator audit log. */
+export const operatorOf = (c: Context<AppEnv>): OperatorActor => ({
+  operator: c.get("operator"),
+  requestId: c.get("requestId"),
 });

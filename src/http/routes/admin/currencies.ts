@@ -84,10 +84,10 @@ const AuditSchema = z
   .object({
     id: z.int32(),
     at: z.string().max(40),
-    operator: z
-      .string()
-      .max(1024)
-      .openapi({ description: "Cloudflare Access e-mail, or token[:name] for ADMIN_TOKEN." }),
+    operator: z.string().max(1024).openapi({
+      description:
+        "Cloudflare Access e-mail, or token[:name] for ADMIN_TOKEN (break_glass[:name] when Access is configured).",
+    }),
     action: z.string().max(1024),
     entity_type: z.string().max(1024),
     entity_id: z.string().max(128),

@@ -1,5 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { auditOperatorAction } from "../../../services/operator-audit";
 import { takeOrderAction } from "../../../services/order-actions";
+import { operatorOf } from "../../middleware/admin-auth";
 import { createRouter } from "../../router";
 import { errorResponses } from "../../schemas";
 import { ACTION_ROUTES, ActionHeaders, actionBody } from "../order-actions";
@@ -47,6 +49,14 @@ for (const i of [0, 1, 2] as const) {
       c.req.valid("param").id,
       actionBody(i, c.req.valid("json")),
       c.req.valid("header")["idempotency-key"],
+    );
+    await auditOperatorAction(
+      c.env.DB,
+      operatorOf(c),
+      `order.${ACTION_ROUTES[i].action}`,
+      { type: "order", id: order.id },
+      null,
+      { request: c.req.valid("json"), status: order.status },
     );
     c.header("Cache-Control", "no-store");
     return c.json(order, 200);

@@ -1,7 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { auditOperatorAction } from "../../../services/operator-audit";
 import { holdOrder, resolveOrder } from "../../../services/order-actions";
 import { reviewQueuePage } from "../../../services/review-queue";
 import type { AppEnv } from "../../app-env";
+import { operatorOf } from "../../middleware/admin-auth";
 import { createRouter } from "../../router";
 import { errorResponses } from "../../schemas";
 import { OrderSchema, OrderSummarySchema } from "../orders";
@@ -125,6 +127,14 @@ export const adminOrderReviewRouter = createRouter<AppEnv>()
         c.get("operator"),
         c.req.valid("param").id,
         c.req.valid("json"),
+      );
+      await auditOperatorAction(
+        c.env.DB,
+        operatorOf(c),
+        "order.resolve",
+        { type: "order", id: order.id },
+        null,
+        { ...c.req.valid("json"), status: order.status },
       );
       c.header("Cache-Control", "no-store");
       return c.json(order, 200);

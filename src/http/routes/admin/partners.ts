@@ -3,6 +3,7 @@ import { DEFAULT_SCOPES, KEY_SCOPES, parseScopes } from "../../../domain/key-sco
 import type { WebhookMessage } from "../../../domain/webhooks";
 import type { Actor } from "../../../services/cabinet-auth";
 import { createKey } from "../../../services/cabinet-team";
+import { auditOperatorAction } from "../../../services/operator-audit";
 import { auditSettings } from "../../../services/partner-settings";
 import { configureWebhook, rotateWebhookSecret } from "../../../services/webhooks";
 import {
@@ -18,6 +19,7 @@ import {
 } from "../../../storage/partners";
 import { type DeliveryRow, listDeliveries, resetDelivery } from "../../../storage/webhooks";
 import { ApiError } from "../../errors";
+import { operatorOf } from "../../middleware/admin-auth";
 import { createRouter } from "../../router";
 import { errorResponses } from "../../schemas";
 import { acceptWebhookUrl } from "../../webhook-url";
@@ -219,6 +221,14 @@ export const adminPartnersRouter = createRouter()
         updated_at: now,
       };
       await insertPartner(c.env.DB, row);
+      await auditOperatorAction(
+        c.env.DB,
+        operatorOf(c),
+        "partner.create",
+        { type: "partner", id: row.id },
+        null,
+        row,
+      );
       return c.json(partnerView(row), 201);
     },
   )
@@ -342,6 +352,19 @@ export const adminPartnersRouter = createRouter()
         mode: body?.mode ?? "live",
         ...(body?.scopes ? { scopes: body.scopes } : {}),
       });
+      // Never the secret: the key's id, mode and scopes.
+      const { key: _secret, ...recorded } = issued;
+      await auditOperatorAction(
+        c.env.DB,
+        operatorOf(c),
+        "key.issue",
+        { type: "api_key", id: issued.key_id },
+        null,
+        {
+          partner_id: partnerId,
+          ...recorded,
+        },
+      );
       c.header("Cache-Control", "no-store");
       return c.json(issued, 201);
     },
@@ -388,6 +411,17 @@ export const adminPartnersRouter = createRouter()
       if (!(await revokeKey(c.env.DB, id, key_id, new Date().toISOString()))) {
         throw new ApiError(404, "not_found", "API key not found for this partner.");
       }
+      await auditOperatorAction(
+        c.env.DB,
+        operatorOf(c),
+        "key.revoke",
+        { type: "api_key", id: key_id },
+        null,
+        {
+          partner_id: id,
+          revoked: true,
+        },
+      );
       return c.body(null, 204);
     },
   )
