@@ -5,7 +5,7 @@ import { adminApi, PARTNER_OPENAPI_PATH, partnerApi } from "./http/apis";
 import { createCabinet } from "./http/cabinet/routes";
 import { ApiError } from "./http/errors";
 import { adminAuth } from "./http/middleware/admin-auth";
-import { publicRateLimit } from "./http/middleware/auth";
+import { adminRateLimit, publicRateLimit } from "./http/middleware/auth";
 import { publicCors } from "./http/middleware/cors";
 import { documentCache } from "./http/middleware/document-cache";
 import { notFoundHandler, onError } from "./http/middleware/errors";
@@ -61,7 +61,7 @@ export function createApp() {
   // path does not serve is answered 405 before any key is checked.
   app.route("/", partnerApi());
   // Counted before the token is checked, so guessing it costs the guesser's own bucket.
-  app.use("/admin/v1/*", publicRateLimit, adminAuth);
+  app.use("/admin/v1/*", adminRateLimit, adminAuth);
   app.route("/", adminApi());
   app.route("/api/v1", benchRouter);
   mountDocs(app);

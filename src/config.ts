@@ -38,6 +38,11 @@ export const configSchema = z.object({
   /** The slow sweep reads an address for new deposits this long after its late-deposit watch (docs/lifecycle.md). */
   AFTER_WATCH_HORIZON_DAYS: int(90),
   PUBLIC_RATE_LIMIT_PER_MINUTE: int(60, 1),
+  /**
+   * Operator API requests per IP per minute, counted before the token is checked (its own bucket:
+   * the CLI, the soak and an operator's scripts make hundreds a minute from one address).
+   */
+  ADMIN_RATE_LIMIT_PER_MINUTE: int(1200, 1),
   /** Orders created through widgets and referral links per end-user IP per hour (docs/widget.md). */
   WIDGET_ORDERS_PER_IP_PER_HOUR: int(10, 1),
   /** … and per widget per hour, whoever creates them. */

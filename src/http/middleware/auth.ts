@@ -128,6 +128,12 @@ export function partnerAuth(mode: "required" | "optional"): MiddlewareHandler<Ap
   });
 }
 
+/** The operator API: per-IP, before the token is checked, in a bucket of its own. */
+export const adminRateLimit = createMiddleware<AppEnv>(async (c, next) => {
+  await enforceRateLimit(c, `admin-${ipBucket(c)}`, c.get("config").ADMIN_RATE_LIMIT_PER_MINUTE);
+  await next();
+});
+
 /** Public routes: per-IP limit only. */
 export const publicRateLimit = createMiddleware<AppEnv>(async (c, next) => {
   await enforceRateLimit(c, ipBucket(c), c.get("config").PUBLIC_RATE_LIMIT_PER_MINUTE);
