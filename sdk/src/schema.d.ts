@@ -787,6 +787,7 @@ export interface components {
              */
             contract_address: string | null;
             /**
+             * Format: int64
              * @description Beyond the contract: the EIP-155 chain id of an EVM network (1 = ETH, 56 = BSC), accepted as chain_id_from / chain_id_to in place of the network; null on other networks.
              * @example 1
              */
@@ -941,11 +942,15 @@ export interface components {
             /** @description Beyond the contract: the destination token's contract address on network_to (EVM: any letter case); omitted or null = the network's native coin when coin_to is not given. With coin_to too, both must name the same asset (else 422 `asset_mismatch`). */
             token_to?: string | null;
             /**
+             * Format: int64
              * @description Beyond the contract: the EIP-155 chain id of an EVM network, in place of network_from (1 = ETH, 56 = BSC). Unknown → 422 `unsupported_asset`.
              * @example 56
              */
             chain_id_from?: number;
-            /** @description Beyond the contract: the EIP-155 chain id of an EVM network, in place of network_to (1 = ETH, 56 = BSC). Unknown → 422 `unsupported_asset`. */
+            /**
+             * Format: int64
+             * @description Beyond the contract: the EIP-155 chain id of an EVM network, in place of network_to (1 = ETH, 56 = BSC). Unknown → 422 `unsupported_asset`.
+             */
             chain_id_to?: number;
             /**
              * @description Amount to send, in coin_from units; must be > 0. A JSON number, or a decimal string for exactness.

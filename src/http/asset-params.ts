@@ -24,6 +24,7 @@ export const chainIdParam = (side: "from" | "to") =>
     .min(1)
     .max(2 ** 53 - 1)
     .openapi({
+      format: "int64",
       example: side === "from" ? 56 : undefined,
       description: `Beyond the contract: the EIP-155 chain id of an EVM network, in place of network_${side} (1 = ETH, 56 = BSC). Unknown → 422 \`unsupported_asset\`.`,
     });
@@ -31,6 +32,7 @@ export const chainIdParam = (side: "from" | "to") =>
 export const EndUserCountryHeader = {
   "x-end-user-country": z
     .string()
+    .max(2)
     .regex(/^[A-Za-z]{2}$/, "must be an ISO 3166-1 alpha-2 country code")
     .optional()
     .openapi({

@@ -127,7 +127,9 @@ describe("operator API: SimChain", () => {
       "invalid_request",
     );
     expect(dust.detail).toMatch(/BTC on BTC has 8 decimals/);
-    expect(dust.errors).toMatchObject([{ field: "amount", message: "at most 8 decimal places", code: "invalid_request" }]);
+    expect(dust.errors).toMatchObject([
+      { field: "amount", message: "at most 8 decimal places", code: "invalid_request" },
+    ]);
 
     const e = await expectError(
       await send("ETH", { to: EVM_ADDR, amount: "1", coin: "BTC" }),

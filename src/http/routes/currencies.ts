@@ -43,6 +43,7 @@ export const CurrencySchema = z
         "Beyond the contract: the token's contract (or mint) address on its network; null for the network's native coin. Pass it as token_from / token_to to name the asset without its ticker.",
     }),
     chain_id: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).nullable().openapi({
+      format: "int64",
       example: 1,
       description:
         "Beyond the contract: the EIP-155 chain id of an EVM network (1 = ETH, 56 = BSC), accepted as chain_id_from / chain_id_to in place of the network; null on other networks.",

@@ -12,6 +12,7 @@ import { SignatureHeader } from "./orders";
 const LogsQuery = z.object({
   status: z
     .string()
+    .max(3)
     .regex(/^[1-5](xx|\d\d)$/)
     .optional()
     .openapi({ description: "A status class (`4xx`) or one status (`404`)." }),

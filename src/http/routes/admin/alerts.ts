@@ -8,18 +8,27 @@ const security: Record<string, string[]>[] = [{ AdminBearer: [] }, { CloudflareA
 
 const AlertSchema = z
   .object({
-    order_id: z.string(),
-    kind: z.string().openapi({
+    order_id: z
+      .string()
+      .max(128)
+      .openapi({ description: "The order (or, for a partner payout, the statement) the alert is about." }),
+    kind: z.string().max(200).openapi({
       description:
         "The problem: `payout_outcome_unknown`, `refund_gateway_config`, `extra_refund_outcome_unknown`, … or the venue's; one alert per order and kind while it lasts.",
     }),
-    message: z.string(),
+    message: z.string().max(500),
     data: z.record(z.string(), z.unknown()).openapi({ description: "What it is about (ledger key, …)." }),
     state: z.enum(["open", "cleared"]),
-    opened_at: z.string(),
-    last_at: z.string().openapi({ description: "When it was last written: opened, reminded or cleared." }),
-    reminders: z.number().int().openapi({ description: "Reminders logged while it stayed open." }),
-    cleared_at: z.string().nullable(),
+    opened_at: z.string().max(40),
+    last_at: z
+      .string()
+      .max(40)
+      .openapi({ description: "When it was last written: opened, reminded or cleared." }),
+    reminders: z.number().int().min(0).max(1_000_000).openapi({
+      format: "int32",
+      description: "Reminders logged while it stayed open.",
+    }),
+    cleared_at: z.string().max(40).nullable(),
   })
   .openapi("Alert");
 

@@ -8,13 +8,13 @@ const security: Record<string, string[]>[] = [{ AdminBearer: [] }, { CloudflareA
 
 const GuardRailsSchema = z
   .object({
-    chain_mode: z.string().openapi({ description: "CHAIN_MODE as configured." }),
+    chain_mode: z.string().max(2000).openapi({ description: "CHAIN_MODE as configured." }),
     exchange_mode: z.enum(["simulated", "binance"]),
     payout_mode: z.enum(["simulated", "http"]),
     live_orders: z.boolean().openapi({
       description: "Whether live keys may quote and create orders: false while any problem is listed.",
     }),
-    problems: z.array(z.string()).openapi({
+    problems: z.array(z.string().max(500)).max(20).openapi({
       description:
         "Why these modes must not run live money together; live quotes and order creation answer 503 `service_misconfigured` until it is empty.",
     }),

@@ -8,8 +8,14 @@ const tags = ["Admin: region restrictions"];
 const security: Record<string, string[]>[] = [{ AdminBearer: [] }, { CloudflareAccess: [] }];
 const json = <S extends z.ZodType>(schema: S) => ({ "application/json": { schema } });
 
-const country = z.string().regex(/^[A-Za-z]{2}$/, "an ISO 3166-1 alpha-2 code such as KP");
-const coin = z.string().regex(/^[A-Za-z0-9]{1,20}$/, "a coin ticker: letters and digits, 1–20");
+const country = z
+  .string()
+  .max(2)
+  .regex(/^[A-Za-z]{2}$/, "an ISO 3166-1 alpha-2 code such as KP");
+const coin = z
+  .string()
+  .max(20)
+  .regex(/^[A-Za-z0-9]{1,20}$/, "a coin ticker: letters and digits, 1–20");
 
 const RegionRestrictionsSchema = z
   .strictObject({

@@ -15,7 +15,8 @@ import { StatementSchema, statementView } from "../statements";
 const tags = ["Admin: statements"];
 const security: Record<string, string[]>[] = [{ AdminBearer: [] }, { CloudflareAccess: [] }];
 const json = <S extends z.ZodType>(schema: S) => ({ "application/json": { schema } });
-const month = z.string().regex(MONTH_PATTERN, "YYYY-MM").openapi({ example: "2026-10" });
+const COUNT = z.number().int().min(0).max(1_000_000_000).openapi({ format: "int32" });
+const month = z.string().max(7).regex(MONTH_PATTERN, "YYYY-MM").openapi({ example: "2026-10" });
 const idParam = z.object({
   id: z
     .string()
@@ -49,7 +50,10 @@ export const adminStatementsRouter = createRouter()
         }),
       },
       responses: {
-        200: { description: "Statements.", content: json(z.object({ data: z.array(AdminStatement) })) },
+        200: {
+          description: "Statements.",
+          content: json(z.object({ data: z.array(AdminStatement).max(500) })),
+        },
         ...errorResponses(400, 401),
       },
     }),
@@ -80,16 +84,18 @@ export const adminStatementsRouter = createRouter()
           description: "Per asset; coin null: partners that chose no asset yet.",
           content: json(
             z.object({
-              data: z.array(
-                z.object({
-                  coin: z.string().nullable(),
-                  network: z.string().nullable(),
-                  statements: z.number().int(),
-                  total_usd: z.string(),
-                  amount_converted: z.string(),
-                  unconverted_usd: z.string(),
-                }),
-              ),
+              data: z
+                .array(
+                  z.object({
+                    coin: z.string().max(20).nullable(),
+                    network: z.string().max(20).nullable(),
+                    statements: z.number().int().min(0).max(1_000_000_000).openapi({ format: "int32" }),
+                    total_usd: z.string().max(40),
+                    amount_converted: z.string().max(40),
+                    unconverted_usd: z.string().max(40),
+                  }),
+                )
+                .max(1000),
             }),
           ),
         },
@@ -112,9 +118,7 @@ export const adminStatementsRouter = createRouter()
       responses: {
         200: {
           description: "What the run did.",
-          content: json(
-            z.object({ month: z.string(), issued: z.number().int(), dispatched: z.number().int() }),
-          ),
+          content: json(z.object({ month: z.string().max(7), issued: COUNT, dispatched: COUNT })),
         },
         ...errorResponses(400, 401, 409),
       },
@@ -187,7 +191,10 @@ export const adminStatementsRouter = createRouter()
         body: {
           content: json(
             z.strictObject({
-              amount_usd: z.string().regex(/^-?\d{1,12}(\.\d{1,6})?$/, "signed decimal, at most 6 decimals"),
+              amount_usd: z
+                .string()
+                .max(20)
+                .regex(/^-?\d{1,12}(\.\d{1,6})?$/, "signed decimal, at most 6 decimals"),
               reason: z.string().trim().min(1).max(500),
               mode: z.enum(["live", "test"]).default("live"),
             }),
@@ -200,12 +207,12 @@ export const adminStatementsRouter = createRouter()
           description: "The adjustment.",
           content: json(
             z.object({
-              id: z.string(),
-              partner_id: z.string(),
+              id: z.string().max(64),
+              partner_id: z.string().max(64),
               livemode: z.boolean(),
-              amount_usd: z.string(),
-              reason: z.string(),
-              created_at: z.string(),
+              amount_usd: z.string().max(20),
+              reason: z.string().max(500),
+              created_at: z.string().max(40),
             }),
           ),
         },

@@ -17,6 +17,7 @@ const ThemeSchema = z
   .strictObject({
     accent: z
       .string()
+      .max(7)
       .regex(/^#[0-9a-fA-F]{6}$/, "must be a colour such as #1f4fd1")
       .openapi({ example: "#1f4fd1" }),
     scheme: z.enum(["light", "dark", "auto"]),
@@ -90,7 +91,12 @@ export const widgetView = (w: Widget, origin: string) => ({
   referral_url: `${origin}/swap?ref=${w.id}`,
 });
 
-const idParam = z.object({ id: z.uuid().openapi({ param: { name: "id", in: "path" } }) });
+const idParam = z.object({
+  id: z
+    .uuid()
+    .max(36)
+    .openapi({ param: { name: "id", in: "path" } }),
+});
 const notFound = () => new ApiError(404, "partner_not_found", "Partner not found.");
 
 export const adminWidgetsRouter = createRouter()
