@@ -6,9 +6,9 @@ import { payoutSentMessage } from "../domain/payout-events";
 import type { SendPolicy } from "../domain/send-step";
 import { settleStatementPayout } from "../storage/statements";
 import { ALERTS_TABLE, OrderAlerts } from "./order/alerts";
-import { sendOnce } from "./order/ledger-send";
 import { type Migration, migrate } from "./order/migrations";
 import { OrderSchedule, SCHEDULE_TABLE } from "./order/schedule";
+import { sendOnce } from "./order/send-once";
 import { SENDS_NUMBER_AND_PROGRESS, SENDS_TABLE, SendsLedger } from "./order/sends-ledger";
 
 /** One statement's payout as the month close hands it over. */

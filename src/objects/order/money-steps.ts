@@ -12,7 +12,7 @@ import { loadCatalog } from "../../storage/catalog";
 import type { OrderAlerts } from "./alerts";
 import { withLiquidityWait } from "./exchange-liquidity";
 import type { ExtraDeposits } from "./extra-deposits";
-import { type SendOutcomes, sendOnce } from "./ledger-send";
+import { type SendOutcomes, sendOnce } from "./send-once";
 import type { SendsLedger } from "./sends-ledger";
 import type { EventData, OrderTransitions } from "./transitions";
 
@@ -183,7 +183,7 @@ export class MoneySteps {
     });
   }
 
-  /** Sends the payout or refund at most once, through the ledger (src/objects/order/ledger-send.ts). */
+  /** Sends the payout or refund at most once, through the ledger (src/objects/order/send-once.ts). */
   async send(r: OrderRecord, kind: "payout" | "refund", now: number): Promise<void> {
     const key = sendKey(r, kind);
     await sendOnce(
