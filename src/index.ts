@@ -13,7 +13,7 @@ export { BenchObject } from "./objects/bench-object";
 export { DepositTag } from "./objects/deposit-tag";
 export { LiquidityLedger } from "./objects/liquidity-ledger";
 export { LiquidityShard } from "./objects/liquidity-shard";
-export { OrderObject } from "./objects/order-object";
+export { OrderObject } from "./objects/order/object";
 export { PartnerPayouts } from "./objects/partner-payouts";
 export { RateLimiter } from "./objects/rate-limiter";
 export { RequestLog } from "./objects/request-log";

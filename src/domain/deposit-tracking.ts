@@ -3,7 +3,7 @@
  * timing", "Acceptable deposits", "Extra deposits"): `trackDeposit` takes what the tracker stores,
  * what the chain says and the time, and returns what to do — events for the state machine, log
  * rows, extra deposits, the next poll — and what to store. The order object's deposit tracker
- * (src/objects/deposit-tracker.ts) loads the state, answers the chain questions and applies the
+ * (src/objects/order/deposit-tracker.ts) loads the state, answers the chain questions and applies the
  * effects. The small helpers below are its steps.
  */
 

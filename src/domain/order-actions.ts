@@ -91,7 +91,7 @@ export interface ActionInputs {
   refund: { amount: string } | { unavailable: string };
   /** Float pricing of the pair with the partner's markup, or why there is none now. */
   pricing: PricingInput | { unavailable: string };
-  /** The extra deposits waiting for a decision (src/objects/extra-deposits.ts); none when absent. */
+  /** The extra deposits waiting for a decision (src/objects/order/extra-deposits.ts); none when absent. */
   extras?: ExtraDepositInput[];
 }
 

@@ -5,11 +5,11 @@ import { getConfig } from "../config";
 import { payoutSentMessage } from "../domain/payout-events";
 import type { SendPolicy } from "../domain/send-step";
 import { settleStatementPayout } from "../storage/statements";
-import { sendOnce } from "./ledger-send";
-import { ALERTS_TABLE, OrderAlerts } from "./order-alerts";
-import { type Migration, migrate } from "./order-migrations";
-import { OrderSchedule, SCHEDULE_TABLE } from "./order-schedule";
-import { SENDS_NUMBER_AND_PROGRESS, SENDS_TABLE, SendsLedger } from "./sends-ledger";
+import { ALERTS_TABLE, OrderAlerts } from "./order/alerts";
+import { type Migration, migrate } from "./order/migrations";
+import { OrderSchedule, SCHEDULE_TABLE } from "./order/schedule";
+import { sendOnce } from "./order/send-once";
+import { SENDS_NUMBER_AND_PROGRESS, SENDS_TABLE, SendsLedger } from "./order/sends-ledger";
 
 /** One statement's payout as the month close hands it over. */
 export interface PayoutIntent {
@@ -34,7 +34,7 @@ const SETTLE_RETRY_MS = 60_000;
 const SETTLE = "settle";
 
 /**
- * The object's schema, append-only like the order's (src/objects/order-migrations.ts): the same
+ * The object's schema, append-only like the order's (src/objects/order/migrations.ts): the same
  * sends ledger, schedule and alerts tables, so the order's `sendOnce` and alerts run here unchanged.
  */
 const PAYOUTS_MIGRATIONS: readonly Migration[] = [

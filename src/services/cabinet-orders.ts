@@ -8,7 +8,7 @@ import { decodeCursor, pageOf } from "../domain/keyset-cursor";
 import type { OrderView } from "../domain/order";
 import { ORDER_STATUSES, type OrderStatus } from "../domain/order-state";
 import { normalizeShortId } from "../domain/short-id";
-import type { OrderEventLogEntry } from "../objects/order-object";
+import type { OrderEventLogEntry } from "../objects/order/object";
 import { type CurrencyRow, loadCatalog } from "../storage/catalog";
 import {
   type CabinetOrderRow,

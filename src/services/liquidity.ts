@@ -11,7 +11,7 @@ import { Dec, toDecimalString } from "../domain/money";
 import type { OrderDraft } from "../domain/order";
 import type { LedgerView } from "../objects/liquidity-ledger";
 import { keyOf, shard } from "../objects/liquidity-shard";
-import type { CreateResult } from "../objects/order-object";
+import type { CreateResult } from "../objects/order/object";
 import { loadCatalog } from "../storage/catalog";
 import { getBalance, listBalances, putBalanceStatement } from "../storage/liquidity";
 import { auditStatement } from "../storage/operator-audit";

@@ -3,7 +3,7 @@ import { checkDestination } from "../domain/destination";
 import { DomainError } from "../domain/errors";
 import type { OrderView } from "../domain/order";
 import type { ActionKind } from "../domain/order-actions";
-import type { ActionRequest, Actor, ActResult, HoldResult, ResolveResult } from "../objects/order-object";
+import type { ActionRequest, Actor, ActResult, HoldResult, ResolveResult } from "../objects/order/object";
 import { loadCatalog } from "../storage/catalog";
 import { auditStatement } from "../storage/operator-audit";
 import { canonicalJson, resolveOrderId } from "./orders";

@@ -11,7 +11,7 @@ import { type CreationKey, idempotentShortId, orderIdOf, parseOrderRef } from ".
 import type { Partner } from "../domain/partner";
 import { newShortId } from "../domain/short-id";
 import { MAX_OPEN_TEST_ORDERS, OPEN_TEST_STATUSES } from "../domain/test-mode";
-import type { CreateResult } from "../objects/order-object";
+import type { CreateResult } from "../objects/order/object";
 import { countTestOrders, findOrderIdByShortId, type ListedOrderRow, listOrders } from "../storage/orders";
 import { lockFixedQuote } from "./fixed-quotes";
 import { withReservation } from "./liquidity";

@@ -6,7 +6,7 @@ import { memoTagCandidate, memoTagName } from "../../src/domain/deposit-allocati
 import { idempotentOrderId, type OrderRecord, orderView } from "../../src/domain/order";
 import { idempotentShortId, orderIdOf } from "../../src/domain/order-id";
 import { newShortId } from "../../src/domain/short-id";
-import { projectOrder } from "../../src/objects/order-projection";
+import { projectOrder } from "../../src/objects/order/projection";
 import { canonicalJson } from "../../src/services/orders";
 import { call, createPartner, expectError, json, setPrices, type TestPartner } from "../helpers";
 import { BTC_TO_USDT, indexed, type Order } from "../support/orders";

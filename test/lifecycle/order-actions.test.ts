@@ -5,7 +5,7 @@
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { PartnerView } from "../../src/objects/order-view";
+import { PartnerView } from "../../src/objects/order/view";
 import { admin, call, createPartner, expectError, json, setPrices, type TestPartner } from "../helpers";
 import { useFakeGateway } from "../support/fake-gateway";
 import {

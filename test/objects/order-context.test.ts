@@ -1,16 +1,16 @@
 /**
- * What an order object's parts share for one call (src/objects/order-context.ts), the adapters it
- * builds (src/objects/order-adapters.ts), and the parts wired over it (src/objects/order-lifecycle.ts).
+ * What an order object's parts share for one call (src/objects/order/context.ts), the adapters it
+ * builds (src/objects/order/adapters.ts), and the parts wired over it (src/objects/order/lifecycle.ts).
  */
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getConfig } from "../../src/config";
 import type { OrderRecord } from "../../src/domain/order";
-import { catalogMarket } from "../../src/objects/order-adapters";
-import { orderContext } from "../../src/objects/order-context";
-import { OrderLifecycle } from "../../src/objects/order-lifecycle";
-import { DUE } from "../../src/objects/order-schedule";
+import { catalogMarket } from "../../src/objects/order/adapters";
+import { orderContext } from "../../src/objects/order/context";
+import { OrderLifecycle } from "../../src/objects/order/lifecycle";
+import { DUE } from "../../src/objects/order/schedule";
 import { loadCatalog } from "../../src/storage/catalog";
 import { createPartner, setPrices, type TestPartner } from "../helpers";
 import { BTC_TO_USDT, createOrder, simMine, simSend } from "../support/orders";

@@ -1,5 +1,5 @@
 /**
- * An order's creation (src/objects/order-creation.ts): once, whatever the concurrency; the first
+ * An order's creation (src/objects/order/creation.ts): once, whatever the concurrency; the first
  * 201 body replayed to the same Idempotency-Key; a conflict for another request under it, `taken`
  * for another creation; nothing written when no deposit address can be had.
  */
@@ -11,10 +11,10 @@ import type { DepositScheme } from "../../src/domain/deposit";
 import type { OrderDraft, OrderRecord } from "../../src/domain/order";
 import { orderIdOf } from "../../src/domain/order-id";
 import { newShortId } from "../../src/domain/short-id";
-import { orderContext } from "../../src/objects/order-context";
-import { OrderCreation, replayCreation } from "../../src/objects/order-creation";
-import { projectionPending } from "../../src/objects/order-projection";
-import { DUE } from "../../src/objects/order-schedule";
+import { orderContext } from "../../src/objects/order/context";
+import { OrderCreation, replayCreation } from "../../src/objects/order/creation";
+import { projectionPending } from "../../src/objects/order/projection";
+import { DUE } from "../../src/objects/order/schedule";
 import { createPartner, setPrices } from "../helpers";
 import { BTC_TO_USDT, createOrder, indexed } from "../support/orders";
 

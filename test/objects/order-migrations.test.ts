@@ -1,11 +1,11 @@
 /**
- * The order object's schema (src/objects/order-migrations.ts): created up front, in the
+ * The order object's schema (src/objects/order/migrations.ts): created up front, in the
  * constructor, at the latest version; a later migration runs once over an existing store.
  */
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { migrate, ORDER_MIGRATIONS, schemaVersion } from "../../src/objects/order-migrations";
+import { migrate, ORDER_MIGRATIONS, schemaVersion } from "../../src/objects/order/migrations";
 
 const tables = (sql: SqlStorage) =>
   sql

@@ -1,5 +1,5 @@
 /**
- * The order's webhook outbox (src/objects/order-outbox.ts) over real object storage, with a queue
+ * The order's webhook outbox (src/objects/order/outbox.ts) over real object storage, with a queue
  * that behaves like Cloudflare Queues at its limit (a sendBatch of more than 100 messages is
  * refused): 250 pending events leave in order, in batches it takes; a failing batch keeps itself
  * and every later event for the next run.
@@ -9,7 +9,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { OrderRecord } from "../../src/domain/order";
 import type { WebhookMessage } from "../../src/domain/webhooks";
-import { OrderOutbox } from "../../src/objects/order-outbox";
+import { OrderOutbox } from "../../src/objects/order/outbox";
 import { createPartner, setPrices, type TestPartner } from "../helpers";
 import { BTC_TO_USDT, createOrder } from "../support/orders";
 

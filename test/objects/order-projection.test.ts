@@ -1,5 +1,5 @@
 /**
- * The order's D1 index row (src/objects/order-projection.ts): written as of the log's position,
+ * The order's D1 index row (src/objects/order/projection.ts): written as of the log's position,
  * with needs_action; a completed order's earnings fixed once; the pending flag cleared only when the
  * row written is the record's latest, kept (with the outbox row) when D1 fails.
  */
@@ -8,15 +8,15 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { orderEarnings } from "../../src/domain/earnings";
 import type { OrderRecord } from "../../src/domain/order";
-import { type OrderContext, orderContext } from "../../src/objects/order-context";
+import { type OrderContext, orderContext } from "../../src/objects/order/context";
 import {
   markProjection,
   PROJECTION_RETRY_MS,
   projectionPending,
   projectRecord,
   scheduleOutbox,
-} from "../../src/objects/order-projection";
-import { DUE } from "../../src/objects/order-schedule";
+} from "../../src/objects/order/projection";
+import { DUE } from "../../src/objects/order/schedule";
 import { storedUsdPrice } from "../../src/storage/prices";
 import { createPartner, setPrices, type TestPartner } from "../helpers";
 import { BTC_TO_USDT, createOrder, indexed } from "../support/orders";

@@ -1,11 +1,11 @@
 /**
- * The order's schedule (src/objects/order-schedule.ts): one row per concern, the alarm always at
+ * The order's schedule (src/objects/order/schedule.ts): one row per concern, the alarm always at
  * the earliest row (never before a pause), and no alarm once no concern is left.
  */
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { DUE, nextAlarm, OrderSchedule } from "../../src/objects/order-schedule";
+import { DUE, nextAlarm, OrderSchedule } from "../../src/objects/order/schedule";
 import { createPartner, setPrices, type TestPartner } from "../helpers";
 import { BTC_TO_USDT, createOrder, read, simMine, simSend, startClock, step } from "../support/orders";
 

@@ -1,5 +1,5 @@
 /**
- * The partner's view of an order (src/objects/order-view.ts): `actions` only when the order's own
+ * The partner's view of an order (src/objects/order/view.ts): `actions` only when the order's own
  * deposit or an extra one waits for a decision, priced now, and never an error for what cannot be
  * priced now.
  */
@@ -7,9 +7,9 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type OrderRecord, orderView } from "../../src/domain/order";
-import { EXTRA_DEPOSIT_LOGGED, EXTRAS_KEY } from "../../src/objects/extra-deposits";
-import { type OrderContext, orderContext } from "../../src/objects/order-context";
-import { PartnerView, type ViewSources } from "../../src/objects/order-view";
+import { type OrderContext, orderContext } from "../../src/objects/order/context";
+import { EXTRA_DEPOSIT_LOGGED, EXTRAS_KEY } from "../../src/objects/order/extra-deposits";
+import { PartnerView, type ViewSources } from "../../src/objects/order/view";
 import { createPartner, setPrices, type TestPartner } from "../helpers";
 import { BTC_TO_USDT, createOrder } from "../support/orders";
 

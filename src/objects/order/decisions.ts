@@ -1,7 +1,7 @@
-import type { Config } from "../config";
-import { ledgerKey, sendKey } from "../domain/ledger-keys";
-import type { OrderRecord, OrderView } from "../domain/order";
-import { orderView, type SendKind } from "../domain/order";
+import type { Config } from "../../config";
+import { ledgerKey, sendKey } from "../../domain/ledger-keys";
+import type { OrderRecord, OrderView } from "../../domain/order";
+import { orderView, type SendKind } from "../../domain/order";
 import {
   type ActionInputs,
   type ActionKind,
@@ -10,10 +10,10 @@ import {
   type DecisionRequest,
   decisionPatch,
   orderActions,
-} from "../domain/order-actions";
+} from "../../domain/order-actions";
 import { depositId, type ExtraDeposit, type ExtraDeposits } from "./extra-deposits";
-import type { OrderTransitions } from "./order-transitions";
 import type { SendsLedger } from "./sends-ledger";
+import type { OrderTransitions } from "./transitions";
 
 /** A decision on a failed order's money, as the service has validated it. */
 export type ActionRequest = DecisionRequest;

@@ -1,11 +1,11 @@
-import type { DepositScheme } from "../domain/deposit";
-import { nextPoll } from "../domain/deposit-tracking";
-import { type OrderDraft, type OrderRecord, type OrderView, orderView } from "../domain/order";
-import { type CreationKey, creationVerdict, shortIdOfOrderId } from "../domain/order-id";
+import type { DepositScheme } from "../../domain/deposit";
+import { nextPoll } from "../../domain/deposit-tracking";
+import { type OrderDraft, type OrderRecord, type OrderView, orderView } from "../../domain/order";
+import { type CreationKey, creationVerdict, shortIdOfOrderId } from "../../domain/order-id";
+import type { OrderContext } from "./context";
 import { allocateDeposit } from "./deposit-allocation";
-import type { OrderContext } from "./order-context";
-import { markProjection, PROJECTION_RETRY_MS, projectRecord, scheduleOutbox } from "./order-projection";
-import { DUE } from "./order-schedule";
+import { markProjection, PROJECTION_RETRY_MS, projectRecord, scheduleOutbox } from "./projection";
+import { DUE } from "./schedule";
 
 export type CreateResult =
   | { kind: "created"; order: OrderView }

@@ -1,9 +1,9 @@
-import { type OrderRecord, type OrderView, orderView } from "../domain/order";
-import { type ActionInputs, awaitsDecision, extrasDecidable, orderActions } from "../domain/order-actions";
-import { pricingNow } from "../storage/market";
+import { type OrderRecord, type OrderView, orderView } from "../../domain/order";
+import { type ActionInputs, awaitsDecision, extrasDecidable, orderActions } from "../../domain/order-actions";
+import { pricingNow } from "../../storage/market";
+import type { OrderContext } from "./context";
 import type { ExtraDeposits } from "./extra-deposits";
 import { exchangeNeedsReview } from "./money-steps";
-import type { OrderContext } from "./order-context";
 
 /** What the view asks of the other parts: the refund of an amount now, and whether the late-deposit watch is over. */
 export interface ViewSources {

@@ -1,5 +1,5 @@
-import type { PayoutRequest } from "../adapters/payout/types";
-import { extraRefundKey } from "../domain/ledger-keys";
+import type { PayoutRequest } from "../../adapters/payout/types";
+import { extraRefundKey } from "../../domain/ledger-keys";
 import type { SendsLedger } from "./sends-ledger";
 
 /** The order's storage key of its extra deposits, as "txid:index". */

@@ -1,5 +1,5 @@
-import type { ChainReader, IncomingTransfer } from "../adapters/chain/types";
-import type { Config } from "../config";
+import type { ChainReader, IncomingTransfer } from "../../adapters/chain/types";
+import type { Config } from "../../config";
 import {
   byArrival,
   type ChainQuestion,
@@ -18,13 +18,13 @@ import {
   type TrackerState,
   trackDeposit,
   tracksOwnDeposit,
-} from "../domain/deposit-tracking";
-import { DomainError } from "../domain/errors";
-import type { OrderRecord } from "../domain/order";
-import type { ActionInputs } from "../domain/order-actions";
-import type { OrderStatus } from "../domain/order-state";
-import { PairUnavailableError, pairLimits } from "../domain/pricing";
-import { pricingNow } from "../storage/market";
+} from "../../domain/deposit-tracking";
+import { DomainError } from "../../domain/errors";
+import type { OrderRecord } from "../../domain/order";
+import type { ActionInputs } from "../../domain/order-actions";
+import type { OrderStatus } from "../../domain/order-state";
+import { PairUnavailableError, pairLimits } from "../../domain/pricing";
+import { pricingNow } from "../../storage/market";
 import {
   depositId,
   EXTRA_DEPOSIT_LOGGED,
@@ -32,8 +32,8 @@ import {
   type ExtraDeposit,
   type ExtraDeposits,
 } from "./extra-deposits";
-import { DUE, type OrderSchedule } from "./order-schedule";
-import type { EventData, OrderTransitions } from "./order-transitions";
+import { DUE, type OrderSchedule } from "./schedule";
+import type { EventData, OrderTransitions } from "./transitions";
 
 /** What the tracker needs of the order object: its storage, its state machine and its log. */
 export interface DepositTrackerHost extends OrderTransitions {
@@ -51,7 +51,7 @@ export interface DepositTrackerHost extends OrderTransitions {
   step(now: number): Promise<void>;
 }
 
-/** The tracker's storage keys (the extra deposits' is src/objects/extra-deposits.ts's). */
+/** The tracker's storage keys (the extra deposits' is src/objects/order/extra-deposits.ts's). */
 const K = {
   pollIdle: "poll_idle",
   watchEnded: "watch_ended",

@@ -1,5 +1,5 @@
-import type { SendRow } from "../domain/send-step";
-import { DUE, type OrderSchedule } from "./order-schedule";
+import type { SendRow } from "../../domain/send-step";
+import { DUE, type OrderSchedule } from "./schedule";
 
 export const SENDS_TABLE = `CREATE TABLE sends (
   key TEXT PRIMARY KEY,

@@ -1,18 +1,18 @@
 import { DurableObject } from "cloudflare:workers";
-import type { DepositScheme } from "../domain/deposit";
-import { isLive, type OrderDraft, type OrderRecord, type OrderView } from "../domain/order";
-import type { CreationKey } from "../domain/order-id";
-import { type CreateResult, OrderCreation, replayCreation } from "./order-creation";
-import type { ActionRequest, Actor, ActResult, HoldResult, ResolveResult } from "./order-decisions";
-import type { OrderEventLogEntry } from "./order-journal";
-import { OrderLifecycle } from "./order-lifecycle";
-import { flushLiquidity } from "./order-liquidity";
-import { migrate } from "./order-migrations";
-import type { OutboxEntry } from "./order-outbox";
-import { projectionPending, projectRecord, scheduleOutbox } from "./order-projection";
-import { DUE } from "./order-schedule";
+import type { DepositScheme } from "../../domain/deposit";
+import { isLive, type OrderDraft, type OrderRecord, type OrderView } from "../../domain/order";
+import type { CreationKey } from "../../domain/order-id";
+import { type CreateResult, OrderCreation, replayCreation } from "./creation";
+import type { ActionRequest, Actor, ActResult, HoldResult, ResolveResult } from "./decisions";
+import type { OrderEventLogEntry } from "./journal";
+import { OrderLifecycle } from "./lifecycle";
+import { flushLiquidity } from "./liquidity";
+import { migrate } from "./migrations";
+import type { OutboxEntry } from "./outbox";
+import { projectionPending, projectRecord, scheduleOutbox } from "./projection";
+import { DUE } from "./schedule";
 
-export type { CreateResult } from "./order-creation";
+export type { CreateResult } from "./creation";
 export type {
   ActionRequest,
   Actor,
@@ -20,15 +20,15 @@ export type {
   HoldResult,
   OperatorHold,
   ResolveResult,
-} from "./order-decisions";
-export type { OrderEventLogEntry } from "./order-journal";
+} from "./decisions";
+export type { OrderEventLogEntry } from "./journal";
 
 /**
  * One Durable Object per order: the record, an append-only event log, and the state machine.
  * Every transition writes the new record and its log row in one storage transaction. One alarm is
  * kept at the earliest due moment (expiry, next chain poll, next retry); the handler is idempotent
  * (alarms are at-least-once) and re-arms itself instead of throwing. The work is done by the
- * lifecycle's parts (src/objects/order-lifecycle.ts), over one context built once per object.
+ * lifecycle's parts (src/objects/order/lifecycle.ts), over one context built once per object.
  */
 export class OrderObject extends DurableObject<Env> {
   readonly #creation = new OrderCreation();
@@ -53,7 +53,7 @@ export class OrderObject extends DurableObject<Env> {
 
   // ── creation ──────────────────────────────────────────────────────────────────────────────
 
-  /** Creates the order once (src/objects/order-creation.ts). */
+  /** Creates the order once (src/objects/order/creation.ts). */
   create(draft: OrderDraft, scheme: DepositScheme): Promise<CreateResult> {
     const o = this.#order;
     return this.#creation.create(o.c, draft, scheme, (r) => o.view.needsAction(r));
@@ -100,7 +100,7 @@ export class OrderObject extends DurableObject<Env> {
 
   // ── decisions on held funds ───────────────────────────────────────────────────────────────
 
-  /** Takes one decision on the money a failed order holds (src/objects/order-decisions.ts). */
+  /** Takes one decision on the money a failed order holds (src/objects/order/decisions.ts). */
   act(
     actor: Actor,
     action: ActionRequest,
@@ -109,12 +109,12 @@ export class OrderObject extends DurableObject<Env> {
     return this.#order.decisions.act(actor, action, idempotency);
   }
 
-  /** Records a transfer an operator made by hand (src/objects/order-decisions.ts). */
+  /** Records a transfer an operator made by hand (src/objects/order/decisions.ts). */
   resolve(kind: "payout" | "refund", txid: string, note: string, operator: string): Promise<ResolveResult> {
     return this.#order.decisions.resolve(kind, txid, note, operator);
   }
 
-  /** The operator's hold on the order's decisions, put (`on`) or released (src/objects/order-decisions.ts). */
+  /** The operator's hold on the order's decisions, put (`on`) or released (src/objects/order/decisions.ts). */
   hold(on: boolean, operator: string, note: string): Promise<HoldResult> {
     return this.#order.decisions.hold(on, operator, note);
   }

@@ -1,9 +1,9 @@
-import { deriveDepositAddress } from "../domain/addresses";
-import type { DepositScheme } from "../domain/deposit";
-import { depositPath, memoTagCandidate, memoTagName } from "../domain/deposit-allocation";
-import { DEFAULT_REGION } from "../domain/liquidity";
-import type { OrderDraft } from "../domain/order";
-import { poolShard } from "./address-pool-shard";
+import { deriveDepositAddress } from "../../domain/addresses";
+import type { DepositScheme } from "../../domain/deposit";
+import { depositPath, memoTagCandidate, memoTagName } from "../../domain/deposit-allocation";
+import { DEFAULT_REGION } from "../../domain/liquidity";
+import type { OrderDraft } from "../../domain/order";
+import { poolShard } from "../address-pool-shard";
 
 export type DepositAllocation =
   | { depositAddress: string; depositAddressTag: string | null }

@@ -1,4 +1,4 @@
-import type { PayoutGateway, PayoutRequest } from "../adapters/payout/types";
+import type { PayoutGateway, PayoutRequest } from "../../adapters/payout/types";
 import {
   afterLookup,
   afterSend,
@@ -9,7 +9,7 @@ import {
   type SendAnswer,
   type SendPolicy,
   type SendStep,
-} from "../domain/send-step";
+} from "../../domain/send-step";
 import type { SendsLedger } from "./sends-ledger";
 
 /** The frozen request as sent on one try: the same transfer, under that try's gateway key. */

@@ -1,7 +1,12 @@
-import { isLive, type OrderRecord, orderView } from "../domain/order";
-import type { OrderActions } from "../domain/order-actions";
-import type { OrderStatus } from "../domain/order-state";
-import { newEventId, WEBHOOK_EVENT_TYPE, type WebhookEvent, type WebhookMessage } from "../domain/webhooks";
+import { isLive, type OrderRecord, orderView } from "../../domain/order";
+import type { OrderActions } from "../../domain/order-actions";
+import type { OrderStatus } from "../../domain/order-state";
+import {
+  newEventId,
+  WEBHOOK_EVENT_TYPE,
+  type WebhookEvent,
+  type WebhookMessage,
+} from "../../domain/webhooks";
 
 export interface OutboxEntry {
   sequence: number;
@@ -34,7 +39,7 @@ export function queueBatches<T extends { message: string }>(rows: readonly T[]):
 }
 
 /**
- * The order's webhook outbox (table `outbox`, src/objects/order-migrations.ts): each status
+ * The order's webhook outbox (table `outbox`, src/objects/order/migrations.ts): each status
  * change's event is written in the transition's own transaction and handed to the queue after it,
  * in order; whatever the queue does not take stays for the next run, never lost.
  */

@@ -1,8 +1,8 @@
+import { type OrderContext, orderContext } from "./context";
+import { OrderDecisions } from "./decisions";
 import { DepositTracker } from "./deposit-tracker";
 import { MoneySteps } from "./money-steps";
-import { type OrderContext, orderContext } from "./order-context";
-import { OrderDecisions } from "./order-decisions";
-import { PartnerView } from "./order-view";
+import { PartnerView } from "./view";
 
 /**
  * The order's lifecycle: its parts (the deposit watch, the money steps, the decisions

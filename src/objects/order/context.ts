@@ -1,15 +1,15 @@
-import type { ChainReader } from "../adapters/chain/types";
-import type { OrderAdapters } from "../adapters/registry";
-import { type Config, getConfig } from "../config";
-import type { OrderRecord } from "../domain/order";
+import type { ChainReader } from "../../adapters/chain/types";
+import type { OrderAdapters } from "../../adapters/registry";
+import { type Config, getConfig } from "../../config";
+import type { OrderRecord } from "../../domain/order";
+import { adaptersOf } from "./adapters";
+import { OrderAlerts } from "./alerts";
 import { ExtraDeposits } from "./extra-deposits";
-import { adaptersOf } from "./order-adapters";
-import { OrderAlerts } from "./order-alerts";
-import { OrderJournal } from "./order-journal";
-import { OrderOutbox } from "./order-outbox";
-import { OrderSchedule } from "./order-schedule";
-import type { OrderTransitions } from "./order-transitions";
+import { OrderJournal } from "./journal";
+import { OrderOutbox } from "./outbox";
+import { OrderSchedule } from "./schedule";
 import { SendsLedger } from "./sends-ledger";
+import type { OrderTransitions } from "./transitions";
 
 const K = {
   record: "order",

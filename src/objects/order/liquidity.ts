@@ -1,7 +1,7 @@
-import { type LiquidityStep, liquidityStep } from "../domain/liquidity";
-import type { OrderRecord } from "../domain/order";
-import type { OrderStatus } from "../domain/order-state";
-import { keyOf, shard } from "./liquidity-shard";
+import { type LiquidityStep, liquidityStep } from "../../domain/liquidity";
+import type { OrderRecord } from "../../domain/order";
+import type { OrderStatus } from "../../domain/order-state";
+import { keyOf, shard } from "../liquidity-shard";
 
 /**
  * The order object's side of liquidity: a status change that ends the promise (expiry, refund,

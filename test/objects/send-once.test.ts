@@ -1,5 +1,5 @@
 /**
- * One send through the ledger (src/objects/ledger-send.ts), over an order object's real storage and
+ * One send through the ledger (src/objects/order/send-once.ts), over an order object's real storage and
  * a scripted gateway that records every call: the request is frozen before the first send and sent
  * exactly so on every retry; after any attempt the gateway is asked before anything goes out again;
  * nothing happens before the row's next moment.
@@ -14,9 +14,9 @@ import type {
   PayoutResult,
 } from "../../src/adapters/payout/types";
 import type { SendAlert, SendPolicy } from "../../src/domain/send-step";
-import { sendOnce } from "../../src/objects/ledger-send";
-import { DUE, OrderSchedule } from "../../src/objects/order-schedule";
-import { SendsLedger } from "../../src/objects/sends-ledger";
+import { DUE, OrderSchedule } from "../../src/objects/order/schedule";
+import { sendOnce } from "../../src/objects/order/send-once";
+import { SendsLedger } from "../../src/objects/order/sends-ledger";
 import { TRON_ADDR } from "../support/orders";
 
 const KEY = "order-1:payout";

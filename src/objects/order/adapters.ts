@@ -1,10 +1,10 @@
-import type { MarketView } from "../adapters/exchange/types";
-import type { LegStore, VenueExchangeState } from "../adapters/exchange/venue-exchange";
-import { type OrderAdapters, orderAdapters } from "../adapters/registry";
-import type { Config } from "../config";
-import type { OrderRecord } from "../domain/order";
-import { loadCatalog } from "../storage/catalog";
-import { pricingNow } from "../storage/market";
+import type { MarketView } from "../../adapters/exchange/types";
+import type { LegStore, VenueExchangeState } from "../../adapters/exchange/venue-exchange";
+import { type OrderAdapters, orderAdapters } from "../../adapters/registry";
+import type { Config } from "../../config";
+import type { OrderRecord } from "../../domain/order";
+import { loadCatalog } from "../../storage/catalog";
+import { pricingNow } from "../../storage/market";
 import type { SendsLedger } from "./sends-ledger";
 
 /** The market as the order's venue sees it: the catalog's withdraw fees and the stored prices. */

@@ -1,5 +1,5 @@
-import { ALERTS_TABLE } from "./order-alerts";
-import { SCHEDULE_TABLE } from "./order-schedule";
+import { ALERTS_TABLE } from "./alerts";
+import { SCHEDULE_TABLE } from "./schedule";
 import { moveVenueLegs, SENDS_NUMBER_AND_PROGRESS, SENDS_TABLE } from "./sends-ledger";
 
 /** One schema step: its statements, and what moves data the statements cannot reach (key-value storage). */
@@ -32,7 +32,7 @@ export const ORDER_MIGRATIONS: readonly Migration[] = [
   );
   ${SCHEDULE_TABLE};`,
   { sql: SENDS_NUMBER_AND_PROGRESS, data: moveVenueLegs },
-  // Operator alerts, one per problem and kind (src/objects/order-alerts.ts).
+  // Operator alerts, one per problem and kind (src/objects/order/alerts.ts).
   `${ALERTS_TABLE};`,
 ];
 

@@ -1,20 +1,20 @@
-import type { ExchangeRequest, ExchangeResult, ExchangeVenue } from "../adapters/exchange/types";
-import type { PayoutRequest } from "../adapters/payout/types";
-import type { OrderAdapters } from "../adapters/registry";
-import type { Config } from "../config";
-import { sendKey } from "../domain/ledger-keys";
-import { parseDecimal, toDecimalString } from "../domain/money";
-import type { OrderRecord } from "../domain/order";
-import type { ActionInputs } from "../domain/order-actions";
-import { beforeSend, type SendPolicy, type SendRow } from "../domain/send-step";
-import { refundAmount } from "../domain/settlement";
-import { loadCatalog } from "../storage/catalog";
+import type { ExchangeRequest, ExchangeResult, ExchangeVenue } from "../../adapters/exchange/types";
+import type { PayoutRequest } from "../../adapters/payout/types";
+import type { OrderAdapters } from "../../adapters/registry";
+import type { Config } from "../../config";
+import { sendKey } from "../../domain/ledger-keys";
+import { parseDecimal, toDecimalString } from "../../domain/money";
+import type { OrderRecord } from "../../domain/order";
+import type { ActionInputs } from "../../domain/order-actions";
+import { beforeSend, type SendPolicy, type SendRow } from "../../domain/send-step";
+import { refundAmount } from "../../domain/settlement";
+import { loadCatalog } from "../../storage/catalog";
+import type { OrderAlerts } from "./alerts";
 import { withLiquidityWait } from "./exchange-liquidity";
 import type { ExtraDeposits } from "./extra-deposits";
-import { type SendOutcomes, sendOnce } from "./ledger-send";
-import type { OrderAlerts } from "./order-alerts";
-import type { EventData, OrderTransitions } from "./order-transitions";
+import { type SendOutcomes, sendOnce } from "./send-once";
 import type { SendsLedger } from "./sends-ledger";
+import type { EventData, OrderTransitions } from "./transitions";
 
 /** The longest wait between two tries of a send. */
 const RETRY_CAP_MS = 30 * 60_000;
@@ -183,7 +183,7 @@ export class MoneySteps {
     });
   }
 
-  /** Sends the payout or refund at most once, through the ledger (src/objects/ledger-send.ts). */
+  /** Sends the payout or refund at most once, through the ledger (src/objects/order/send-once.ts). */
   async send(r: OrderRecord, kind: "payout" | "refund", now: number): Promise<void> {
     const key = sendKey(r, kind);
     await sendOnce(

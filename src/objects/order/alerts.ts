@@ -1,5 +1,5 @@
-import { type AlertNotice, type AlertState, clearAlert, raiseAlert } from "../domain/alerts";
-import { type AlertRow, projectAlertRows } from "../storage/alerts";
+import { type AlertNotice, type AlertState, clearAlert, raiseAlert } from "../../domain/alerts";
+import { type AlertRow, projectAlertRows } from "../../storage/alerts";
 
 export const ALERTS_TABLE = `CREATE TABLE alerts (
   kind TEXT NOT NULL,

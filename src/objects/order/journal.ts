@@ -1,14 +1,14 @@
-import { sendKey } from "../domain/ledger-keys";
-import type { OrderRecord, SendKind } from "../domain/order";
-import { type ActionInputs, orderActions } from "../domain/order-actions";
-import { decide, type OrderEvent, type OrderStatus, stateViewOf } from "../domain/order-state";
-import type { OrderAlerts } from "./order-alerts";
-import { markLiquidity } from "./order-liquidity";
-import type { OrderOutbox } from "./order-outbox";
-import { markProjection } from "./order-projection";
-import { DUE, type OrderSchedule } from "./order-schedule";
-import type { EventData, OrderTransitions } from "./order-transitions";
+import { sendKey } from "../../domain/ledger-keys";
+import type { OrderRecord, SendKind } from "../../domain/order";
+import { type ActionInputs, orderActions } from "../../domain/order-actions";
+import { decide, type OrderEvent, type OrderStatus, stateViewOf } from "../../domain/order-state";
+import type { OrderAlerts } from "./alerts";
+import { markLiquidity } from "./liquidity";
+import type { OrderOutbox } from "./outbox";
+import { markProjection } from "./projection";
+import { DUE, type OrderSchedule } from "./schedule";
 import type { SendsLedger } from "./sends-ledger";
+import type { EventData, OrderTransitions } from "./transitions";
 
 export interface OrderEventLogEntry {
   seq: number;

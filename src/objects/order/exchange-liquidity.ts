@@ -1,11 +1,11 @@
-import type { ExchangeRequest, ExchangeResult, ExchangeVenue } from "../adapters/exchange/types";
-import type { Config } from "../config";
-import { exchangeCover, LIQUIDITY_WAIT_FIRST_MS, liquidityWait } from "../domain/liquidity";
-import { Dec, type Decimal, toDecimalString } from "../domain/money";
-import type { OrderRecord } from "../domain/order";
-import { quoteForward } from "../domain/pricing";
-import { pricingNow } from "../storage/market";
-import { keyOf, type Reservation, shard } from "./liquidity-shard";
+import type { ExchangeRequest, ExchangeResult, ExchangeVenue } from "../../adapters/exchange/types";
+import type { Config } from "../../config";
+import { exchangeCover, LIQUIDITY_WAIT_FIRST_MS, liquidityWait } from "../../domain/liquidity";
+import { Dec, type Decimal, toDecimalString } from "../../domain/money";
+import type { OrderRecord } from "../../domain/order";
+import { quoteForward } from "../../domain/pricing";
+import { pricingNow } from "../../storage/market";
+import { keyOf, type Reservation, shard } from "../liquidity-shard";
 
 /**
  * The exchange-time liquidity check (docs/liquidity.md, "At exchange time"): before a float order's

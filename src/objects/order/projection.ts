@@ -1,11 +1,11 @@
-import { orderEarnings } from "../domain/earnings";
-import { isLive, type OrderRecord } from "../domain/order";
-import { indexDetails } from "../domain/order-index";
-import { type OrderIndexRow, projectOrderIndex } from "../storage/orders";
-import { storedUsdPrice } from "../storage/prices";
-import type { OrderContext } from "./order-context";
-import { liquidityPending } from "./order-liquidity";
-import { DUE, type OrderSchedule } from "./order-schedule";
+import { orderEarnings } from "../../domain/earnings";
+import { isLive, type OrderRecord } from "../../domain/order";
+import { indexDetails } from "../../domain/order-index";
+import { type OrderIndexRow, projectOrderIndex } from "../../storage/orders";
+import { storedUsdPrice } from "../../storage/prices";
+import type { OrderContext } from "./context";
+import { liquidityPending } from "./liquidity";
+import { DUE, type OrderSchedule } from "./schedule";
 
 /** Retry delay for a D1 index write or a webhook enqueue that failed. */
 export const PROJECTION_RETRY_MS = 10_000;

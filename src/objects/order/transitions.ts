@@ -1,6 +1,6 @@
-import type { OrderRecord } from "../domain/order";
-import type { ActionInputs } from "../domain/order-actions";
-import type { EventData, OrderEvent } from "../domain/order-state";
+import type { OrderRecord } from "../../domain/order";
+import type { ActionInputs } from "../../domain/order-actions";
+import type { EventData, OrderEvent } from "../../domain/order-state";
 
 export type { EventData };
 
