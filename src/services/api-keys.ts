@@ -1,7 +1,7 @@
 // Issuing API keys, shared by the operator API and the cabinet.
 import { generateApiKey, type KeyMode } from "../domain/credentials";
 import { DEFAULT_SCOPES, formatScopes, type KeyScope, parseScopes } from "../domain/key-scopes";
-import { insertKey } from "../storage/partners";
+import { insertKeyStatement } from "../storage/partners";
 
 export interface IssuedKey {
   key_id: string;
@@ -24,12 +24,14 @@ export async function issueKey(
     /** Unset: DEFAULT_SCOPES (everything but orders:act). */
     scopes?: readonly KeyScope[];
   },
+  /** Rows recording the issue (an operator audit entry), written in the same D1 batch as the key. */
+  alsoRecord: (issued: IssuedKey) => D1PreparedStatement[] = () => [],
 ): Promise<IssuedKey> {
   const mode = opts.mode ?? "live";
   const scopes = formatScopes(opts.scopes ?? DEFAULT_SCOPES);
   const key = await generateApiKey(mode);
   const created_at = (opts.now ?? new Date()).toISOString();
-  await insertKey(db, {
+  const row = {
     key_id: key.keyId,
     partner_id: partnerId,
     secret_hash: key.secretHash,
@@ -42,6 +44,8 @@ export async function issueKey(
     expires_at: null,
     ip_allowlist: opts.ipAllowlist ?? null,
     scopes,
-  });
-  return { key_id: key.keyId, key: key.key, mode, scopes: parseScopes(scopes), created_at };
+  };
+  const issued = { key_id: key.keyId, key: key.key, mode, scopes: parseScopes(scopes), created_at };
+  await db.batch([insertKeyStatement(db, row), ...alsoRecord(issued)]);
+  return issued;
 }

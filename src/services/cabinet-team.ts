@@ -119,14 +119,20 @@ export async function createKey(
   db: D1Database,
   actor: Actor,
   input: { name: string; ipAllowlist: string[] | null; mode?: KeyMode; scopes?: readonly KeyScope[] },
+  alsoRecord?: (issued: IssuedKey) => D1PreparedStatement[],
 ): Promise<IssuedKey> {
-  const issued = await issueKey(db, actor.partnerId, {
-    name: input.name,
-    createdBy: actor.label,
-    ipAllowlist: input.ipAllowlist?.length ? JSON.stringify(input.ipAllowlist) : null,
-    mode: input.mode ?? "live",
-    ...(input.scopes ? { scopes: input.scopes } : {}),
-  });
+  const issued = await issueKey(
+    db,
+    actor.partnerId,
+    {
+      name: input.name,
+      createdBy: actor.label,
+      ipAllowlist: input.ipAllowlist?.length ? JSON.stringify(input.ipAllowlist) : null,
+      mode: input.mode ?? "live",
+      ...(input.scopes ? { scopes: input.scopes } : {}),
+    },
+    alsoRecord,
+  );
   await audit(db, actor, "key.created", issued.key_id, {
     name: input.name,
     mode: issued.mode,

@@ -8,15 +8,16 @@ export interface OperatorActor {
   requestId: string;
 }
 
-export async function auditOperatorAction(
+/** The audit row's INSERT, for a change written to D1: run it in the change's batch. */
+export function operatorAuditStatement(
   db: D1Database,
   actor: OperatorActor,
   action: string,
   entity: { type: string; id: string },
   before: unknown,
   after: unknown,
-): Promise<void> {
-  await auditStatement(db, {
+): D1PreparedStatement {
+  return auditStatement(db, {
     at: new Date().toISOString(),
     operator: actor.operator,
     action,
@@ -25,5 +26,30 @@ export async function auditOperatorAction(
     before,
     after,
     requestId: actor.requestId,
-  }).run();
+  });
+}
+
+/** A D1 change and its audit row in one batch: both land or neither. */
+export async function auditedWrite(
+  db: D1Database,
+  actor: OperatorActor,
+  action: string,
+  entity: { type: string; id: string },
+  before: unknown,
+  after: unknown,
+  change: D1PreparedStatement,
+): Promise<void> {
+  await db.batch([change, operatorAuditStatement(db, actor, action, entity, before, after)]);
+}
+
+/** The row of a change that is not a D1 write (an order object's decision), once it is made. */
+export async function auditOperatorAction(
+  db: D1Database,
+  actor: OperatorActor,
+  action: string,
+  entity: { type: string; id: string },
+  before: unknown,
+  after: unknown,
+): Promise<void> {
+  await operatorAuditStatement(db, actor, action, entity, before, after).run();
 }

@@ -117,8 +117,9 @@ export async function touchKey(db: D1Database, keyId: string, now = Date.now()):
     .run();
 }
 
-export async function insertPartner(db: D1Database, p: PartnerRow): Promise<void> {
-  await db
+/** The partner's INSERT, to run in one D1 batch with its audit row. */
+export function insertPartnerStatement(db: D1Database, p: PartnerRow): D1PreparedStatement {
+  return db
     .prepare(
       "INSERT INTO partners (id, name, is_active, markup_bps, max_markup_bps, contact_email, rate_limit_per_minute, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
     )
@@ -132,8 +133,7 @@ export async function insertPartner(db: D1Database, p: PartnerRow): Promise<void
       p.rate_limit_per_minute,
       p.created_at,
       p.updated_at,
-    )
-    .run();
+    );
 }
 
 export async function getPartner(db: D1Database, id: string): Promise<PartnerRow | null> {
@@ -170,8 +170,9 @@ export async function updatePartner(
   return changed ? getPartner(db, id) : null;
 }
 
-export async function insertKey(db: D1Database, k: ApiKeyRow): Promise<void> {
-  await db
+/** The key's INSERT, to run in one D1 batch with its audit rows. */
+export function insertKeyStatement(db: D1Database, k: ApiKeyRow): D1PreparedStatement {
+  return db
     .prepare(`INSERT INTO api_keys (${KEY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
     .bind(
       k.key_id,
@@ -186,8 +187,7 @@ export async function insertKey(db: D1Database, k: ApiKeyRow): Promise<void> {
       k.expires_at,
       k.ip_allowlist,
       k.scopes,
-    )
-    .run();
+    );
 }
 
 export async function listKeys(db: D1Database, partnerId: string): Promise<ApiKeyRow[]> {
@@ -198,6 +198,21 @@ export async function listKeys(db: D1Database, partnerId: string): Promise<ApiKe
   return results;
 }
 
+/**
+ * The key's revocation (revoking twice is harmless), to run in one D1 batch with its audit row;
+ * the caller checks the key exists and clears the key cache after.
+ */
+export function revokeKeyStatement(
+  db: D1Database,
+  partnerId: string,
+  keyId: string,
+  now: string,
+): D1PreparedStatement {
+  return db
+    .prepare("UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE partner_id = ? AND key_id = ?")
+    .bind(now, partnerId, keyId);
+}
+
 /** Revokes a key; true when the key exists for that partner (revoking twice is harmless). */
 export async function revokeKey(
   db: D1Database,
@@ -205,12 +220,7 @@ export async function revokeKey(
   keyId: string,
   now: string,
 ): Promise<boolean> {
-  const row = await db
-    .prepare(
-      "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE partner_id = ? AND key_id = ? RETURNING key_id",
-    )
-    .bind(now, partnerId, keyId)
-    .first();
+  const { meta } = await revokeKeyStatement(db, partnerId, keyId, now).run();
   invalidateKeyCache();
-  return row !== null;
+  return meta.changes > 0;
 }

@@ -20,7 +20,7 @@ import {
   setPrices,
   type TestPartner,
 } from "../helpers";
-import { acceptInvite, cab, invite } from "../support/cabinet";
+import { acceptInvite, cab, invite, partnerWithAdmin } from "../support/cabinet";
 import { createMockNetwork } from "../support/msw";
 import {
   BTC_REFUND,
@@ -40,6 +40,7 @@ const SHOP = "https://shop.example";
 
 interface WidgetBody {
   id: string;
+  name: string;
   mode: string;
   allowed_origins: string[];
   embed_url: string;
@@ -161,6 +162,28 @@ describe("the operator's widget API", () => {
     );
     const after = (await json<{ data: WidgetBody[] }>(await admin(`/partners/${p.id}/widgets`))).data;
     expect(after.find((x) => x.id === w.id)?.revoked_at).toBeTruthy();
+  });
+});
+
+describe("the cabinet's Widgets page", () => {
+  it("refuses bad settings with the API's statuses and creates nothing", async () => {
+    const m = await partnerWithAdmin("dev@widget-page.example");
+    const submit = (fields: Record<string, string>) =>
+      cab("/widgets", { cookie: m.cookie, csrf: m.csrf, form: { allowed_origins: SHOP, ...fields } });
+    expect((await submit({ name: "Checkout" })).status).toBe(201);
+    const bad: [Record<string, string>, number][] = [
+      [{ allowed_origins: "http://shop.example" }, 400],
+      [{ coins: "NOPE" }, 422],
+      [{ pair_from: "BTC:BTC" }, 422],
+      [{ locked_address: "not-an-address", locked_network: "TRX" }, 422],
+    ];
+    for (const [fields, status] of bad) {
+      const res = await submit(fields);
+      expect(res.status, JSON.stringify(fields)).toBe(status);
+      expect(await res.text()).toContain('role="alert"');
+    }
+    const listed = (await json<{ data: WidgetBody[] }>(await admin(`/partners/${m.partnerId}/widgets`))).data;
+    expect(listed.map((w) => w.name)).toEqual(["Checkout"]);
   });
 });
 
@@ -314,7 +337,7 @@ describe("orders through a widget or a referral link", () => {
     );
     expect((await read(p, typed)).amount_from_expected).toBe(reverse.amount_from);
     const bad = await post(`/widget/${w.id}/orders`, { ...rest, amount_to: "five", side: "to" });
-    expect(bad.status).toBe(422);
+    expect(bad.status).toBe(400);
     expect(await bad.text()).toContain('value="five"');
   });
 

@@ -3,6 +3,7 @@
 // (views → orders → completed); a form to create one; revoking. Members who may manage keys may
 // manage widgets (a widget id is publishable, like a key id); everyone who sees orders sees them.
 import { type Context, Hono } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { CurrencyRow } from "../../domain/currency";
 import { DomainError } from "../../domain/errors";
 import type { Widget } from "../../domain/widget";
@@ -11,6 +12,7 @@ import { createWidget, partnerWidgets, revokePartnerWidget, widgetStats } from "
 import type { SessionContext } from "../../storage/cabinet";
 import { loadCatalog } from "../../storage/catalog";
 import type { WidgetFunnel } from "../../storage/widgets";
+import { statusOf } from "../middleware/errors";
 import { form } from "./forms";
 import { Csrf, Page } from "./layout";
 import { actorOf, type CabinetEnv, requireSession, type SignedInEnv } from "./session";
@@ -233,7 +235,7 @@ export function WidgetsPage(props: {
 
 async function render(
   c: Context<SignedInEnv>,
-  extra: { notice?: string; error?: string; status?: 200 | 201 | 400 | 422 } = {},
+  extra: { notice?: string; error?: string; status?: ContentfulStatusCode } = {},
 ) {
   const s = c.get("cabinet");
   const mode = s.mode === "test" ? "test" : "live";
@@ -306,7 +308,7 @@ export function widgetPages(): Hono<CabinetEnv> {
       return render(s, { notice: `Created ${w.id}.`, status: 201 });
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
-      return render(s, { error: err.message, status: err.code === "invalid_origin" ? 400 : 422 });
+      return render(s, { error: err.message, status: statusOf(err.code) });
     }
   });
   app.post("/:wid/revoke", requireSession("keys.write"), async (c) => {

@@ -56,10 +56,15 @@ const DOMAIN_STATUS: Record<DomainErrorCode, ContentfulStatusCode> = {
   duplicate_partner_order_id: 409,
 };
 
+/** The HTTP status of a domain error, for the JSON API and for the pages that show it in a form. */
+export function statusOf(code: DomainErrorCode): ContentfulStatusCode {
+  return DOMAIN_STATUS[code];
+}
+
 function fromDomain(err: DomainError): ApiError {
   const headers: Record<string, string> = err.retryAfter ? { "Retry-After": String(err.retryAfter) } : {};
   const errors = err.reasons?.map(({ top: _, ...item }) => item);
-  return new ApiError(DOMAIN_STATUS[err.code], err.code, err.message, {
+  return new ApiError(statusOf(err.code), err.code, err.message, {
     headers,
     ...(errors ? { errors } : {}),
   });

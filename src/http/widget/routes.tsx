@@ -1,6 +1,7 @@
 // The embeddable widget and the referral link (docs/widget.md): /widget.js, the iframe pages under
 // /widget/{wid}, and /swap?ref={wid}. Handlers parse, call the widget service, render.
 import { type Context, Hono } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { TURNSTILE_ORIGIN, TURNSTILE_SCRIPT } from "../../adapters/turnstile";
 import { validateAddress } from "../../domain/addresses";
 import { DomainError } from "../../domain/errors";
@@ -14,6 +15,7 @@ import { cfCountry } from "../asset-params";
 import { form } from "../cabinet/forms";
 import { ApiError } from "../errors";
 import { publicRateLimit } from "../middleware/auth";
+import { statusOf } from "../middleware/errors";
 import { clientIp } from "../middleware/rate-limit";
 import { staticAsset } from "../static-assets";
 import { Frame, type FrameOptions, swapCsp } from "../track/frame";
@@ -107,7 +109,7 @@ async function renderForm(
   c: C,
   s: Surface,
   values: SwapFormValues = {},
-  error?: { message: string; status: 400 | 403 | 404 | 422 | 429 | 503 },
+  error?: { message: string; status: ContentfulStatusCode },
 ) {
   const catalog = await loadCatalog(c.env.DB);
   c.header("Content-Security-Policy", s.frame.csp);
@@ -188,15 +190,7 @@ async function postOrder(c: C, s: Surface, partner: Awaited<ReturnType<typeof us
   } catch (err) {
     if (!(err instanceof DomainError)) throw err;
     if (err.retryAfter) c.header("Retry-After", String(err.retryAfter));
-    const status =
-      err.code === "widget_rate_limited"
-        ? 429
-        : err.code === "turnstile_failed"
-          ? 403
-          : err.code === "prices_stale"
-            ? 503
-            : 422;
-    return renderForm(c, s, values, { message: err.message, status });
+    return renderForm(c, s, values, { message: err.message, status: statusOf(err.code) });
   }
 }
 

@@ -3,18 +3,19 @@ import { DEFAULT_SCOPES, KEY_SCOPES, parseScopes } from "../../../domain/key-sco
 import type { WebhookMessage } from "../../../domain/webhooks";
 import type { Actor } from "../../../services/cabinet-auth";
 import { createKey } from "../../../services/cabinet-team";
-import { auditOperatorAction } from "../../../services/operator-audit";
+import { auditedWrite, operatorAuditStatement } from "../../../services/operator-audit";
 import { auditSettings } from "../../../services/partner-settings";
 import { configureWebhook, rotateWebhookSecret } from "../../../services/webhooks";
 import {
   type ApiKeyRow,
   getPartner,
-  insertPartner,
+  insertPartnerStatement,
+  invalidateKeyCache,
   listKeys,
   listPartners,
   type PartnerChanges,
   type PartnerRow,
-  revokeKey,
+  revokeKeyStatement,
   updatePartner,
 } from "../../../storage/partners";
 import { type DeliveryRow, listDeliveries, resetDelivery } from "../../../storage/webhooks";
@@ -220,14 +221,14 @@ export const adminPartnersRouter = createRouter()
         created_at: now,
         updated_at: now,
       };
-      await insertPartner(c.env.DB, row);
-      await auditOperatorAction(
+      await auditedWrite(
         c.env.DB,
         operatorOf(c),
         "partner.create",
         { type: "partner", id: row.id },
         null,
         row,
+        insertPartnerStatement(c.env.DB, row),
       );
       return c.json(partnerView(row), 201);
     },
@@ -346,24 +347,26 @@ export const adminPartnersRouter = createRouter()
       const body = c.req.valid("json") as
         | { mode?: "live" | "test"; scopes?: (typeof KEY_SCOPES)[number][] }
         | undefined;
-      const issued = await createKey(c.env.DB, operatorActor(c, partnerId), {
-        name: "",
-        ipAllowlist: null,
-        mode: body?.mode ?? "live",
-        ...(body?.scopes ? { scopes: body.scopes } : {}),
-      });
-      // Never the secret: the key's id, mode and scopes.
-      const { key: _secret, ...recorded } = issued;
-      await auditOperatorAction(
+      const issued = await createKey(
         c.env.DB,
-        operatorOf(c),
-        "key.issue",
-        { type: "api_key", id: issued.key_id },
-        null,
+        operatorActor(c, partnerId),
         {
-          partner_id: partnerId,
-          ...recorded,
+          name: "",
+          ipAllowlist: null,
+          mode: body?.mode ?? "live",
+          ...(body?.scopes ? { scopes: body.scopes } : {}),
         },
+        // Never the secret: the key's id, mode and scopes.
+        ({ key: _secret, ...recorded }) => [
+          operatorAuditStatement(
+            c.env.DB,
+            operatorOf(c),
+            "key.issue",
+            { type: "api_key", id: recorded.key_id },
+            null,
+            { partner_id: partnerId, ...recorded },
+          ),
+        ],
       );
       c.header("Cache-Control", "no-store");
       return c.json(issued, 201);
@@ -408,20 +411,19 @@ export const adminPartnersRouter = createRouter()
     }),
     async (c) => {
       const { id, key_id } = c.req.valid("param");
-      if (!(await revokeKey(c.env.DB, id, key_id, new Date().toISOString()))) {
+      if (!(await listKeys(c.env.DB, id)).some((k) => k.key_id === key_id)) {
         throw new ApiError(404, "not_found", "API key not found for this partner.");
       }
-      await auditOperatorAction(
+      await auditedWrite(
         c.env.DB,
         operatorOf(c),
         "key.revoke",
         { type: "api_key", id: key_id },
         null,
-        {
-          partner_id: id,
-          revoked: true,
-        },
+        { partner_id: id, revoked: true },
+        revokeKeyStatement(c.env.DB, id, key_id, new Date().toISOString()),
       );
+      invalidateKeyCache();
       return c.body(null, 204);
     },
   )
