@@ -6,7 +6,9 @@ import autocannon from "autocannon";
  * @param {{
  *   baseUrl: string, path?: string, paths?: string[], method?: string,
  *   headers?: Record<string, string>, body?: string, connections: number, duration: number,
- * }} opts
+ *   expect?: number,
+ * }} opts `expect`: the status a request should get (default any 2xx); rps counts only those, and
+ *   every other answer is counted in `non2xx`.
  */
 export async function runLoad(opts) {
   const paths = opts.paths ?? [opts.path];
@@ -35,7 +37,7 @@ export async function runLoad(opts) {
   const statusCodes = Object.fromEntries(
     Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => [code, Number(s.count)]),
   );
-  const ok = result["2xx"];
+  const ok = opts.expect === undefined ? result["2xx"] : (statusCodes[opts.expect] ?? 0);
   return {
     requests: result.requests.total,
     ok,
@@ -44,7 +46,10 @@ export async function runLoad(opts) {
     p90: result.latency.p90,
     p99: result.latency.p99,
     max: result.latency.max,
-    non2xx: result.non2xx,
+    non2xx:
+      opts.expect === undefined
+        ? result.non2xx
+        : Object.values(statusCodes).reduce((n, count) => n + count, 0) - ok,
     errors: result.errors,
     timeouts: result.timeouts,
     statusCodes,

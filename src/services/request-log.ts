@@ -1,3 +1,4 @@
+import { LogBatch } from "../domain/log-batch";
 import {
   type NewRequestLogEntry,
   type RequestLogEntry,
@@ -12,21 +13,19 @@ import {
  */
 export const FLUSH_DELAY_MS = 1_000;
 
+/** A batch this large is written at once, without waiting for the interval. */
+export const FLUSH_ENTRIES = 200;
+
 /** Whose log an entry goes to: one object per partner and mode. */
 export const logName = (partnerId: string, livemode: boolean) => `${partnerId}:${livemode ? "live" : "test"}`;
 
-/** This isolate's entries not yet written, by log name. */
-let buffer = new Map<string, NewRequestLogEntry[]>();
-let flushing: Promise<void> | null = null;
+/** This isolate's entries not yet written, by log name (src/domain/log-batch.ts says when). */
+const batch = new LogBatch<NewRequestLogEntry>(FLUSH_ENTRIES, FLUSH_DELAY_MS);
 
-async function flush(env: Env, retentionDays: number): Promise<void> {
-  await new Promise((resolve) => setTimeout(resolve, FLUSH_DELAY_MS));
-  const batch = buffer;
-  buffer = new Map();
-  flushing = null;
+async function write(env: Env, entries: Map<string, NewRequestLogEntry[]>, retentionDays: number) {
   const cutoff = retentionCutoff(Date.now(), retentionDays);
   await Promise.all(
-    [...batch].map(async ([name, pending]) => {
+    [...entries].map(async ([name, pending]) => {
       try {
         await env.REQUEST_LOGS.getByName(name).append(pending, cutoff);
       } catch (err) {
@@ -40,8 +39,10 @@ async function flush(env: Env, retentionDays: number): Promise<void> {
 const entriesLost = (n: number) => `${n} entr${n === 1 ? "y" : "ies"} lost`;
 
 /**
- * Queues one entry for the partner's log and keeps the isolate alive (waitUntil) until it is
- * written: no storage call on the request's path.
+ * Queues one entry for the partner's log: no storage call on the request's path, and no wait
+ * added to most requests. The isolate owns the batch; the request that fills it, or that comes
+ * after the interval, writes it (waitUntil of that request alone), and the first entry of a batch
+ * holds its request open for one interval so the batch is written even when no request follows.
  */
 export function logRequest(
   env: Env,
@@ -50,11 +51,14 @@ export function logRequest(
   entry: NewRequestLogEntry,
   retentionDays: number,
 ): void {
-  const pending = buffer.get(name);
-  if (pending) pending.push(entry);
-  else buffer.set(name, [entry]);
-  flushing ??= flush(env, retentionDays);
-  ctx.waitUntil(flushing);
+  const step = batch.add(name, entry, Date.now());
+  if (step === "write") ctx.waitUntil(write(env, batch.take(), retentionDays));
+  else if (step === "arm")
+    ctx.waitUntil(
+      new Promise((resolve) => setTimeout(resolve, FLUSH_DELAY_MS)).then(() =>
+        write(env, batch.timerFired(), retentionDays),
+      ),
+    );
 }
 
 export interface RequestLogPage {
