@@ -120,12 +120,9 @@ export function deriveServiceStatus(
     .sort((a, b) => a.network.localeCompare(b.network));
   const webhooks: ServiceLevel = signals.webhookBacklog > 0 ? "degraded" : "operational";
   const allDown = networks.length > 0 && networks.every((n) => n.deposits === "down");
-  const overall = allDown
-    ? "down"
-    : worst(
-        webhooks,
-        ...networks.flatMap((n) => [n.deposits, n.payouts === "down" ? "degraded" : n.payouts]),
-      );
+  const anyNotOperational =
+    webhooks !== "operational" || networks.some((n) => worst(n.deposits, n.payouts) !== "operational");
+  const overall: ServiceLevel = allDown ? "down" : anyNotOperational ? "degraded" : "operational";
   return { at: signals.at, overall, webhooks, networks };
 }
 
