@@ -13,6 +13,7 @@ import { requestLog } from "./http/middleware/request-log";
 import { createRouter } from "./http/router";
 import { benchRouter } from "./http/routes/bench";
 import { mountDocs } from "./http/routes/docs";
+import { createStatusPage } from "./http/status/routes";
 import { SWAP_ASSET_PATH } from "./http/track/frame";
 import { createSwapAssets, createTrackPages } from "./http/track/routes";
 import { createWidgetPages } from "./http/widget/routes";
@@ -49,6 +50,7 @@ export function createApp() {
     "/api/v1/partner/permissions",
     "/api/v1/icons/*",
     "/api/v1/orders/:id/status",
+    "/api/v1/service-status",
     PARTNER_OPENAPI_PATH,
   ])
     app.use(path, cors);
@@ -69,6 +71,7 @@ export function createApp() {
   app.route("/cabinet", createCabinet());
   // The end user's pages (docs/widget.md): HTML too, outside the API documents.
   app.route("/track", createTrackPages());
+  app.route("/status", createStatusPage());
   app.route(SWAP_ASSET_PATH, createSwapAssets());
   app.route("/", createWidgetPages());
 

@@ -2,6 +2,7 @@ import { createApp } from "./app";
 import { getConfig } from "./config";
 import type { WebhookMessage } from "./domain/webhooks";
 import { purgeExpiredCabinetState } from "./services/cabinet-auth";
+import { refreshServiceStatus } from "./services/service-status";
 import { runStatements } from "./services/statements";
 import { sweepAfterWatch, sweepLostAlarms } from "./services/sweep";
 import { watchMemoAddresses } from "./services/unclaimed-deposits";
@@ -39,6 +40,7 @@ export default {
     ctx.waitUntil(expireWebhookHistory(env, config, controller.scheduledTime));
     ctx.waitUntil(runStatements(env, config, controller.scheduledTime));
     ctx.waitUntil(purgeExpiredCabinetState(env.DB, controller.scheduledTime));
+    ctx.waitUntil(refreshServiceStatus(env, config, controller.scheduledTime));
   },
   async queue(batch, env) {
     await deliverBatch(batch as MessageBatch<WebhookMessage>, env, deliveryOptions(getConfig(env)));

@@ -89,6 +89,7 @@ export const REFUSAL_CODES = [
   "pair_unavailable",
   "deposit_disabled",
   "withdraw_disabled",
+  "network_unavailable",
   "amount_below_min",
   "amount_above_max",
   "insufficient_liquidity",
@@ -104,6 +105,7 @@ const RANK: Record<RefusalCode, number> = {
   pair_unavailable: 2,
   deposit_disabled: 2,
   withdraw_disabled: 2,
+  network_unavailable: 2,
   amount_below_min: 3,
   amount_above_max: 3,
   insufficient_liquidity: 4,
@@ -133,8 +135,12 @@ export function refused(reasons: readonly Refusal[]): DomainError {
   const sorted = byRelevance(reasons);
   const first = sorted[0];
   if (!first) throw new Error("refused() needs at least one reason");
-  // A disabled side was, and stays, reported as pair_unavailable at the top.
+  // A disabled side was, and stays, reported as pair_unavailable at the top; so is a network down.
   const code =
-    first.code === "deposit_disabled" || first.code === "withdraw_disabled" ? "pair_unavailable" : first.code;
+    first.code === "deposit_disabled" ||
+    first.code === "withdraw_disabled" ||
+    first.code === "network_unavailable"
+      ? "pair_unavailable"
+      : first.code;
   return new DomainError(first.top ?? code, first.detail, undefined, sorted);
 }

@@ -5,6 +5,7 @@ import { adminAlertsRouter } from "./routes/admin/alerts";
 import { adminCabinetRouter } from "./routes/admin/cabinet";
 import { adminCurrenciesRouter } from "./routes/admin/currencies";
 import { adminGuardRailsRouter } from "./routes/admin/guard-rails";
+import { adminIncidentsRouter } from "./routes/admin/incidents";
 import { adminLiquidityRouter } from "./routes/admin/liquidity";
 import { adminOrderActionsRouter } from "./routes/admin/order-actions";
 import { adminOrderReviewRouter } from "./routes/admin/order-review";
@@ -24,6 +25,7 @@ import { partnerLogsRouter } from "./routes/partner-logs";
 import { partnerWebhooksRouter } from "./routes/partner-webhooks";
 import { permissionsRouter } from "./routes/permissions";
 import { ratesRouter } from "./routes/rates";
+import { serviceStatusRouter } from "./routes/service-status";
 import { statementsRouter } from "./routes/statements";
 import { testHelpersRouter } from "./routes/test-helpers";
 import { registerWebhookEvents } from "./routes/webhook-events";
@@ -64,6 +66,7 @@ export function partnerApi(): OpenAPIHono<AppEnv> {
   api.route("/api/v1", testHelpersRouter);
   api.route("/api/v1", partnerLogsRouter);
   api.route("/api/v1", iconsRouter);
+  api.route("/api/v1", serviceStatusRouter);
   api.openAPIRegistry.registerComponent("securitySchemes", "PartnerBearer", {
     type: "http",
     scheme: "bearer",
@@ -87,7 +90,10 @@ export function partnerApi(): OpenAPIHono<AppEnv> {
     },
     servers: [server(c.req.url)],
     tags: [
-      { name: "Public", description: "No key needed: the catalog, quotes, icons and an order's status." },
+      {
+        name: "Public",
+        description: "No key needed: the catalog, quotes, icons, an order's status and the service's status.",
+      },
       { name: "Orders", description: "Create and follow exchange orders with your partner API key." },
       {
         name: "Webhooks",
@@ -119,6 +125,7 @@ export function adminApi(): OpenAPIHono<AppEnv> {
   api.route("/admin/v1", adminOrderActionsRouter);
   api.route("/admin/v1", adminOrderReviewRouter);
   api.route("/admin/v1", adminAlertsRouter);
+  api.route("/admin/v1", adminIncidentsRouter);
   api.route("/admin/v1", adminGuardRailsRouter);
   api.route("/admin/v1", adminSimRouter);
   api.route("/admin/v1", adminCabinetRouter);
@@ -154,6 +161,11 @@ export function adminApi(): OpenAPIHono<AppEnv> {
         description: 'Countries and coins refused by region (docs/operators.md, "Region restrictions").',
       },
       { name: "Admin: orders", description: "Order inspection and decisions on held funds." },
+      {
+        name: "Admin: incidents",
+        description:
+          'The published status\'s incidents: list and annotate (docs/operators.md, "Service status and incidents").',
+      },
       { name: "Admin: deposit addresses", description: "Address pools for networks without derivation." },
       { name: "Admin: SimChain", description: "Drive the simulated chains (dev and test only)." },
       { name: "Admin: cabinet", description: "Partner cabinet: invitations, members and their sessions." },

@@ -8,12 +8,14 @@ import { type Decimal, toJsonNumber } from "../domain/money";
 import { type AssetRef, assessPair, type ResolvedPair } from "../domain/pairs";
 import { type PricingInput, pairLimits, type Quote, quoteForward, quoteReverse } from "../domain/pricing";
 import { regionRefusals } from "../domain/region-restrictions";
+import { networkRefusals } from "../domain/service-status";
 import { testDepositScheme } from "../domain/test-mode";
 import { TtlCache } from "../lib/ttl-cache";
 import { type CurrencyRow, loadCatalog } from "../storage/catalog";
 import { pricingOf } from "../storage/market";
 import { freePoolAddresses } from "../storage/orders";
 import { loadRegionRestrictions } from "../storage/region-restrictions";
+import { loadServiceStatus } from "../storage/service-status";
 
 export type RateType = "float" | "fixed";
 
@@ -119,7 +121,8 @@ function limitsRefusal(input: PricingInput, quote: Quote, coin: string): Refusal
  * the rate type plus the partner's markup, and the amount checked against the pair's limits.
  * Shared by GET /partner/rates and order creation, so both apply exactly the same rules. A request
  * that cannot be served is refused with every reason that applies (region, assets, pair, limits),
- * the most relevant first; the catalog and the region restrictions come from isolate caches.
+ * the most relevant first; the catalog, the region restrictions and the service status (a network
+ * down) come from isolate caches.
  */
 export async function priceQuote(
   env: Env,
@@ -133,14 +136,22 @@ export async function priceQuote(
   country: string | null = null,
 ): Promise<PricedQuote> {
   if (livemode) refuseMisconfiguredLive(config);
-  const [catalog, restrictions] = await Promise.all([loadCatalog(env.DB), loadRegionRestrictions(env.DB)]);
+  const [catalog, restrictions, status] = await Promise.all([
+    loadCatalog(env.DB),
+    loadRegionRestrictions(env.DB),
+    loadServiceStatus(env.DB),
+  ]);
   const assessed = assessPair(catalog, params.from, params.to, "new_order");
   if (!assessed.ok) {
     const coins = { from: params.from.coin?.toUpperCase(), to: params.to.coin?.toUpperCase() };
     throw refused([...regionRefusals(restrictions, country, coins), ...assessed.reasons]);
   }
   const { pair } = assessed;
-  const reasons = regionRefusals(restrictions, country, { from: pair.from.coin, to: pair.to.coin });
+  const reasons = [
+    ...regionRefusals(restrictions, country, { from: pair.from.coin, to: pair.to.coin }),
+    // Live orders only: a test order runs on its own SimChain, whatever the real chains do.
+    ...(livemode ? networkRefusals(status, { from: pair.from.network, to: pair.to.network }, now) : []),
+  ];
   const spreadBps = params.rateType === "fixed" ? config.SPREAD_FIXED_BPS : config.SPREAD_FLOAT_BPS;
   const input = await pricingOf(env, config, pair, spreadBps, markupBps, now);
   const noDeposit = await depositAddressRefusal(env, config, pair.from, livemode);

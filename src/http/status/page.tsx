@@ -1,0 +1,122 @@
+// The /status page's body: the overall status in words, each network's deposits and payouts, and
+// the last 30 days of incidents with the operators' notes. No script: a reload shows a new status.
+import type { ServiceLevel } from "../../domain/service-status";
+import type { PublicIncident, PublicServiceStatus } from "../routes/service-status";
+
+const HEADLINE: Record<ServiceLevel, string> = {
+  operational: "All systems operational",
+  degraded: "Some services are degraded",
+  down: "Swaps are unavailable",
+};
+
+const WORD: Record<ServiceLevel, string> = { operational: "Operational", degraded: "Degraded", down: "Down" };
+
+/** A level in words, with a mark that does not rely on colour alone. */
+function Level(props: { level: ServiceLevel }) {
+  return (
+    <span class="level" data-level={props.level}>
+      {WORD[props.level]}
+    </span>
+  );
+}
+
+const when = (iso: string) => `${iso.slice(0, 16).replace("T", " ")} UTC`;
+
+function lag(seconds: number | null): string {
+  if (seconds === null) return "no answer yet";
+  if (seconds < 120) return `${seconds} s`;
+  return `${Math.floor(seconds / 60)} min`;
+}
+
+function IncidentItem(props: { incident: PublicIncident }) {
+  const i = props.incident;
+  return (
+    <li class="incident" data-testid="incident" data-open={String(i.closed_at === null)}>
+      <h3>
+        {i.component === "webhooks" ? "Webhooks" : i.component} · <Level level={i.level} />
+        {i.closed_at === null ? <span class="small"> · ongoing</span> : null}
+      </h3>
+      <p class="muted small">
+        {when(i.opened_at)}
+        {i.closed_at === null ? " — now" : ` — ${when(i.closed_at)}`}
+      </p>
+      <p>{i.summary}</p>
+      {i.notes.length > 0 ? (
+        <ul class="notes">
+          {i.notes.map((n) => (
+            <li>
+              <span class="muted small">{when(n.at)}</span> {n.body}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </li>
+  );
+}
+
+export function StatusBody(props: {
+  status: PublicServiceStatus;
+  incidents: PublicIncident[];
+  days: number;
+}) {
+  const s = props.status;
+  return (
+    <>
+      <h1>Service status</h1>
+      <p class="level-banner" data-level={s.status} data-testid="overall" role="status">
+        {HEADLINE[s.status]}
+      </p>
+      <p class="muted small">
+        {s.updated_at
+          ? `Checked ${when(s.updated_at)}, once a minute.`
+          : "Not checked yet: the first check runs within a minute."}{" "}
+        As JSON: <a href="/api/v1/service-status">/api/v1/service-status</a>.
+      </p>
+      <section class="card" aria-labelledby="networks-title">
+        <h2 id="networks-title">Networks</h2>
+        <table class="status">
+          <thead>
+            <tr>
+              <th scope="col">Network</th>
+              <th scope="col">Deposits</th>
+              <th scope="col">Payouts</th>
+              <th scope="col">Chain read</th>
+            </tr>
+          </thead>
+          <tbody>
+            {s.networks.map((n) => (
+              <tr data-network={n.network}>
+                <th scope="row">{n.network}</th>
+                <td>
+                  <Level level={n.deposits} />
+                </td>
+                <td>
+                  <Level level={n.payouts} />
+                </td>
+                <td class="small">{lag(n.reader_lag_seconds)}</td>
+              </tr>
+            ))}
+            <tr data-network="webhooks">
+              <th scope="row">Webhooks</th>
+              <td colspan={3}>
+                <Level level={s.webhooks} />
+              </td>
+            </tr>
+          </tbody>
+        </table>
+      </section>
+      <section class="card" aria-labelledby="incidents-title">
+        <h2 id="incidents-title">Incidents in the last {props.days} days</h2>
+        {props.incidents.length === 0 ? (
+          <p class="muted">No incidents in the last {props.days} days.</p>
+        ) : (
+          <ol class="incidents">
+            {props.incidents.map((i) => (
+              <IncidentItem incident={i} />
+            ))}
+          </ol>
+        )}
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,36 @@
+// /status: the service's status for people (docs/integrate.md, "Service status"); the same figures
+// as GET /api/v1/service-status, with the last 30 days of incidents.
+import { Hono } from "hono";
+import { recentIncidents } from "../../services/service-status";
+import { loadOpenIncidents, loadServiceStatus } from "../../storage/service-status";
+import type { AppEnv } from "../app-env";
+import { publicRateLimit } from "../middleware/auth";
+import { publicIncident, publicServiceStatus } from "../routes/service-status";
+import { Frame, swapCsp } from "../track/frame";
+import { StatusBody } from "./page";
+
+export const STATUS_PAGE_DAYS = 30;
+
+export function createStatusPage() {
+  const app = new Hono<AppEnv>();
+  app.get("/", publicRateLimit, async (c) => {
+    const [status, open, recent] = await Promise.all([
+      loadServiceStatus(c.env.DB),
+      loadOpenIncidents(c.env.DB),
+      recentIncidents(c.env, Date.now(), STATUS_PAGE_DAYS, 100),
+    ]);
+    c.header("Content-Security-Policy", swapCsp([]));
+    c.header("X-Content-Type-Options", "nosniff");
+    c.header("Cache-Control", "public, max-age=10");
+    return c.html(
+      <Frame title="Service status">
+        <StatusBody
+          status={publicServiceStatus(status, open)}
+          incidents={recent.map(publicIncident)}
+          days={STATUS_PAGE_DAYS}
+        />
+      </Frame>,
+    );
+  });
+  return app;
+}
