@@ -55,6 +55,7 @@ export const DOMAIN_ERROR_CODES = [
   "asset_mismatch",
   "region_restricted",
   "duplicate_partner_order_id",
+  "recipient_not_activated",
   // Operator guard rails (docs/operators.md, "Guard rails")
   "service_misconfigured",
 ] as const;
@@ -93,6 +94,7 @@ export const REFUSAL_CODES = [
   "amount_below_min",
   "amount_above_max",
   "insufficient_liquidity",
+  "recipient_not_activated",
 ] as const;
 export type RefusalCode = (typeof REFUSAL_CODES)[number];
 
@@ -109,6 +111,7 @@ const RANK: Record<RefusalCode, number> = {
   amount_below_min: 3,
   amount_above_max: 3,
   insufficient_liquidity: 4,
+  recipient_not_activated: 5,
 };
 
 /** The reasons, most relevant first; equal ranks keep the order they were found in (from, then to). */

@@ -3,6 +3,7 @@ import type { StoredFees } from "./fees";
 import { parseDecimal, toJsonNumber } from "./money";
 import type { OrderActions } from "./order-actions";
 import type { OrderStatus, StatusReason } from "./order-state";
+import type { PayoutOperation } from "./payout-activation";
 import type { OrderSource } from "./widget";
 
 export type RateType = "float" | "fixed";
@@ -94,6 +95,11 @@ export interface OrderRecord {
   partnerOrderId?: string;
   /** The partner's string pairs, returned as given. */
   metadata?: Record<string, string>;
+  /**
+   * How the payout must be sent because the recipient account did not exist at creation
+   * (src/domain/payout-activation.ts); absent: an ordinary transfer, or nobody could tell.
+   */
+  payoutOperation?: PayoutOperation;
 }
 
 export type SendKind = "exchange" | "payout" | "refund";

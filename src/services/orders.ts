@@ -16,6 +16,7 @@ import { countTestOrders, findOrderIdByShortId, type ListedOrderRow, listOrders 
 import { lockFixedQuote } from "./fixed-quotes";
 import { withReservation } from "./liquidity";
 import { feeTermsOf, orderDepositScheme, priceQuote } from "./quoting";
+import { checkPayoutRecipient } from "./recipient-check";
 
 export interface CreateOrderBody {
   coin_from?: string | undefined;
@@ -145,6 +146,20 @@ export async function createOrder(
       )
     : null;
   const amountTo = quote ? quote.amountTo : toDecimalString(priced.quote.amountTo);
+  // Test orders pay on their SimChain, where every address is good.
+  const payoutOperation = partner.livemode
+    ? await checkPayoutRecipient(
+        config,
+        {
+          coin: to.coin,
+          network: to.network,
+          contract: to.contract_address,
+          address: recipient.address,
+          amountTo: parseDecimal(amountTo),
+        },
+        now,
+      )
+    : null;
   // priceQuote has refused networks without a deposit scheme; the object claims the address.
   const scheme = orderDepositScheme(config, from, partner.livemode);
 
@@ -193,6 +208,7 @@ export async function createOrder(
     ...(widgetId ? { widgetId } : {}),
     ...(reference === undefined ? {} : { partnerOrderId: reference }),
     ...(body.metadata === undefined ? {} : { metadata: body.metadata }),
+    ...(payoutOperation === null ? {} : { payoutOperation }),
   };
   const idSource = refKey ?? idKey;
   for (let attempt = firstAttempt; attempt < firstAttempt + ID_ATTEMPTS; attempt++) {

@@ -17,6 +17,13 @@ export interface PayoutRequest {
   tag: string | null;
   /** Amount in coin units, decimal string (never a float). */
   amount: string;
+  /**
+   * XRP / XLM payouts only, present only when true: the recipient account does not exist, so the
+   * payout creates it (XLM `create_account`; XRP a Payment of at least the base reserve).
+   */
+  activate?: true;
+  /** TON payouts only, present only when false: the wallet is uninitialised, send non-bounceable. */
+  bounce?: false;
 }
 
 /**

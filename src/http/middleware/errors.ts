@@ -54,6 +54,7 @@ const DOMAIN_STATUS: Record<DomainErrorCode, ContentfulStatusCode> = {
   // 451 Unavailable For Legal Reasons: what Ledger's providers answer for a restricted region.
   region_restricted: 451,
   duplicate_partner_order_id: 409,
+  recipient_not_activated: 422,
 };
 
 /** The HTTP status of a domain error, for the JSON API and for the pages that show it in a form. */

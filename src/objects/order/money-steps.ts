@@ -6,6 +6,7 @@ import { sendKey } from "../../domain/ledger-keys";
 import { parseDecimal, toDecimalString } from "../../domain/money";
 import type { OrderRecord } from "../../domain/order";
 import type { ActionInputs } from "../../domain/order-actions";
+import { operationFields } from "../../domain/payout-activation";
 import { beforeSend, type SendPolicy, type SendRow } from "../../domain/send-step";
 import { refundAmount } from "../../domain/settlement";
 import { loadCatalog } from "../../storage/catalog";
@@ -236,6 +237,8 @@ export class MoneySteps {
       to: isPayout ? r.recipientAddress : (r.refundAddress ?? ""),
       tag: isPayout ? r.recipientAddressTag : r.refundAddressTag,
       amount,
+      // A refund goes back to the account the deposit came from, which exists.
+      ...(isPayout ? operationFields(r.payoutOperation) : {}),
     };
   }
 
