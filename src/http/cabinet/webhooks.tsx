@@ -85,7 +85,7 @@ function AttemptItem(props: { a: AttemptView }) {
       {a.request_headers ? (
         <details>
           <summary>Request headers</summary>
-          <dl class="headers" data-testid="request-headers">
+          <dl class="fields" data-testid="request-headers">
             {Object.entries(a.request_headers).map(([name, value]) => (
               <>
                 <dt>{name}</dt>
