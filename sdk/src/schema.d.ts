@@ -1141,6 +1141,22 @@ export interface components {
             error: string | null;
             /** Format: int32 */
             duration_ms: number;
+            /**
+             * @description The headers we sent, `X-Webhook-Signature` cut after its first 8 characters; null: nothing was sent (refused URL) or the attempt predates recording.
+             * @example {
+             *       "content-type": "application/json",
+             *       "user-agent": "swap-partner-api-webhooks/1",
+             *       "x-webhook-signature": "t=176415…",
+             *       "x-webhook-id": "evt_0c5e3f5b8d2a4e1f9a7b6c5d4e3f2a1b"
+             *     }
+             */
+            request_headers: {
+                [key: string]: string;
+            } | null;
+            /** @description Your endpoint's answer, its first 2 KB (UTF-8); null: no answer. */
+            response_body: string | null;
+            /** @description Whether your endpoint's answer was longer than `response_body`. */
+            response_body_truncated: boolean;
         };
         Statement: {
             id: string;
@@ -4683,7 +4699,9 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "pending" | "delivered" | "failed" | "skipped";
-                /** @description Only this order's events. */
+                /** @description Only events of this type. */
+                type?: "order.status_changed" | "ping";
+                /** @description Only this order's events: its `id` (UUID) or its `short_id`. */
                 order_id?: string;
                 /** @description `next_cursor` of the previous page. */
                 cursor?: string;

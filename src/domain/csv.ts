@@ -9,3 +9,32 @@ export function csvField(value: string | number | null): string {
 }
 
 export const csvLine = (fields: (string | number | null)[]) => `${fields.map(csvField).join(",")}\r\n`;
+
+/**
+ * A CSV export read in keyset batches while the response streams: the header line, then each batch
+ * `read` returns (given the last row so far) until one comes back shorter than `batchSize`. The
+ * Worker holds one batch at a time, whatever the export's size.
+ */
+export function csvStream<R>(
+  header: readonly string[],
+  batchSize: number,
+  read: (after: R | undefined) => Promise<R[]>,
+  fields: (row: R) => (string | number | null)[],
+): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  let after: R | undefined;
+  let headerSent = false;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (!headerSent) {
+        headerSent = true;
+        controller.enqueue(encoder.encode(csvLine([...header])));
+        return;
+      }
+      const rows = await read(after);
+      after = rows.at(-1) ?? after;
+      controller.enqueue(encoder.encode(rows.map((r) => csvLine(fields(r))).join("")));
+      if (rows.length < batchSize) controller.close();
+    },
+  });
+}

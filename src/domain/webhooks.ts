@@ -75,6 +75,9 @@ export function signingSecrets(e: EndpointSecrets, now: number): string[] {
 
 export const PING_EVENT_TYPE = "ping";
 
+/** Every event type the log holds (the event browser's and the API's `type` filter). */
+export const WEBHOOK_EVENT_TYPES = [WEBHOOK_EVENT_TYPE, PING_EVENT_TYPE] as const;
+
 /** The body of a test event: no order, just proof that the endpoint and its secret work. */
 export function pingEvent(id: string, createdAt: string): string {
   return JSON.stringify({ id, type: PING_EVENT_TYPE, created_at: createdAt, data: {} });
@@ -87,4 +90,34 @@ export const GIVE_UP_AFTER_MS = 3 * 24 * 3600 * 1000;
 
 export function retryDelaySeconds(failedAttempts: number): number {
   return Math.min(MAX_RETRY_GAP_S, FIRST_RETRY_S * 2 ** Math.max(0, failedAttempts - 1));
+}
+
+/** How much of a receiver's answer an attempt keeps: enough to read an error, bounded per row. */
+export const RESPONSE_BODY_LIMIT = 2048;
+
+export const SIGNATURE_HEADER = "x-webhook-signature";
+/** What the log keeps of our signature: enough to match a receiver's log line, too little to replay. */
+export const SIGNATURE_SHOWN_CHARS = 8;
+
+/** The headers of a delivery as its attempt records them: the signature cut after 8 characters. */
+export function recordedHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, value]) =>
+      name.toLowerCase() === SIGNATURE_HEADER && value.length > SIGNATURE_SHOWN_CHARS
+        ? [name, `${value.slice(0, SIGNATURE_SHOWN_CHARS)}…`]
+        : [name, value],
+    ),
+  );
+}
+
+/**
+ * The first `limit` bytes of a body as text, cut where a UTF-8 character starts (a multi-byte
+ * character is dropped whole, not shown half); bytes that are not UTF-8 read as U+FFFD.
+ */
+export function bodyPrefix(bytes: Uint8Array, limit: number): { text: string; truncated: boolean } {
+  if (bytes.byteLength <= limit) return { text: new TextDecoder().decode(bytes), truncated: false };
+  let cut = limit;
+  // A character is at most 4 bytes: at most 3 continuation bytes to step back over.
+  for (let back = 0; back < 3 && cut > 0 && ((bytes[cut] ?? 0) & 0xc0) === 0x80; back++) cut--;
+  return { text: new TextDecoder().decode(bytes.subarray(0, cut)), truncated: true };
 }

@@ -1,7 +1,7 @@
 // The cabinet's order pages: the filtered list and search over the D1 index, the CSV export of
 // every matching row, one order with its event log, explorer links and webhook deliveries, and
 // the decisions a signed-in member takes on a failed order's money.
-import { csvLine } from "../domain/csv";
+import { csvStream } from "../domain/csv";
 import { checkDestination } from "../domain/destination";
 import { DomainError } from "../domain/errors";
 import { decodeCursor, pageOf } from "../domain/keyset-cursor";
@@ -97,31 +97,14 @@ export const CSV_COLUMNS = [
   "markup_usd",
 ] as const satisfies readonly (keyof CabinetOrderRow)[];
 
-/**
- * Every row the filter matches, as CSV, read in keyset batches while the response streams: the
- * Worker holds one batch at a time, whatever the export's size.
- */
+/** Every row the filter matches, as CSV, streamed in keyset batches. */
 export function ordersCsv(db: D1Database, filter: OrderFilter): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder();
-  let after: { createdAt: string; id: string } | undefined;
-  let header = true;
-  let done = false;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      if (header) {
-        header = false;
-        controller.enqueue(encoder.encode(csvLine([...CSV_COLUMNS])));
-        return;
-      }
-      if (done) return;
-      const rows = await searchOrders(db, filter, after, EXPORT_BATCH);
-      const last = rows.at(-1);
-      if (last) after = { createdAt: last.created_at, id: last.id };
-      if (rows.length < EXPORT_BATCH) done = true;
-      controller.enqueue(encoder.encode(rows.map((r) => csvLine(CSV_COLUMNS.map((c) => r[c]))).join("")));
-      if (done) controller.close();
-    },
-  });
+  return csvStream<CabinetOrderRow>(
+    CSV_COLUMNS,
+    EXPORT_BATCH,
+    (last) => searchOrders(db, filter, last && { createdAt: last.created_at, id: last.id }, EXPORT_BATCH),
+    (r) => CSV_COLUMNS.map((c) => r[c]),
+  );
 }
 
 export interface ExplorerLinks {

@@ -1,8 +1,12 @@
 import type { Config } from "../config";
 import { checkWebhookUrl, type WebhookUrlRules } from "../domain/webhook-url";
 import {
+  bodyPrefix,
   GIVE_UP_AFTER_MS,
+  RESPONSE_BODY_LIMIT,
+  recordedHeaders,
   retryDelaySeconds,
+  SIGNATURE_HEADER,
   signatureHeader,
   signingSecrets,
   type WebhookMessage,
@@ -55,9 +59,41 @@ export function endpointUnusable(e: EndpointRow | null): string | null {
 }
 
 /**
+ * The first `limit` + 1 bytes of a response (one more than kept, to know it was longer); the rest
+ * is never read. Null when the body cannot be read (the receiver hung up or ran out the timeout).
+ */
+async function responsePrefix(res: Response, limit: number): Promise<Uint8Array | null> {
+  if (!res.body) return new Uint8Array();
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size <= limit) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.byteLength;
+    }
+  } catch {
+    return null;
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+  const bytes = new Uint8Array(Math.min(size, limit + 1));
+  let at = 0;
+  for (const c of chunks) {
+    const part = c.subarray(0, bytes.byteLength - at);
+    bytes.set(part, at);
+    at += part.byteLength;
+  }
+  return bytes;
+}
+
+/**
  * One HTTP attempt: POST the exact body, signed now (with every secret that currently signs), and
- * report status or error and duration. Redirects are not followed (`manual`): a 3xx is a failure,
- * so an endpoint cannot bounce the service into another network.
+ * report status or error, duration, the headers sent (signature redacted) and the first 2 KB of the
+ * answer. Redirects are not followed (`manual`): a 3xx is a failure, so an endpoint cannot bounce
+ * the service into another network.
  */
 export async function attemptDelivery(
   endpoint: EndpointRow & { url: string },
@@ -66,7 +102,13 @@ export async function attemptDelivery(
   options: DeliveryOptions,
 ): Promise<Attempt & { ok: boolean }> {
   const started = Date.now();
-  const base = { attempted_at: new Date(started).toISOString(), trigger };
+  const base = {
+    attempted_at: new Date(started).toISOString(),
+    trigger,
+    request_headers: null,
+    response_body: null,
+    response_truncated: 0,
+  };
   const checked = checkWebhookUrl(endpoint.url, options.rules);
   if (!checked.ok)
     return {
@@ -76,27 +118,30 @@ export async function attemptDelivery(
       error: `URL refused: it ${checked.reason}`,
       duration_ms: 0,
     };
+  const headers = {
+    "content-type": "application/json",
+    "user-agent": "swap-partner-api-webhooks/1",
+    [SIGNATURE_HEADER]: await signatureHeader(
+      signingSecrets(endpoint, started),
+      delivery.payload,
+      Math.floor(started / 1000),
+    ),
+    "x-webhook-id": delivery.event_id,
+  };
   let status_code: number | null = null;
   let error: string | null = null;
+  let answer: { text: string; truncated: boolean } | null = null;
   try {
     const res = await (options.fetch ?? fetch)(checked.url, {
       method: "POST",
       body: delivery.payload,
-      headers: {
-        "content-type": "application/json",
-        "user-agent": "swap-partner-api-webhooks/1",
-        "x-webhook-signature": await signatureHeader(
-          signingSecrets(endpoint, started),
-          delivery.payload,
-          Math.floor(started / 1000),
-        ),
-        "x-webhook-id": delivery.event_id,
-      },
+      headers,
       signal: AbortSignal.timeout(options.timeoutMs),
       redirect: "manual",
     });
     status_code = res.status;
-    await res.body?.cancel();
+    const prefix = await responsePrefix(res, RESPONSE_BODY_LIMIT);
+    answer = prefix ? bodyPrefix(prefix, RESPONSE_BODY_LIMIT) : null;
     if (res.status < 200 || res.status >= 300) error = `HTTP ${res.status}`;
   } catch (err) {
     error =
@@ -104,7 +149,16 @@ export async function attemptDelivery(
         ? `no answer within ${options.timeoutMs} ms`
         : String(err);
   }
-  return { ...base, ok: error === null, status_code, error, duration_ms: Date.now() - started };
+  return {
+    ...base,
+    ok: error === null,
+    status_code,
+    error,
+    duration_ms: Date.now() - started,
+    request_headers: JSON.stringify(recordedHeaders(headers)),
+    response_body: answer?.text ?? null,
+    response_truncated: answer?.truncated ? 1 : 0,
+  };
 }
 
 /**

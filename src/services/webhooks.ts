@@ -1,6 +1,7 @@
 // A partner's webhook endpoint and delivery log: one implementation behind the partner API, the
 // cabinet and the operator's /admin/v1 routes. Every change is written to the cabinet audit log.
 import { base64urlnopad } from "@scure/base";
+import { csvStream } from "../domain/csv";
 import { DomainError } from "../domain/errors";
 import { decodeCursor, pageOf } from "../domain/keyset-cursor";
 import {
@@ -115,6 +116,24 @@ export interface AttemptView {
   status_code: number | null;
   error: string | null;
   duration_ms: number;
+  /** The headers we sent, the signature cut after 8 characters; null before they were recorded. */
+  request_headers: Record<string, string> | null;
+  /** The receiver's answer, its first 2 KB; null: no answer (or before it was recorded). */
+  response_body: string | null;
+  response_body_truncated: boolean;
+}
+
+function attemptView(a: AttemptRow): AttemptView {
+  return {
+    attempted_at: a.attempted_at,
+    trigger: a.trigger,
+    status_code: a.status_code,
+    error: a.error,
+    duration_ms: a.duration_ms,
+    request_headers: a.request_headers ? (JSON.parse(a.request_headers) as Record<string, string>) : null,
+    response_body: a.response_body,
+    response_body_truncated: a.response_truncated === 1,
+  };
 }
 
 export interface DeliveryView {
@@ -134,13 +153,13 @@ export interface DeliveryView {
 
 async function withAttempts(db: D1Database, rows: readonly DeliveryRow[]): Promise<DeliveryView[]> {
   const byEvent = new Map<string, AttemptView[]>();
-  for (const { id: _, event_id, ...a } of await attemptsOf(
+  for (const a of await attemptsOf(
     db,
     rows.map((r) => r.event_id),
   )) {
-    const list = byEvent.get(event_id) ?? [];
-    list.push(a);
-    byEvent.set(event_id, list);
+    const list = byEvent.get(a.event_id) ?? [];
+    list.push(attemptView(a));
+    byEvent.set(a.event_id, list);
   }
   return rows.map((r) => ({
     event_id: r.event_id,
@@ -159,9 +178,16 @@ async function withAttempts(db: D1Database, rows: readonly DeliveryRow[]): Promi
 
 const EVENT_ID = /^evt_[0-9a-f]{32}$/;
 
-export interface DeliveryQuery {
+/** What the log is filtered by (the cabinet's event browser and the API's query). */
+export interface DeliveryFilterQuery {
   status?: DeliveryStatus | undefined;
+  /** An event type: `order.status_changed`, `ping`. */
+  type?: string | undefined;
+  /** The order's UUID (a short id is turned into it by the caller: `parseOrderRef`). */
   orderId?: string | undefined;
+}
+
+export interface DeliveryQuery extends DeliveryFilterQuery {
   cursor?: string | undefined;
   limit: number;
 }
@@ -176,12 +202,52 @@ export async function deliveryPage(
     partnerId: scope.partnerId,
     mode: scope.mode,
     status: q.status,
+    type: q.type,
     orderId: q.orderId,
     after: q.cursor ? decodeCursor(q.cursor, (id) => EVENT_ID.test(id)) : undefined,
     limit: q.limit + 1,
   });
   const { page, next_cursor } = pageOf(rows, q.limit, (r) => ({ createdAt: r.created_at, id: r.event_id }));
   return { data: await withAttempts(db, page), next_cursor };
+}
+
+const EXPORT_BATCH = 500;
+
+/** The columns of the event browser's CSV export (docs/cabinet.md, "Webhooks"). */
+const CSV_COLUMNS = [
+  "created_at",
+  "event_id",
+  "type",
+  "order_id",
+  "sequence",
+  "status",
+  "attempts",
+  "last_status_code",
+  "last_error",
+  "delivered_at",
+  "next_retry_at",
+  "payload",
+] as const satisfies readonly (keyof DeliveryRow)[];
+
+/** Every event the filter matches, newest first, as CSV streamed in keyset batches. */
+export function deliveriesCsv(
+  db: D1Database,
+  scope: WebhookScope,
+  filter: DeliveryFilterQuery,
+): ReadableStream<Uint8Array> {
+  return csvStream<DeliveryRow>(
+    CSV_COLUMNS,
+    EXPORT_BATCH,
+    (last) =>
+      listDeliveries(db, {
+        partnerId: scope.partnerId,
+        mode: scope.mode,
+        ...filter,
+        after: last && { createdAt: last.created_at, id: last.event_id },
+        limit: EXPORT_BATCH,
+      }),
+    (r) => CSV_COLUMNS.map((c) => r[c]),
+  );
 }
 
 async function usableEndpoint(db: D1Database, scope: WebhookScope): Promise<EndpointRow & { url: string }> {

@@ -143,7 +143,16 @@ export interface AttemptRow {
   status_code: number | null;
   error: string | null;
   duration_ms: number;
+  /** JSON object of the headers we sent, the signature redacted; null: nothing was sent. */
+  request_headers: string | null;
+  /** The receiver's body, its first RESPONSE_BODY_LIMIT bytes; null: no answer. */
+  response_body: string | null;
+  /** 1 when the body was longer than what is kept. */
+  response_truncated: number;
 }
+
+const ATTEMPT_COLUMNS =
+  "event_id, attempted_at, trigger, status_code, error, duration_ms, request_headers, response_body, response_truncated";
 
 /** What an attempt leaves on the delivery: its new status and, for `pending`, when to retry. */
 export interface DeliveryUpdate {
@@ -184,9 +193,7 @@ export async function recordAttempt(
   if (attempt)
     statements.push(
       db
-        .prepare(
-          "INSERT INTO webhook_attempts (event_id, attempted_at, trigger, status_code, error, duration_ms) VALUES (?, ?, ?, ?, ?, ?)",
-        )
+        .prepare(`INSERT INTO webhook_attempts (${ATTEMPT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
         .bind(
           eventId,
           attempt.attempted_at,
@@ -194,6 +201,9 @@ export async function recordAttempt(
           attempt.status_code,
           attempt.error,
           attempt.duration_ms,
+          attempt.request_headers,
+          attempt.response_body,
+          attempt.response_truncated,
         ),
     );
   await db.batch(statements);
@@ -204,6 +214,7 @@ export interface DeliveryFilter {
   /** Absent: every mode (the operator's log). */
   mode?: WebhookMode | undefined;
   status?: DeliveryStatus | undefined;
+  type?: string | undefined;
   orderId?: string | undefined;
   after?: KeysetPosition | undefined;
   limit: number;
@@ -214,6 +225,7 @@ export async function listDeliveries(db: D1Database, f: DeliveryFilter): Promise
   const conditions: [string, unknown[]][] = [["partner_id = ?", [f.partnerId]]];
   if (f.mode) conditions.push(["mode = ?", [f.mode]]);
   if (f.status) conditions.push(["status = ?", [f.status]]);
+  if (f.type) conditions.push(["type = ?", [f.type]]);
   if (f.orderId) conditions.push(["order_id = ?", [f.orderId]]);
   if (f.after) conditions.push(["(created_at, event_id) < (?, ?)", [f.after.createdAt, f.after.id]]);
   const where = conditions.map(([sql]) => sql);
@@ -245,7 +257,7 @@ export async function attemptsOf(db: D1Database, eventIds: readonly string[]): P
   if (eventIds.length === 0) return [];
   const { results } = await db
     .prepare(
-      `SELECT id, event_id, attempted_at, trigger, status_code, error, duration_ms FROM webhook_attempts
+      `SELECT id, ${ATTEMPT_COLUMNS} FROM webhook_attempts
         WHERE event_id IN (SELECT value FROM json_each(?)) ORDER BY event_id, id`,
     )
     .bind(JSON.stringify(eventIds))

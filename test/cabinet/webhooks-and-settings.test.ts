@@ -3,9 +3,11 @@
 import { env } from "cloudflare:workers";
 import { HttpResponse, http } from "msw";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { orderIdOf } from "../../src/domain/order-id";
 import { admin, call, createPartner, json, setPrices } from "../helpers";
 import { acceptInvite, cab, csrfOf, invite, partnerWithAdmin } from "../support/cabinet";
 import { createMockNetwork, type MockNetwork } from "../support/msw";
+import { queueOrderEvent } from "../support/webhook-events";
 
 const HOOK = "https://hooks.wallet.example/in";
 beforeAll(() => setPrices());
@@ -124,6 +126,75 @@ describe("Webhooks page", () => {
     });
     expect(res.status).toBe(404);
     expect(await (await cab("/webhooks", { cookie: a.cookie })).text()).not.toContain(ping.event_id);
+  });
+});
+
+describe("event browser", () => {
+  it("shows each payload and the receiver's answer escaped, filters by type and short_id, keeps the filter through a resend, exports the filtered events as CSV", async () => {
+    const a = await partnerWithAdmin();
+    await cab("/webhooks/endpoint", { cookie: a.cookie, csrf: a.csrf, form: { url: HOOK, enabled: "on" } });
+    await cab("/webhooks/secret", { cookie: a.cookie, csrf: a.csrf, form: { overlap: "now" } });
+    const shortId = "ABCDEFGH12";
+    net.use(http.post(HOOK, () => new HttpResponse("<b>refused</b>", { status: 500 })));
+    const mine = await queueOrderEvent(a.partnerId, net.fetch, orderIdOf(shortId));
+    const signature = net.requests.at(-1)?.headers.get("x-webhook-signature") ?? "";
+    net.reset();
+    const other = await queueOrderEvent(a.partnerId, net.fetch);
+    const sent = await (await cab("/webhooks/test", { cookie: a.cookie, csrf: a.csrf, form: {} })).text();
+    const ping = /evt_[0-9a-f]{32}/.exec(sent)?.[0] ?? "";
+    const events = (html: string) => [...html.matchAll(/data-event="(evt_[0-9a-f]{32})"/g)].map((m) => m[1]);
+
+    const res = await cab(`/webhooks?order_id=${shortId.toLowerCase()}`, { cookie: a.cookie });
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(events(html)).toEqual([mine]);
+    // The payload, indented; the receiver's answer as text, never as markup.
+    expect(html).toContain(
+      `&quot;id&quot;: &quot;${mine}&quot;,\n  &quot;type&quot;: &quot;order.status_changed&quot;`,
+    );
+    expect(html).toContain("&lt;b&gt;refused&lt;/b&gt;");
+    expect(html).not.toContain("<b>refused</b>");
+    expect(html).toContain(`<dt>x-webhook-signature</dt><dd class="mono">${signature.slice(0, 8)}…</dd>`);
+    expect(html).not.toContain(signature.slice(8, 40));
+    expect(events(await (await cab("/webhooks?type=ping", { cookie: a.cookie })).text())).toEqual([ping]);
+
+    // A resend from the filtered list comes back to the same filter (and the same export).
+    const resent = await (
+      await cab(`/webhooks/deliveries/${mine}/resend`, {
+        cookie: a.cookie,
+        csrf: a.csrf,
+        form: { type: "order.status_changed", order_id: shortId.toLowerCase() },
+      })
+    ).text();
+    expect(resent).toContain("Resent");
+    expect(events(resent)).toEqual([mine]);
+    const exportLink = `/cabinet/webhooks/events.csv?type=order.status_changed&amp;order_id=${orderIdOf(shortId)}`;
+    expect(resent).toContain(`href="${exportLink}"`);
+
+    const csv = await cab(exportLink.replace("/cabinet", "").replace("&amp;", "&"), { cookie: a.cookie });
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+    expect(csv.headers.get("content-disposition")).toMatch(
+      /^attachment; filename="webhook-events-\d{8}T\d{6}\.csv"$/,
+    );
+    const lines = (await csv.text()).trim().split("\r\n");
+    expect(lines[0]).toBe(
+      "created_at,event_id,type,order_id,sequence,status,attempts,last_status_code,last_error,delivered_at,next_retry_at,payload",
+    );
+    expect(lines.slice(1).map((l) => l.split(",")[1])).toEqual([mine]);
+    expect(lines[1]).toContain(`,order.status_changed,${orderIdOf(shortId)},1,delivered,2,200,`);
+    const all = (
+      await (await cab("/webhooks/events.csv?type=order.status_changed", { cookie: a.cookie })).text()
+    )
+      .trim()
+      .split("\r\n");
+    expect(
+      all
+        .slice(1)
+        .map((l) => l.split(",")[1])
+        .sort(),
+    ).toEqual([mine, other].sort());
+    expect((await cab("/webhooks/events.csv?order_id=nope", { cookie: a.cookie })).status).toBe(400);
   });
 });
 

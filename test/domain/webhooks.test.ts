@@ -2,7 +2,13 @@ import { describe, expect, it } from "vitest";
 import { hmacSha256Hex } from "../../src/domain/credentials";
 import { DomainError } from "../../src/domain/errors";
 import { decodeCursor, encodeCursor, pageOf } from "../../src/domain/keyset-cursor";
-import { pingEvent, signatureHeader, signingSecrets } from "../../src/domain/webhooks";
+import {
+  bodyPrefix,
+  pingEvent,
+  recordedHeaders,
+  signatureHeader,
+  signingSecrets,
+} from "../../src/domain/webhooks";
 
 const T0 = Date.parse("2026-11-23T10:00:00Z");
 
@@ -54,5 +60,40 @@ describe("keyset cursors", () => {
   it("refuse anything they did not produce", () => {
     for (const bad of ["", "garbage", encodeCursor({ createdAt: "x", id: "ord_1" }), btoa("[1,2]")])
       expect(() => decodeCursor(bad, ok), bad).toThrow(DomainError);
+  });
+});
+
+describe("what an attempt records", () => {
+  it("the signature header is cut after its first 8 characters; the other headers are kept whole", () => {
+    const sig = `t=1764150000,v1=${"a".repeat(64)}`;
+    expect(
+      recordedHeaders({
+        "content-type": "application/json",
+        "x-webhook-signature": sig,
+        "x-webhook-id": "evt_1",
+      }),
+    ).toEqual({
+      "content-type": "application/json",
+      "x-webhook-signature": "t=176415…",
+      "x-webhook-id": "evt_1",
+    });
+    expect(recordedHeaders({ "X-Webhook-Signature": sig })).toEqual({ "X-Webhook-Signature": "t=176415…" });
+  });
+
+  it("a body up to the limit is kept whole; a longer one is cut where a character starts", () => {
+    const enc = (s: string) => new TextEncoder().encode(s);
+    expect(bodyPrefix(enc("ok"), 2048)).toEqual({ text: "ok", truncated: false });
+    expect(bodyPrefix(enc("a".repeat(2048)), 2048)).toEqual({ text: "a".repeat(2048), truncated: false });
+    expect(bodyPrefix(enc("a".repeat(2049)), 2048)).toEqual({ text: "a".repeat(2048), truncated: true });
+    // "x" then two-byte "é"s: byte 2048 is the second half of an "é", which is dropped whole.
+    expect(bodyPrefix(enc(`x${"é".repeat(1100)}`), 2048)).toEqual({
+      text: `x${"é".repeat(1023)}`,
+      truncated: true,
+    });
+    // A four-byte character across the cut.
+    expect(bodyPrefix(enc(`${"a".repeat(2046)}😀`), 2048)).toEqual({
+      text: "a".repeat(2046),
+      truncated: true,
+    });
   });
 });

@@ -1,12 +1,11 @@
-import { createExecutionContext, createMessageBatch } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { HttpResponse, http } from "msw";
+import { delay, HttpResponse, http } from "msw";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { verifyWebhook } from "../../docs/examples/verify-webhook";
-import type { WebhookMessage } from "../../src/domain/webhooks";
-import { deliverBatch } from "../../src/services/webhook-delivery";
+import { orderIdOf } from "../../src/domain/order-id";
 import { admin, call, createPartner, expectError, json, type TestPartner } from "../helpers";
 import { createMockNetwork, type MockNetwork } from "../support/msw";
+import { queueOrderEvent } from "../support/webhook-events";
 
 const HOOK = "https://hooks.wallet.example/in";
 
@@ -16,6 +15,9 @@ interface Attempt {
   status_code: number | null;
   error: string | null;
   duration_ms: number;
+  request_headers: Record<string, string> | null;
+  response_body: string | null;
+  response_body_truncated: boolean;
 }
 interface Delivery {
   event_id: string;
@@ -48,24 +50,8 @@ async function setUp(p: TestPartner): Promise<string> {
 }
 
 /** An order event through the queue consumer, as the order object would send it. */
-async function orderEvent(p: TestPartner, net: MockNetwork, orderId = crypto.randomUUID()): Promise<string> {
-  const id = `evt_${crypto.randomUUID().replaceAll("-", "")}`;
-  const m: WebhookMessage = {
-    event_id: id,
-    partner_id: p.id,
-    order_id: orderId,
-    sequence: 1,
-    type: "order.status_changed",
-    created_at: new Date().toISOString(),
-    body: JSON.stringify({ id, type: "order.status_changed", sequence: 1, data: {} }),
-  };
-  const batch = createMessageBatch<WebhookMessage>("swap-partner-api-webhooks", [
-    { id: "m0", timestamp: new Date(), attempts: 1, body: m },
-  ]);
-  createExecutionContext();
-  await deliverBatch(batch, env, { fetch: net.fetch, timeoutMs: 1000, rules: { allowHttpLocal: false } });
-  return id;
-}
+const orderEvent = (p: TestPartner, net: MockNetwork, orderId?: string) =>
+  queueOrderEvent(p.id, net.fetch, orderId);
 
 /** Every `v1=` of a signature header, checked one by one against a secret. */
 async function validSignatures(body: string, header: string, secret: string): Promise<number> {
@@ -337,5 +323,86 @@ describe("test event, delivery log and resend", () => {
     const ping = await json<Delivery>(await api(p, "/test", { method: "POST" }));
     expect(ping.attempts[0]).toMatchObject({ status_code: 307, error: "HTTP 307" });
     expect(net.requests.map((r) => r.url)).toEqual([HOOK]);
+  });
+});
+
+describe("the event browser's attempt details", () => {
+  it("an attempt keeps the headers sent (signature cut after 8 characters), the answer's first 2 KB and its duration", async () => {
+    const p = await createPartner();
+    const secret = await setUp(p);
+    // 1 + 2 × 1100 bytes: the kept 2 KB end before the "é" the limit would cut in half.
+    const answer = `x${"é".repeat(1100)}`;
+    net.use(
+      http.post(HOOK, async () => {
+        await delay(120);
+        return new HttpResponse(answer, { status: 422 });
+      }),
+    );
+    const eventId = await orderEvent(p, net);
+    const sent = net.requests.at(-1)?.headers.get("x-webhook-signature") ?? "";
+    expect(sent).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    const [d] = (await json<Page>(await api(p, "/deliveries"))).data;
+    expect(d?.event_id).toBe(eventId);
+    const [a] = d?.attempts ?? [];
+    expect(a).toMatchObject({
+      trigger: "automatic",
+      status_code: 422,
+      error: "HTTP 422",
+      request_headers: {
+        "content-type": "application/json",
+        "user-agent": "swap-partner-api-webhooks/1",
+        "x-webhook-signature": `${sent.slice(0, 8)}…`,
+        "x-webhook-id": eventId,
+      },
+      response_body: `x${"é".repeat(1023)}`,
+      response_body_truncated: true,
+    });
+    expect(new TextEncoder().encode(a?.response_body ?? "").byteLength).toBe(2047);
+    expect(a?.duration_ms).toBeGreaterThanOrEqual(120);
+    // Neither the signature nor the secret is stored anywhere in the attempt.
+    const row = await env.DB.prepare("SELECT * FROM webhook_attempts WHERE event_id = ?")
+      .bind(eventId)
+      .first<Record<string, unknown>>();
+    const stored = JSON.stringify(row);
+    expect(stored).not.toContain(sent.slice(8, 40));
+    expect(stored).not.toContain(secret.slice(6));
+    expect(String(row?.response_body).length).toBe(1024);
+  });
+
+  it("a short answer is kept whole; a refused URL records nothing sent", async () => {
+    const p = await createPartner();
+    await setUp(p);
+    net.use(http.post(HOOK, () => HttpResponse.json({ received: true })));
+    const ping = await json<Delivery>(await api(p, "/test", { method: "POST" }));
+    expect(ping.attempts[0]).toMatchObject({
+      status_code: 200,
+      response_body: '{"received":true}',
+      response_body_truncated: false,
+    });
+    await env.DB.prepare("UPDATE webhook_endpoints SET url = 'https://10.0.0.1/h' WHERE partner_id = ?")
+      .bind(p.id)
+      .run();
+    const refused = await json<Delivery>(await api(p, "/test", { method: "POST" }));
+    expect(refused.attempts[0]).toMatchObject({ request_headers: null, response_body: null });
+  });
+
+  it("filters by event type and by order id or short_id (any case); anything else is a 400", async () => {
+    const p = await createPartner();
+    await setUp(p);
+    const shortId = "ABCDEFGH12";
+    const order = orderIdOf(shortId);
+    const mine = await orderEvent(p, net, order);
+    const other = await orderEvent(p, net);
+    const ping = (await json<Delivery>(await api(p, "/test", { method: "POST" }))).event_id;
+    const ids = async (qs: string) =>
+      (await json<Page>(await api(p, `/deliveries?${qs}`))).data.map((d) => d.event_id);
+    expect(await ids("type=ping")).toEqual([ping]);
+    // Both made within the same millisecond, perhaps: compared as a set.
+    expect((await ids("type=order.status_changed")).sort()).toEqual([other, mine].sort());
+    expect(await ids(`order_id=${shortId.toLowerCase()}`)).toEqual([mine]);
+    expect(await ids(`order_id=${order}`)).toEqual([mine]);
+    expect(await ids(`order_id=${shortId}&type=ping`)).toEqual([]);
+    await expectError(await api(p, "/deliveries?order_id=nope"), 400, "invalid_request");
+    await expectError(await api(p, "/deliveries?type=order.created"), 400, "invalid_request");
   });
 });

@@ -1,14 +1,23 @@
 // The cabinet's Webhooks page: the endpoint (URL, on/off), secret rotation (shown once, with an
-// optional overlap), "send test event" and the delivery log with every attempt and a resend
-// button. Everything goes through the same service as the partner API (services/webhooks.ts).
+// optional overlap), "send test event" and the event browser: each event's payload, every attempt
+// with the headers sent and the receiver's answer, filters, a resend button and a CSV export.
+// Everything goes through the same service as the partner API (services/webhooks.ts).
 import { type Context, Hono } from "hono";
 import { can } from "../../domain/cabinet";
 import { parseOrderRef } from "../../domain/order-id";
-import { DELIVERY_STATUSES, type DeliveryStatus } from "../../domain/webhooks";
+import {
+  DELIVERY_STATUSES,
+  type DeliveryStatus,
+  RESPONSE_BODY_LIMIT,
+  WEBHOOK_EVENT_TYPES,
+} from "../../domain/webhooks";
 import { deliveryOptions } from "../../services/webhook-delivery";
 import {
+  type AttemptView,
   configureWebhook,
+  type DeliveryFilterQuery,
   type DeliveryView,
+  deliveriesCsv,
   deliveryPage,
   type EndpointView,
   resendDelivery,
@@ -30,9 +39,7 @@ const PAGE_SIZE = 20;
 /** Overlaps offered when rotating: how long the previous secret keeps signing too. */
 const OVERLAPS = { now: 0, "1h": 3600, "24h": 86_400 } as const;
 
-interface LogFilter {
-  status?: DeliveryStatus | undefined;
-  orderId?: string | undefined;
+interface LogFilter extends DeliveryFilterQuery {
   cursor?: string | undefined;
 }
 
@@ -59,6 +66,53 @@ function statusBadge(status: DeliveryStatus) {
   return <span class={`badge ${tone}`.trim()}>{status}</span>;
 }
 
+/** A JSON body indented for reading; anything else as it came. */
+function pretty(body: string): string {
+  try {
+    return JSON.stringify(JSON.parse(body), null, 2);
+  } catch {
+    return body;
+  }
+}
+
+function AttemptItem(props: { a: AttemptView }) {
+  const a = props.a;
+  return (
+    <li title={a.attempted_at}>
+      {a.attempted_at.slice(11, 19)} UTC · {a.trigger} ·{" "}
+      <strong>{a.status_code !== null ? `HTTP ${a.status_code}` : "no response"}</strong>
+      {a.error && a.status_code === null ? ` · ${a.error}` : ""} · {a.duration_ms} ms
+      {a.request_headers ? (
+        <details>
+          <summary>Request headers</summary>
+          <dl class="fields" data-testid="request-headers">
+            {Object.entries(a.request_headers).map(([name, value]) => (
+              <>
+                <dt>{name}</dt>
+                <dd class="mono">{value}</dd>
+              </>
+            ))}
+          </dl>
+        </details>
+      ) : null}
+      {a.response_body !== null ? (
+        <>
+          <div class="muted">
+            Response body
+            {a.response_body_truncated ? ` (first ${RESPONSE_BODY_LIMIT / 1024} KB)` : ""}
+            {a.response_body === "" ? ": empty" : ""}
+          </div>
+          {a.response_body !== "" ? (
+            <pre class="body" data-testid="response-body">
+              {a.response_body}
+            </pre>
+          ) : null}
+        </>
+      ) : null}
+    </li>
+  );
+}
+
 function AttemptList(props: { d: DeliveryView }) {
   if (props.d.attempts.length === 0) return <span class="muted">{props.d.last_error ?? "none yet"}</span>;
   return (
@@ -68,11 +122,7 @@ function AttemptList(props: { d: DeliveryView }) {
       </summary>
       <ol class="attempts">
         {props.d.attempts.map((a) => (
-          <li title={a.attempted_at}>
-            {a.attempted_at.slice(11, 19)} UTC · {a.trigger} ·{" "}
-            <strong>{a.status_code !== null ? `HTTP ${a.status_code}` : "no response"}</strong>
-            {a.error && a.status_code === null ? ` · ${a.error}` : ""} · {a.duration_ms} ms
-          </li>
+          <AttemptItem a={a} />
         ))}
       </ol>
     </details>
@@ -81,6 +131,7 @@ function AttemptList(props: { d: DeliveryView }) {
 
 function filterQuery(f: LogFilter, cursor?: string): string {
   const q = new URLSearchParams();
+  if (f.type) q.set("type", f.type);
   if (f.status) q.set("status", f.status);
   if (f.orderId) q.set("order_id", f.orderId);
   if (cursor) q.set("cursor", cursor);
@@ -90,6 +141,7 @@ function filterQuery(f: LogFilter, cursor?: string): string {
 /** The log's filter as hidden fields, so a form posted from the filtered log comes back to it. */
 const FilterFields = (props: { filter: LogFilter }) => (
   <>
+    {props.filter.type ? <input type="hidden" name="type" value={props.filter.type} /> : null}
     {props.filter.status ? <input type="hidden" name="status" value={props.filter.status} /> : null}
     {props.filter.orderId ? <input type="hidden" name="order_id" value={props.filter.orderId} /> : null}
   </>
@@ -221,6 +273,17 @@ export function WebhooksPage(props: PageProps) {
         <h2>Delivery log</h2>
         <form class="row" method="get" action="/cabinet/webhooks">
           <label>
+            Type
+            <select name="type">
+              <option value="">any</option>
+              {WEBHOOK_EVENT_TYPES.map((t) => (
+                <option value={t} selected={props.filter.type === t}>
+                  {t}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
             Status
             <select name="status">
               <option value="">any</option>
@@ -243,6 +306,13 @@ export function WebhooksPage(props: PageProps) {
           <button type="submit" class="secondary">
             Filter
           </button>
+          <a
+            class="button secondary"
+            href={`/cabinet/webhooks/events.csv${filterQuery(props.filter) ? `?${filterQuery(props.filter)}` : ""}`}
+            data-testid="export-csv"
+          >
+            Export CSV
+          </a>
         </form>
         {props.filterError ? (
           <p class="error" role="alert">
@@ -263,6 +333,12 @@ export function WebhooksPage(props: PageProps) {
                   <code>{d.type}</code>
                   <div class="mono muted">{d.event_id}</div>
                   {d.order_id ? <div class="mono muted">order {d.order_id}</div> : null}
+                  <details>
+                    <summary>Payload</summary>
+                    <pre class="body" data-testid="payload">
+                      {pretty(d.payload)}
+                    </pre>
+                  </details>
                 </>
               ),
             },
@@ -338,30 +414,48 @@ function outcome(d: DeliveryView): string {
  * The log filter a query or a posted form carries. The order is a UUID or a short id in any case
  * (the log is keyed by UUID); anything else is an error to show, not a filter to drop.
  */
-function logFilter(raw: { status?: string | undefined; order_id?: string | undefined }): {
+function logFilter(raw: {
+  type?: string | undefined;
+  status?: string | undefined;
+  order_id?: string | undefined;
+}): {
   filter: LogFilter;
   error?: string;
 } {
   const status = DELIVERY_STATUSES.find((st) => st === raw.status);
+  const type = WEBHOOK_EVENT_TYPES.find((t) => t === raw.type);
   const typed = raw.order_id?.trim();
-  if (!typed) return { filter: { status } };
+  if (!typed) return { filter: { type, status } };
   const order = parseOrderRef(typed);
-  if (!order) return { filter: { status }, error: `"${typed}" is not an order id or short id.` };
-  return { filter: { status, orderId: order.id } };
+  if (!order) return { filter: { type, status }, error: `"${typed}" is not an order id or short id.` };
+  return { filter: { type, status, orderId: order.id } };
 }
+
+/** The filter of a GET: its query string. */
+const queryFilter = (c: Context) =>
+  logFilter({ type: c.req.query("type"), status: c.req.query("status"), order_id: c.req.query("order_id") });
 
 export function webhookPages(): Hono<CabinetEnv> {
   const app = new Hono<CabinetEnv>();
   const signedIn = (c: Context<CabinetEnv>) => c as unknown as Context<SignedInEnv>;
 
   app.get("/", requireSession("webhooks.read"), (c) => {
-    const { filter, error } = logFilter({ status: c.req.query("status"), order_id: c.req.query("order_id") });
+    const { filter, error } = queryFilter(c);
     return render(
       signedIn(c),
       { filterError: error },
       { ...filter, cursor: c.req.query("cursor") || undefined },
       error ? 400 : 200,
     );
+  });
+  app.get("/events.csv", requireSession("webhooks.read"), (c) => {
+    const { filter, error } = queryFilter(c);
+    if (error) throw badRequest(error);
+    const stamp = new Date().toISOString().slice(0, 19).replace(/[-:]/g, "");
+    return c.body(deliveriesCsv(c.env.DB, scopeOf(signedIn(c).get("cabinet")), filter), 200, {
+      "Content-Type": "text/csv; charset=utf-8",
+      "Content-Disposition": `attachment; filename="webhook-events-${stamp}.csv"`,
+    });
   });
   app.post("/endpoint", requireSession("webhooks.write"), async (c) => {
     const f = await form(c);

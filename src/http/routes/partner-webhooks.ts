@@ -2,7 +2,13 @@
 // does, automated with an API key. The endpoint is the key's mode's (live keys: live).
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { DELIVERY_STATUSES, MAX_SECRET_OVERLAP_S } from "../../domain/webhooks";
+import { parseOrderRef } from "../../domain/order-id";
+import {
+  DELIVERY_STATUSES,
+  MAX_SECRET_OVERLAP_S,
+  RESPONSE_BODY_LIMIT,
+  WEBHOOK_EVENT_TYPES,
+} from "../../domain/webhooks";
 import type { Actor } from "../../services/cabinet-auth";
 import { deliveryOptions } from "../../services/webhook-delivery";
 import {
@@ -53,6 +59,27 @@ const AttemptSchema = z
       .openapi({ description: "Your endpoint's HTTP status; null: none." }),
     error: out.text(500).nullable().openapi({ description: "Why it failed (status, timeout, refused URL)." }),
     duration_ms: out.count(600_000),
+    request_headers: z
+      .record(out.text(64), out.text(512))
+      .nullable()
+      .openapi({
+        description:
+          "The headers we sent, `X-Webhook-Signature` cut after its first 8 characters; null: nothing was sent (refused URL) or the attempt predates recording.",
+        maxProperties: 16,
+        example: {
+          "content-type": "application/json",
+          "user-agent": "swap-partner-api-webhooks/1",
+          "x-webhook-signature": "t=176415…",
+          "x-webhook-id": "evt_0c5e3f5b8d2a4e1f9a7b6c5d4e3f2a1b",
+        },
+      }),
+    response_body: out
+      .text(RESPONSE_BODY_LIMIT)
+      .nullable()
+      .openapi({ description: "Your endpoint's answer, its first 2 KB (UTF-8); null: no answer." }),
+    response_body_truncated: z
+      .boolean()
+      .openapi({ description: "Whether your endpoint's answer was longer than `response_body`." }),
   })
   .openapi("WebhookAttempt");
 
@@ -95,7 +122,13 @@ const RotateBody = z
 
 const DeliveriesQuery = z.object({
   status: z.enum(DELIVERY_STATUSES).optional(),
-  order_id: z.uuid().max(36).optional().openapi({ description: "Only this order's events." }),
+  type: z.enum(WEBHOOK_EVENT_TYPES).optional().openapi({ description: "Only events of this type." }),
+  order_id: z
+    .string()
+    .min(1)
+    .max(36)
+    .optional()
+    .openapi({ description: "Only this order's events: its `id` (UUID) or its `short_id`." }),
   cursor: z.string().max(512).optional().openapi({ description: "`next_cursor` of the previous page." }),
   limit: z.coerce
     .number()
@@ -232,9 +265,15 @@ export const partnerWebhooksRouter = createRouter<PartnerEnv>()
     }),
     async (c) => {
       const q = c.req.valid("query");
+      const order = q.order_id === undefined ? undefined : parseOrderRef(q.order_id.trim());
+      if (order === null)
+        throw badRequest("order_id must be an order id (UUID) or short_id.", [
+          { field: "order_id", message: "an order id or short_id" },
+        ]);
       const page = await deliveryPage(c.env.DB, scopeOf(c), {
         status: q.status,
-        orderId: q.order_id,
+        type: q.type,
+        orderId: order?.id,
         cursor: q.cursor,
         limit: q.limit,
       });
