@@ -20,6 +20,7 @@ import type { DeliveryRow } from "../storage/webhooks";
 import { type Actor as AuditActor, audit } from "./cabinet-auth";
 import { type ActionBody, takeOrderAction } from "./order-actions";
 import { resolveOrderId, UUID_RE } from "./orders";
+import { runTestHelper, type TestHelper } from "./test-helpers";
 
 export const PAGE_SIZE = 50;
 /** Rows per D1 read while the CSV streams: memory stays bounded whatever the export's size. */
@@ -224,5 +225,27 @@ export async function cabinetAction(
     ...inputs,
     ...(stepUp ? { step_up: stepUp.passkey } : {}),
   });
+  return order;
+}
+
+/**
+ * A test helper from the test order's page (docs/test-mode.md): the partner API's helper, run for
+ * the member's partner and recorded in its audit log. A live order is refused by name, not hidden.
+ */
+export async function cabinetTestHelper(
+  env: Env,
+  member: AuditActor,
+  ref: string,
+  helper: TestHelper,
+): Promise<OrderView> {
+  const { order: before } = await ownOrder(env, member.partnerId, ref);
+  if (before.livemode)
+    throw new DomainError(
+      "test_mode_only",
+      `Order ${before.short_id} is a live order: test helpers change test orders only.`,
+    );
+  const order = await runTestHelper(env, { id: member.partnerId, livemode: false }, before.id, helper);
+  const { kind, ...inputs } = helper;
+  await audit(env.DB, member, `order.test.${kind}`, order.short_id, { status: order.status, ...inputs });
   return order;
 }

@@ -24,7 +24,7 @@ const notFound = () => new DomainError("order_not_found", "Order not found.");
  */
 export async function runTestHelper(
   env: Env,
-  partner: Partner,
+  partner: Pick<Partner, "id" | "livemode">,
   orderRef: string,
   helper: TestHelper,
 ): Promise<OrderView> {

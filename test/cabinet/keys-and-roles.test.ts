@@ -372,3 +372,78 @@ describe("the Live / Test switch", () => {
     expect(livePage).not.toContain(testKey?.split(".")[0]);
   });
 });
+
+describe("the quickstart next to a new key", () => {
+  const unescapeHtml = (s: string) =>
+    s
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&lt;/g, "<")
+      .replace(/&gt;/g, ">")
+      .replace(/&amp;/g, "&");
+  const snippet = (html: string, id: string) =>
+    unescapeHtml(new RegExp(`<pre id="${id}"[^>]*>([\\s\\S]*?)</pre>`).exec(html)?.[1] ?? "");
+
+  it("a test key's curl and SDK snippets carry the key, and what the curl does works: a quote, a test order completed", async () => {
+    const admin = await partnerWithAdmin("quickstart@wallet.example");
+    const res = await cab("/keys", {
+      cookie: admin.cookie,
+      csrf: admin.csrf,
+      form: { name: "ci", mode: "test" },
+    });
+    const html = await res.text();
+    const key = keyIn(html)!;
+    const curl = snippet(html, "quickstart-curl");
+    const sdk = snippet(html, "quickstart-sdk");
+    expect(curl).toContain(`KEY=${key}`);
+    expect(curl).toContain("API=http://localhost\n");
+    expect(sdk).toContain(`apiKey: "${key}"`);
+    expect(sdk).toContain('baseUrl: "http://localhost"');
+    expect(sdk).toContain("await api.test.confirm(order.id)");
+
+    // The reference links go to the docs this Worker serves; no repository path as text.
+    expect(html).toContain('href="http://localhost/docs#tag/Test-mode"');
+    expect(html).toContain('href="http://localhost/docs#operation/createOrder"');
+    expect((await call("/docs")).status).toBe(200);
+    expect(html).not.toMatch(/docs\/[a-z-]+\.md/);
+
+    // The snippet's requests, as curl would send them.
+    const auth = { Authorization: `Bearer ${key}`, "content-type": "application/json" };
+    const quotePath = /"\$API(\/api\/v1\/partner\/rates\?[^"]+)"/.exec(curl)?.[1];
+    expect(quotePath).toBeTruthy();
+    expect((await call(quotePath!, { headers: auth })).status).toBe(200);
+    const body = /-d '([^']+)'/.exec(curl)?.[1];
+    const created = await call("/api/v1/partner/orders", { method: "POST", headers: auth, body: body! });
+    expect(created.status).toBe(201);
+    const { id } = await created.json<{ id: string }>();
+    const helpers = [...curl.matchAll(/"\$API(\/api\/v1\/partner\/test\/orders\/)\$ID(\/[a-z-]+)"/g)];
+    expect(helpers.map((m) => m[2])).toEqual(["/deposit", "/confirm"]);
+    let status = "";
+    for (const [, prefix, helper] of helpers) {
+      // As curl sends them: no body, no Content-Type.
+      const res = await call(`${prefix}${id}${helper}`, {
+        method: "POST",
+        headers: { Authorization: auth.Authorization },
+      });
+      expect(res.status).toBe(200);
+      status = (await res.json<{ status: string }>()).status;
+    }
+    expect(status).toBe("completed");
+  });
+
+  it("a live key's quickstart is a quote only; the keys page links the reference, never a repository path", async () => {
+    const admin = await partnerWithAdmin("quickstart-live@wallet.example");
+    const html = await (
+      await cab("/keys", { cookie: admin.cookie, csrf: admin.csrf, form: { name: "prod" } })
+    ).text();
+    const curl = snippet(html, "quickstart-curl");
+    expect(curl).toContain(`KEY=${keyIn(html)}`);
+    expect(curl).toContain("/api/v1/partner/rates?");
+    expect(curl).not.toContain("/api/v1/partner/orders");
+    for (const path of ["/keys?mode=test", "/keys?mode=live"]) {
+      const page = await (await cab(path, { cookie: admin.cookie })).text();
+      expect(page).not.toMatch(/docs\/[a-z-]+\.md/);
+      expect(page).not.toContain('data-testid="quickstart"');
+    }
+  });
+});

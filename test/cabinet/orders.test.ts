@@ -272,6 +272,47 @@ describe("actions from the cabinet", () => {
   });
 });
 
+describe("test helpers from the cabinet", () => {
+  beforeEach(() => setPrices());
+
+  it("a test order's page has the buttons and runs the helpers; a live order has none and refuses them", async () => {
+    const t = await team();
+    const res = await admin(`/partners/${t.partnerId}/keys`, { method: "POST", json: { mode: "test" } });
+    const key = await json<{ key: string; key_id: string }>(res);
+    const testApi = { id: t.partnerId, key: key.key, keyId: key.key_id };
+    const test = await createOrder(testApi, BTC_TO_USDT);
+    const live = await createOrder(t.api, BTC_TO_USDT);
+
+    const html = await page(t, `/orders/${test.id}?mode=test`);
+    for (const helper of ["deposit", "confirm", "drop-deposit", "expire", "fail"])
+      expect(html).toContain(`action="/cabinet/orders/${test.id}/test/${helper}"`);
+    expect(await page(t, `/orders/${live.id}?mode=live`)).not.toContain('data-testid="test-helpers"');
+
+    const post = (o: Order, helper: string, form: Record<string, string> = {}) =>
+      cab(`/orders/${o.id}/test/${helper}`, { cookie: t.cookie, csrf: t.csrf, form });
+    // A live order: refused by name, nothing changes.
+    const refused = await post(live, "deposit", { amount: "0.01" });
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toContain(`Order ${live.short_id} is a live order`);
+    expect(await post(live, "expire")).toHaveProperty("status", 403);
+    expect(await read(t.api, live.id)).toMatchObject({ status: "waiting_deposit", deposit_txid: null });
+    // A bad amount: 400, nothing changes.
+    expect(await post(test, "deposit", { amount: "-1" })).toHaveProperty("status", 400);
+    expect(await read(testApi, test.id)).toMatchObject({ status: "waiting_deposit" });
+    // Without the CSRF token: refused.
+    expect((await cab(`/orders/${test.id}/test/expire`, { cookie: t.cookie, form: {} })).status).toBe(403);
+
+    const deposited = await post(test, "deposit", { amount: "0.01" });
+    expect(deposited.status).toBe(303);
+    expect(deposited.headers.get("location")).toBe(`/cabinet/orders/${test.id}`);
+    expect(await read(testApi, test.id)).toMatchObject({ status: "confirming", amount_from_received: 0.01 });
+    expect((await post(test, "confirm")).status).toBe(303);
+    expect(await read(testApi, test.id)).toMatchObject({ status: "completed" });
+    const audit = await page(t, "/audit");
+    expect(audit).toMatch(new RegExp(`<code>order\\.test\\.confirm</code>[\\s\\S]*?${test.short_id}`));
+  });
+});
+
 describe("step-up before funds go to a new address", () => {
   beforeEach(async () => {
     await setPrices();

@@ -320,6 +320,75 @@ function ActionsCard(props: { session: SessionContext; order: OrderView; actions
   );
 }
 
+/**
+ * A test order's helpers as buttons (docs/test-mode.md, "Test helpers"): each posts to the cabinet,
+ * which runs the partner API's helper and shows the order after it.
+ */
+function TestHelpersCard(props: { session: SessionContext; order: OrderView }) {
+  const { order: o, session } = props;
+  const base = `/cabinet/orders/${o.id}/test`;
+  if (!can(session.user.role, "orders.act"))
+    return (
+      <section class="card" data-testid="test-helpers">
+        <h2>Test helpers</h2>
+        <p class="muted">Your role (viewer) cannot run the test helpers; an admin or developer can.</p>
+      </section>
+    );
+  const button = (helper: string, label: string, hint: string) => (
+    <form method="post" action={`${base}/${helper}`} class="row">
+      <Csrf session={session} />
+      <button type="submit" class="secondary" data-testid={`test-${helper}`}>
+        {label}
+      </button>
+      <span class="muted small">{hint}</span>
+    </form>
+  );
+  return (
+    <section class="card" data-testid="test-helpers">
+      <h2>Test helpers</h2>
+      <p class="muted">
+        A test order runs on its own simulated chain: make things happen to it and watch its statuses and
+        webhooks. Nothing is sent anywhere.
+      </p>
+      <div class="test-helpers">
+        <form method="post" action={`${base}/deposit`} class="row">
+          <Csrf session={session} />
+          <label>
+            Deposit amount ({o.coin_from})
+            <input
+              name="amount"
+              inputmode="decimal"
+              autocomplete="off"
+              placeholder={`${o.amount_from_expected} (expected)`}
+              data-testid="test-amount"
+            />
+          </label>
+          <button type="submit" data-testid="test-deposit">
+            Send deposit
+          </button>
+        </form>
+        {button("confirm", "Confirm deposit", "mines enough blocks to confirm it")}
+        {button("drop-deposit", "Drop deposit", "the deposit leaves the mempool, or is reorged out")}
+        {button("expire", "Expire", "this order's clock passes its deadline")}
+        <form method="post" action={`${base}/fail`} class="row">
+          <Csrf session={session} />
+          <label>
+            Step
+            <select name="step" data-testid="test-step">
+              <option value="exchange">exchange</option>
+              <option value="payout">payout</option>
+              <option value="refund">refund</option>
+            </select>
+          </label>
+          <button type="submit" class="secondary" data-testid="test-fail">
+            Fail next attempt
+          </button>
+        </form>
+      </div>
+    </section>
+  );
+}
+
 function eventText(data: Record<string, string | number | boolean | null> | null): string {
   if (!data) return "";
   return Object.entries(data)
@@ -357,6 +426,7 @@ export function OrderPage(props: { session: SessionContext; detail: OrderDetail 
           {FINAL.includes(o.status) ? null : <span class="muted"> · updates by itself</span>}
         </p>
         {o.actions ? <ActionsCard session={props.session} order={o} actions={o.actions} /> : null}
+        {o.livemode ? null : <TestHelpersCard session={props.session} order={o} />}
         <div class="columns">
           <section class="card">
             <h2>Timeline</h2>

@@ -2,9 +2,11 @@
 // decisions on a failed order's money (the partner API's logic, taken as the signed-in member).
 import type { Context, Hono } from "hono";
 import { z } from "zod";
+import { tryParseDecimal } from "../../domain/money";
 import { newDestination } from "../../domain/order-actions";
 import {
   cabinetAction,
+  cabinetTestHelper,
   checkActionAddress,
   type OrderQuery,
   orderDetail,
@@ -15,6 +17,7 @@ import {
 } from "../../services/cabinet-orders";
 import type { ActionBody } from "../../services/order-actions";
 import { STEP_UP_FIELD, verifyStepUp } from "../../services/step-up";
+import type { TestHelper } from "../../services/test-helpers";
 import { loadCatalog } from "../../storage/catalog";
 import { badRequest } from "../errors";
 import { OrderPage, OrdersPage } from "./order-pages";
@@ -67,6 +70,30 @@ function actionBody(kind: string, f: Record<string, string>): ActionBody {
   }
 }
 
+/** A test button's form as the helper it runs (the partner API's bodies, docs/test-mode.md). */
+function testHelper(name: string, f: Record<string, string>): TestHelper {
+  switch (name) {
+    case "deposit": {
+      if (f.amount !== undefined && tryParseDecimal(f.amount)?.gt(0) !== true)
+        throw badRequest(`The deposit amount must be a positive number of coin units, not "${f.amount}".`);
+      return { kind: "deposit", amount: f.amount };
+    }
+    case "fail": {
+      const step = f.step;
+      if (step !== "exchange" && step !== "payout" && step !== "refund")
+        throw badRequest("Choose the step to fail: exchange, payout or refund.");
+      return { kind: "fail", step };
+    }
+    case "drop-deposit":
+      return { kind: "drop_deposit" };
+    case "confirm":
+    case "expire":
+      return { kind: name };
+    default:
+      throw badRequest("Unknown test helper.");
+  }
+}
+
 export function registerOrderRoutes(app: Hono<CabinetEnv>): void {
   app.get("/orders", requireSession("orders.read"), async (c) => {
     const query = orderQuery(c);
@@ -111,6 +138,17 @@ export function registerOrderRoutes(app: Hono<CabinetEnv>): void {
       await checkActionAddress(c.env, partnerOf(c), c.req.param("ref"), b.kind, b.address, b.tag),
     );
   });
+
+  // Nothing leaves a test order (its chain, venue and payouts are simulated): no step-up.
+  app.post(
+    "/orders/:ref/test/:helper{deposit|confirm|drop-deposit|expire|fail}",
+    requireSession("orders.act"),
+    async (c) => {
+      const helper = testHelper(c.req.param("helper"), await form(c));
+      const order = await cabinetTestHelper(c.env, actorOf(signedIn(c)), c.req.param("ref"), helper);
+      return c.redirect(`/cabinet/orders/${order.id}`, 303);
+    },
+  );
 
   app.post("/orders/:ref/:action{refund|continue|payout}", requireSession("orders.act"), async (c) => {
     const s = signedIn(c);

@@ -9,6 +9,7 @@ import type { IssuedInvite } from "../../services/cabinet-auth";
 import type { AuditEntry, InviteRow, PasskeyRow, SessionContext, UserRow } from "../../storage/cabinet";
 import type { ApiKeyRow } from "../../storage/partners";
 import { Csrf, Page } from "./layout";
+import { docsUrl, Quickstart } from "./quickstart";
 import { StackTable } from "./stack-table";
 
 /** A time to the second (several steps of one order can share a minute), relative on hover. */
@@ -88,6 +89,8 @@ export function KeysPage(props: {
   keys: ApiKeyRow[];
   issued?: IssuedKey | undefined;
   error?: string | undefined;
+  /** The API's origin (this Worker's), for the quickstart and the reference links. */
+  origin: string;
 }) {
   const s = props.session;
   const write = can(s.user.role, "keys.write");
@@ -104,9 +107,17 @@ export function KeysPage(props: {
     >
       <h1>{mode === "test" ? "Test API keys" : "API keys"}</h1>
       <p class="lead">
-        {mode === "test"
-          ? "Test keys (pk_test_…) create test orders: nothing real moves, and the test helpers drive them (docs/test-mode.md)."
-          : "Keys authenticate your servers to the partner API. Keep them secret."}
+        {mode === "test" ? (
+          <>
+            Test keys (pk_test_…) create test orders: nothing real moves, and the{" "}
+            <a href={docsUrl(props.origin, "tag/Test-mode")}>test helpers</a> drive them.
+          </>
+        ) : (
+          <>
+            Keys authenticate your servers to the partner API (<a href={docsUrl(props.origin)}>reference</a>
+            ). Keep them secret.
+          </>
+        )}
       </p>
       {props.error ? <p class="error">{props.error}</p> : null}
       {props.issued ? (
@@ -120,6 +131,7 @@ export function KeysPage(props: {
           </button>
         </div>
       ) : null}
+      {props.issued ? <Quickstart origin={props.origin} issued={props.issued} /> : null}
       {write ? (
         <section class="card">
           <h2>Create a key</h2>

@@ -88,7 +88,10 @@ async function keysPage(c: Context<SignedInEnv>, extra: Partial<Parameters<typeo
   const session = c.get("cabinet");
   const keys = await listKeys(c.env.DB, session.user.partner_id);
   // Newest first; the secret of a freshly issued key is in this one response only.
-  return c.html(<KeysPage session={session} keys={keys.reverse()} {...extra} />, extra.issued ? 201 : 200);
+  return c.html(
+    <KeysPage session={session} keys={keys.reverse()} origin={new URL(c.req.url).origin} {...extra} />,
+    extra.issued ? 201 : 200,
+  );
 }
 
 async function teamPage(c: Context<SignedInEnv>, extra: Partial<Parameters<typeof TeamPage>[0]> = {}) {
