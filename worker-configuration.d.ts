@@ -18,6 +18,7 @@ interface __BaseEnv_Env {
 	PUBLIC_RATE_LIMIT_PER_MINUTE: "60";
 	DEFAULT_PARTNER_RATE_LIMIT_PER_MINUTE: "600";
 	CHAIN_POLL_SECONDS: "15" | "2";
+	CHAIN_SHARED_READS: "off";
 	PAYOUT_MAX_ATTEMPTS: "8" | "5";
 	EXCHANGE_MAX_ATTEMPTS: "8" | "5";
 	RETRY_BASE_SECONDS: "15" | "2";
@@ -26,6 +27,7 @@ interface __BaseEnv_Env {
 	ORDERS: DurableObjectNamespace<import("./src/index").OrderObject>;
 	RATE_LIMITER: DurableObjectNamespace<import("./src/index").RateLimiter>;
 	SIM_CHAIN: DurableObjectNamespace<import("./src/index").SimChain>;
+	CHAIN_WATCH: DurableObjectNamespace<import("./src/index").ChainWatch>;
 	DEPOSIT_TAGS: DurableObjectNamespace<import("./src/index").DepositTag>;
 	LIQUIDITY_LEDGERS: DurableObjectNamespace<import("./src/index").LiquidityLedger>;
 	LIQUIDITY_SHARDS: DurableObjectNamespace<import("./src/index").LiquidityShard>;
@@ -54,7 +56,7 @@ interface __BaseEnv_Env {
 declare namespace Cloudflare {
 	interface GlobalProps {
 		mainModule: typeof import("./src/index");
-		durableNamespaces: "OrderObject" | "RateLimiter" | "SimChain" | "DepositTag" | "LiquidityLedger" | "LiquidityShard" | "BenchObject" | "AddressPoolShard" | "PartnerPayouts" | "RequestLog";
+		durableNamespaces: "OrderObject" | "RateLimiter" | "SimChain" | "DepositTag" | "LiquidityLedger" | "LiquidityShard" | "BenchObject" | "AddressPoolShard" | "PartnerPayouts" | "RequestLog" | "ChainWatch";
 	}
 	interface ProductionEnv {
 		DB: D1Database;
@@ -81,6 +83,7 @@ declare namespace Cloudflare {
 		ORDERS: DurableObjectNamespace<import("./src/index").OrderObject>;
 		RATE_LIMITER: DurableObjectNamespace<import("./src/index").RateLimiter>;
 		SIM_CHAIN: DurableObjectNamespace<import("./src/index").SimChain>;
+	CHAIN_WATCH: DurableObjectNamespace<import("./src/index").ChainWatch>;
 		DEPOSIT_TAGS: DurableObjectNamespace<import("./src/index").DepositTag>;
 		LIQUIDITY_LEDGERS: DurableObjectNamespace<import("./src/index").LiquidityLedger>;
 		LIQUIDITY_SHARDS: DurableObjectNamespace<import("./src/index").LiquidityShard>;

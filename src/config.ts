@@ -53,6 +53,12 @@ export const configSchema = z.object({
   DEFAULT_PARTNER_RATE_LIMIT_PER_MINUTE: int(600, 1),
   CHAIN_MODE: z.string().default("simulated"),
   CHAIN_POLL_SECONDS: int(15, 1),
+  /** Which live networks' orders share their chain reads through a ChainWatch object (docs/performance.md). */
+  CHAIN_SHARED_READS: z.enum(["providers", "all", "off"]).default("providers"),
+  /** Shared reads: the oldest tip served, and the shortest interval between two multi-address listings. */
+  CHAIN_TIP_SECONDS: int(5, 1),
+  /** Shared reads: the longest an address's listing is served (a quiet address's new deposit is seen this late at most). */
+  CHAIN_ADDRESS_SECONDS: int(180, 1),
   /** `binance`: market orders on the venue at EXCHANGE_URL (docs/lifecycle.md, "Venue"). */
   EXCHANGE_MODE: z.enum(["simulated", "binance"]).default("simulated"),
   PAYOUT_MODE: z.enum(["simulated", "http"]).default("simulated"),

@@ -11,6 +11,7 @@ import { refreshPrices } from "./storage/market";
 
 export { AddressPoolShard } from "./objects/address-pool-shard";
 export { BenchObject } from "./objects/bench-object";
+export { ChainWatch } from "./objects/chain-watch";
 export { DepositTag } from "./objects/deposit-tag";
 export { LiquidityLedger } from "./objects/liquidity-ledger";
 export { LiquidityShard } from "./objects/liquidity-shard";

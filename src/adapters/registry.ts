@@ -12,6 +12,7 @@ import { createSolanaReader } from "./chain/solana-rpc";
 import { createToncenterReader } from "./chain/toncenter";
 import { createTronGridReader } from "./chain/trongrid";
 import type { ChainReader } from "./chain/types";
+import { createWatchedReader } from "./chain/watched";
 import { createBinanceVenue } from "./exchange/binance";
 import { createSimulatedExchange } from "./exchange/simulated";
 import type { ExchangeVenue, MarketView, SpotVenue } from "./exchange/types";
@@ -56,6 +57,21 @@ export function chainReaderFor(env: Env, config: Config, network: string): Chain
     case "solana":
       return createSolanaReader({ baseUrl });
   }
+}
+
+/**
+ * A live order's chain reader: through its network's ChainWatch object (shared reads,
+ * docs/performance.md) where CHAIN_SHARED_READS applies — `providers`: every network read from a
+ * real provider; `all`: SimChain networks too (the soak measures with it); `off`: none.
+ */
+export function liveReaderFor(env: Env, config: Config, network: string): ChainReader {
+  // Built first in any case: a network with no usable reader fails here, as it did unshared.
+  const direct = chainReaderFor(env, config, network);
+  const mode = chainModeFor(config.CHAIN_MODE, network);
+  const shared =
+    config.CHAIN_SHARED_READS === "all" ||
+    (config.CHAIN_SHARED_READS === "providers" && mode !== "simulated");
+  return shared ? createWatchedReader(env, network) : direct;
 }
 
 function httpPayoutFor(config: Config) {
@@ -137,7 +153,7 @@ export function orderAdapters(
   if (isLive(order))
     return {
       get reader() {
-        return chainReaderFor(env, config, order.networkFrom);
+        return liveReaderFor(env, config, order.networkFrom);
       },
       get venue() {
         return exchangeVenueFor(env, config, legs, market);

@@ -25,7 +25,10 @@
  *       `nativeBalance` shows them;
  *     · the deposit address is assumed to be an EOA (no code): a value transfer to an EOA cannot
  *       revert, so no receipt is fetched. A contract deposit address would need receipt checks;
- *     · the whole window is fetched for every address polled (no cross-address cache).
+ *     · the whole window is fetched per call; `incomingTransfersMany` serves many addresses with
+ *       one window (what the shared reads use, ./shared-reads.ts).
+ * - Several addresses: `incomingTransfersMany` makes the same one request for all of them (the
+ *   token filter's third topic is then an OR list of the addresses).
  * - Reorgs: `isInBestChain` reads `eth_getBlockByNumber(hex(blockHeight), false)` and compares the
  *   hash with the transfer's; a missing block (height above the node's head) also answers false.
  *
@@ -146,29 +149,33 @@ export function createEvmReader(options: EvmReaderOptions): EvmReader {
     }
   };
 
-  /** `to` is the lower-case address, `address` the caller's spelling (reported back as is). */
+  /**
+   * Token transfers to any of `wanted` (lower-case address → the caller's spelling, reported back
+   * as is): one `eth_getLogs` whose third topic is the OR of the addresses.
+   */
   const tokenTransfers = async (
     asset: AssetRef,
     contract: string,
-    to: string,
-    address: string,
-  ): Promise<IncomingTransfer[]> => {
+    wanted: ReadonlyMap<string, string>,
+  ): Promise<Map<string, IncomingTransfer[]>> => {
     const head = await tipHeight();
-    const toTopic = `0x000000000000000000000000${to.slice(2)}`;
+    const byTopic = new Map([...wanted.keys()].map((to) => [`0x000000000000000000000000${to.slice(2)}`, to]));
+    const toTopics = [...byTopic.keys()];
     const filter = {
       fromBlock: toHex(Math.max(0, head - lookback)),
       toBlock: "latest",
       address: contract,
-      topics: [TRANSFER_TOPIC, null, toTopic],
+      topics: [TRANSFER_TOPIC, null, toTopics.length === 1 ? toTopics[0] : toTopics],
     };
     const logs = parseBody(source, logsSchema, await call("eth_getLogs", [filter]), "eth_getLogs");
-    const transfers: IncomingTransfer[] = [];
+    const out = emptyLists(wanted);
     for (const log of logs) {
       if (log.removed === true) continue;
       if (log.address.toLowerCase() !== contract) continue;
       const [topic0, , topic2] = log.topics;
       if (log.topics.length !== 3 || topic0?.toLowerCase() !== TRANSFER_TOPIC) continue;
-      if (topic2?.toLowerCase() !== toTopic) continue;
+      const to = byTopic.get(topic2?.toLowerCase() ?? "");
+      if (to === undefined) continue;
       if (log.data.length !== 66)
         throw invalid(`Transfer log of ${log.transactionHash} has ${log.data} as value`);
       const value = BigInt(log.data);
@@ -176,24 +183,24 @@ export function createEvmReader(options: EvmReaderOptions): EvmReader {
       if ((log.blockNumber === null) !== (log.blockHash === null)) {
         throw invalid(`log of ${log.transactionHash} has only one of blockNumber/blockHash`);
       }
-      transfers.push({
+      out.get(wanted.get(to)!)!.push({
         txid: log.transactionHash.toLowerCase(),
         index: parseQuantity(log.logIndex, "logIndex"),
-        to: address,
+        to: wanted.get(to)!,
         tag: null,
         amount: amountOf(value, asset.decimals),
         blockHeight: log.blockNumber === null ? null : parseQuantity(log.blockNumber, "blockNumber"),
         blockHash: log.blockHash?.toLowerCase() ?? null,
       });
     }
-    return transfers;
+    return out;
   };
 
+  /** Native transfers to any of `wanted` in the newest `scanBlocks` blocks: one batch request. */
   const nativeTransfers = async (
     asset: AssetRef,
-    to: string,
-    address: string,
-  ): Promise<IncomingTransfer[]> => {
+    wanted: ReadonlyMap<string, string>,
+  ): Promise<Map<string, IncomingTransfer[]>> => {
     const head = await tipHeight();
     const first = Math.max(0, head - scanBlocks + 1);
     const heights: number[] = [];
@@ -202,7 +209,7 @@ export function createEvmReader(options: EvmReaderOptions): EvmReader {
       "eth_getBlockByNumber",
       heights.map((n) => [toHex(n), true]),
     );
-    const transfers: IncomingTransfer[] = [];
+    const out = emptyLists(wanted);
     results.forEach((result, i) => {
       const height = heights[i]!;
       if (result === null) throw invalid(`block ${height} not found although the head is ${head}`);
@@ -211,10 +218,11 @@ export function createEvmReader(options: EvmReaderOptions): EvmReader {
         throw invalid(`asked for block ${height}, got ${block.number}`);
       }
       for (const tx of block.transactions) {
-        if (tx.to?.toLowerCase() !== to) continue;
+        const address = wanted.get(tx.to?.toLowerCase() ?? "");
+        if (address === undefined) continue;
         const value = BigInt(tx.value);
         if (value === 0n) continue;
-        transfers.push({
+        out.get(address)!.push({
           txid: tx.hash.toLowerCase(),
           index: 0,
           to: address,
@@ -225,7 +233,14 @@ export function createEvmReader(options: EvmReaderOptions): EvmReader {
         });
       }
     });
-    return transfers;
+    return out;
+  };
+
+  const transfersTo = (asset: AssetRef, addresses: readonly string[]) => {
+    // Lower case → the caller's spelling: EVM addresses are case-insensitive (EIP-55 is a checksum).
+    const wanted = new Map(addresses.map((a) => [checkAddress(source, a), a]));
+    if (asset.contract === null) return nativeTransfers(asset, wanted);
+    return tokenTransfers(asset, checkAddress(source, asset.contract), wanted);
   };
 
   return {
@@ -237,9 +252,12 @@ export function createEvmReader(options: EvmReaderOptions): EvmReader {
       tag: string | null,
     ): Promise<IncomingTransfer[]> {
       if (tag !== null) return [];
-      const to = checkAddress(source, address);
-      if (asset.contract === null) return nativeTransfers(asset, to, address);
-      return tokenTransfers(asset, checkAddress(source, asset.contract), to, address);
+      return (await transfersTo(asset, [address])).get(address) ?? [];
+    },
+
+    async incomingTransfersMany(asset: AssetRef, addresses: readonly string[]) {
+      if (addresses.length === 0) return new Map<string, IncomingTransfer[]>();
+      return transfersTo(asset, addresses);
     },
 
     async isInBestChain(transfer: IncomingTransfer): Promise<boolean> {
@@ -255,6 +273,11 @@ export function createEvmReader(options: EvmReaderOptions): EvmReader {
       return amountOf(BigInt(parseBody(source, quantity, result, "eth_getBalance")), nativeDecimals);
     },
   };
+}
+
+/** One empty list per address (the callers' spellings). */
+function emptyLists(wanted: ReadonlyMap<string, string>): Map<string, IncomingTransfer[]> {
+  return new Map([...wanted.values()].map((a) => [a, [] as IncomingTransfer[]]));
 }
 
 function positiveOrZero(source: string, n: number): number {

@@ -52,6 +52,17 @@ export interface ChainReader {
    * here `blockHash` may be null beside a `blockHeight`, to keep a busy address cheap to read).
    */
   addressTransfers?(asset: AssetRef, address: string): Promise<IncomingTransfer[]>;
+  /**
+   * Several untagged addresses' incoming transfers of `asset` in one provider request, where the
+   * provider has a multi-address query (EVM: one `eth_getLogs` whose `to` topic is an OR of the
+   * addresses; the native coin: one batch of the recent blocks). Each listed address is a key of
+   * the answer (an empty list when nothing came), spelt as given. Used by the shared reads
+   * (./shared-reads.ts) so that one request serves every open order of a network.
+   */
+  incomingTransfersMany?(
+    asset: AssetRef,
+    addresses: readonly string[],
+  ): Promise<Map<string, IncomingTransfer[]>>;
 }
 
 /** Confirmations of a transfer at a tip: 0 in the mempool, 1 in the tip block. */
