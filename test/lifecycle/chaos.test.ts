@@ -45,7 +45,7 @@ afterAll(() => {
 });
 
 describe("fault injection", () => {
-  it(`${ORDERS} orders under random adapter failures, unknown outcomes and evictions: all terminal, never paid twice`, async () => {
+  it(`${ORDERS} orders under random adapter failures, unknown outcomes, a 401 storm and evictions: all terminal, never paid twice, none waiting unalerted`, async () => {
     const random = rng(20261121);
     for (const network of ["BTC", "TRX", "XRP"]) {
       const res = await admin(`/sim/${network}/faults`, {
