@@ -6,8 +6,11 @@
 import { createPriceSource, type PriceSource } from "../adapters/prices";
 import type { Config } from "../config";
 import { DomainError } from "../domain/errors";
+import { parseDecimal, toDecimalString } from "../domain/money";
+import type { OrderRecord } from "../domain/order";
 import { type PairPurpose, type PairRequest, type ResolvedPair, resolvePair } from "../domain/pairs";
 import type { PricedSide, PricingInput } from "../domain/pricing";
+import { refundAmount } from "../domain/settlement";
 import { type CurrencyRow, loadCatalog } from "./catalog";
 import { loadPrices, type PriceRow, upsertPrices } from "./prices";
 
@@ -116,4 +119,19 @@ export async function pricingOf(
     spreadBps,
     markupBps,
   };
+}
+
+/**
+ * What a refund of `amount` (the order's deposit by default) pays now: less the source coin's
+ * current withdraw fee. The partner's view prices its refund action with it; a refund decided
+ * without a price shown (an automatic one) is frozen with it when it is first sent.
+ */
+export async function refundAmountNow(
+  db: D1Database,
+  r: OrderRecord,
+  amount = r.amountFromReceived,
+): Promise<string | null> {
+  if (amount === null) return null;
+  const row = (await loadCatalog(db)).find((c) => c.coin === r.coinFrom && c.network === r.networkFrom);
+  return toDecimalString(refundAmount(parseDecimal(amount), row?.withdraw_fee ?? "0", r.decimalsFrom));
 }

@@ -20,6 +20,8 @@ import {
 
 const ORDERS = chaosOrders();
 const MAX_ROUNDS = 120;
+/** Rounds of a 401 storm (the gateway refuses our credentials on every send and lookup). */
+const STORM = { from: 3, to: 8 } as const;
 
 // A deterministic stream for the test's own choices (which order to evict, which amount to send).
 function rng(seed: number) {
@@ -43,7 +45,7 @@ afterAll(() => {
 });
 
 describe("fault injection", () => {
-  it(`${ORDERS} orders under random adapter failures, unknown outcomes and evictions: all terminal, never paid twice`, async () => {
+  it(`${ORDERS} orders under random adapter failures, unknown outcomes, a 401 storm and evictions: all terminal, never paid twice, none waiting unalerted`, async () => {
     const random = rng(20261121);
     for (const network of ["BTC", "TRX", "XRP"]) {
       const res = await admin(`/sim/${network}/faults`, {
@@ -98,8 +100,15 @@ describe("fault injection", () => {
     // so once they are all that is left the clock moves in 10-minute steps, and once every live
     // order has expired it jumps past their late-deposit watch.
     let watchesOver = false;
+    let stormFrom = 0;
+    let stormCaught = 0;
     try {
       for (; rounds < MAX_ROUNDS && live.size > 0; rounds++) {
+        if (rounds === STORM.from) {
+          stormFrom = gw.ops.length;
+          gw.sendFaults.push(...Array<"401">(100_000).fill("401"));
+          gw.lookupFaults.push(...Array<"401">(100_000).fill("401"));
+        }
         if (rounds % 4 === 3) await gw.settle();
         await simMine("BTC", 1);
         await simMine("XRP", 1);
@@ -124,6 +133,27 @@ describe("fault injection", () => {
             (status === "expired" && watchesOver);
           if (done) live.delete(id);
         }
+        if (rounds === STORM.to) {
+          // Nothing stuck without an alert: an order whose payout or refund met the storm and still
+          // waits is listed by GET /admin/v1/alerts as open.
+          const met = new Set(gw.ops.slice(stormFrom).map((op) => op.key.split(":")[0]));
+          const stuck = states
+            .filter(
+              ({ id, view }) => ["sending", "refunding"].includes(view?.order.status ?? "") && met.has(id),
+            )
+            .map(({ id }) => id);
+          const res = await admin("/alerts?state=open&limit=500");
+          const open = new Set(
+            ((await res.json()) as { data: { order_id: string }[] }).data.map((a) => a.order_id),
+          );
+          expect(
+            stuck.filter((id) => !open.has(id)),
+            "orders waiting through the 401 storm unalerted",
+          ).toEqual([]);
+          stormCaught = stuck.length;
+          gw.sendFaults.length = 0;
+          gw.lookupFaults.length = 0;
+        }
         if (!watchesOver && states.every(({ view }) => view?.order.status === "expired")) {
           advance(25 * 3_600_000); // let the late-deposit watches end
           watchesOver = true;
@@ -133,6 +163,7 @@ describe("fault injection", () => {
       detach();
     }
     expect(live.size, `orders still live after ${rounds} rounds`).toBe(0);
+    expect(stormCaught, "orders whose send met the 401 storm").toBeGreaterThan(0);
     expect(gw.paidTwice()).toEqual([]);
     expect(gw.resentWithoutLookup()).toEqual([]);
 
@@ -214,7 +245,7 @@ describe("fault injection", () => {
     console.log(
       `chaos: ${ORDERS} orders settled in ${rounds} rounds:`,
       JSON.stringify(tally),
-      `retried attempts ${retries.length}, gateway sends ${sends} for ${gw.payments.size} keys, lookups ${unknownOutcomes}`,
+      `retried attempts ${retries.length}, gateway sends ${sends} for ${gw.payments.size} keys, lookups ${unknownOutcomes}, ${stormCaught} waiting through the 401 storm, each alerted`,
     );
     expect(tally.completed ?? 0).toBeGreaterThan(ORDERS / 3);
     expect(tally.refunded ?? 0).toBeGreaterThan(ORDERS / 10);

@@ -356,9 +356,9 @@ describe("venue exchange: a wait never refunds and never goes silent", () => {
 describe("venue exchange under random faults", () => {
   const ORDERS = chaosOrders();
 
-  it(`${ORDERS} orders, fills delayed and failing at random, lookups answering 5xx/401/-2015/-1022/-1121/nothing, evictions: never two fills for one order leg, never a refund`, async () => {
+  it(`${ORDERS} orders, fills delayed and failing at random, lookups answering 5xx/401/-2015/-1022/-1121/nothing, second legs refused after the first filled, evictions: never two fills for one order leg, never a refund`, async () => {
     const t0 = performance.now();
-    venue.random = { placeFault: 0.35, lookupFault: 0.2, seed: 20261123 };
+    venue.random = { placeFault: 0.35, lookupFault: 0.2, laterLegRefusal: 0.5, seed: 20261123 };
     const bodies = Array.from({ length: ORDERS }, (_, i) => {
       const body = i % 3 === 2 ? BTC_TO_TRX : BTC_TO_USDT;
       // Half of them could be refunded automatically: none may be.
@@ -393,10 +393,13 @@ describe("venue exchange under random faults", () => {
       );
       for (const [id, status] of statuses)
         if (status === "completed" || status === "failed" || status === "refunded") live.delete(id);
-      advance(15_000);
+      // Later rounds wait longer: a refused second leg is placed again after LEG_RETRY_MS.
+      advance(rounds < 20 ? 15_000 : 120_000);
     }
     expect(live.size, `orders still exchanging after ${rounds} rounds`).toBe(0);
     expect(venue.filledTwice()).toEqual([]);
+    // Second legs refused after the first filled: each order waited and placed the leg again.
+    expect(venue.refusedLaterLegs.length).toBeGreaterThan(0);
 
     const tally: Record<string, number> = {};
     for (const [i, o] of orders.entries()) {
@@ -418,7 +421,7 @@ describe("venue exchange under random faults", () => {
       venue.posts.length - orders.reduce((n, _o, i) => n + (bodies[i]?.coin_to === "TRX" ? 2 : 1), 0);
     console.log(
       `venue chaos: ${ORDERS} orders in ${rounds} rounds, ${seconds} s: ${JSON.stringify(tally)}; ${venue.posts.length} POSTs ` +
-        `(${faults} beyond one per leg: after 429, -1021 or a lost leg), ` +
+        `(${faults} beyond one per leg: after 429, -1021, a lost leg or ${venue.refusedLaterLegs.length} second legs refused), ` +
         `${venue.calls.filter((c) => c === "GET /api/v3/order").length} lookups, ${evictions} evictions`,
     );
     expect(venue.calls.filter((c) => c === "GET /api/v3/order").length).toBeGreaterThan(20);

@@ -1,6 +1,6 @@
 /**
  * What an order object's parts share for one call (src/objects/order/context.ts), the adapters it
- * builds (src/objects/order/adapters.ts), and the parts wired over it (src/objects/order/lifecycle.ts).
+ * builds (src/objects/order/adapters.ts), and the parts wired over it (src/objects/order/parts.ts).
  */
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
@@ -9,7 +9,7 @@ import { getConfig } from "../../src/config";
 import type { OrderRecord } from "../../src/domain/order";
 import { catalogMarket } from "../../src/objects/order/adapters";
 import { orderContext } from "../../src/objects/order/context";
-import { OrderLifecycle } from "../../src/objects/order/lifecycle";
+import { OrderParts } from "../../src/objects/order/parts";
 import { DUE } from "../../src/objects/order/schedule";
 import { loadCatalog } from "../../src/storage/catalog";
 import { createPartner, setPrices, type TestPartner } from "../helpers";
@@ -66,12 +66,12 @@ describe("catalogMarket", () => {
   });
 });
 
-describe("OrderLifecycle", () => {
+describe("OrderParts", () => {
   it("a step with no order does nothing", async () => {
     await runInDurableObject(
       env.ORDERS.getByName(`lifecycle-${crypto.randomUUID()}`),
       async (_obj, state) => {
-        const o = new OrderLifecycle(state.storage, env);
+        const o = new OrderParts(state.storage, env);
         await o.step(Date.now());
         expect(o.c.journal.events()).toEqual([]);
         expect(o.c.schedule.rows()).toEqual([]);
@@ -84,7 +84,7 @@ describe("OrderLifecycle", () => {
     await simSend("BTC", order.deposit_address, "0.01");
     await simMine("BTC", 1);
     await runInDurableObject(env.ORDERS.getByName(order.id), async (_obj, state) => {
-      const o = new OrderLifecycle(state.storage, env);
+      const o = new OrderParts(state.storage, env);
       await o.step(o.c.now() + 60_000);
       const r = o.c.record() as OrderRecord;
       expect(r.status).not.toBe("waiting_deposit");

@@ -9,7 +9,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { type OrderRecord, orderView } from "../../src/domain/order";
 import { type OrderContext, orderContext } from "../../src/objects/order/context";
 import { EXTRA_DEPOSIT_LOGGED, EXTRAS_KEY } from "../../src/objects/order/extra-deposits";
-import { PartnerView, type ViewSources } from "../../src/objects/order/view";
+import { PartnerView, type ViewHost } from "../../src/objects/order/view";
+import { invalidateCatalog } from "../../src/storage/catalog";
 import { createPartner, setPrices, type TestPartner } from "../helpers";
 import { BTC_TO_USDT, createOrder } from "../support/orders";
 
@@ -19,11 +20,28 @@ beforeAll(async () => {
   partner = await createPartner({ name: "view", rate_limit_per_minute: 100_000 });
 });
 
-const sources = (over: Partial<ViewSources> = {}): ViewSources => ({
-  refundAmount: async (_r, amount) => (amount === null ? null : String(Number(amount) / 2)),
+/** The view over the order's context: refunds priced from the seeded catalog (BTC's withdraw fee 0.0001). */
+const host = (c: OrderContext, over: Partial<ViewHost> = {}): ViewHost => ({
+  env: c.env,
+  config: c.config,
+  kv: c.kv,
+  extraDeposits: c.extraDeposits,
   watchEnded: () => false,
   ...over,
 });
+
+/** An env whose D1 fails every query, counting them: a refund priced from it is unavailable. */
+function d1Down(): { env: Env; queries: () => number } {
+  invalidateCatalog();
+  let n = 0;
+  const DB = {
+    prepare() {
+      n++;
+      throw new Error("D1 down");
+    },
+  } as unknown as D1Database;
+  return { env: { ...env, DB }, queries: () => n };
+}
 
 /** Runs `fn` over a new order's context (its record as created). */
 async function withOrder(fn: (c: OrderContext, r: OrderRecord) => Promise<void>) {
@@ -53,23 +71,22 @@ function extraDeposit(c: OrderContext, r: OrderRecord) {
 describe("PartnerView", () => {
   it("an order waiting for its deposit has no actions and prices nothing", async () => {
     await withOrder(async (c, r) => {
-      const view = new PartnerView(
-        c,
-        sources({ refundAmount: () => Promise.reject(new Error("must not be asked")) }),
-      );
+      const down = d1Down();
+      const view = new PartnerView(host(c, { env: down.env }));
       expect(view.needsAction(r)).toBe(false);
       expect(await view.view(r, Date.now())).toEqual(orderView(r));
       expect(await view.inputsIfHeld(r, Date.now(), false)).toBeUndefined();
+      expect(down.queries()).toBe(0);
     });
   });
 
   it("a held deposit is offered with its refund and the pair priced now", async () => {
     await withOrder(async (c, r) => {
-      const view = new PartnerView(c, sources());
+      const view = new PartnerView(host(c));
       const failed = held(r);
       expect(view.needsAction(failed)).toBe(true);
       const inputs = await view.actionInputs(failed, Date.now());
-      expect(inputs.refund).toEqual({ amount: "0.0005" });
+      expect(inputs.refund).toEqual({ amount: "0.0009" });
       expect(inputs.pricing).not.toHaveProperty("unavailable");
       expect(inputs.extras).toEqual([]);
       expect(await view.inputsIfHeld(failed, Date.now(), true)).toEqual(inputs);
@@ -79,14 +96,11 @@ describe("PartnerView", () => {
 
   it("what cannot be worked out now is unavailable, with the reason", async () => {
     await withOrder(async (c, r) => {
-      const feeDown = new PartnerView(
-        c,
-        sources({ refundAmount: () => Promise.reject(new Error("D1 down")) }),
-      );
+      const feeDown = new PartnerView(host(c, { env: d1Down().env }));
       expect((await feeDown.actionInputs(held(r), Date.now())).refund).toEqual({
         unavailable: "the network fee cannot be read now: Error: D1 down",
       });
-      const view = new PartnerView(c, sources());
+      const view = new PartnerView(host(c));
       expect(await view.actionInputs(r, Date.now())).toEqual({
         refund: { unavailable: "no deposit received" },
         pricing: { unavailable: "no decision on the order" },
@@ -98,10 +112,10 @@ describe("PartnerView", () => {
   it("an extra deposit is offered only once the order can no longer take it as its own", async () => {
     await withOrder(async (c, r) => {
       extraDeposit(c, r);
-      const watching = new PartnerView(c, sources());
+      const watching = new PartnerView(host(c));
       expect(watching.awaitingExtras(r)).toEqual([]);
       expect(watching.awaitingExtras({ ...r, status: "expired" })).toEqual([]);
-      const ended = new PartnerView(c, sources({ watchEnded: () => true }));
+      const ended = new PartnerView(host(c, { watchEnded: () => true }));
       const expired: OrderRecord = { ...r, status: "expired" };
       expect(ended.awaitingExtras(expired)).toEqual([
         { txid: "tx-extra", index: 0, amount: "0.5", refundFailed: false },
@@ -110,7 +124,7 @@ describe("PartnerView", () => {
       const completed: OrderRecord = { ...r, status: "completed" };
       expect(watching.needsAction(completed)).toBe(true);
       expect((await watching.actionInputs(completed, Date.now())).extras).toEqual([
-        { txid: "tx-extra", index: 0, amount: "0.5", refundFailed: false, refund: { amount: "0.25" } },
+        { txid: "tx-extra", index: 0, amount: "0.5", refundFailed: false, refund: { amount: "0.4999" } },
       ]);
     });
   });

@@ -118,8 +118,13 @@ export interface FakeVenue {
   calls: string[];
   placeFaults: PlaceFault[];
   lookupFaults: LookupFault[];
-  /** When the scripts are empty: faults drawn at these rates (seeded). */
-  random: { placeFault: number; lookupFault: number; seed: number } | null;
+  /**
+   * When the scripts are empty: faults drawn at these rates (seeded). `laterLegRefusal`: the rate at
+   * which the first POST of a leg after the first (its predecessor filled) is refused (-1013).
+   */
+  random: { placeFault: number; lookupFault: number; seed: number; laterLegRefusal?: number } | null;
+  /** Client order ids of later legs refused by `random.laterLegRefusal`. */
+  refusedLaterLegs: string[];
   /** Client order ids that traded more than once (must be empty). */
   filledTwice(): string[];
   /** Points the order's object at this venue (EXCHANGE_MODE=binance). */
@@ -209,6 +214,7 @@ export function createFakeVenue(): FakeVenue {
     placeFaults: [],
     lookupFaults: [],
     random: null,
+    refusedLaterLegs: [],
     filledTwice: () =>
       [...orders]
         .filter(([, rows]) => rows.filter((r) => r.status === "FILLED").length > 1)
@@ -255,6 +261,17 @@ export function createFakeVenue(): FakeVenue {
     ];
     return kinds[draws.count % kinds.length] ?? "ok";
   };
+  /** Later legs' client ids already posted once: each may be refused on its first POST only. */
+  const postedLaterLegs = new Set<string>();
+  const refusesLaterLeg = (id: string): boolean => {
+    const rate = venue.random?.laterLegRefusal;
+    // Leg ids end "-<leg><exchange number>" (src/domain/venue-route.ts): leg 1 is never refused here.
+    if (!venue.random || !rate || /-1[0-9a-z]*$/.test(id) || postedLaterLegs.has(id)) return false;
+    postedLaterLegs.add(id);
+    if (!draws.draw(rate, venue.random.seed)) return false;
+    venue.refusedLaterLegs.push(id);
+    return true;
+  };
   const nextLookup = (): LookupFault => {
     const scripted = venue.lookupFaults.shift();
     if (scripted) return scripted;
@@ -281,6 +298,7 @@ export function createFakeVenue(): FakeVenue {
       const q = new URL(request.url).searchParams;
       calls.push("POST /api/v3/order");
       posts.push(q);
+      if (refusesLaterLeg(q.get("newClientOrderId") ?? "")) return errorResponse("filter_failure");
       switch (nextPlace()) {
         case "ok":
           return HttpResponse.json(view(book(q, true)));

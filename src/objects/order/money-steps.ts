@@ -3,13 +3,12 @@ import type { PayoutRequest } from "../../adapters/payout/types";
 import type { OrderAdapters } from "../../adapters/registry";
 import type { Config } from "../../config";
 import { sendKey } from "../../domain/ledger-keys";
-import { parseDecimal, toDecimalString } from "../../domain/money";
+import { parseDecimal } from "../../domain/money";
 import type { OrderRecord } from "../../domain/order";
 import type { ActionInputs } from "../../domain/order-actions";
 import { operationFields } from "../../domain/payout-activation";
 import { beforeSend, type SendPolicy, type SendRow } from "../../domain/send-step";
-import { refundAmount } from "../../domain/settlement";
-import { loadCatalog } from "../../storage/catalog";
+import { refundAmountNow } from "../../storage/market";
 import type { OrderAlerts } from "./alerts";
 import { withLiquidityWait } from "./exchange-liquidity";
 import type { ExtraDeposits } from "./extra-deposits";
@@ -224,7 +223,9 @@ export class MoneySteps {
   /** The transfer a payout or refund makes, decided once: it is frozen in the ledger from then on. */
   async #request(r: OrderRecord, kind: "payout" | "refund"): Promise<PayoutRequest | string> {
     const isPayout = kind === "payout";
-    const amount = isPayout ? r.amountToActual : (r.refundAmountDecided ?? (await this.refundAmount(r)));
+    const amount = isPayout
+      ? r.amountToActual
+      : (r.refundAmountDecided ?? (await refundAmountNow(this.#host.env.DB, r)));
     if (amount === null || !parseDecimal(amount).gt(0))
       return `nothing to ${kind}: amount ${amount ?? "unknown"}`;
     return {
@@ -240,15 +241,6 @@ export class MoneySteps {
       // A refund goes back to the account the deposit came from, which exists.
       ...(isPayout ? operationFields(r.payoutOperation) : {}),
     };
-  }
-
-  /** What a refund of `amount` pays: less the source coin's current withdraw fee. */
-  async refundAmount(r: OrderRecord, amount = r.amountFromReceived): Promise<string | null> {
-    if (amount === null) return null;
-    const row = (await loadCatalog(this.#host.env.DB)).find(
-      (c) => c.coin === r.coinFrom && c.network === r.networkFrom,
-    );
-    return toDecimalString(refundAmount(parseDecimal(amount), row?.withdraw_fee ?? "0", r.decimalsFrom));
   }
 
   /** Drives the extra deposits' refunds that were decided, each at most once through the ledger. */

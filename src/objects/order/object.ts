@@ -5,10 +5,10 @@ import type { CreationKey } from "../../domain/order-id";
 import { type CreateResult, OrderCreation, replayCreation } from "./creation";
 import type { ActionRequest, Actor, ActResult, HoldResult, ResolveResult } from "./decisions";
 import type { OrderEventLogEntry } from "./journal";
-import { OrderLifecycle } from "./lifecycle";
 import { flushLiquidity } from "./liquidity";
 import { migrate } from "./migrations";
 import type { OutboxEntry } from "./outbox";
+import { OrderParts } from "./parts";
 import { projectionPending, projectRecord, scheduleOutbox } from "./projection";
 import { DUE } from "./schedule";
 
@@ -28,7 +28,7 @@ export type { OrderEventLogEntry } from "./journal";
  * Every transition writes the new record and its log row in one storage transaction. One alarm is
  * kept at the earliest due moment (expiry, next chain poll, next retry); the handler is idempotent
  * (alarms are at-least-once) and re-arms itself instead of throwing. The work is done by the
- * lifecycle's parts (src/objects/order/lifecycle.ts), over one context built once per object.
+ * lifecycle's parts (src/objects/order/parts.ts), over one context built once per object.
  */
 export class OrderObject extends DurableObject<Env> {
   readonly #creation = new OrderCreation();
@@ -39,16 +39,16 @@ export class OrderObject extends DurableObject<Env> {
     void ctx.blockConcurrencyWhile(async () => migrate(ctx.storage));
   }
 
-  #lifecycle: OrderLifecycle | null = null;
+  #parts: OrderParts | null = null;
 
   /**
    * The order's parts over one context. They hold no state of their own (all of it is in storage),
    * and storage and env are the object's for life, so they are built once, not on every call (a
    * status read is the hottest path).
    */
-  get #order(): OrderLifecycle {
-    this.#lifecycle ??= new OrderLifecycle(this.ctx.storage, this.env);
-    return this.#lifecycle;
+  get #order(): OrderParts {
+    this.#parts ??= new OrderParts(this.ctx.storage, this.env);
+    return this.#parts;
   }
 
   // ── creation ──────────────────────────────────────────────────────────────────────────────

@@ -3,7 +3,6 @@ import { isLive, type OrderRecord } from "../../domain/order";
 import { indexDetails } from "../../domain/order-index";
 import { type OrderIndexRow, projectOrderIndex } from "../../storage/orders";
 import { storedUsdPrice } from "../../storage/prices";
-import type { OrderContext } from "./context";
 import { liquidityPending } from "./liquidity";
 import { DUE, type OrderSchedule } from "./schedule";
 
@@ -58,11 +57,28 @@ export function projectionPending(kv: SyncKvStorage): boolean {
   return kv.get<boolean>(PENDING) === true;
 }
 
+/** What is still to send: the stores `scheduleOutbox` checks. */
+export interface OutboxStores {
+  readonly kv: SyncKvStorage;
+  readonly schedule: OrderSchedule;
+  readonly outbox: { pending(): boolean };
+  readonly alerts: { pending(): boolean };
+}
+
 /** The index row, webhooks, liquidity step and alerts still to send: retried until they are out. */
-export function scheduleOutbox(c: OrderContext, now: number): void {
+export function scheduleOutbox(c: OutboxStores, now: number): void {
   if (projectionPending(c.kv) || c.outbox.pending() || liquidityPending(c.kv) || c.alerts.pending())
     c.schedule.set(DUE.outbox, now + PROJECTION_RETRY_MS);
   else c.schedule.clear(DUE.outbox);
+}
+
+/** What the projection reads and writes: the record, the D1 index, and the event log's position. */
+export interface ProjectionHost {
+  readonly env: Env;
+  readonly kv: SyncKvStorage;
+  readonly journal: { version(): number };
+  record(): OrderRecord | undefined;
+  saveRecord(r: OrderRecord): void;
 }
 
 /**
@@ -71,7 +87,7 @@ export function scheduleOutbox(c: OrderContext, now: number): void {
  * the alarm to retry.
  */
 export async function projectRecord(
-  c: OrderContext,
+  c: ProjectionHost,
   record: OrderRecord,
   needsAction: (r: OrderRecord) => boolean,
 ): Promise<void> {

@@ -1,13 +1,16 @@
+import type { Config } from "../../config";
 import { type OrderRecord, type OrderView, orderView } from "../../domain/order";
 import { type ActionInputs, awaitsDecision, extrasDecidable, orderActions } from "../../domain/order-actions";
-import { pricingNow } from "../../storage/market";
-import type { OrderContext } from "./context";
+import { pricingNow, refundAmountNow } from "../../storage/market";
 import type { ExtraDeposits } from "./extra-deposits";
 import { exchangeNeedsReview } from "./money-steps";
 
-/** What the view asks of the other parts: the refund of an amount now, and whether the late-deposit watch is over. */
-export interface ViewSources {
-  refundAmount(r: OrderRecord, amount: string | null): Promise<string | null>;
+/** What the view reads: the order's storage and configuration, its extra deposits, and whether the late-deposit watch is over. */
+export interface ViewHost {
+  readonly env: Env;
+  readonly config: Config;
+  readonly kv: SyncKvStorage;
+  readonly extraDeposits: ExtraDeposits;
   watchEnded(): boolean;
 }
 
@@ -17,10 +20,7 @@ export interface ViewSources {
  * held funds").
  */
 export class PartnerView {
-  constructor(
-    private readonly c: OrderContext,
-    private readonly sources: ViewSources,
-  ) {}
+  constructor(private readonly host: ViewHost) {}
 
   /** The view with its actions, priced now when the order waits for a decision. */
   async view(r: OrderRecord, now: number): Promise<OrderView> {
@@ -39,12 +39,12 @@ export class PartnerView {
    * is not null, or its exchange waits on the venue for an operator (docs/lifecycle.md, "Venue").
    */
   needsReview(r: OrderRecord): boolean {
-    return this.needsAction(r) || exchangeNeedsReview(this.c.kv, r);
+    return this.needsAction(r) || exchangeNeedsReview(this.host.kv, r);
   }
 
   /** The extra deposits whose refund is offered: none while the order may still take one as its own. */
   awaitingExtras(r: OrderRecord): ReturnType<ExtraDeposits["awaiting"]> {
-    return extrasDecidable(r.status, () => this.sources.watchEnded()) ? this.c.extraDeposits.awaiting() : [];
+    return extrasDecidable(r.status, () => this.host.watchEnded()) ? this.host.extraDeposits.awaiting() : [];
   }
 
   /**
@@ -54,7 +54,7 @@ export class PartnerView {
    */
   async actionInputs(r: OrderRecord, now: number): Promise<ActionInputs> {
     const refundOf = (amount: string | null) =>
-      this.sources.refundAmount(r, amount).then(
+      refundAmountNow(this.host.env.DB, r, amount).then(
         (a) => (a === null ? { unavailable: "no deposit received" } : { amount: a }),
         (err: unknown) => ({ unavailable: `the network fee cannot be read now: ${String(err)}` }),
       );
@@ -63,7 +63,7 @@ export class PartnerView {
       this.awaitingExtras(r).map(async (e) => ({ ...e, refund: await refundOf(e.amount) })),
     );
     if (!awaitsDecision(r)) return { refund, pricing: { unavailable: "no decision on the order" }, extras };
-    const { env, config } = this.c;
+    const { env, config } = this.host;
     const pricing = await pricingNow(
       env,
       config,

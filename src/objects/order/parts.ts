@@ -5,10 +5,11 @@ import { MoneySteps } from "./money-steps";
 import { PartnerView } from "./view";
 
 /**
- * The order's lifecycle: its parts (the deposit watch, the money steps, the decisions
- * on held funds, the partner's view) over one shared context, and the step that drives them.
+ * The order object's composition root: its parts (the deposit watch, the money steps, the
+ * decisions on held funds, the partner's view) built over one context, each given only the members
+ * its host interface names, and the step the alarm drives through them.
  */
-export class OrderLifecycle {
+export class OrderParts {
   readonly c: OrderContext;
   readonly view: PartnerView;
   readonly deposits: DepositTracker;
@@ -18,15 +19,51 @@ export class OrderLifecycle {
   constructor(storage: DurableObjectStorage, env: Env) {
     const c = orderContext(storage, env);
     this.c = c;
-    this.view = new PartnerView(c, {
-      refundAmount: (r, amount) => this.money.refundAmount(r, amount),
+    const { config, kv, schedule, ledger, extraDeposits, alerts } = c;
+    // The journal's three writes, which every part that moves the order makes.
+    const transitions = { apply: c.apply, note: c.note, markProjection: c.markProjection };
+    this.view = new PartnerView({
+      env,
+      config,
+      kv,
+      extraDeposits,
       watchEnded: () => this.deposits.watchEnded(),
     });
     const inputsIfHeld = this.view.inputsIfHeld.bind(this.view);
-    this.deposits = new DepositTracker({ ...c, inputsIfHeld, step: (now) => this.step(now) });
-    this.money = new MoneySteps({ ...c, inputsIfHeld });
+    this.deposits = new DepositTracker({
+      ...transitions,
+      env,
+      config,
+      storage,
+      schedule,
+      extraDeposits,
+      reader: c.reader,
+      saveRecord: c.saveRecord,
+      log: c.log,
+      inputsIfHeld,
+      step: (now) => this.step(now),
+    });
+    this.money = new MoneySteps({
+      ...transitions,
+      env,
+      config,
+      kv,
+      ledger,
+      extraDeposits,
+      alerts,
+      now: c.now,
+      adapters: c.adapters,
+      inputsIfHeld,
+    });
     this.decisions = new OrderDecisions({
-      ...c,
+      ...transitions,
+      config,
+      kv,
+      ledger,
+      extraDeposits,
+      now: c.now,
+      record: c.record,
+      arm: c.arm,
       actionInputs: (r, now) => this.view.actionInputs(r, now),
       awaitingExtras: (r) => this.view.awaitingExtras(r),
       view: (r, now) => this.view.view(r, now),
