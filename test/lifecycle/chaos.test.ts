@@ -92,13 +92,18 @@ describe("fault injection", () => {
     }
 
     const live = new Set(orders.map((o) => o.id));
+    const unfunded = new Set(orders.filter((_, i) => plans[i]?.deposit === null).map((o) => o.id));
     let rounds = 0;
+    // Minute steps while a funded order is live. Never-funded orders only wait for their deadline,
+    // so once they are all that is left the clock moves in 10-minute steps, and once every live
+    // order has expired it jumps past their late-deposit watch.
+    let watchesOver = false;
     try {
       for (; rounds < MAX_ROUNDS && live.size > 0; rounds++) {
         if (rounds % 4 === 3) await gw.settle();
         await simMine("BTC", 1);
         await simMine("XRP", 1);
-        advance(rounds < 60 ? 60_000 : 30 * 60_000);
+        advance([...live].every((id) => unfunded.has(id)) ? 10 * 60_000 : 60_000);
         await setPrices(); // what the cron's price refresh does every minute
         await Promise.all(
           [...live].map(async (id) => {
@@ -116,10 +121,13 @@ describe("fault injection", () => {
             status === "completed" ||
             status === "refunded" ||
             status === "failed" ||
-            (status === "expired" && rounds >= 60);
+            (status === "expired" && watchesOver);
           if (done) live.delete(id);
         }
-        if (rounds === 59) advance(25 * 3_600_000); // let the late-deposit watches end
+        if (!watchesOver && states.every(({ view }) => view?.order.status === "expired")) {
+          advance(25 * 3_600_000); // let the late-deposit watches end
+          watchesOver = true;
+        }
       }
     } finally {
       detach();

@@ -57,9 +57,8 @@ export const BTC_TO_USDT = {
 /**
  * How many orders the fault runs (test/lifecycle/chaos.test.ts, venue-exchange.test.ts) push through.
  * `npm test` uses 60: the least common multiple of the runs' 3-, 4- and 5-way order plans, so every
- * combination of rate type, network and funding still occurs (the chaos run still needs all its
- * rounds, so it saves less than the venue run). `CHAOS_ORDERS=200` (what `.ci/run` adds) is the
- * deep run; the seeds are the same.
+ * combination of rate type, network and funding still occurs. `CHAOS_ORDERS=200` (what `.ci/run`
+ * adds) is the deep run; the seeds are the same.
  */
 export function chaosOrders(): number {
   if (env.CHAOS_ORDERS === "") return 60;
