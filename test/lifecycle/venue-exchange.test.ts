@@ -358,6 +358,7 @@ describe("venue exchange under random faults", () => {
 
   it(`${ORDERS} orders, fills delayed and failing at random, lookups answering 5xx/401/-2015/-1022/-1121/nothing, second legs refused after the first filled, evictions: never two fills for one order leg, never a refund`, async () => {
     const t0 = performance.now();
+    const errors = vi.spyOn(console, "error");
     venue.random = { placeFault: 0.35, lookupFault: 0.35, laterLegRefusal: 0.5, seed: 20261123 };
     const bodies = Array.from({ length: ORDERS }, (_, i) => {
       const body = i % 3 === 2 ? BTC_TO_TRX : BTC_TO_USDT;
@@ -404,6 +405,12 @@ describe("venue exchange under random faults", () => {
     // read as one, would have failed or refunded an order above.
     for (const fault of ["5xx", "401", "2015", "1022", "1121", "hang"] as const)
       expect(venue.lookupFaultsServed.get(fault) ?? 0, `lookups answered ${fault}`).toBeGreaterThan(0);
+    // The waits an operator must see were alerted: our credentials refused, a leg stopped after a fill.
+    const said = (msg: string) => errors.mock.calls.filter((c) => String(c[0]).includes(`"msg":"${msg}"`));
+    expect(said("venue configuration error: needs an operator").length).toBeGreaterThan(0);
+    expect(said("exchange stopped after a filled leg: the order waits in exchanging").length).toBeGreaterThan(
+      0,
+    );
 
     const tally: Record<string, number> = {};
     for (const [i, o] of orders.entries()) {
