@@ -407,10 +407,14 @@ describe("venue exchange under random faults", () => {
       expect(venue.lookupFaultsServed.get(fault) ?? 0, `lookups answered ${fault}`).toBeGreaterThan(0);
     // The waits an operator must see were alerted: our credentials refused, a leg stopped after a fill.
     const said = (msg: string) => errors.mock.calls.filter((c) => String(c[0]).includes(`"msg":"${msg}"`));
-    expect(said("venue configuration error: needs an operator").length).toBeGreaterThan(0);
-    expect(said("exchange stopped after a filled leg: the order waits in exchanging").length).toBeGreaterThan(
-      0,
-    );
+    expect(
+      said("venue configuration error: needs an operator").length,
+      "configuration alerts",
+    ).toBeGreaterThan(0);
+    expect(
+      said("exchange stopped after a filled leg: the order waits in exchanging").length,
+      "stopped-leg alerts",
+    ).toBeGreaterThan(0);
 
     const tally: Record<string, number> = {};
     for (const [i, o] of orders.entries()) {
