@@ -358,7 +358,8 @@ describe("venue exchange under random faults", () => {
 
   it(`${ORDERS} orders, fills delayed and failing at random, lookups answering 5xx/401/-2015/-1022/-1121/nothing, second legs refused after the first filled, evictions: never two fills for one order leg, never a refund`, async () => {
     const t0 = performance.now();
-    venue.random = { placeFault: 0.35, lookupFault: 0.2, laterLegRefusal: 0.5, seed: 20261123 };
+    const errors = vi.spyOn(console, "error");
+    venue.random = { placeFault: 0.35, lookupFault: 0.35, laterLegRefusal: 0.5, seed: 20261123 };
     const bodies = Array.from({ length: ORDERS }, (_, i) => {
       const body = i % 3 === 2 ? BTC_TO_TRX : BTC_TO_USDT;
       // Half of them could be refunded automatically: none may be.
@@ -400,6 +401,20 @@ describe("venue exchange under random faults", () => {
     expect(venue.filledTwice()).toEqual([]);
     // Second legs refused after the first filled: each order waited and placed the leg again.
     expect(venue.refusedLaterLegs.length).toBeGreaterThan(0);
+    // Every lookup fault was served, so a lookup error read as a refusal, or a configuration error
+    // read as one, would have failed or refunded an order above.
+    for (const fault of ["5xx", "401", "2015", "1022", "1121", "hang"] as const)
+      expect(venue.lookupFaultsServed.get(fault) ?? 0, `lookups answered ${fault}`).toBeGreaterThan(0);
+    // The waits an operator must see were alerted: our credentials refused, a leg stopped after a fill.
+    const said = (msg: string) => errors.mock.calls.filter((c) => String(c[0]).includes(`"msg":"${msg}"`));
+    expect(
+      said("venue configuration error: needs an operator").length,
+      "configuration alerts",
+    ).toBeGreaterThan(0);
+    expect(
+      said("exchange stopped after a filled leg: the order waits in exchanging").length,
+      "stopped-leg alerts",
+    ).toBeGreaterThan(0);
 
     const tally: Record<string, number> = {};
     for (const [i, o] of orders.entries()) {
@@ -422,7 +437,7 @@ describe("venue exchange under random faults", () => {
     console.log(
       `venue chaos: ${ORDERS} orders in ${rounds} rounds, ${seconds} s: ${JSON.stringify(tally)}; ${venue.posts.length} POSTs ` +
         `(${faults} beyond one per leg: after 429, -1021, a lost leg or ${venue.refusedLaterLegs.length} second legs refused), ` +
-        `${venue.calls.filter((c) => c === "GET /api/v3/order").length} lookups, ${evictions} evictions`,
+        `${venue.calls.filter((c) => c === "GET /api/v3/order").length} lookups ${JSON.stringify(Object.fromEntries(venue.lookupFaultsServed))}, ${evictions} evictions`,
     );
     expect(venue.calls.filter((c) => c === "GET /api/v3/order").length).toBeGreaterThan(20);
   }, 180_000);

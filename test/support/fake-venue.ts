@@ -125,6 +125,8 @@ export interface FakeVenue {
   random: { placeFault: number; lookupFault: number; seed: number; laterLegRefusal?: number } | null;
   /** Client order ids of later legs refused by `random.laterLegRefusal`. */
   refusedLaterLegs: string[];
+  /** How each GET /api/v3/order was answered ("ok" included), scripted or drawn. */
+  lookupFaultsServed: Map<LookupFault, number>;
   /** Client order ids that traded more than once (must be empty). */
   filledTwice(): string[];
   /** Points the order's object at this venue (EXCHANGE_MODE=binance). */
@@ -215,6 +217,7 @@ export function createFakeVenue(): FakeVenue {
     lookupFaults: [],
     random: null,
     refusedLaterLegs: [],
+    lookupFaultsServed: new Map(),
     filledTwice: () =>
       [...orders]
         .filter(([, rows]) => rows.filter((r) => r.status === "FILLED").length > 1)
@@ -332,7 +335,9 @@ export function createFakeVenue(): FakeVenue {
     http.get(`${VENUE_URL}/api/v3/order`, async ({ request }) => {
       const q = new URL(request.url).searchParams;
       calls.push("GET /api/v3/order");
-      switch (nextLookup()) {
+      const fault = nextLookup();
+      venue.lookupFaultsServed.set(fault, (venue.lookupFaultsServed.get(fault) ?? 0) + 1);
+      switch (fault) {
         case "5xx":
           return new HttpResponse(null, { status: 503 });
         case "401":
