@@ -91,8 +91,8 @@ export default defineConfig(async () => ({
           name: "browser",
           include: ["test/browser/**/*.test.ts"],
           environment: "node",
-          // One `wrangler dev` and one Chromium for all files (test/browser/global-setup.ts); the
-          // files run one after another against them.
+          // One `wrangler dev` and one Chromium for all files, started in the background by
+          // test/browser/global-setup.ts; the files run one after another against them.
           globalSetup: ["./test/browser/global-setup.ts"],
           fileParallelism: false,
           testTimeout: 120_000,

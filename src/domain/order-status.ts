@@ -12,35 +12,14 @@ export function maskAddress(address: string): string {
   return `${address.slice(0, 6)}…${address.slice(-4)}`;
 }
 
-/** The keyless status of an order: never the partner, never a full payout or refund address. */
-export interface PublicOrderStatus {
-  id: string;
-  status: OrderStatus;
-  status_reason: StatusReason | null;
-  coin_from: string;
-  network_from: string;
-  coin_to: string;
-  network_to: string;
-  rate_type: OrderView["rate_type"];
-  amount_from_expected: number;
-  amount_from_received: number | null;
-  amount_to_expected: number;
-  amount_to_actual: number | null;
-  deposit_address: string;
-  deposit_address_tag: string | null;
-  deposit_confirmations: number | null;
-  deposit_confirmations_required: number;
-  recipient_address: string;
-  refund_address: string | null;
-  deposit_txid: string | null;
-  payout_txid: string | null;
-  refund_txid: string | null;
-  expires_at: string;
-  updated_at: string;
-  livemode: boolean;
-}
+/**
+ * The keyless status of an order: never the partner, never a full payout or refund address. Its
+ * shape is stated once, by the route's OrderStatusSchema (the contract); this mapping is checked
+ * against it where the route answers with it, and the type is the mapping's.
+ */
+export type PublicOrderStatus = ReturnType<typeof publicOrderStatus>;
 
-export function publicOrderStatus(o: OrderView): PublicOrderStatus {
+export function publicOrderStatus(o: OrderView) {
   return {
     id: o.id,
     status: o.status,

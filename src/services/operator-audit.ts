@@ -8,23 +8,28 @@ export interface OperatorActor {
   requestId: string;
 }
 
+/** What an audit row records of a decision: the action, on what, the state before and after. */
+export interface OperatorDecision {
+  action: string;
+  entity: { type: string; id: string };
+  before: unknown;
+  after: unknown;
+}
+
 /** The audit row's INSERT, for a change written to D1: run it in the change's batch. */
 export function operatorAuditStatement(
   db: D1Database,
   actor: OperatorActor,
-  action: string,
-  entity: { type: string; id: string },
-  before: unknown,
-  after: unknown,
+  d: OperatorDecision,
 ): D1PreparedStatement {
   return auditStatement(db, {
     at: new Date().toISOString(),
     operator: actor.operator,
-    action,
-    entityType: entity.type,
-    entityId: entity.id,
-    before,
-    after,
+    action: d.action,
+    entityType: d.entity.type,
+    entityId: d.entity.id,
+    before: d.before,
+    after: d.after,
     requestId: actor.requestId,
   });
 }
@@ -33,23 +38,17 @@ export function operatorAuditStatement(
 export async function auditedWrite(
   db: D1Database,
   actor: OperatorActor,
-  action: string,
-  entity: { type: string; id: string },
-  before: unknown,
-  after: unknown,
+  d: OperatorDecision,
   change: D1PreparedStatement,
 ): Promise<void> {
-  await db.batch([change, operatorAuditStatement(db, actor, action, entity, before, after)]);
+  await db.batch([change, operatorAuditStatement(db, actor, d)]);
 }
 
 /** The row of a change that is not a D1 write (an order object's decision), once it is made. */
 export async function auditOperatorAction(
   db: D1Database,
   actor: OperatorActor,
-  action: string,
-  entity: { type: string; id: string },
-  before: unknown,
-  after: unknown,
+  d: OperatorDecision,
 ): Promise<void> {
-  await operatorAuditStatement(db, actor, action, entity, before, after).run();
+  await operatorAuditStatement(db, actor, d).run();
 }

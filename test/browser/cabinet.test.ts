@@ -4,10 +4,10 @@
 import { describe, expect, it } from "vitest";
 import {
   ADMIN_TOKEN,
-  admin,
   browserSession,
   inviteUrl,
   landOn,
+  newPartner,
   ORDER,
   ORIGIN,
   postOrder,
@@ -22,13 +22,11 @@ const createOrder = (key: string) => postOrder(key, ORDER);
 describe("partner cabinet in Chromium", () => {
   it("invite → passkey → key → order → roll → revoke → viewer → sign out", async () => {
     expect(ADMIN_TOKEN).toBeTruthy();
-    const partner = (await (await admin("/partners", { json: { name: "Demo Wallet" } })).json()) as {
-      id: string;
-    };
+    const partnerId = await newPartner("Demo Wallet");
     const { ctx, page } = await withPasskeys(suite.browser());
 
     // Invite link → register a passkey → signed in on the keys page.
-    await page.goto(await inviteUrl(partner.id, "dev@demo-wallet.example", "admin"));
+    await page.goto(await inviteUrl(partnerId, "dev@demo-wallet.example", "admin"));
     await expect.poll(() => page.title()).toContain("Accept invitation");
     await shot(page, "01-invite");
     await page.getByRole("button", { name: "Create passkey and sign in" }).click();

@@ -2,9 +2,13 @@
 // `wrangler dev` and Chromium. The files run one after another and each makes its own partner, so
 // one server serves them all; starting one per file cost a wrangler build, a migration run and a
 // browser launch each (docs/performance.md, "Test-suite time").
-import { mkdirSync } from "node:fs";
+//
+// Vitest runs every project's global setup before the first test file of any project, and the
+// browser files run last, so both start in the background: the workers files do not wait for them,
+// and the browser files wait until they answer (harness.ts, `serverReady`).
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import type { TestProject } from "vitest/node";
-import { ARTIFACTS, launchBrowserServer, startWorker } from "./processes";
+import { ARTIFACTS, CHROMIUM_WS, launchBrowserServer, STARTUP_ERROR, startWorker } from "./processes";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -12,19 +16,19 @@ declare module "vitest" {
   }
 }
 
-export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+export default function setup(project: TestProject): () => Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
-  const browser = await launchBrowserServer();
-  try {
-    // The orders test follows an order to `completed` in the page: the chain is polled every second.
-    const worker = await startWorker({ CHAIN_POLL_SECONDS: "1", RETRY_BASE_SECONDS: "1" });
-    project.provide("chromiumWsEndpoint", browser.wsEndpoint());
-    return async () => {
-      await browser.close();
-      await worker.stop();
-    };
-  } catch (err) {
-    await browser.close();
-    throw err;
-  }
+  rmSync(STARTUP_ERROR, { force: true });
+  project.provide("chromiumWsEndpoint", CHROMIUM_WS);
+  const failed = (err: unknown) => {
+    writeFileSync(STARTUP_ERROR, String(err instanceof Error ? (err.stack ?? err) : err));
+    return null;
+  };
+  const browser = launchBrowserServer().catch(failed);
+  // The orders test follows an order to `completed` in the page: the chain is polled every second.
+  const worker = startWorker({ CHAIN_POLL_SECONDS: "1", RETRY_BASE_SECONDS: "1" }).catch(failed);
+  return async () => {
+    await (await browser)?.close();
+    await (await worker)?.stop();
+  };
 }

@@ -1,11 +1,11 @@
 // What the browser tests share: the one `wrangler dev` and the one Chromium that the project's
 // global setup (./global-setup.ts, via ./processes.ts) starts for all of them, and page helpers.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { type Browser, type BrowserContext, chromium, type Frame, type Page } from "playwright-core";
 import { afterAll, beforeAll, expect, inject } from "vitest";
-import { ADMIN_TOKEN, ARTIFACTS, ORIGIN } from "./processes";
+import { ADMIN_TOKEN, ARTIFACTS, ORIGIN, STARTUP_ERROR } from "./processes";
 
 export { ADMIN_TOKEN, ARTIFACTS, ORIGIN, PORT, RECEIVER_PORT } from "./processes";
 
@@ -74,14 +74,64 @@ export async function inviteUrl(partnerId: string, email: string, role: string):
   return ((await res.json()) as { url: string }).url;
 }
 
+/** A partner made by the operator (its id). */
+export async function newPartner(name: string, fields: Record<string, unknown> = {}): Promise<string> {
+  const res = await admin("/partners", { json: { name, ...fields } });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { id: string }).id;
+}
+
+/** An API key the operator issues for a partner (the full secret). */
+export async function newKey(partnerId: string, mode: "live" | "test" = "live"): Promise<string> {
+  const res = await admin(`/partners/${partnerId}/keys`, { json: { mode } });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { key: string }).key;
+}
+
+/** Accepts an invite in `page` (its context has a passkey store): signed in on the keys page. */
+export async function signInByInvite(page: Page, partnerId: string, email: string, role: string) {
+  await page.goto(await inviteUrl(partnerId, email, role));
+  await page.getByRole("button", { name: "Create passkey and sign in" }).click();
+  await landOn(page, "/cabinet/keys");
+}
+
 /**
- * The shared Chromium for a test file: connected before its tests, disconnected after (the browser
- * itself and the Worker run until the whole browser project is done).
+ * Retries `attempt` until it succeeds; fails with the global setup's startup error when there is
+ * one (the processes start in the background, global-setup.ts).
+ */
+async function whenStarted<T>(what: string, attempt: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + 170_000;
+  for (;;) {
+    if (existsSync(STARTUP_ERROR))
+      throw new Error(`${what} did not start: ${readFileSync(STARTUP_ERROR, "utf8")}`);
+    try {
+      return await attempt();
+    } catch (err) {
+      if (Date.now() > deadline) throw new Error(`${what} did not start in time: ${err}`);
+    }
+    await new Promise((r) => setTimeout(r, 300));
+  }
+}
+
+/** Before a file's tests: waits until the shared `wrangler dev` answers. */
+export function serverReady(): void {
+  beforeAll(async () => {
+    await whenStarted("wrangler dev", async () => {
+      const res = await fetch(`${ORIGIN}/cabinet/sign-in`);
+      if (res.status !== 200) throw new Error(`status ${res.status}`);
+    });
+  });
+}
+
+/**
+ * The shared Chromium for a test file: connected before its tests (once it and the Worker are up),
+ * disconnected after (the browser itself and the Worker run until the whole project is done).
  */
 export function browserSession(): { browser(): Browser } {
   let browser: Browser | undefined;
+  serverReady();
   beforeAll(async () => {
-    browser = await chromium.connect(inject("chromiumWsEndpoint"));
+    browser = await whenStarted("Chromium", () => chromium.connect(inject("chromiumWsEndpoint")));
   });
   afterAll(async () => {
     await browser?.close();

@@ -3,14 +3,15 @@
 // view with the error body. Screenshots in test-artifacts/cabinet/logs-*.png.
 import { describe, expect, it } from "vitest";
 import {
-  admin,
   browserSession,
-  inviteUrl,
   landOn,
+  newKey,
+  newPartner,
   ORDER,
   ORIGIN,
   postOrder,
   shot,
+  signInByInvite,
   withPasskeys,
 } from "./harness";
 
@@ -18,16 +19,10 @@ const suite = browserSession();
 
 describe("cabinet Logs in Chromium", () => {
   it("shows a keyed request with its request id within seconds; filters and the detail view", async () => {
-    const partner = (await (await admin("/partners", { json: { name: "Logs Wallet" } })).json()) as {
-      id: string;
-    };
-    const key = (
-      (await (await admin(`/partners/${partner.id}/keys`, { json: {} })).json()) as { key: string }
-    ).key;
+    const partnerId = await newPartner("Logs Wallet");
+    const key = await newKey(partnerId);
     const { ctx, page } = await withPasskeys(suite.browser());
-    await page.goto(await inviteUrl(partner.id, "dev@logs-wallet.example", "developer"));
-    await page.getByRole("button", { name: "Create passkey and sign in" }).click();
-    await landOn(page, "/cabinet/keys");
+    await signInByInvite(page, partnerId, "dev@logs-wallet.example", "developer");
 
     const created = await postOrder(key, ORDER);
     expect(created.status).toBe(201);

@@ -9,13 +9,15 @@ import { describe, expect, it } from "vitest";
 import {
   admin,
   browserSession,
-  inviteUrl,
   landOn,
+  newKey,
+  newPartner,
   ORDER,
   ORIGIN,
   orderStatus,
   postOrder,
   shot,
+  signInByInvite,
   withPasskeys,
 } from "./harness";
 
@@ -48,14 +50,8 @@ const badge = (page: Page) => page.locator("h1 [data-testid=status]");
 
 describe("cabinet orders in Chromium", () => {
   it("find, follow to completed, export, refund an underpaid order, overview and earnings", async () => {
-    const partner = (await (
-      await admin("/partners", { json: { name: "Orders Wallet", markup_bps: 100 } })
-    ).json()) as {
-      id: string;
-    };
-    const key = (
-      (await (await admin(`/partners/${partner.id}/keys`, { json: {} })).json()) as { key: string }
-    ).key;
+    const partnerId = await newPartner("Orders Wallet", { markup_bps: 100 });
+    const key = await newKey(partnerId);
     const orders = [
       await createOrder(key),
       await createOrder(key, { ...ORDER, rate_type: "fixed" }),
@@ -65,9 +61,7 @@ describe("cabinet orders in Chromium", () => {
     const { ctx, page } = await withPasskeys(suite.browser());
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(String(e)));
-    await page.goto(await inviteUrl(partner.id, "ops@orders-wallet.example", "admin"));
-    await page.getByRole("button", { name: "Create passkey and sign in" }).click();
-    await landOn(page, "/cabinet/keys");
+    await signInByInvite(page, partnerId, "ops@orders-wallet.example", "admin");
 
     // The list, then a search by lower-case short_id and one by deposit address.
     await page.getByRole("link", { name: "Orders", exact: true }).click();

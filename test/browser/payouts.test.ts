@@ -3,25 +3,21 @@
 // closes a test month and sees the test statement paid; its printable view and CSV. Screenshots go
 // to test-artifacts/cabinet/.
 import { describe, expect, it } from "vitest";
-import { admin, browserSession, inviteUrl, landOn, ORIGIN, shot, withPasskeys } from "./harness";
+import { admin, browserSession, newPartner, ORIGIN, shot, signInByInvite, withPasskeys } from "./harness";
 
 const suite = browserSession();
 const TRON = "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL";
 
 describe("payouts in Chromium", () => {
   it("sets the payout address with step-up, then a test statement is paid", async () => {
-    const partner = (await (await admin("/partners", { json: { name: "Payout Wallet" } })).json()) as {
-      id: string;
-    };
+    const partnerId = await newPartner("Payout Wallet");
     // Something to pay in test mode: an operator adjustment on the next test statement.
-    const adj = await admin(`/partners/${partner.id}/statement-adjustments`, {
+    const adj = await admin(`/partners/${partnerId}/statement-adjustments`, {
       json: { amount_usd: "75", reason: "test-mode bonus", mode: "test" },
     });
     expect(adj.status).toBe(201);
     const { page } = await withPasskeys(suite.browser());
-    await page.goto(await inviteUrl(partner.id, "finance@payout-wallet.example", "admin"));
-    await page.getByRole("button", { name: "Create passkey and sign in" }).click();
-    await landOn(page, "/cabinet/keys");
+    await signInByInvite(page, partnerId, "finance@payout-wallet.example", "admin");
 
     await page.goto(`${ORIGIN}/cabinet/payouts?mode=test`);
     await expect.poll(() => page.title()).toContain("Payouts");

@@ -13,8 +13,13 @@ const INSPECTOR_PORT = Number(process.env.BROWSER_TEST_INSPECTOR_PORT ?? 9240);
 /** The local webhook receiver of the webhooks test (a plain Node server on 127.0.0.1). */
 export const RECEIVER_PORT = Number(process.env.BROWSER_TEST_RECEIVER_PORT ?? 8743);
 export const ORIGIN = `http://localhost:${PORT}`;
+/** Chromium's server listens on a known port and path, so its endpoint is known before it starts. */
+const CHROMIUM_PORT = Number(process.env.BROWSER_TEST_CHROMIUM_PORT ?? PORT + 3);
+export const CHROMIUM_WS = `ws://127.0.0.1:${CHROMIUM_PORT}/chromium`;
 export const ADMIN_TOKEN = "browser-test-admin-token";
 export const ARTIFACTS = join(process.cwd(), "test-artifacts", "cabinet");
+/** Where the global setup writes why `wrangler dev` or Chromium could not start. */
+export const STARTUP_ERROR = join(ARTIFACTS, "startup-error.txt");
 
 const ENV = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", CI: "1" };
 
@@ -98,7 +103,14 @@ const launchArgs = () => sparticuz.args.filter((a) => !UNWANTED.test(a));
 export async function launchBrowserServer(): Promise<BrowserServer> {
   try {
     const executablePath = process.env.CHROMIUM_PATH ?? (await sparticuz.executablePath());
-    return await chromium.launchServer({ executablePath, args: launchArgs(), headless: true });
+    return await chromium.launchServer({
+      executablePath,
+      args: launchArgs(),
+      headless: true,
+      host: "127.0.0.1",
+      port: CHROMIUM_PORT,
+      wsPath: "/chromium",
+    });
   } catch (err) {
     throw new Error(
       `No Chromium could start (${String(err).split("\n")[0]}): set CHROMIUM_PATH to a Chrome/Chromium binary.`,

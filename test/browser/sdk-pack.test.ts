@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { admin, ORIGIN } from "./harness";
+import { newKey, newPartner, ORIGIN, serverReady } from "./harness";
 
 const ROOT = process.cwd();
 const project = mkdtempSync(join(tmpdir(), "sdk-consumer-"));
@@ -41,6 +41,8 @@ export async function settle(id: string): Promise<Order["status"]> {
 }
 `;
 
+serverReady();
+
 describe("the packed SDK", () => {
   it("packs from sdk/ alone; CommonJS and ESM scripts each run a test order; both typings check", async () => {
     const packDir = join(project, "pack");
@@ -57,14 +59,8 @@ describe("the packed SDK", () => {
     symlinkSync(join(ROOT, "node_modules", "openapi-fetch"), join(project, "node_modules", "openapi-fetch"));
     expect(readdirSync(pkg).sort()).toEqual(["LICENSE", "README.md", "dist", "openapi.json", "package.json"]);
 
-    const partner = (await (await admin("/partners", { json: { name: "SDK Wallet" } })).json()) as {
-      id: string;
-    };
-    const key = (
-      (await (await admin(`/partners/${partner.id}/keys`, { json: { mode: "test" } })).json()) as {
-        key: string;
-      }
-    ).key;
+    const partnerId = await newPartner("SDK Wallet");
+    const key = await newKey(partnerId, "test");
     writeFileSync(
       join(project, "order.cjs"),
       script('const { ApiError, createClient } = require("@swap-partner-api/sdk");'),

@@ -7,13 +7,15 @@ import { describe, expect, it } from "vitest";
 import {
   admin,
   browserSession,
-  inviteUrl,
   landOn,
+  newKey,
+  newPartner,
   ORDER,
   ORIGIN,
   orderStatus,
   postOrder,
   shot,
+  signInByInvite,
   withPasskeys,
 } from "./harness";
 
@@ -28,12 +30,8 @@ interface Order {
 
 describe("step-up in Chromium", () => {
   it("a refund to a typed address needs the passkey again, with user verification", async () => {
-    const partner = (await (await admin("/partners", { json: { name: "Step-up Wallet" } })).json()) as {
-      id: string;
-    };
-    const key = (
-      (await (await admin(`/partners/${partner.id}/keys`, { json: {} })).json()) as { key: string }
-    ).key;
+    const partnerId = await newPartner("Step-up Wallet");
+    const key = await newKey(partnerId);
     const order = (await (await postOrder(key, ORDER)).json()) as Order;
     expect(
       (await admin("/sim/BTC/transfers", { json: { to: order.deposit_address, amount: "0.0003" } })).status,
@@ -44,9 +42,7 @@ describe("step-up in Chromium", () => {
     const { ctx, page, userVerified } = await withPasskeys(suite.browser());
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(String(e)));
-    await page.goto(await inviteUrl(partner.id, "ops@step-up.example", "developer"));
-    await page.getByRole("button", { name: "Create passkey and sign in" }).click();
-    await landOn(page, "/cabinet/keys");
+    await signInByInvite(page, partnerId, "ops@step-up.example", "developer");
 
     await page.goto(`${ORIGIN}/cabinet/orders/${order.short_id}`);
     await page.getByTestId("refund-address").fill(REFUND_TO);

@@ -8,13 +8,15 @@ import { verifyWebhook } from "../../docs/examples/verify-webhook";
 import {
   admin,
   browserSession,
-  inviteUrl,
   landOn,
+  newKey,
+  newPartner,
   ORDER,
   ORIGIN,
   postOrder,
   RECEIVER_PORT,
   shot,
+  signInByInvite,
   withPasskeys,
 } from "./harness";
 
@@ -56,13 +58,9 @@ afterAll(async () => {
 
 describe("webhooks and settings in Chromium", () => {
   it("endpoint → secret → test event refused once → resend delivered; markup within the cap", async () => {
-    const partner = (await (await admin("/partners", { json: { name: "Hook Wallet" } })).json()) as {
-      id: string;
-    };
+    const partnerId = await newPartner("Hook Wallet");
     const { ctx, page } = await withPasskeys(suite.browser());
-    await page.goto(await inviteUrl(partner.id, "dev@hook-wallet.example", "admin"));
-    await page.getByRole("button", { name: "Create passkey and sign in" }).click();
-    await landOn(page, "/cabinet/keys");
+    await signInByInvite(page, partnerId, "dev@hook-wallet.example", "admin");
 
     await page.getByRole("link", { name: "Webhooks" }).click();
     await landOn(page, "/cabinet/webhooks");
@@ -144,7 +142,7 @@ describe("webhooks and settings in Chromium", () => {
     await page.getByRole("button", { name: "Save e-mail" }).click();
     await expect.poll(() => page.getByTestId("notice").textContent()).toBe("Saved.");
     await shot(page, "15-settings");
-    const p = (await (await admin(`/partners/${partner.id}`)).json()) as Record<string, unknown>;
+    const p = (await (await admin(`/partners/${partnerId}`)).json()) as Record<string, unknown>;
     expect(p).toMatchObject({
       markup_bps: 150,
       max_markup_bps: 200,
@@ -160,18 +158,10 @@ describe("webhooks and settings in Chromium", () => {
   });
 
   it("Test view: its own endpoint; the log filtered by a short_id, and the filter survives a resend", async () => {
-    const partner = (await (await admin("/partners", { json: { name: "Hook Test Wallet" } })).json()) as {
-      id: string;
-    };
-    const testKey = (
-      (await (await admin(`/partners/${partner.id}/keys`, { json: { mode: "test" } })).json()) as {
-        key: string;
-      }
-    ).key;
+    const partnerId = await newPartner("Hook Test Wallet");
+    const testKey = await newKey(partnerId, "test");
     const { ctx, page } = await withPasskeys(suite.browser());
-    await page.goto(await inviteUrl(partner.id, "dev@hook-test-wallet.example", "developer"));
-    await page.getByRole("button", { name: "Create passkey and sign in" }).click();
-    await landOn(page, "/cabinet/keys");
+    await signInByInvite(page, partnerId, "dev@hook-test-wallet.example", "developer");
     await page.goto(`${ORIGIN}/cabinet/webhooks?mode=test`);
     await shot(page, "17-webhooks-test-view");
     await expect

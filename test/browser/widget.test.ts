@@ -11,12 +11,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   admin,
   browserSession,
-  inviteUrl,
   landOn,
+  newKey,
+  newPartner,
   ORIGIN,
   PORT,
   seriousViolations,
   shot,
+  signInByInvite,
   withPasskeys,
 } from "./harness";
 
@@ -74,12 +76,8 @@ async function decodeQr(target: Page | Frame, page: Page): Promise<string | null
 }
 
 async function partnerWithKeys(name: string) {
-  const partner = (await (await admin("/partners", { json: { name, markup_bps: 100 } })).json()) as {
-    id: string;
-  };
-  const key = async (mode: string) =>
-    ((await (await admin(`/partners/${partner.id}/keys`, { json: { mode } })).json()) as { key: string }).key;
-  return { id: partner.id, live: await key("live"), test: await key("test") };
+  const id = await newPartner(name, { markup_bps: 100 });
+  return { id, live: await newKey(id), test: await newKey(id, "test") };
 }
 
 async function widget(partnerId: string, body: Record<string, unknown>): Promise<string> {
@@ -287,9 +285,7 @@ describe("the end user's side in Chromium", () => {
   it("the cabinet's Widgets page: create one, see its snippet, preview and 30-day counts", async () => {
     const p = await partnerWithKeys("Widget Cabinet");
     const { ctx, page } = await withPasskeys(suite.browser());
-    await page.goto(await inviteUrl(p.id, "dev@widget-cabinet.example", "admin"));
-    await page.getByRole("button", { name: "Create passkey and sign in" }).click();
-    await landOn(page, "/cabinet/keys");
+    await signInByInvite(page, p.id, "dev@widget-cabinet.example", "admin");
     await page.getByRole("link", { name: "Widgets", exact: true }).click();
     await landOn(page, "/cabinet/widgets");
     await page.fill("textarea[name=allowed_origins]", SHOP);

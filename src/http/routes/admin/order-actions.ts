@@ -50,14 +50,12 @@ for (const i of [0, 1, 2] as const) {
       actionBody(i, c.req.valid("json")),
       c.req.valid("header")["idempotency-key"],
     );
-    await auditOperatorAction(
-      c.env.DB,
-      operatorOf(c),
-      `order.${ACTION_ROUTES[i].action}`,
-      { type: "order", id: order.id },
-      null,
-      { request: c.req.valid("json"), status: order.status },
-    );
+    await auditOperatorAction(c.env.DB, operatorOf(c), {
+      action: `order.${ACTION_ROUTES[i].action}`,
+      entity: { type: "order", id: order.id },
+      before: null,
+      after: { request: c.req.valid("json"), status: order.status },
+    });
     c.header("Cache-Control", "no-store");
     return c.json(order, 200);
   });

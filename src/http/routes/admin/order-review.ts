@@ -128,14 +128,12 @@ export const adminOrderReviewRouter = createRouter<AppEnv>()
         c.req.valid("param").id,
         c.req.valid("json"),
       );
-      await auditOperatorAction(
-        c.env.DB,
-        operatorOf(c),
-        "order.resolve",
-        { type: "order", id: order.id },
-        null,
-        { ...c.req.valid("json"), status: order.status },
-      );
+      await auditOperatorAction(c.env.DB, operatorOf(c), {
+        action: "order.resolve",
+        entity: { type: "order", id: order.id },
+        before: null,
+        after: { ...c.req.valid("json"), status: order.status },
+      });
       c.header("Cache-Control", "no-store");
       return c.json(order, 200);
     },

@@ -224,10 +224,7 @@ export const adminPartnersRouter = createRouter()
       await auditedWrite(
         c.env.DB,
         operatorOf(c),
-        "partner.create",
-        { type: "partner", id: row.id },
-        null,
-        row,
+        { action: "partner.create", entity: { type: "partner", id: row.id }, before: null, after: row },
         insertPartnerStatement(c.env.DB, row),
       );
       return c.json(partnerView(row), 201);
@@ -358,14 +355,12 @@ export const adminPartnersRouter = createRouter()
         },
         // Never the secret: the key's id, mode and scopes.
         ({ key: _secret, ...recorded }) => [
-          operatorAuditStatement(
-            c.env.DB,
-            operatorOf(c),
-            "key.issue",
-            { type: "api_key", id: recorded.key_id },
-            null,
-            { partner_id: partnerId, ...recorded },
-          ),
+          operatorAuditStatement(c.env.DB, operatorOf(c), {
+            action: "key.issue",
+            entity: { type: "api_key", id: recorded.key_id },
+            before: null,
+            after: { partner_id: partnerId, ...recorded },
+          }),
         ],
       );
       c.header("Cache-Control", "no-store");
@@ -417,10 +412,12 @@ export const adminPartnersRouter = createRouter()
       await auditedWrite(
         c.env.DB,
         operatorOf(c),
-        "key.revoke",
-        { type: "api_key", id: key_id },
-        null,
-        { partner_id: id, revoked: true },
+        {
+          action: "key.revoke",
+          entity: { type: "api_key", id: key_id },
+          before: null,
+          after: { partner_id: id, revoked: true },
+        },
         revokeKeyStatement(c.env.DB, id, key_id, new Date().toISOString()),
       );
       invalidateKeyCache();
