@@ -4,6 +4,7 @@ import { parseApiKey, secretMatches, signatureValid } from "../../domain/credent
 import { type KeyScope, parseScopes } from "../../domain/key-scopes";
 import type { Partner } from "../../domain/partner";
 import { findKey, touchKey } from "../../storage/partners";
+import { setAnswerHeaders } from "../answer-headers";
 import type { AppEnv } from "../app-env";
 import { ApiError } from "../errors";
 import { keyAllowsIp } from "./key-allowlist";
@@ -111,31 +112,43 @@ export function partnerAuth(mode: "required" | "optional"): MiddlewareHandler<Ap
         throw unauthorized("Missing API key: send `Authorization: Bearer <key>`.");
       if (raw !== null) result = await authenticate(c, raw);
     } catch (err) {
-      await enforceRateLimit(c, ipBucket(c), config.PUBLIC_RATE_LIMIT_PER_MINUTE);
+      // The refusal carries the headers too: onError's answer takes the ones set here.
+      for (const [k, v] of Object.entries(
+        await enforceRateLimit(c, ipBucket(c), config.PUBLIC_RATE_LIMIT_PER_MINUTE),
+      ))
+        c.header(k, v);
       throw err;
     }
+    let limits: Record<string, string>;
     if (!result) {
-      await enforceRateLimit(c, ipBucket(c), config.PUBLIC_RATE_LIMIT_PER_MINUTE);
+      limits = await enforceRateLimit(c, ipBucket(c), config.PUBLIC_RATE_LIMIT_PER_MINUTE);
     } else {
       // Known before the limit is checked, so a 429 shows in the partner's request log too.
       c.set("partner", result.partner);
       c.set("apiKeyId", result.keyId);
       c.set("keyScopes", result.scopes);
-      await enforceRateLimit(c, partnerBucket(result.partner.id), result.partner.rateLimitPerMinute);
+      limits = await enforceRateLimit(c, partnerBucket(result.partner.id), result.partner.rateLimitPerMinute);
       c.executionCtx.waitUntil(touchKey(c.env.DB, result.keyId));
     }
     await next();
+    setAnswerHeaders(c, limits);
   });
 }
 
 /** The operator API: per-IP, before the token is checked, in a bucket of its own. */
 export const adminRateLimit = createMiddleware<AppEnv>(async (c, next) => {
-  await enforceRateLimit(c, `admin-${ipBucket(c)}`, c.get("config").ADMIN_RATE_LIMIT_PER_MINUTE);
+  const limits = await enforceRateLimit(
+    c,
+    `admin-${ipBucket(c)}`,
+    c.get("config").ADMIN_RATE_LIMIT_PER_MINUTE,
+  );
   await next();
+  setAnswerHeaders(c, limits);
 });
 
 /** Public routes: per-IP limit only. */
 export const publicRateLimit = createMiddleware<AppEnv>(async (c, next) => {
-  await enforceRateLimit(c, ipBucket(c), c.get("config").PUBLIC_RATE_LIMIT_PER_MINUTE);
+  const limits = await enforceRateLimit(c, ipBucket(c), c.get("config").PUBLIC_RATE_LIMIT_PER_MINUTE);
   await next();
+  setAnswerHeaders(c, limits);
 });
