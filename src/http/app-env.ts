@@ -16,6 +16,8 @@ export interface AppEnv {
     apiKeyId?: string;
     /** What that key may do (src/domain/key-scopes.ts); checked by requireScope. */
     keyScopes?: readonly KeyScope[];
+    /** The order a POST /partner/orders answered with, for the partner's request log. */
+    createdOrderId?: string;
   };
 }
 

@@ -3,7 +3,8 @@ import { createMiddleware } from "hono/factory";
 import { parseApiKey, secretMatches, signatureValid } from "../../domain/credentials";
 import { type KeyScope, parseScopes } from "../../domain/key-scopes";
 import type { Partner } from "../../domain/partner";
-import { findKey, touchKey } from "../../storage/partners";
+import { findKey, type KeyWithPartner, touchKey } from "../../storage/partners";
+import { setAnswerHeaders } from "../answer-headers";
 import type { AppEnv } from "../app-env";
 import { ApiError } from "../errors";
 import { keyAllowsIp } from "./key-allowlist";
@@ -56,7 +57,7 @@ async function keyMatches(row: object, secret: string, storedHash: string): Prom
 interface Authenticated {
   partner: Partner;
   keyId: string;
-  scopes: KeyScope[];
+  scopes: readonly KeyScope[];
 }
 
 async function authenticate(c: Context<AppEnv>, raw: string): Promise<Authenticated> {
@@ -82,18 +83,33 @@ async function authenticate(c: Context<AppEnv>, raw: string): Promise<Authentica
     throw new ApiError(403, "partner_inactive", "Partner account is not active.");
   if (!keyAllowsIp(found.key.ip_allowlist, clientIp(c)))
     throw new ApiError(403, "ip_not_allowed", "This API key is not allowed from your IP address.");
-  const p = found.partner;
-  return {
-    keyId: parsed.keyId,
-    scopes: parseScopes(found.key.scopes),
-    partner: {
-      id: p.id,
-      name: p.name,
-      markupBps: p.markup_bps,
-      rateLimitPerMinute: p.rate_limit_per_minute,
-      livemode: found.key.mode !== "test",
-    },
-  };
+  return identityOf(found);
+}
+
+/**
+ * Who a cached key row authenticates, made once per row (the key cache holds it 30 s) rather than
+ * per request: its scopes parsed and the partner as the routes see it. Frozen, as requests share it.
+ */
+const identities = new WeakMap<KeyWithPartner, Authenticated>();
+
+function identityOf(found: KeyWithPartner): Authenticated {
+  let identity = identities.get(found);
+  if (identity === undefined) {
+    const p = found.partner;
+    identity = Object.freeze({
+      keyId: found.key.key_id,
+      scopes: Object.freeze(parseScopes(found.key.scopes)),
+      partner: Object.freeze({
+        id: p.id,
+        name: p.name,
+        markupBps: p.markup_bps,
+        rateLimitPerMinute: p.rate_limit_per_minute,
+        livemode: found.key.mode !== "test",
+      }),
+    });
+    identities.set(found, identity);
+  }
+  return identity;
 }
 
 /**
@@ -111,31 +127,43 @@ export function partnerAuth(mode: "required" | "optional"): MiddlewareHandler<Ap
         throw unauthorized("Missing API key: send `Authorization: Bearer <key>`.");
       if (raw !== null) result = await authenticate(c, raw);
     } catch (err) {
-      await enforceRateLimit(c, ipBucket(c), config.PUBLIC_RATE_LIMIT_PER_MINUTE);
+      // The refusal carries the headers too: onError's answer takes the ones set here.
+      for (const [k, v] of Object.entries(
+        await enforceRateLimit(c, ipBucket(c), config.PUBLIC_RATE_LIMIT_PER_MINUTE),
+      ))
+        c.header(k, v);
       throw err;
     }
+    let limits: Record<string, string>;
     if (!result) {
-      await enforceRateLimit(c, ipBucket(c), config.PUBLIC_RATE_LIMIT_PER_MINUTE);
+      limits = await enforceRateLimit(c, ipBucket(c), config.PUBLIC_RATE_LIMIT_PER_MINUTE);
     } else {
       // Known before the limit is checked, so a 429 shows in the partner's request log too.
       c.set("partner", result.partner);
       c.set("apiKeyId", result.keyId);
       c.set("keyScopes", result.scopes);
-      await enforceRateLimit(c, partnerBucket(result.partner.id), result.partner.rateLimitPerMinute);
+      limits = await enforceRateLimit(c, partnerBucket(result.partner.id), result.partner.rateLimitPerMinute);
       c.executionCtx.waitUntil(touchKey(c.env.DB, result.keyId));
     }
     await next();
+    setAnswerHeaders(c, limits);
   });
 }
 
 /** The operator API: per-IP, before the token is checked, in a bucket of its own. */
 export const adminRateLimit = createMiddleware<AppEnv>(async (c, next) => {
-  await enforceRateLimit(c, `admin-${ipBucket(c)}`, c.get("config").ADMIN_RATE_LIMIT_PER_MINUTE);
+  const limits = await enforceRateLimit(
+    c,
+    `admin-${ipBucket(c)}`,
+    c.get("config").ADMIN_RATE_LIMIT_PER_MINUTE,
+  );
   await next();
+  setAnswerHeaders(c, limits);
 });
 
 /** Public routes: per-IP limit only. */
 export const publicRateLimit = createMiddleware<AppEnv>(async (c, next) => {
-  await enforceRateLimit(c, ipBucket(c), c.get("config").PUBLIC_RATE_LIMIT_PER_MINUTE);
+  const limits = await enforceRateLimit(c, ipBucket(c), c.get("config").PUBLIC_RATE_LIMIT_PER_MINUTE);
   await next();
+  setAnswerHeaders(c, limits);
 });

@@ -26,8 +26,15 @@ function headers(bucket: string, d: RateLimitDecision): Record<string, string> {
 /** Module scope: shared by every request this isolate serves (see docs/auth-and-limits.md). */
 const limiter = new IsolateRateLimiter();
 
-/** Counts one request against `bucket`; throws 429 once the per-minute limit is spent. */
-export async function enforceRateLimit(c: Context<AppEnv>, bucket: string, limit: number): Promise<void> {
+/**
+ * Counts one request against `bucket`; throws 429 once the per-minute limit is spent. Returns the
+ * headers that tell the client where it stands, for the answer (setAnswerHeaders after `next()`).
+ */
+export async function enforceRateLimit(
+  c: Context<AppEnv>,
+  bucket: string,
+  limit: number,
+): Promise<Record<string, string>> {
   const decision = await limiter.hit(
     bucket,
     limit,
@@ -43,7 +50,7 @@ export async function enforceRateLimit(c: Context<AppEnv>, bucket: string, limit
       { headers: { ...h, "Retry-After": String(decision.resetSeconds) } },
     );
   }
-  for (const [k, v] of Object.entries(h)) c.header(k, v);
+  return h;
 }
 
 /** The client's address as Cloudflare reports it; local tools that send none share one bucket. */

@@ -10,7 +10,6 @@ import type { AppEnv } from "../app-env";
 import { enabled as benchRoutesOn } from "../routes/bench";
 import { clientIp } from "./rate-limit";
 
-const CREATE_ORDER = "/api/v1/partner/orders";
 export const BENCH_NO_LOG = "x-bench-no-request-log";
 /** Reading the log is not logged: a script polling it would fill it with itself. */
 const LOGS = "/api/v1/partner/logs";
@@ -28,32 +27,32 @@ export const requestLog: MiddlewareHandler<AppEnv> = async (c, next) => {
   const config = c.get("config");
   if (!partner || !keyId || !config.REQUEST_LOG || c.req.path === LOGS) return;
   // The bench's "log off" row (scripts/bench.mjs): only where the bench routes are on.
-  if (c.req.header(BENCH_NO_LOG) !== undefined && benchRoutesOn(c.env)) return;
+  if (benchRoutesOn(c.env) && c.req.header(BENCH_NO_LOG) !== undefined) return;
   const { status } = c.res;
   const failed = status >= 400;
-  const created = c.req.method === "POST" && c.req.path === CREATE_ORDER && status < 300;
-  // An error's body (and a created order's id) is read from the answer, which is small and
-  // already in memory. Read here and answered again: a clone read later would wait for the
-  // client to read the original, which a client need not do.
+  // An error's body is read from the answer, which is small and already in memory. Read here and
+  // answered again: a clone read later would wait for the client to read the original, which a
+  // client need not do.
   let body: string | null = null;
-  if (failed || created) {
+  if (failed) {
     body = await c.res.text();
     c.res = new Response(body, c.res);
   }
-  const url = new URL(c.req.url);
+  const { path, query } = pathAndQuery(c.req.url);
   const entry: NewRequestLogEntry = {
     at_ms: started,
     method: c.req.method,
-    path: url.pathname,
-    query: url.search.slice(1),
+    path,
+    query,
     status,
-    code: failed && body !== null ? errorCode(body) : null,
+    code: body === null ? null : errorCode(body),
     latency_ms: Date.now() - started,
     key_id: keyId,
     request_id: c.get("requestId"),
     ip: clientIp(c),
-    order_id: created && body !== null ? createdOrderId(body) : orderIdFromPath(url.pathname),
-    error_body: failed && body !== null ? body.slice(0, ERROR_BODY_MAX) : null,
+    // A creation names its order in the answer's body, which the route hands over instead.
+    order_id: c.get("createdOrderId") ?? orderIdFromPath(path),
+    error_body: body === null ? null : body.slice(0, ERROR_BODY_MAX),
   };
   logRequest(
     c.env,
@@ -64,13 +63,15 @@ export const requestLog: MiddlewareHandler<AppEnv> = async (c, next) => {
   );
 };
 
-function createdOrderId(body: string): string | null {
-  try {
-    const order: unknown = JSON.parse(body);
-    return order && typeof order === "object" && "id" in order && typeof order.id === "string"
-      ? order.id
-      : null;
-  } catch {
-    return null;
-  }
+/**
+ * The path and query of a request URL as the runtime serialised it (already normalised, so the
+ * same as URL's `pathname` and `search` without its "?"), without parsing it again.
+ */
+export function pathAndQuery(url: string): { path: string; query: string } {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  const q = url.indexOf("?", start);
+  if (start < 0) return { path: "/", query: q < 0 ? "" : url.slice(q + 1) };
+  return q < 0
+    ? { path: url.slice(start), query: "" }
+    : { path: url.slice(start, q), query: url.slice(q + 1) };
 }

@@ -336,6 +336,7 @@ export const ordersRouter = createRouter<PartnerEnv>()
         Date.now(),
         { region: regionOf(c.req.raw.cf?.continent), country: endUserCountry(c) },
       );
+      c.set("createdOrderId", order.id);
       c.header("Cache-Control", "no-store");
       return c.json(order, 201);
     },
