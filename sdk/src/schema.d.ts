@@ -800,7 +800,7 @@ export interface components {
              * @description Stable machine-readable error code; branch on this.
              * @enum {string}
              */
-            code: "invalid_request" | "invalid_api_key" | "invalid_signature" | "partner_inactive" | "ip_not_allowed" | "insufficient_scope" | "forbidden" | "csrf_failed" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "price_source_mismatch" | "internal_error" | "pair_unavailable" | "network_required" | "amount_below_min" | "amount_above_max" | "invalid_amount" | "invalid_address" | "invalid_tag" | "quote_not_found" | "quote_expired" | "quote_mismatch" | "idempotency_conflict" | "order_not_found" | "prices_stale" | "invalid_cursor" | "cabinet_auth_failed" | "signin_throttled" | "partner_not_found" | "member_not_found" | "invite_not_found" | "key_not_found" | "last_admin" | "last_passkey" | "step_up_required" | "invalid_catalog_change" | "currency_exists" | "action_not_available" | "send_pending" | "invalid_overlap" | "webhook_not_configured" | "event_not_found" | "markup_above_cap" | "test_mode_only" | "test_order_limit" | "insufficient_liquidity" | "statement_not_found" | "invalid_payout_asset" | "invalid_origin" | "invalid_widget" | "widget_not_found" | "turnstile_failed" | "widget_rate_limited" | "unsupported_asset" | "asset_mismatch" | "region_restricted" | "duplicate_partner_order_id" | "service_misconfigured";
+            code: "invalid_request" | "invalid_api_key" | "invalid_signature" | "partner_inactive" | "ip_not_allowed" | "insufficient_scope" | "forbidden" | "csrf_failed" | "not_found" | "method_not_allowed" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "price_source_mismatch" | "internal_error" | "pair_unavailable" | "network_required" | "amount_below_min" | "amount_above_max" | "invalid_amount" | "invalid_address" | "invalid_tag" | "quote_not_found" | "quote_expired" | "quote_mismatch" | "idempotency_conflict" | "order_not_found" | "prices_stale" | "invalid_cursor" | "cabinet_auth_failed" | "signin_throttled" | "partner_not_found" | "member_not_found" | "invite_not_found" | "key_not_found" | "last_admin" | "last_passkey" | "step_up_required" | "invalid_catalog_change" | "currency_exists" | "action_not_available" | "send_pending" | "invalid_overlap" | "webhook_not_configured" | "event_not_found" | "markup_above_cap" | "test_mode_only" | "test_order_limit" | "insufficient_liquidity" | "statement_not_found" | "invalid_payout_asset" | "invalid_origin" | "invalid_widget" | "widget_not_found" | "turnstile_failed" | "widget_rate_limited" | "unsupported_asset" | "asset_mismatch" | "region_restricted" | "duplicate_partner_order_id" | "recipient_not_activated" | "service_misconfigured";
             /** @description Every problem, most relevant first (the first is `code`/`detail`): per-field schema problems (400 `invalid_request`), or every reason a quote or order cannot be served (docs/errors.md). */
             errors?: components["schemas"]["ErrorItem"][];
         };
@@ -959,7 +959,10 @@ export interface components {
             amount_from: number | string;
             /** @enum {string} */
             rate_type: "float" | "fixed";
-            /** @example TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t */
+            /**
+             * @description Where the payout goes, validated for network_to. Live XRP/XLM/TON payouts: an account that does not exist yet is checked with the chain (422 `recipient_not_activated` below the amount that creates it; docs/integrate.md, "Recipient activation").
+             * @example TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t
+             */
             recipient_address: string;
             /** @description Memo / destination tag, only for networks that use them (is_memo). */
             recipient_address_tag?: string | null;

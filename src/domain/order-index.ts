@@ -19,6 +19,8 @@ export interface IndexDetails {
   /** The widget the order came through (migration 0030); null: the API. */
   widget_id: string | null;
   partner_order_id: string | null;
+  /** The partner's metadata as JSON text (migration 0039); null when the order has none. */
+  metadata: string | null;
 }
 
 export function indexDetails(r: OrderRecord): IndexDetails {
@@ -38,5 +40,6 @@ export function indexDetails(r: OrderRecord): IndexDetails {
     volume_usd: e?.volumeUsd ?? null,
     widget_id: r.widgetId ?? null,
     partner_order_id: r.partnerOrderId ?? null,
+    metadata: r.metadata === undefined ? null : JSON.stringify(r.metadata),
   };
 }

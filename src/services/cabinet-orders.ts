@@ -36,22 +36,45 @@ export interface OrderQuery {
   rate?: string | undefined;
   q?: string | undefined;
   cursor?: string | undefined;
+  /** GET /partner/orders' own filters (ISO 8601 instants, half-open; the reference exactly). */
+  created_from?: string | undefined;
+  created_to?: string | undefined;
+  updated_from?: string | undefined;
+  partner_order_id?: string | undefined;
 }
 
 const DAY_RE = /^\d{4}-\d{2}-\d{2}$/;
 const day = (d: string | undefined) => (d && DAY_RE.test(d) && !Number.isNaN(Date.parse(d)) ? d : undefined);
 const coin = (c: string | undefined) => (c && /^[A-Za-z0-9]{1,20}$/.test(c) ? c.toUpperCase() : undefined);
 
-/** Filters from the query string: dates are whole UTC days, `to` included. */
+/** An ISO 8601 date-time with its offset (what GET /partner/orders takes), as a UTC instant. */
+const ISO_INSTANT_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+const instant = (s: string | undefined) =>
+  s && ISO_INSTANT_RE.test(s) && !Number.isNaN(Date.parse(s)) ? new Date(s).toISOString() : undefined;
+/** The tighter of two bounds (ISO instants compare as text); either may be absent. */
+const later = (a: string | undefined, b: string | undefined) => (a && b ? (a > b ? a : b) : (a ?? b));
+const earlier = (a: string | undefined, b: string | undefined) => (a && b ? (a < b ? a : b) : (a ?? b));
+
+/**
+ * Filters from the query string: `from` / `to` are whole UTC days (`to` included), as the page's
+ * form sends them; `created_from` / `created_to` / `updated_from` / `partner_order_id` are the
+ * partner API's list filters, so an export can name exactly the orders an API page lists.
+ */
 export function orderFilter(partnerId: string, livemode: boolean, q: OrderQuery): OrderFilter {
   const text = q.q?.trim().slice(0, 200) ?? "";
   const to = day(q.to);
+  const reference = q.partner_order_id?.trim();
   return {
     partnerId,
     livemode,
     status: ORDER_STATUSES.includes(q.status as OrderStatus) ? (q.status as OrderStatus) : undefined,
-    createdFrom: day(q.from) ? `${q.from}T00:00:00.000Z` : undefined,
-    createdTo: to ? new Date(Date.parse(to) + 86_400_000).toISOString() : undefined,
+    createdFrom: later(day(q.from) ? `${q.from}T00:00:00.000Z` : undefined, instant(q.created_from)),
+    createdTo: earlier(
+      to ? new Date(Date.parse(to) + 86_400_000).toISOString() : undefined,
+      instant(q.created_to),
+    ),
+    updatedFrom: instant(q.updated_from),
+    partnerOrderId: reference && reference.length <= 64 ? reference : undefined,
     coinFrom: coin(q.coin_from),
     coinTo: coin(q.coin_to),
     rateType: q.rate === "float" || q.rate === "fixed" ? q.rate : undefined,
@@ -79,6 +102,8 @@ export const CSV_COLUMNS = [
   "created_at",
   "updated_at",
   "partner_order_id",
+  // The partner's string pairs as one JSON object, as the API returns them.
+  "metadata",
   "rate_type",
   "coin_from",
   "network_from",

@@ -19,6 +19,10 @@ export interface OrderFilter {
   coinFrom?: string | undefined;
   coinTo?: string | undefined;
   rateType?: "float" | "fixed" | undefined;
+  /** An ISO instant: updated_at ≥ it. */
+  updatedFrom?: string | undefined;
+  /** The partner's own reference, exactly. */
+  partnerOrderId?: string | undefined;
   /**
    * Exact matches: the order id, its short_id (already normalised), its deposit address or a
    * deposit / payout / refund txid. Each has its own index, so a search never scans.
@@ -70,6 +74,8 @@ function where(f: OrderFilter): { sql: string; args: (string | number)[] } {
   add("o.rate_type = ?", f.rateType);
   add("o.created_at >= ?", f.createdFrom);
   add("o.created_at < ?", f.createdTo);
+  add("o.updated_at >= ?", f.updatedFrom);
+  add("o.partner_order_id = ?", f.partnerOrderId);
   return { sql: clauses.join(" AND "), args };
 }
 

@@ -39,6 +39,7 @@ export const DETAIL_COLUMNS = [
   "volume_usd",
   "widget_id",
   "partner_order_id",
+  "metadata",
 ] as const satisfies readonly (keyof OrderIndexDetails)[];
 
 /** The details GET /partner/orders shows besides the index columns. */

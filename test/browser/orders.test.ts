@@ -25,6 +25,7 @@ import {
 const suite = browserSession();
 
 const TRON = ORDER.recipient_address;
+const METADATA = { customer: "u-7731", campaign: "spring-sale", note: "pays in two parts" };
 const REFUND_TO = "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq";
 
 interface Order {
@@ -55,7 +56,7 @@ describe("cabinet orders in Chromium", () => {
     const orders = [
       await createOrder(key),
       await createOrder(key, { ...ORDER, rate_type: "fixed" }),
-      await createOrder(key),
+      await createOrder(key, { ...ORDER, partner_order_id: "inv-2026-0042", metadata: METADATA }),
     ];
 
     const { ctx, page } = await withPasskeys(suite.browser());
@@ -89,6 +90,11 @@ describe("cabinet orders in Chromium", () => {
     expect(page.url()).toBe(url);
     expect(await page.locator('[data-field="payout_txid"]').textContent()).toMatch(/^[0-9a-f]{64}$/);
     expect(await page.getByTestId("timeline").textContent()).toContain("sending → completed");
+    // The partner's reference and metadata, each pair on its own line (issue 28 §8).
+    expect(await page.locator('[data-field="partner_order_id"]').textContent()).toBe("inv-2026-0042");
+    const pairs = page.getByTestId("metadata");
+    expect(await pairs.locator("dt").allTextContents()).toEqual(Object.keys(METADATA));
+    expect(await pairs.locator("dd").allTextContents()).toEqual(Object.values(METADATA));
     await shot(page, "orders-13-order-completed");
 
     // The CSV of every order, downloaded.

@@ -5,7 +5,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { searchStatement } from "../../src/storage/order-search";
 import { projectOrderIndex } from "../../src/storage/orders";
-import { admin, json, setPrices, type TestPartner } from "../helpers";
+import { admin, call, json, setPrices, type TestPartner } from "../helpers";
 import { acceptInvite, cab, csrfOf, invite, partnerWithAdmin, stepUp } from "../support/cabinet";
 import {
   BTC_TO_USDT,
@@ -150,6 +150,7 @@ describe("keyset paging", () => {
           volume_usd: "600",
           widget_id: null,
           partner_order_id: null,
+          metadata: null,
         },
         1,
       );
@@ -194,6 +195,117 @@ describe("order detail", () => {
     const other = await team();
     expect((await cab(`/orders/${o.id}`, { cookie: other.cookie })).status).toBe(404);
     expect((await cab(`/orders/${o.short_id}/state`, { cookie: other.cookie })).status).toBe(404);
+  });
+});
+
+describe("the partner's reference and metadata (issue 28 §8)", () => {
+  it("show on the detail page and in the CSV export, metadata as its JSON object", async () => {
+    const t = await team();
+    const metadata = { user: "u-1", note: 'two, "quoted" words' };
+    const o = await createOrder(t.api, { ...BTC_TO_USDT, partner_order_id: "inv-42", metadata });
+    const html = await page(t, `/orders/${o.id}`);
+    expect(html).toMatch(/data-field="partner_order_id"><span class="mono">inv-42<\/span>/);
+    const pairs = /<dl class="pairs" data-testid="metadata">([\s\S]*?)<\/dl>/.exec(html)?.[1] ?? "";
+    expect(
+      [...pairs.matchAll(/<dt class="mono">([^<]*)<\/dt><dd class="mono">([^<]*)<\/dd>/g)].map((m) => [
+        m[1],
+        m[2],
+      ]),
+    ).toEqual([
+      ["user", "u-1"],
+      ["note", "two, &quot;quoted&quot; words"],
+    ]);
+    expect(html).toMatch(/<dl class="pairs" data-testid="fees"><dt class="mono">gross<\/dt>/);
+    expect(html).not.toContain("[object Object]");
+
+    const lines = (await (await cab("/orders.csv", { cookie: t.cookie })).text()).trimEnd().split("\r\n");
+    const header = lines[0]?.split(",") ?? [];
+    expect(header.slice(5, 8)).toEqual(["partner_order_id", "metadata", "rate_type"]);
+    expect(lines[1]).toContain(`,inv-42,"${JSON.stringify(metadata).replaceAll('"', '""')}",float,`);
+  });
+});
+
+describe("the CSV export takes the partner API's list filters (issue 28 §5)", () => {
+  it("created_from / created_to (half-open), updated_from and partner_order_id pick what GET /partner/orders picks", async () => {
+    const t = await team();
+    const rows: [string, string, string | null][] = [
+      ["2026-02-28T23:59:59.000Z", "2026-03-02T00:00:00.000Z", null],
+      ["2026-03-01T00:00:00.000Z", "2026-03-01T00:00:00.000Z", "ref-a"],
+      ["2026-03-15T12:00:00.000Z", "2026-04-03T00:00:00.000Z", "ref-b"],
+      ["2026-04-01T00:00:00.000Z", "2026-04-01T00:00:00.000Z", null],
+    ];
+    const ids: string[] = [];
+    for (const [i, [created, updated, reference]] of rows.entries()) {
+      const id = crypto.randomUUID();
+      ids.push(id);
+      await projectOrderIndex(
+        env.DB,
+        {
+          id,
+          short_id: `R${i}${id.slice(0, 8).toUpperCase()}`,
+          partner_id: t.partnerId,
+          status: "completed",
+          coin_from: "BTC",
+          network_from: "BTC",
+          coin_to: "USDT",
+          network_to: "TRX",
+          deposit_address: `addr-${id}`,
+          deposit_address_tag: null,
+          created_at: created,
+          updated_at: updated,
+          expires_at: created,
+          livemode: 1,
+          needs_action: 0,
+        },
+        {
+          rate_type: "float",
+          amount_from: "0.01",
+          amount_to: "590",
+          deposit_txid: null,
+          payout_txid: null,
+          refund_txid: null,
+          markup_bps: 0,
+          completed_at: updated,
+          markup_amount: null,
+          usd_price_from: null,
+          markup_usd: null,
+          volume_usd: null,
+          widget_id: null,
+          partner_order_id: reference,
+          metadata: null,
+        },
+        1,
+      );
+    }
+    const csvIds = async (query: string) =>
+      (await (await cab(`/orders.csv?${query}`, { cookie: t.cookie })).text())
+        .trimEnd()
+        .split("\r\n")
+        .slice(1)
+        .map((l) => l.split(",")[0]);
+    const apiIds = async (query: string) =>
+      (
+        await json<{ data: { id: string }[] }>(
+          await call(`/api/v1/partner/orders?limit=100&${query}`, {
+            headers: { Authorization: `Bearer ${t.api.key}` },
+          }),
+        )
+      ).data.map((o) => o.id);
+    const march = "created_from=2026-03-01T00:00:00Z&created_to=2026-04-01T00:00:00%2B00:00";
+    const cases: [string, string[]][] = [
+      [march, [ids[2]!, ids[1]!]],
+      ["updated_from=2026-03-02T00:00:00Z", [ids[3]!, ids[2]!, ids[0]!]],
+      [`${march}&updated_from=2026-03-02T00:00:00Z`, [ids[2]!]],
+      ["partner_order_id=ref-a", [ids[1]!]],
+      // The page's whole-day filters still apply, and the tighter bound wins.
+      ["from=2026-03-15&created_from=2026-03-01T00:00:00Z", [ids[3]!, ids[2]!]],
+    ];
+    for (const [query, expected] of cases) {
+      expect(await csvIds(query), query).toEqual(expected);
+      if (!query.includes("from=2026-03-15")) expect(await apiIds(query), query).toEqual(expected);
+    }
+    // Something that is not an instant is ignored, as every filter of the page is.
+    expect(await csvIds("created_from=last-month")).toHaveLength(4);
   });
 });
 

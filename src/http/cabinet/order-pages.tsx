@@ -171,7 +171,20 @@ function fieldValue(key: keyof OrderView, d: OrderDetail): Child {
       return <Linked value={o[key]} href={d.links[key]} />;
     default: {
       const v = o[key];
-      return v === null ? <span class="muted">—</span> : <span class="mono">{String(v)}</span>;
+      if (v === null) return <span class="muted">—</span>;
+      // `fees` and the partner's `metadata`: their own pairs, not "[object Object]".
+      if (typeof v === "object")
+        return (
+          <dl class="pairs" data-testid={key}>
+            {Object.entries(v).map(([k, x]) => (
+              <>
+                <dt class="mono">{k}</dt>
+                <dd class="mono">{String(x)}</dd>
+              </>
+            ))}
+          </dl>
+        );
+      return <span class="mono">{String(v)}</span>;
     }
   }
 }

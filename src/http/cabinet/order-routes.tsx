@@ -32,7 +32,20 @@ const filterOf = (c: Context<CabinetEnv>, q: Parameters<typeof orderFilter>[2]) 
   return orderFilter(s.user.partner_id, s.mode !== "test", q);
 };
 
-const QUERY_KEYS = ["status", "from", "to", "coin_from", "coin_to", "rate", "q", "cursor"] as const;
+const QUERY_KEYS = [
+  "status",
+  "from",
+  "to",
+  "coin_from",
+  "coin_to",
+  "rate",
+  "q",
+  "cursor",
+  "created_from",
+  "created_to",
+  "updated_from",
+  "partner_order_id",
+] as const;
 
 function orderQuery(c: Context): OrderQuery {
   return Object.fromEntries(

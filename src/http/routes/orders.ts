@@ -65,7 +65,11 @@ const CreateOrderBody = z
     chain_id_to: chainIdParam("to").optional(),
     amount_from: amountFrom,
     rate_type: z.enum(["float", "fixed"]),
-    recipient_address: z.string().min(1).max(128).openapi({ example: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t" }),
+    recipient_address: z.string().min(1).max(128).openapi({
+      example: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t",
+      description:
+        'Where the payout goes, validated for network_to. Live XRP/XLM/TON payouts: an account that does not exist yet is checked with the chain (422 `recipient_not_activated` below the amount that creates it; docs/integrate.md, "Recipient activation").',
+    }),
     recipient_address_tag: optionalText(
       128,
       "Memo / destination tag, only for networks that use them (is_memo).",
