@@ -1,7 +1,9 @@
 // What the browser tests share: the one `wrangler dev` and the one Chromium that the project's
 // global setup (./global-setup.ts, via ./processes.ts) starts for all of them, and page helpers.
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { type Browser, type BrowserContext, chromium, type Frame, type Page } from "playwright-core";
 import { afterAll, beforeAll, expect, inject } from "vitest";
 import { ADMIN_TOKEN, ARTIFACTS, ORIGIN } from "./processes";
 
@@ -116,3 +118,27 @@ export async function orderStatus(key: string, id: string): Promise<string> {
   });
   return ((await res.json()) as { status: string }).status;
 }
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+/** axe-core in the page or frame (evaluated through the debugger, so the page's CSP does not apply). */
+export async function seriousViolations(target: Page | Frame): Promise<string[]> {
+  await target.evaluate(AXE);
+  const result = await target.evaluate(async () => {
+    const axe = (
+      globalThis as unknown as {
+        axe: { run(): Promise<{ violations: { id: string; impact: string; nodes: unknown[] }[] }> };
+      }
+    ).axe;
+    return axe.run();
+  });
+  return result.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} (${v.impact}, ${v.nodes.length})`);
+}
+
+/** No sideways scrolling: the content is no wider than the viewport. */
+export const overflowX = async (target: Page | Frame) =>
+  Number(
+    await target.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth"),
+  );

@@ -4,13 +4,22 @@
 // the QR code decodes to exactly the deposit address; another origin is refused framing; a locked
 // recipient cannot be changed; a referral-link order is the partner's; the cabinet's Widgets page.
 // axe-core checks the widget, tracking and referral pages. Screenshots go to test-artifacts/cabinet/.
-import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
-import { createRequire } from "node:module";
 import jsQR from "jsqr";
 import type { Frame, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { admin, browserSession, inviteUrl, landOn, ORIGIN, PORT, shot, withPasskeys } from "./harness";
+import {
+  admin,
+  browserSession,
+  inviteUrl,
+  landOn,
+  ORIGIN,
+  overflowX,
+  PORT,
+  seriousViolations,
+  shot,
+  withPasskeys,
+} from "./harness";
 
 const suite = browserSession();
 const TRON = "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t";
@@ -38,30 +47,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await new Promise((resolve) => shop.close(resolve));
 });
-
-const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
-
-/** axe-core in the page or frame (evaluated through the debugger, so the page's CSP does not apply). */
-async function seriousViolations(target: Page | Frame): Promise<string[]> {
-  await target.evaluate(AXE);
-  const result = await target.evaluate(async () => {
-    const axe = (
-      globalThis as unknown as {
-        axe: { run(): Promise<{ violations: { id: string; impact: string; nodes: unknown[] }[] }> };
-      }
-    ).axe;
-    return axe.run();
-  });
-  return result.violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id} (${v.impact}, ${v.nodes.length})`);
-}
-
-/** No sideways scrolling: the content is no wider than the viewport. */
-const overflowX = async (target: Page | Frame) =>
-  Number(
-    await target.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth"),
-  );
 
 /** Draws the page's QR code (an inline SVG) on a canvas and decodes it with jsQR. */
 async function decodeQr(target: Page | Frame, page: Page): Promise<string | null> {
