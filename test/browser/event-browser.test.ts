@@ -65,9 +65,11 @@ describe("event browser in Chromium", () => {
     await page.goto(`${ORIGIN}/cabinet/webhooks?mode=test`);
     await page.getByLabel("URL").fill(`http://127.0.0.1:${RECEIVER_PORT}/events`);
     await page.getByRole("button", { name: "Save" }).click();
-    await expect.poll(() => page.getByTestId("notice").textContent()).toContain("Endpoint saved");
+    await expect
+      .poll(() => page.getByTestId("notice").textContent(), { timeout: 15_000 })
+      .toContain("Endpoint saved");
     await page.getByRole("button", { name: "Create secret" }).click();
-    await expect.poll(() => page.getByTestId("new-secret").count()).toBe(1);
+    await expect.poll(() => page.getByTestId("new-secret").count(), { timeout: 15_000 }).toBe(1);
 
     // Two test orders, each moved once: an event for each, refused by the receiver.
     const orders: { id: string; short_id: string }[] = [];
@@ -116,7 +118,8 @@ describe("event browser in Chromium", () => {
       .locator("td summary")
       .filter({ hasText: /attempt/ })
       .click();
-    await expect.poll(() => row.getByTestId("response-body").first().textContent()).toBe(REFUSAL);
+    await expect.poll(() => row.locator("ol.attempts").textContent(), { timeout: 15_000 }).toContain(REFUSAL);
+    expect(await row.getByTestId("response-body").first().textContent()).toBe(REFUSAL);
     expect(await row.locator("ol.attempts li").first().textContent()).toMatch(/HTTP 500 · \d+ ms/);
     await row.locator("summary", { hasText: "Request headers" }).first().click();
     expect(await row.getByTestId("request-headers").first().textContent()).toMatch(
