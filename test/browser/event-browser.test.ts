@@ -5,8 +5,10 @@
 // desktop and phone width. Screenshots go to test-artifacts/cabinet/ (40-…).
 import { readFile } from "node:fs/promises";
 import { createServer, type Server as HttpServer } from "node:http";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  ARTIFACTS,
   admin,
   browserSession,
   inviteUrl,
@@ -154,7 +156,10 @@ describe("event browser in Chromium", () => {
       page.getByTestId("export-csv").click(),
     ]);
     expect(download.suggestedFilename()).toMatch(/^webhook-events-\d{8}T\d{6}\.csv$/);
-    const lines = (await readFile((await download.path())!, "utf8")).trim().split("\r\n");
+    // The browser is remote (one Chromium for all files): the file is copied here to be read.
+    const saved = join(ARTIFACTS, "event-browser-export.csv");
+    await download.saveAs(saved);
+    const lines = (await readFile(saved, "utf8")).trim().split("\r\n");
     expect(lines[0]).toMatch(/^created_at,event_id,type,order_id,/);
     const events = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-event")));
     expect(lines.slice(1).map((l) => l.split(",")[1])).toEqual(events);
