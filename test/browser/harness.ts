@@ -186,3 +186,9 @@ export async function seriousViolations(target: Page | Frame): Promise<string[]>
     .filter((v) => v.impact === "serious" || v.impact === "critical")
     .map((v) => `${v.id} (${v.impact}, ${v.nodes.length})`);
 }
+
+/** No sideways scrolling: the content is no wider than the viewport. */
+export const overflowX = async (target: Page | Frame) =>
+  Number(
+    await target.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth"),
+  );

@@ -104,7 +104,7 @@ describe("webhooks and settings in Chromium", () => {
     const eventId = (await row.getAttribute("data-event"))!;
     expect(eventId).toMatch(/^evt_[0-9a-f]{32}$/);
     await expect.poll(() => row.locator(".badge").textContent()).toBe("failed");
-    await row.locator("summary").click();
+    await row.locator("summary", { hasText: "attempt" }).click();
     await expect.poll(() => row.locator("ol.attempts li").first().textContent()).toContain("HTTP 500");
     await shot(page, "13-webhooks-test-failed");
 
@@ -116,7 +116,7 @@ describe("webhooks and settings in Chromium", () => {
     expect(await page.getByTestId("notice").getAttribute("class")).toBe("notice");
     const after = page.locator(`tr[data-event="${eventId}"]`);
     await expect.poll(() => after.locator(".badge").textContent()).toBe("delivered");
-    await after.locator("summary").click();
+    await after.locator("summary", { hasText: "attempt" }).click();
     await expect.poll(() => after.locator("ol.attempts li").count()).toBe(2);
     await shot(page, "14-webhooks-resent-delivered");
 

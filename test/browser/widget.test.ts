@@ -15,6 +15,7 @@ import {
   newKey,
   newPartner,
   ORIGIN,
+  overflowX,
   PORT,
   seriousViolations,
   shot,
@@ -48,12 +49,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await new Promise((resolve) => shop.close(resolve));
 });
-
-/** No sideways scrolling: the content is no wider than the viewport. */
-const overflowX = async (target: Page | Frame) =>
-  Number(
-    await target.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth"),
-  );
 
 /** Draws the page's QR code (an inline SVG) on a canvas and decodes it with jsQR. */
 async function decodeQr(target: Page | Frame, page: Page): Promise<string | null> {

@@ -103,7 +103,7 @@ function AttemptItem(props: { a: AttemptView }) {
             {a.response_body === "" ? ": empty" : ""}
           </div>
           {a.response_body !== "" ? (
-            <pre class="body" data-testid="response-body">
+            <pre class="body" data-testid="response-body" tabindex={0}>
               {a.response_body}
             </pre>
           ) : null}
@@ -335,7 +335,7 @@ export function WebhooksPage(props: PageProps) {
                   {d.order_id ? <div class="mono muted">order {d.order_id}</div> : null}
                   <details>
                     <summary>Payload</summary>
-                    <pre class="body" data-testid="payload">
+                    <pre class="body" data-testid="payload" tabindex={0}>
                       {pretty(d.payload)}
                     </pre>
                   </details>
