@@ -83,7 +83,7 @@ it("shows a degraded network with its incident and note, then the incident close
         .poll(
           async () => {
             await page.goto(`${ORIGIN}/status`);
-            return page.locator("[data-testid=incident]").first().textContent();
+            return page.locator("[data-testid=incident][data-component=BTC]").first().textContent();
           },
           { timeout: 15_000 },
         )
@@ -117,14 +117,14 @@ it("shows a degraded network with its incident and note, then the incident close
     .poll(
       async () => {
         await page.goto(`${ORIGIN}/status`);
-        return page.locator("[data-testid=overall]").textContent();
+        return page.locator("tr[data-network=BTC] td").first().textContent();
       },
       { timeout: 15_000 },
     )
-    .toBe("All systems operational");
+    .toBe("Operational");
   // Closed, and still in the last 30 days with its note.
   await expect(
-    page.locator("[data-testid=incident][data-open=false]").first().textContent(),
+    page.locator("[data-testid=incident][data-component=BTC][data-open=false]").first().textContent(),
   ).resolves.toContain("switching to a backup");
   expect(await seriousViolations(page)).toEqual([]);
   await shot(page, "status-operational-desktop");
