@@ -93,8 +93,9 @@ it("shows a degraded network with its incident and note, then the incident close
       );
       await expect(page.locator("tr[data-network=BTC] td").first().textContent()).resolves.toBe("Degraded");
       await expect(
-        page.locator("[data-testid=incident][data-open=true] h3").first().textContent(),
+        page.locator("[data-testid=incident][data-component=BTC][data-open=true] h3").textContent(),
       ).resolves.toContain("BTC");
+      await shot(page, `status-degraded-${name}`);
       expect(await seriousViolations(page)).toEqual([]);
       expect(
         Number(
@@ -102,7 +103,6 @@ it("shows a degraded network with its incident and note, then the incident close
         ),
       ).toBeLessThanOrEqual(0);
       expect(errors).toEqual([]);
-      await shot(page, `status-degraded-${name}`);
       await ctx.close();
     }
   } finally {
