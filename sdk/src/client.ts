@@ -11,6 +11,7 @@ export type OrderSummary = components["schemas"]["OrderSummary"];
 export type RateQuery = operations["getRate"]["parameters"]["query"];
 export type ListOrdersQuery = Omit<NonNullable<operations["listOrders"]["parameters"]["query"]>, "cursor">;
 export type Permissions = components["schemas"]["Permissions"];
+export type ServiceStatus = components["schemas"]["ServiceStatus"];
 export type Fees = components["schemas"]["Fees"];
 export type OrdersPage = { data: OrderSummary[]; next_cursor: string | null };
 export type TestDepositRequest = components["schemas"]["TestDeposit"];
@@ -176,6 +177,11 @@ export function createClient(options: ClientOptions) {
     /** Your monthly statements in the key's mode, newest first, with lines and payout (docs/earnings.md). */
     listStatements: (query: StatementsQuery = {}): Promise<StatementsPage> =>
       unwrap(raw.GET("/api/v1/partner/statements", { params: { query } })),
+    /**
+     * Whether deposits and payouts work now, per network, with the open incidents (no key needed;
+     * docs/integrate.md, "Service status").
+     */
+    getServiceStatus: (): Promise<ServiceStatus> => unwrap(raw.GET("/api/v1/service-status")),
     getIcon: (file: string): Promise<string> =>
       unwrap(raw.GET("/api/v1/icons/{file}", { params: { path: { file } }, parseAs: "text" })),
     /**

@@ -448,6 +448,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/service-status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether deposits and payouts work now, per network
+         * @description Judged once a minute from what the service sees: chain readers' errors and lag, stuck payouts, the venue, stale prices, the webhook queue (docs/integrate.md, "Service status"). A network whose deposits (or payouts) are `down` stays in GET /currencies, but quotes and orders on it answer `errors[]` with `network_unavailable`.
+         */
+        get: operations["getServiceStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     ping: {
@@ -1320,6 +1340,90 @@ export interface components {
             order_short_id: string | null;
             /** @description For errors: the body we answered. */
             error_body: string | null;
+        };
+        ServiceStatus: {
+            /**
+             * @description Overall: `down` when no network takes deposits, `degraded` when anything is not operational.
+             * @enum {string}
+             */
+            status: "operational" | "degraded" | "down";
+            /**
+             * Format: date-time
+             * @description When the status was last judged; null before the first judgement.
+             * @example 2026-11-21T12:00:00.000Z
+             */
+            updated_at: string | null;
+            /**
+             * @description `degraded` while webhook events wait for delivery longer than a few minutes.
+             * @enum {string}
+             */
+            webhooks: "operational" | "degraded" | "down";
+            networks: components["schemas"]["NetworkStatus"][];
+            /** @description Open incidents, newest first (the last 30 days: /status). */
+            incidents: components["schemas"]["Incident"][];
+        };
+        NetworkStatus: {
+            /** @example BTC */
+            network: string;
+            /**
+             * @description Whether deposits on this network are seen and confirmed now.
+             * @enum {string}
+             */
+            deposits: "operational" | "degraded" | "down";
+            /**
+             * @description Whether payouts (and refunds) on this network are sent now.
+             * @enum {string}
+             */
+            payouts: "operational" | "degraded" | "down";
+            /**
+             * Format: int64
+             * @description Seconds since the chain reader last answered; null if it has not yet.
+             */
+            reader_lag_seconds: number | null;
+            /**
+             * Format: date-time
+             * @description When this was judged (once a minute).
+             * @example 2026-11-21T12:00:00.000Z
+             */
+            updated_at: string;
+        };
+        Incident: {
+            /** Format: int64 */
+            id: number;
+            /**
+             * @description A network's code, or `webhooks`.
+             * @example BTC
+             */
+            component: string;
+            /**
+             * @description The worst it got while open.
+             * @enum {string}
+             */
+            level: "degraded" | "down";
+            /** @description What was seen, in plain words. */
+            summary: string;
+            /**
+             * Format: date-time
+             * @description When the signals first showed it.
+             * @example 2026-11-21T12:00:00.000Z
+             */
+            opened_at: string;
+            /**
+             * Format: date-time
+             * @description When the component was operational again; null while open.
+             * @example 2026-11-21T12:00:00.000Z
+             */
+            closed_at: string | null;
+            /** @description The operators' updates, oldest first. */
+            notes: {
+                /**
+                 * Format: date-time
+                 * @description When the operator wrote it.
+                 * @example 2026-11-21T12:00:00.000Z
+                 */
+                at: string;
+                body: string;
+            }[];
         };
     };
     responses: never;
@@ -7571,6 +7675,142 @@ export interface operations {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    /** @description `*`: public data, readable from any origin without credentials. */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error. */
+            500: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    /** @description `*`: public data, readable from any origin without credentials. */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getServiceStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The status and the open incidents. */
+            200: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
+                    "RateLimit-Limit"?: number;
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
+                    "RateLimit-Remaining"?: number;
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    /** @description A hash of the body. Send it back in `If-None-Match` to get `304 Not Modified` (no body) while it is current; a `W/` prefix added by a compressing proxy is accepted. */
+                    ETag?: string;
+                    /** @description `Accept-Encoding`: the body may be sent compressed, so caches keep one copy per encoding. */
+                    Vary?: string;
+                    /** @description `*`: public data, readable from any origin without credentials. */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceStatus"];
+                };
+            };
+            /** @description Not modified: the status still has the `ETag` sent in `If-None-Match`. No body. */
+            304: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
+                    "RateLimit-Limit"?: number;
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
+                    "RateLimit-Remaining"?: number;
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    /** @description A hash of the body. Send it back in `If-None-Match` to get `304 Not Modified` (no body) while it is current; a `W/` prefix added by a compressing proxy is accepted. */
+                    ETag?: string;
+                    /** @description `Accept-Encoding`: the body may be sent compressed, so caches keep one copy per encoding. */
+                    Vary?: string;
+                    /** @description `*`: public data, readable from any origin without credentials. */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit exceeded; see `Retry-After` and `RateLimit-*` headers. */
+            429: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     */
+                    "RateLimit-Limit"?: number;
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     */
+                    "RateLimit-Remaining"?: number;
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
                     /** @description `*`: public data, readable from any origin without credentials. */

@@ -15,8 +15,8 @@ import {
   type StatusSignals,
 } from "../domain/service-status";
 import { loadCatalog } from "../storage/catalog";
+import { currentPrices } from "../storage/market";
 import { auditStatement } from "../storage/operator-audit";
-import { loadPrices } from "../storage/prices";
 import {
   addIncidentNoteStatement,
   closeIncidentStatement,
@@ -72,7 +72,8 @@ async function gatherSignals(
 ): Promise<{ signals: StatusSignals; probes: Record<string, ReaderProbe> }> {
   const [catalog, prices, alerts, backlog, before] = await Promise.all([
     loadCatalog(env.DB),
-    loadPrices(env.DB),
+    // As quotes read them: with the simulated source (dev has no cron) a read refreshes old prices.
+    currentPrices(env, config, now),
     openAlertsByNetwork(env.DB),
     webhookBacklog(env.DB, now - WEBHOOK_WINDOW_MS, now - WEBHOOK_BACKLOG_AFTER_MS),
     loadProbes(env.DB),

@@ -55,6 +55,8 @@ export async function startWorker(vars: Record<string, string> = {}): Promise<Se
       String(INSPECTOR_PORT),
       "--persist-to",
       state,
+      // GET /__scheduled runs the cron now (the status page's test judges the service with it).
+      "--test-scheduled",
       "--var",
       `ADMIN_TOKEN:${ADMIN_TOKEN}`,
       "--var",

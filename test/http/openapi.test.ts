@@ -58,7 +58,7 @@ describe("OpenAPI documents", () => {
       "/api/v1/_bench/object/:name",
     ]);
     // The partner cabinet's HTML pages are not API routes (docs/cabinet.md), nor are the end
-    // user's pages and their assets (docs/widget.md).
+    // user's pages and their assets (docs/widget.md), nor the /status page (its JSON is documented).
     const served = createApp()
       .routes.filter(
         (r) =>
@@ -66,7 +66,7 @@ describe("OpenAPI documents", () => {
           !undocumented.has(r.path) &&
           !r.path.startsWith("/docs") &&
           !r.path.startsWith("/cabinet") &&
-          !/^\/(track|swap|widget)\b/.test(r.path),
+          !/^\/(track|swap|widget|status)\b/.test(r.path),
       )
       .map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:([A-Za-z_]+)/g, "{$1}")}`);
     const all = [...operations(partner), ...operations(operator)];

@@ -31,7 +31,12 @@ function lag(seconds: number | null): string {
 function IncidentItem(props: { incident: PublicIncident }) {
   const i = props.incident;
   return (
-    <li class="incident" data-testid="incident" data-open={String(i.closed_at === null)}>
+    <li
+      class="incident"
+      data-testid="incident"
+      data-component={i.component}
+      data-open={String(i.closed_at === null)}
+    >
       <h3>
         {i.component === "webhooks" ? "Webhooks" : i.component} · <Level level={i.level} />
         {i.closed_at === null ? <span class="small"> · ongoing</span> : null}
