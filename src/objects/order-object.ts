@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import { getConfig } from "../config";
 import type { DepositScheme } from "../domain/deposit";
 import { isLive, type OrderDraft, type OrderRecord, type OrderView } from "../domain/order";
 import type { CreationKey } from "../domain/order-id";
@@ -7,6 +8,7 @@ import type { ActionRequest, Actor, ActResult, HoldResult, ResolveResult } from 
 import type { OrderEventLogEntry } from "./order-journal";
 import { OrderLifecycle } from "./order-lifecycle";
 import { flushLiquidity } from "./order-liquidity";
+import { createOrderMeter, type OrderMeter } from "./order-meter";
 import { migrate } from "./order-migrations";
 import type { OutboxEntry } from "./order-outbox";
 import { projectionPending, projectRecord, scheduleOutbox } from "./order-projection";
@@ -47,16 +49,27 @@ export class OrderObject extends DurableObject<Env> {
    * status read is the hottest path).
    */
   get #order(): OrderLifecycle {
-    this.#lifecycle ??= new OrderLifecycle(this.ctx.storage, this.env);
+    if (!this.#lifecycle) {
+      // ORDER_METER (the soak's cost table): the parts run on counted storage and env.
+      this.#meter = getConfig(this.env).ORDER_METER ? createOrderMeter(this.ctx.storage, this.env) : null;
+      this.#lifecycle = new OrderLifecycle(
+        this.#meter?.storage ?? this.ctx.storage,
+        this.#meter?.env ?? this.env,
+      );
+    }
     return this.#lifecycle;
   }
+
+  #meter: OrderMeter | null = null;
 
   // ── creation ──────────────────────────────────────────────────────────────────────────────
 
   /** Creates the order once (src/objects/order-creation.ts). */
   create(draft: OrderDraft, scheme: DepositScheme): Promise<CreateResult> {
     const o = this.#order;
-    return this.#creation.create(o.c, draft, scheme, (r) => o.view.needsAction(r));
+    return this.#creation
+      .create(o.c, draft, scheme, (r) => o.view.needsAction(r))
+      .finally(() => this.#meter?.flush());
   }
 
   /** The answer to a repeated Idempotency-Key; null while no order exists. */
@@ -177,7 +190,12 @@ export class OrderObject extends DurableObject<Env> {
   }
 
   override async alarm(): Promise<void> {
-    await this.#runExclusive();
+    if (this.#order && this.#meter) this.#meter.alarm();
+    try {
+      await this.#runExclusive();
+    } finally {
+      this.#meter?.flush();
+    }
   }
 
   /** Alarm runs and sweeps never overlap: a second caller waits for the run in progress. */
