@@ -9,14 +9,15 @@
 //   npm run soak -- --help
 //
 // See docs/performance.md for what it checks and a real run's counts.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import Decimal from "decimal.js";
 import { adminClient, call, createOrder, mapPool, progress, STATIC_PRICES, seedPartner } from "./lib/api.mjs";
 import { startGateway } from "./lib/gateway.mjs";
-import { ROOT, startWorker, stopOnSignals } from "./lib/worker.mjs";
+import { cpuTimeMs, findRuntimePid, ROOT, startWorker, stopOnSignals } from "./lib/worker.mjs";
 
 const HELP = `Usage: npm run soak -- [options]
 
@@ -93,7 +94,16 @@ const VARS = {
   CHAIN_POLL_SECONDS: "1",
   ORDER_EXPIRY_SECONDS: String(EXPIRY_S),
   LATE_DEPOSIT_WATCH_HOURS: "0",
+  // Orders read SimChain through their network's ChainWatch, as live orders read a provider in
+  // production; the tip is shared for 15 s (SimChain mines a block a second here).
+  CHAIN_SHARED_READS: "all",
+  CHAIN_TIP_SECONDS: "15",
+  CHAIN_ADDRESS_SECONDS: "180",
+  // Each order object counts what it costs (src/objects/order-meter.ts): the cost table.
+  ORDER_METER: "true",
 };
+/** The soak fails above this many provider requests per open order per minute (issue 32). */
+const MAX_PROVIDER_PER_ORDER_MINUTE = 0.5;
 const TERMINAL = new Set(["completed", "refunded", "failed", "expired"]);
 const NETWORKS = ["BTC", "XRP", "TRX", "ETH"];
 
@@ -307,6 +317,7 @@ async function main() {
 
   // ── the same state, restarted with payouts through the counting gateway ──
   const restartAt = Date.now();
+  let cpuSeconds = runtimeCpuSeconds(worker);
   await worker.stop();
   worker = await startWorker({
     stateDir: args["state-dir"],
@@ -366,6 +377,7 @@ async function main() {
   mining = false;
   await miner;
   const timedOut = orders.some((o) => !isTerminal(state.get(o.id)));
+  cpuSeconds += runtimeCpuSeconds(worker);
 
   // ── verification ──
   console.log("\nVerifying…");
@@ -508,6 +520,14 @@ async function main() {
       (e) => e.reason,
     ),
   );
+  // ── what the orders cost ──
+  const providerReads = {};
+  for (const net of NETWORKS) providerReads[net] = (await admin.get(`/sim/${net}`)).reads;
+  const cost = costOfOrders(orders, state, providerReads, gateway.gw, worker, cpuSeconds);
+  if (cost.providerPerOrderMinute > MAX_PROVIDER_PER_ORDER_MINUTE)
+    problems.push({
+      what: `${cost.providerPerOrderMinute.toFixed(3)} provider requests per open order per minute (target ≤ ${MAX_PROVIDER_PER_ORDER_MINUTE})`,
+    });
   const seconds = (Date.now() - started) / 1000;
   const summary = {
     orders: orders.length,
@@ -538,11 +558,16 @@ async function main() {
     verification_rate_limited_429: verifyRateLimited,
     faults_seen_in_worker_log: injectedFaults(worker.logPath),
     blocks_mined: blocks,
+    provider_requests: providerReads,
+    open_order_minutes: Number(cost.openOrderMinutes.toFixed(1)),
+    provider_requests_per_open_order_per_minute: Number(cost.providerPerOrderMinute.toFixed(3)),
+    cost_per_order: cost.table,
     timed_out: timedOut,
     seconds: Math.round(seconds),
     problems: problems.length,
   };
   console.log(`\n${JSON.stringify(summary, null, 2)}`);
+  printCost(cost);
   if (problems.length) {
     console.log(`\nProblems (first 20 of ${problems.length}):`);
     for (const x of problems.slice(0, 20)) console.log(`  ${JSON.stringify(x)}`);
@@ -626,6 +651,127 @@ function compareIndex(orders, state, index) {
     else if (v && s !== v.status) out.push({ id: o.id, what: `index says ${s}, object says ${v.status}` });
   }
   return out;
+}
+
+/**
+ * CPU seconds the Worker's runtime has used so far: the inner workerd that runs the Worker, its
+ * objects and the local D1 (not wrangler's proxy), as the bench measures it.
+ */
+function runtimeCpuSeconds(w) {
+  const pid = findRuntimePid(w.pid);
+  return pid === null ? 0 : (cpuTimeMs(pid) ?? 0) / 1000;
+}
+
+/** Each order object's `_meter` rows (ORDER_METER), read from the local state with the sqlite3 CLI. */
+function readMeters(w) {
+  const dir = join(w.stateDir, "persist/v3/do/swap-partner-api-OrderObject");
+  const meters = new Map();
+  if (!existsSync(dir)) return meters;
+  for (const file of readdirSync(dir).filter((f) => f.endsWith(".sqlite"))) {
+    let out = "";
+    try {
+      out = execFileSync("sqlite3", ["-readonly", join(dir, file), "SELECT k, n FROM _meter"], {
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "ignore"],
+      });
+    } catch {
+      continue; // no _meter table (not an order), or no sqlite3 CLI
+    }
+    const row = Object.fromEntries(
+      out
+        .trim()
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => l.split("|")),
+    );
+    const id = Object.keys(row)
+      .find((k) => k.startsWith("order:"))
+      ?.slice(6);
+    if (id) meters.set(id, row);
+  }
+  return meters;
+}
+
+/**
+ * Per order, by outcome: the order object's own counts (alarms, storage and D1 rows written, chain
+ * reads it asked, venue calls), its gateway calls (from the gateway's records) and its share of the
+ * shared provider requests and of the Worker's CPU; provider requests per open order per minute.
+ */
+function costOfOrders(orders, state, providerReads, gw, w, cpuSeconds) {
+  const meters = readMeters(w);
+  const orderOfSend = new Map();
+  for (const op of gw.ops)
+    if (op.op === "send" && op.body) orderOfSend.set(op.key, JSON.parse(op.body).orderId);
+  const gatewayCalls = count(gw.ops, (op) => orderOfSend.get(op.key) ?? "?");
+  let openMs = 0;
+  for (const o of orders) {
+    const v = state.get(o.id);
+    if (!v) continue;
+    const end =
+      v.status === "expired" ? Date.parse(v.expires_at) : Date.parse(v.events?.at(-1)?.at ?? v.updated_at);
+    openMs += Math.max(0, end - Date.parse(v.created_at));
+  }
+  const provider = Object.values(providerReads).reduce((a, b) => a + b, 0);
+  const openOrderMinutes = openMs / 60_000;
+  const chainAsked = [...meters.values()].reduce((a, m) => a + Number(m.chain_reads ?? 0), 0);
+  const rows = new Map();
+  for (const o of orders) {
+    const status = state.get(o.id)?.status ?? "unknown";
+    const m = meters.get(o.id) ?? {};
+    const r = rows.get(status) ?? { orders: 0, metered: 0, sums: {} };
+    r.orders++;
+    if (meters.has(o.id)) r.metered++;
+    const add = (k, n) => {
+      r.sums[k] = (r.sums[k] ?? 0) + n;
+    };
+    add("alarms", Number(m.alarms ?? 0));
+    add("chain_reads_asked", Number(m.chain_reads ?? 0));
+    // The shared provider requests, apportioned by the reads each order asked of its ChainWatch.
+    add("provider_requests", chainAsked ? (provider * Number(m.chain_reads ?? 0)) / chainAsked : 0);
+    add("venue_calls", Number(m.venue_calls ?? 0));
+    add("gateway_calls", gatewayCalls.get(o.id) ?? 0);
+    add("d1_rows_written", Number(m.d1_rows_written ?? 0));
+    add("storage_rows_written", Number(m.storage_rows_written ?? 0));
+    rows.set(status, r);
+  }
+  const table = {};
+  for (const [status, r] of rows)
+    table[status] = {
+      orders: r.orders,
+      metered: r.metered,
+      ...Object.fromEntries(Object.entries(r.sums).map(([k, v]) => [k, Number((v / r.orders).toFixed(2))])),
+    };
+  return {
+    table,
+    openOrderMinutes,
+    providerPerOrderMinute: openOrderMinutes ? provider / openOrderMinutes : 0,
+    provider,
+    cpuMsPerOrder: (cpuSeconds * 1000) / orders.length,
+  };
+}
+
+function printCost(cost) {
+  const cols = [
+    "alarms",
+    "provider_requests",
+    "chain_reads_asked",
+    "venue_calls",
+    "gateway_calls",
+    "d1_rows_written",
+    "storage_rows_written",
+  ];
+  console.log("\nCost per order (means; counted by the order objects, the gateway and SimChain):");
+  console.log(`  ${["outcome", "orders", ...cols].map((c) => c.padStart(14)).join(" ")}`);
+  for (const [status, r] of Object.entries(cost.table))
+    console.log(
+      `  ${[status, r.orders, ...cols.map((c) => r[c])].map((c) => String(c).padStart(14)).join(" ")}`,
+    );
+  console.log(
+    `  Worker + objects CPU: ${cost.cpuMsPerOrder.toFixed(1)} ms per order (the Worker's workerd over the whole soak: its status polling and the deposits' admin calls included, so an upper bound)`,
+  );
+  console.log(
+    `  provider requests per open order per minute: ${cost.providerPerOrderMinute.toFixed(3)} (${cost.provider} requests over ${cost.openOrderMinutes.toFixed(1)} open order-minutes; target ≤ ${MAX_PROVIDER_PER_ORDER_MINUTE})`,
+  );
 }
 
 let code = 1;

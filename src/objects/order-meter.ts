@@ -11,8 +11,9 @@
  * - `chain_reads`: calls to a chain reader's object (ChainWatch or SimChain reads);
  * - `venue_calls`: calls to the simulated venue (SimChain `exchangeFault`, one per attempt).
  *
- * The counts go to a plain SQL table of the object (`_meter`), written once at the end of each run,
- * outside the counts; the soak reads it from the local state files.
+ * The counts go to a plain SQL table of the object (`_meter`, with a row `order:<id>` naming it),
+ * written once at the end of each run, outside the counts; the soak reads it from the local state
+ * files.
  */
 
 export interface OrderMeter {
@@ -50,7 +51,8 @@ function countingNamespace<T extends object>(ns: T, onCall: (method: string) => 
   });
 }
 
-export function createOrderMeter(storage: DurableObjectStorage, env: Env): OrderMeter {
+/** `orderId`: the object's name, stored beside the counts so that a reader of the files can join them. */
+export function createOrderMeter(storage: DurableObjectStorage, env: Env, orderId: string): OrderMeter {
   const counts = { alarms: 0, storage_rows_written: 0, d1_rows_written: 0, chain_reads: 0, venue_calls: 0 };
   const cursors: SqlStorageCursor<Record<string, SqlStorageValue>>[] = [];
   const real = new WeakMap<object, D1PreparedStatement>();
@@ -142,6 +144,10 @@ export function createOrderMeter(storage: DurableObjectStorage, env: Env): Order
     flush() {
       for (const c of cursors.splice(0)) counts.storage_rows_written += c.rowsWritten;
       storage.sql.exec("CREATE TABLE IF NOT EXISTS _meter (k TEXT PRIMARY KEY, n INTEGER NOT NULL)");
+      storage.sql.exec(
+        "INSERT INTO _meter (k, n) VALUES (?, 0) ON CONFLICT (k) DO NOTHING",
+        `order:${orderId}`,
+      );
       for (const [k, n] of Object.entries(counts)) {
         if (n === 0) continue;
         storage.sql.exec(

@@ -51,7 +51,9 @@ export class OrderObject extends DurableObject<Env> {
   get #order(): OrderLifecycle {
     if (!this.#lifecycle) {
       // ORDER_METER (the soak's cost table): the parts run on counted storage and env.
-      this.#meter = getConfig(this.env).ORDER_METER ? createOrderMeter(this.ctx.storage, this.env) : null;
+      this.#meter = getConfig(this.env).ORDER_METER
+        ? createOrderMeter(this.ctx.storage, this.env, this.ctx.id.name ?? this.ctx.id.toString())
+        : null;
       this.#lifecycle = new OrderLifecycle(
         this.#meter?.storage ?? this.ctx.storage,
         this.#meter?.env ?? this.env,

@@ -68,6 +68,7 @@ describe("ORDER_METER", () => {
     const run = await completeByAlarms();
     const m = await meter(run.id);
     expect(m.alarms).toBe(run.alarms);
+    expect(m[`order:${run.id}`]).toBe(0);
     // Creation alone writes the record, its log row and its schedule; the projection writes D1.
     expect(m.storage_rows_written).toBeGreaterThan(m.alarms!);
     expect(m.d1_rows_written).toBeGreaterThanOrEqual(1);
