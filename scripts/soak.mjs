@@ -573,6 +573,7 @@ async function main() {
     open_order_minutes: Number(cost.openOrderMinutes.toFixed(1)),
     provider_requests_per_open_order_per_minute: Number(cost.providerPerOrderMinute.toFixed(3)),
     cost_per_order: cost.table,
+    cpu_ms_per_order: Number(cost.cpuMsPerOrder.toFixed(1)),
     timed_out: timedOut,
     seconds: Math.round(seconds),
     problems: problems.length,
