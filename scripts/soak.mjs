@@ -9,14 +9,15 @@
 //   npm run soak -- --help
 //
 // See docs/performance.md for what it checks and a real run's counts.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import Decimal from "decimal.js";
 import { adminClient, call, createOrder, mapPool, progress, STATIC_PRICES, seedPartner } from "./lib/api.mjs";
 import { startGateway } from "./lib/gateway.mjs";
-import { ROOT, startWorker, stopOnSignals } from "./lib/worker.mjs";
+import { cpuTimeMs, findRuntimePid, ROOT, startWorker, stopOnSignals } from "./lib/worker.mjs";
 
 const HELP = `Usage: npm run soak -- [options]
 
@@ -37,6 +38,12 @@ const HELP = `Usage: npm run soak -- [options]
                         the paid-twice checks fail: the soak must then exit 1.
   --state-dir <dir>     its state, wiped at start (default ${join(tmpdir(), "soak-state")})
   --seed <n>            PRNG seed for the order mix and the faults (default 42)
+  --steady-orders <n>   after the orders end: a cohort of this many orders left waiting for a
+                        deposit, three quarters on BTC and the rest spread over the four networks,
+                        for the steady-state window (default 80; 0 skips the window and its gate)
+  --steady-minutes <m>  that window's length: provider requests per open order per minute are
+                        SimChain's reads over it, failing above 0.5 on the network with the most
+                        cohort orders (default 3)
   --keep                leave wrangler dev running at the end (the gateway stops with the soak)
 `;
 
@@ -54,6 +61,8 @@ const { values: args } = parseArgs({
     "gateway-forget": { type: "string", default: "0" },
     "state-dir": { type: "string", default: join(tmpdir(), "soak-state") },
     seed: { type: "string", default: "42" },
+    "steady-orders": { type: "string", default: "80" },
+    "steady-minutes": { type: "string", default: "3" },
     keep: { type: "boolean", default: false },
     help: { type: "boolean", short: "h", default: false },
   },
@@ -82,6 +91,14 @@ args["gateway-port"] ??= String(PORT + 1);
 const GATEWAY_PORT = num("gateway-port", { min: 1, max: 65535, integer: true });
 const SEED = num("seed", { integer: true });
 const FORGET = num("gateway-forget", { max: 1 });
+const STEADY_ORDERS = num("steady-orders", { max: 10_000, integer: true });
+const STEADY_MS = num("steady-minutes", { min: 0.5, max: 60 }) * 60_000;
+/**
+ * The steady window opens this long after the cohort's last order was created: each order lists its
+ * address on its first poll (CHAIN_POLL_SECONDS=1, so within seconds, more on a loaded machine), a
+ * fixed per-order read the cost table already counts; the window measures what recurs.
+ */
+const STEADY_WARMUP_MS = 30_000;
 
 const ADMIN_TOKEN = `soak-${crypto.randomUUID()}`;
 const GATEWAY_SECRET = `soak-gateway-${crypto.randomUUID()}`;
@@ -93,7 +110,16 @@ const VARS = {
   CHAIN_POLL_SECONDS: "1",
   ORDER_EXPIRY_SECONDS: String(EXPIRY_S),
   LATE_DEPOSIT_WATCH_HOURS: "0",
+  // Orders read SimChain through their network's ChainWatch, as live orders read a provider in
+  // production; the tip is shared for 15 s (SimChain mines a block a second here).
+  CHAIN_SHARED_READS: "all",
+  CHAIN_TIP_SECONDS: "15",
+  CHAIN_ADDRESS_SECONDS: "180",
+  // Each order object counts what it costs (src/objects/order/meter.ts): the cost table.
+  ORDER_METER: "true",
 };
+/** The soak fails above this many provider requests per open order per minute in the steady window (issue 32). */
+const MAX_PROVIDER_PER_ORDER_MINUTE = 0.5;
 const TERMINAL = new Set(["completed", "refunded", "failed", "expired"]);
 const NETWORKS = ["BTC", "XRP", "TRX", "ETH"];
 
@@ -307,6 +333,7 @@ async function main() {
 
   // ── the same state, restarted with payouts through the counting gateway ──
   const restartAt = Date.now();
+  let cpuSeconds = runtimeCpuSeconds(worker);
   await worker.stop();
   worker = await startWorker({
     stateDir: args["state-dir"],
@@ -325,21 +352,7 @@ async function main() {
 
   // Blocks: one per second on every network from now to the end: the deposits confirm, the orders
   // move on and pay through the gateway.
-  let mining = true;
-  let blocks = 0;
-  const miner = (async () => {
-    while (mining) {
-      await Promise.all(
-        NETWORKS.map((net) =>
-          admin
-            .post(`/sim/${net}/blocks`, { count: 1 })
-            .then(() => blocks++)
-            .catch(() => {}),
-        ),
-      );
-      await sleep(1000);
-    }
-  })();
+  const miner = startMiner(admin);
 
   // ── wait for every order to reach a terminal state (operator view: not rate limited) ──
   console.log(
@@ -363,9 +376,12 @@ async function main() {
     if (Date.now() > deadline) break;
     await sleep(3000);
   }
-  mining = false;
-  await miner;
+  const blocks = await miner.stop();
   const timedOut = orders.some((o) => !isTerminal(state.get(o.id)));
+  cpuSeconds += runtimeCpuSeconds(worker);
+  // SimChain's read counts now, before the verification's own reads (it reads no chain, but a
+  // loaded machine can drop a call: retried).
+  const providerReads = await simReads(admin);
 
   // ── verification ──
   console.log("\nVerifying…");
@@ -508,6 +524,18 @@ async function main() {
       (e) => e.reason,
     ),
   );
+  // ── what the orders cost ──
+  const cost = costOfOrders(orders, state, providerReads, gateway.gw, worker, cpuSeconds);
+  const faultsInLog = injectedFaults(worker.logPath);
+  const steady = STEADY_ORDERS > 0 ? await steadyWindow(key) : null;
+  if (steady && steady.perOrderMinute > MAX_PROVIDER_PER_ORDER_MINUTE)
+    problems.push({
+      what: `${steady.perOrderMinute.toFixed(3)} provider requests per open order per minute on ${steady.gated} in the steady window (target ≤ ${MAX_PROVIDER_PER_ORDER_MINUTE})`,
+    });
+  if (steady?.closedEarly)
+    problems.push({
+      what: `${steady.closedEarly} steady-window order(s) left the deposit wait before the window ended`,
+    });
   const seconds = (Date.now() - started) / 1000;
   const summary = {
     orders: orders.length,
@@ -536,13 +564,36 @@ async function main() {
     index_rows: index.length,
     index_mismatches: indexMismatch.length,
     verification_rate_limited_429: verifyRateLimited,
-    faults_seen_in_worker_log: injectedFaults(worker.logPath),
+    faults_seen_in_worker_log: faultsInLog,
     blocks_mined: blocks,
+    provider_requests: providerReads,
+    open_order_minutes: Number(cost.openOrderMinutes.toFixed(1)),
+    // Not gated: each order's fixed reads (first listing, re-listing once mined, reorg checks) over
+    // its ~2 minutes of life dominate; the steady window below measures what grows with open orders.
+    provider_requests_per_open_order_per_minute_with_fixed_reads: Number(
+      cost.providerPerOrderMinute.toFixed(3),
+    ),
+    steady_window: steady && {
+      open_orders: steady.open,
+      by_network: steady.byNetwork,
+      minutes: Number(steady.minutes.toFixed(2)),
+      provider_requests: steady.reads,
+      per_open_order_per_minute_all_networks: Number(steady.allNetworks.toFixed(3)),
+      gated_network: steady.gated,
+      provider_requests_per_open_order_per_minute: steady.perOrderMinute,
+    },
+    cost_per_order: cost.table,
+    cpu_ms_per_order: Number(cost.cpuMsPerOrder.toFixed(1)),
     timed_out: timedOut,
     seconds: Math.round(seconds),
     problems: problems.length,
   };
   console.log(`\n${JSON.stringify(summary, null, 2)}`);
+  printCost(cost);
+  if (steady)
+    console.log(
+      `  provider requests per open order per minute, steady window: ${steady.perOrderMinute.toFixed(3)} on ${steady.gated} (${steady.byNetwork[steady.gated].requests} requests, ${steady.byNetwork[steady.gated].orders} orders waiting for a deposit, ${steady.minutes.toFixed(2)} min; target ≤ ${MAX_PROVIDER_PER_ORDER_MINUTE}); ${steady.allNetworks.toFixed(3)} over all ${steady.open} on ${Object.keys(steady.byNetwork).length} networks`,
+    );
   if (problems.length) {
     console.log(`\nProblems (first 20 of ${problems.length}):`);
     for (const x of problems.slice(0, 20)) console.log(`  ${JSON.stringify(x)}`);
@@ -569,6 +620,8 @@ async function main() {
           gateway_faults: gatewayFaults,
           partner_limit: PARTNER_LIMIT,
           vars: { ...VARS, ADMIN_TOKEN: "(random)" },
+          steady_orders: STEADY_ORDERS,
+          steady_minutes: STEADY_MS / 60_000,
         },
         partner_id: partnerId,
         summary,
@@ -580,6 +633,124 @@ async function main() {
   );
   console.log("Written: bench/results/soak.json");
   return ok;
+}
+
+/** One block a second on every network until `stop()`, which answers the blocks mined. */
+function startMiner(admin) {
+  let mining = true;
+  let blocks = 0;
+  const loop = (async () => {
+    while (mining) {
+      await Promise.all(
+        NETWORKS.map((net) =>
+          admin
+            .post(`/sim/${net}/blocks`, { count: 1 })
+            .then(() => blocks++)
+            .catch(() => {}),
+        ),
+      );
+      await sleep(1000);
+    }
+  })();
+  return {
+    stop: async () => {
+      mining = false;
+      await loop;
+      return blocks;
+    },
+  };
+}
+
+/** SimChain's read counts per network (a loaded machine can drop a call: retried). */
+async function simReads(admin) {
+  const reads = {};
+  for (const net of NETWORKS) {
+    for (let attempt = 1; reads[net] === undefined; attempt++) {
+      try {
+        reads[net] = (await admin.get(`/sim/${net}`)).reads;
+      } catch (err) {
+        if (attempt >= 5) throw err;
+        await sleep(2000);
+      }
+    }
+  }
+  return reads;
+}
+
+/**
+ * The steady state issue 32 gates: what the provider sees per open order per minute once the orders
+ * are only waiting, i.e. what grows with open orders rather than with orders made. After the soak's
+ * orders are terminal (they read nothing more), the Worker restarts on the same state with simulated
+ * payouts (creation needs them, see main) and an expiry that outlasts the window; a cohort of orders
+ * is created and never funded; blocks are mined throughout, as a live chain moves. SimChain's reads
+ * are counted over the window, which opens STEADY_WARMUP_MS after the last creation.
+ */
+async function steadyWindow(key) {
+  await worker.stop();
+  worker = await startWorker({
+    stateDir: args["state-dir"],
+    port: PORT,
+    inspectorPort: 0,
+    fresh: false,
+    vars: {
+      ...VARS,
+      PAYOUT_MODE: "simulated",
+      ORDER_EXPIRY_SECONDS: String(Math.ceil((STEADY_WARMUP_MS + STEADY_MS) / 1000) + 600),
+    },
+  });
+  const base = worker.baseUrl;
+  const admin = adminClient(base, ADMIN_TOKEN);
+  const cohort = Array.from({ length: STEADY_ORDERS }, (_, i) =>
+    i < (STEADY_ORDERS * 3) / 4 ? ROUTES[0] : ROUTES[i % ROUTES.length],
+  );
+  console.log(`
+Steady window: ${STEADY_ORDERS} orders left waiting for a deposit…`);
+  const miner = startMiner(admin);
+  const runId = crypto.randomUUID().slice(0, 8);
+  const deadline = Date.now() + 10 * 60_000;
+  const ids = [];
+  await mapPool(cohort, CONCURRENCY, async (route, i) => {
+    const { order } = await createOrder(base, key, route.body, {
+      idempotencyKey: `soak-steady-${runId}-${i}`,
+      deadline,
+      maxAttempts: 200,
+    });
+    ids.push(order.id);
+  });
+  await sleep(STEADY_WARMUP_MS);
+  const before = await simReads(admin);
+  const from = Date.now();
+  await sleep(STEADY_MS);
+  const after = await simReads(admin);
+  const minutes = (Date.now() - from) / 60_000;
+  await miner.stop();
+  let waiting = 0;
+  await mapPool(ids, 8, async (id) => {
+    const r = await call(base, "GET", `/admin/v1/orders/${id}`, { token: ADMIN_TOKEN }).catch(() => null);
+    if (r?.status === 200 && r.body.status === "waiting_deposit") waiting++;
+  });
+  const reads = NETWORKS.reduce((a, net) => a + after[net] - before[net], 0);
+  const perNetwork = count(cohort, (r) => r.body.network_from);
+  const byNetwork = Object.fromEntries(
+    [...perNetwork].map(([net, n]) => {
+      const requests = after[net] - before[net];
+      return [net, { orders: n, requests, per_order_minute: Number((requests / (n * minutes)).toFixed(3)) }];
+    }),
+  );
+  // Gated: the network with the most orders. A network's tip is read at most 4 times a minute
+  // (CHAIN_TIP_SECONDS=15) while any of its orders polls, whatever their number: that constant
+  // shows on the networks with a handful of orders; what grows with open orders shows on the big one.
+  const [gated] = [...perNetwork].sort((a, b) => b[1] - a[1])[0];
+  return {
+    open: ids.length,
+    closedEarly: ids.length - waiting,
+    byNetwork,
+    gated,
+    minutes,
+    reads,
+    allNetworks: reads / (ids.length * minutes),
+    perOrderMinute: byNetwork[gated].per_order_minute,
+  };
 }
 
 function isTerminal(view) {
@@ -626,6 +797,127 @@ function compareIndex(orders, state, index) {
     else if (v && s !== v.status) out.push({ id: o.id, what: `index says ${s}, object says ${v.status}` });
   }
   return out;
+}
+
+/**
+ * CPU seconds the Worker's runtime has used so far: the inner workerd that runs the Worker, its
+ * objects and the local D1 (not wrangler's proxy), as the bench measures it.
+ */
+function runtimeCpuSeconds(w) {
+  const pid = findRuntimePid(w.pid);
+  return pid === null ? 0 : (cpuTimeMs(pid) ?? 0) / 1000;
+}
+
+/** Each order object's `_meter` rows (ORDER_METER), read from the local state with the sqlite3 CLI. */
+function readMeters(w) {
+  const dir = join(w.stateDir, "persist/v3/do/swap-partner-api-OrderObject");
+  const meters = new Map();
+  if (!existsSync(dir)) return meters;
+  for (const file of readdirSync(dir).filter((f) => f.endsWith(".sqlite"))) {
+    let out = "";
+    try {
+      out = execFileSync("sqlite3", ["-readonly", join(dir, file), "SELECT k, n FROM _meter"], {
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "ignore"],
+      });
+    } catch {
+      continue; // no _meter table (not an order), or no sqlite3 CLI
+    }
+    const row = Object.fromEntries(
+      out
+        .trim()
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => l.split("|")),
+    );
+    const id = Object.keys(row)
+      .find((k) => k.startsWith("order:"))
+      ?.slice(6);
+    if (id) meters.set(id, row);
+  }
+  return meters;
+}
+
+/**
+ * Per order, by outcome: the order object's own counts (alarms, storage and D1 rows written, chain
+ * reads it asked, venue calls), its gateway calls (from the gateway's records) and its share of the
+ * shared provider requests and of the Worker's CPU; provider requests per open order per minute.
+ */
+function costOfOrders(orders, state, providerReads, gw, w, cpuSeconds) {
+  const meters = readMeters(w);
+  const orderOfSend = new Map();
+  for (const op of gw.ops)
+    if (op.op === "send" && op.body) orderOfSend.set(op.key, JSON.parse(op.body).orderId);
+  const gatewayCalls = count(gw.ops, (op) => orderOfSend.get(op.key) ?? "?");
+  let openMs = 0;
+  for (const o of orders) {
+    const v = state.get(o.id);
+    if (!v) continue;
+    const end =
+      v.status === "expired" ? Date.parse(v.expires_at) : Date.parse(v.events?.at(-1)?.at ?? v.updated_at);
+    openMs += Math.max(0, end - Date.parse(v.created_at));
+  }
+  const provider = Object.values(providerReads).reduce((a, b) => a + b, 0);
+  const openOrderMinutes = openMs / 60_000;
+  const chainAsked = [...meters.values()].reduce((a, m) => a + Number(m.chain_reads ?? 0), 0);
+  const rows = new Map();
+  for (const o of orders) {
+    const status = state.get(o.id)?.status ?? "unknown";
+    const m = meters.get(o.id) ?? {};
+    const r = rows.get(status) ?? { orders: 0, metered: 0, sums: {} };
+    r.orders++;
+    if (meters.has(o.id)) r.metered++;
+    const add = (k, n) => {
+      r.sums[k] = (r.sums[k] ?? 0) + n;
+    };
+    add("alarms", Number(m.alarms ?? 0));
+    add("chain_reads_asked", Number(m.chain_reads ?? 0));
+    // The shared provider requests, apportioned by the reads each order asked of its ChainWatch.
+    add("provider_requests", chainAsked ? (provider * Number(m.chain_reads ?? 0)) / chainAsked : 0);
+    add("venue_calls", Number(m.venue_calls ?? 0));
+    add("gateway_calls", gatewayCalls.get(o.id) ?? 0);
+    add("d1_rows_written", Number(m.d1_rows_written ?? 0));
+    add("storage_rows_written", Number(m.storage_rows_written ?? 0));
+    rows.set(status, r);
+  }
+  const table = {};
+  for (const [status, r] of rows)
+    table[status] = {
+      orders: r.orders,
+      metered: r.metered,
+      ...Object.fromEntries(Object.entries(r.sums).map(([k, v]) => [k, Number((v / r.orders).toFixed(2))])),
+    };
+  return {
+    table,
+    openOrderMinutes,
+    providerPerOrderMinute: openOrderMinutes ? provider / openOrderMinutes : 0,
+    provider,
+    cpuMsPerOrder: (cpuSeconds * 1000) / orders.length,
+  };
+}
+
+function printCost(cost) {
+  const cols = [
+    "alarms",
+    "provider_requests",
+    "chain_reads_asked",
+    "venue_calls",
+    "gateway_calls",
+    "d1_rows_written",
+    "storage_rows_written",
+  ];
+  console.log("\nCost per order (means; counted by the order objects, the gateway and SimChain):");
+  console.log(`  ${["outcome", "orders", ...cols].map((c) => c.padStart(14)).join(" ")}`);
+  for (const [status, r] of Object.entries(cost.table))
+    console.log(
+      `  ${[status, r.orders, ...cols.map((c) => r[c])].map((c) => String(c).padStart(14)).join(" ")}`,
+    );
+  console.log(
+    `  Worker + objects CPU: ${cost.cpuMsPerOrder.toFixed(1)} ms per order (the Worker's workerd over the whole soak: its status polling and the deposits' admin calls included, so an upper bound)`,
+  );
+  console.log(
+    `  provider requests per open order per minute, whole run with each order's fixed reads: ${cost.providerPerOrderMinute.toFixed(3)} (${cost.provider} requests over ${cost.openOrderMinutes.toFixed(1)} open order-minutes; not gated)`,
+  );
 }
 
 let code = 1;

@@ -104,6 +104,8 @@ function draw(seed: number, n: number): number {
 export interface SimChainStatus {
   height: number;
   mempool: number;
+  /** Chain reads served since the chain was made (tip, listings, best-chain checks): the soak's provider requests. */
+  reads: number;
 }
 
 type TransferRow = {
@@ -242,6 +244,11 @@ export class SimChain extends DurableObject<Env> {
     return window > 0 ? this.#tip() - window : -1;
   }
 
+  /** Counts a chain read, as a provider would count it (the soak's provider requests). */
+  #countRead(): void {
+    this.ctx.storage.kv.put("reads", (this.ctx.storage.kv.get<number>("reads") ?? 0) + 1);
+  }
+
   #maybeReadOutage(): void {
     if (this.#chance(this.faults().readFailRate)) throw new Error("simulated chain provider outage");
   }
@@ -276,6 +283,7 @@ export class SimChain extends DurableObject<Env> {
   }
 
   tipHeight(): number {
+    this.#countRead();
     this.#maybeReadOutage();
     return this.#tip();
   }
@@ -284,7 +292,7 @@ export class SimChain extends DurableObject<Env> {
     const mempool = this.#sql
       .exec<{ n: number }>("SELECT COUNT(*) AS n FROM transfers WHERE block_height IS NULL")
       .one().n;
-    return { height: this.#tip(), mempool };
+    return { height: this.#tip(), mempool, reads: this.ctx.storage.kv.get<number>("reads") ?? 0 };
   }
 
   /** A new unconfirmed incoming transfer, as if someone broadcast it. */
@@ -366,6 +374,7 @@ export class SimChain extends DurableObject<Env> {
 
   /** Incoming transfers of one asset to an address (+ tag), unconfirmed included, oldest first. */
   incomingTransfers(query: IncomingQuery): IncomingTransfer[] {
+    this.#countRead();
     this.#maybeReadOutage();
     // EVM addresses are case-insensitive on chain (EIP-55 is only a checksum), base58 ones are not.
     // Two forms of the condition rather than one OR, so that each can use its index.
@@ -401,6 +410,7 @@ export class SimChain extends DurableObject<Env> {
    * hash (unconfirmed: it is still in the mempool).
    */
   isInBestChain(query: BestChainQuery): boolean {
+    this.#countRead();
     const row = this.#sql
       .exec<{ block_height: number | null; hash: string | null }>(
         `SELECT t.block_height, b.hash FROM transfers t LEFT JOIN blocks b ON b.height = t.block_height

@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import { getConfig } from "../../config";
 import type { DepositScheme } from "../../domain/deposit";
 import { isLive, type OrderDraft, type OrderRecord, type OrderView } from "../../domain/order";
 import type { CreationKey } from "../../domain/order-id";
@@ -6,6 +7,7 @@ import { type CreateResult, OrderCreation, replayCreation } from "./creation";
 import type { ActionRequest, Actor, ActResult, HoldResult, ResolveResult } from "./decisions";
 import type { OrderEventLogEntry } from "./journal";
 import { flushLiquidity } from "./liquidity";
+import { createOrderMeter, type OrderMeter } from "./meter";
 import { migrate } from "./migrations";
 import type { OutboxEntry } from "./outbox";
 import { OrderParts } from "./parts";
@@ -47,16 +49,26 @@ export class OrderObject extends DurableObject<Env> {
    * status read is the hottest path).
    */
   get #order(): OrderParts {
-    this.#parts ??= new OrderParts(this.ctx.storage, this.env);
+    if (!this.#parts) {
+      // ORDER_METER (the soak's cost table): the parts run on counted storage and env.
+      this.#meter = getConfig(this.env).ORDER_METER
+        ? createOrderMeter(this.ctx.storage, this.env, this.ctx.id.name ?? this.ctx.id.toString())
+        : null;
+      this.#parts = new OrderParts(this.#meter?.storage ?? this.ctx.storage, this.#meter?.env ?? this.env);
+    }
     return this.#parts;
   }
+
+  #meter: OrderMeter | null = null;
 
   // ── creation ──────────────────────────────────────────────────────────────────────────────
 
   /** Creates the order once (src/objects/order/creation.ts). */
   create(draft: OrderDraft, scheme: DepositScheme): Promise<CreateResult> {
     const o = this.#order;
-    return this.#creation.create(o.c, draft, scheme, (r) => o.view.needsAction(r));
+    return this.#creation
+      .create(o.c, draft, scheme, (r) => o.view.needsAction(r))
+      .finally(() => this.#meter?.flush());
   }
 
   /** The answer to a repeated Idempotency-Key; null while no order exists. */
@@ -177,7 +189,12 @@ export class OrderObject extends DurableObject<Env> {
   }
 
   override async alarm(): Promise<void> {
-    await this.#runExclusive();
+    if (this.#order && this.#meter) this.#meter.alarm();
+    try {
+      await this.#runExclusive();
+    } finally {
+      this.#meter?.flush();
+    }
   }
 
   /** Alarm runs and sweeps never overlap: a second caller waits for the run in progress. */

@@ -106,7 +106,16 @@ const SentSchema = z
   .openapi("SimTransfer");
 const HeightSchema = z.object({ height: z.int32() });
 const StatusSchema = z
-  .object({ network: z.string().max(20), height: z.int32(), mempool: z.int32() })
+  .object({
+    network: z.string().max(20),
+    height: z.int32(),
+    mempool: z.int32(),
+    reads: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).openapi({
+      format: "int64",
+      description:
+        "Chain reads served so far (tips, listings, best-chain checks): what a provider would count.",
+    }),
+  })
   .openapi("SimChainStatus");
 const OutgoingSchema = z
   .object({
@@ -202,7 +211,10 @@ export const adminSimRouter = createRouter()
     async (c) => {
       const sim = await simNetworkOf(c, c.req.valid("param").network);
       const status = await simChain(c.env, sim.network).status();
-      return c.json({ network: sim.network, height: status.height, mempool: status.mempool }, 200);
+      return c.json(
+        { network: sim.network, height: status.height, mempool: status.mempool, reads: status.reads },
+        200,
+      );
     },
   )
   .openapi(
