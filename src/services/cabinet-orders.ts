@@ -1,9 +1,12 @@
 // The cabinet's order pages: the filtered list and search over the D1 index, the CSV export of
 // every matching row, one order with its event log, explorer links and webhook deliveries, and
 // the decisions a signed-in member takes on a failed order's money.
+import { type Config, getConfig } from "../config";
+import { chainModeFor } from "../domain/chain-mode";
 import { csvLine } from "../domain/csv";
 import { checkDestination } from "../domain/destination";
 import { DomainError } from "../domain/errors";
+import { type ExplorerLinks, type ExplorerTemplates, explorerLinks } from "../domain/explorer-links";
 import { decodeCursor, pageOf } from "../domain/keyset-cursor";
 import type { OrderView } from "../domain/order";
 import { ORDER_STATUSES, type OrderStatus } from "../domain/order-state";
@@ -125,29 +128,16 @@ export function ordersCsv(db: D1Database, filter: OrderFilter): ReadableStream<U
   });
 }
 
-export interface ExplorerLinks {
-  deposit_address: string | null;
-  recipient_address: string | null;
-  deposit_txid: string | null;
-  payout_txid: string | null;
-  refund_txid: string | null;
-}
-
-const fill = (template: string | null | undefined, key: "txid" | "address", value: string | null) =>
-  template && value ? template.replace(`{${key}}`, encodeURIComponent(value)) : null;
-
-/** Links from the catalog's explorer templates of the order's two sides. */
-export function explorerLinks(catalog: readonly CurrencyRow[], o: OrderView): ExplorerLinks {
-  const side = (c: string, n: string) => catalog.find((r) => r.coin === c && r.network === n);
-  const from = side(o.coin_from, o.network_from);
-  const to = side(o.coin_to, o.network_to);
-  return {
-    deposit_address: fill(from?.explorer_address_url, "address", o.deposit_address),
-    recipient_address: fill(to?.explorer_address_url, "address", o.recipient_address),
-    deposit_txid: fill(from?.explorer_tx_url, "txid", o.deposit_txid),
-    payout_txid: fill(to?.explorer_tx_url, "txid", o.payout_txid),
-    refund_txid: fill(from?.explorer_tx_url, "txid", o.refund_txid),
+/** The order's explorer links from the catalog's templates and the deployment's modes. */
+function linksOf(config: Config, catalog: readonly CurrencyRow[], o: OrderView): ExplorerLinks {
+  const side = (c: string, n: string): ExplorerTemplates | undefined => {
+    const row = catalog.find((r) => r.coin === c && r.network === n);
+    return row ? { tx: row.explorer_tx_url, address: row.explorer_address_url } : undefined;
   };
+  return explorerLinks(o, side(o.coin_from, o.network_from), side(o.coin_to, o.network_to), {
+    depositChainSimulated: chainModeFor(config.CHAIN_MODE, o.network_from) === "simulated",
+    payoutsSimulated: config.PAYOUT_MODE === "simulated",
+  });
 }
 
 export interface OrderDetail {
@@ -173,7 +163,7 @@ export async function orderDetail(env: Env, partnerId: string, ref: string): Pro
     deliveriesOfOrder(env.DB, partnerId, order.id),
     loadCatalog(env.DB),
   ]);
-  return { order, events, deliveries, links: explorerLinks(catalog, order) };
+  return { order, events, deliveries, links: linksOf(getConfig(env), catalog, order) };
 }
 
 /** What the detail page polls: enough to tell whether anything moved. */

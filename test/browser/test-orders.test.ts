@@ -1,6 +1,7 @@
 // A test order in the cabinet, in Chromium against `wrangler dev` (docs/test-mode.md): the test
 // helper buttons drive one from waiting_deposit to completed and another to expired, the page
-// showing each status as it comes; a live order's page has no buttons. axe-core checks the page.
+// showing each status as it comes; explorer links only where a testnet explorer shows the thing;
+// a live order's page has no buttons. axe-core checks the page.
 // Screenshots go to test-artifacts/cabinet/.
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
@@ -85,6 +86,13 @@ describe("test orders in the cabinet", () => {
       "sending → completed",
     ])
       expect(timeline).toContain(step);
+    // Explorer links: the tb1 deposit address on the testnet explorer; simulated txids and the
+    // never-paid recipient have none.
+    expect(await page.locator('[data-field="deposit_address"] a').getAttribute("href")).toMatch(
+      /^https:\/\/mempool\.space\/testnet4\/address\/tb1/,
+    );
+    for (const field of ["deposit_txid", "payout_txid", "recipient_address"])
+      expect(await page.locator(`[data-field="${field}"] a`).count()).toBe(0);
     await shot(page, "test-orders-03-completed");
 
     await page.goto(`${ORIGIN}/cabinet/orders/${expiring.short_id}`);
