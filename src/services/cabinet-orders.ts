@@ -11,6 +11,7 @@ import { decodeCursor, pageOf } from "../domain/keyset-cursor";
 import type { OrderView } from "../domain/order";
 import { ORDER_STATUSES, type OrderStatus } from "../domain/order-state";
 import { normalizeShortId } from "../domain/short-id";
+import { aheadAt } from "../domain/test-clock";
 import type { OrderEventLogEntry } from "../objects/order-object";
 import { type CurrencyRow, loadCatalog } from "../storage/catalog";
 import {
@@ -140,9 +141,12 @@ function linksOf(config: Config, catalog: readonly CurrencyRow[], o: OrderView):
   });
 }
 
+/** A log row with its lead over real time: a test order's clock runs ahead after `expire`. */
+export type TimedEvent = OrderEventLogEntry & { ahead_ms: number };
+
 export interface OrderDetail {
   order: OrderView;
-  events: OrderEventLogEntry[];
+  events: TimedEvent[];
   deliveries: Omit<DeliveryRow, "payload">[];
   links: ExplorerLinks;
 }
@@ -158,12 +162,13 @@ async function ownOrder(env: Env, partnerId: string, ref: string) {
 
 /** One of the partner's orders (by UUID or short_id): everything the detail page shows. */
 export async function orderDetail(env: Env, partnerId: string, ref: string): Promise<OrderDetail> {
-  const { order, events } = await ownOrder(env, partnerId, ref);
+  const { order, events, clock_jumps } = await ownOrder(env, partnerId, ref);
+  const timed = events.map((e) => ({ ...e, ahead_ms: aheadAt(e.seq, clock_jumps) }));
   const [deliveries, catalog] = await Promise.all([
     deliveriesOfOrder(env.DB, partnerId, order.id),
     loadCatalog(env.DB),
   ]);
-  return { order, events, deliveries, links: linksOf(getConfig(env), catalog, order) };
+  return { order, events: timed, deliveries, links: linksOf(getConfig(env), catalog, order) };
 }
 
 /** What the detail page polls: enough to tell whether anything moved. */
