@@ -13,7 +13,7 @@ const usd = (s: string) =>
 /** Why earnings are $0.00 when the markup is 0 bps, and where the markup is set (docs/earnings.md). */
 function ZeroMarkupHint(props: { session: SessionContext }) {
   return (
-    <div class="muted small" data-testid="markup-hint">
+    <div class="muted small hint" data-testid="markup-hint">
       Your markup is 0 bps, so orders earn you nothing.{" "}
       {can(props.session.user.role, "settings.write") ? (
         <a href="/cabinet/settings#markup">Set a markup</a>
