@@ -9,6 +9,11 @@ interface ChartData {
   earnings: number[];
 }
 
+/** Orders are whole: the orders axis steps by whole numbers only (uPlot's default steps include 0.5). */
+const WHOLE_STEPS = [
+  1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000,
+];
+
 function draw(el: HTMLElement): void {
   const data = JSON.parse(el.dataset.chart ?? "{}") as ChartData;
   const xs = data.days.map((d) => Date.parse(`${d}T00:00:00Z`) / 1000);
@@ -37,7 +42,20 @@ function draw(el: HTMLElement): void {
           value: (_u, v) => (v == null ? "—" : `$${v.toFixed(2)}`),
         },
       ],
-      axes: [{}, { label: "orders" }, { side: 1, scale: "usd", label: "USD", grid: { show: false } }],
+      axes: [
+        {},
+        {
+          label: "orders",
+          incrs: WHOLE_STEPS,
+          // The drawn labels also on the element: the canvas has no text to read back.
+          values: (_u, splits) => {
+            const labels = splits.map((v) => String(v));
+            el.dataset.orderTicks = labels.join(" ");
+            return labels;
+          },
+        },
+        { side: 1, scale: "usd", label: "USD", grid: { show: false } },
+      ],
     },
     [xs, data.orders, data.earnings],
     el,

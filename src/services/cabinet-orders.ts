@@ -1,13 +1,17 @@
 // The cabinet's order pages: the filtered list and search over the D1 index, the CSV export of
 // every matching row, one order with its event log, explorer links and webhook deliveries, and
 // the decisions a signed-in member takes on a failed order's money.
+import { type Config, getConfig } from "../config";
+import { chainModeFor } from "../domain/chain-mode";
 import { csvStream } from "../domain/csv";
 import { checkDestination } from "../domain/destination";
 import { DomainError } from "../domain/errors";
+import { type ExplorerLinks, type ExplorerTemplates, explorerLinks } from "../domain/explorer-links";
 import { decodeCursor, pageOf } from "../domain/keyset-cursor";
 import type { OrderView } from "../domain/order";
 import { ORDER_STATUSES, type OrderStatus } from "../domain/order-state";
 import { normalizeShortId } from "../domain/short-id";
+import { aheadAt } from "../domain/test-clock";
 import type { OrderEventLogEntry } from "../objects/order/object";
 import { type CurrencyRow, loadCatalog } from "../storage/catalog";
 import {
@@ -133,34 +137,24 @@ export function ordersCsv(db: D1Database, filter: OrderFilter): ReadableStream<U
   );
 }
 
-export interface ExplorerLinks {
-  deposit_address: string | null;
-  recipient_address: string | null;
-  deposit_txid: string | null;
-  payout_txid: string | null;
-  refund_txid: string | null;
-}
-
-const fill = (template: string | null | undefined, key: "txid" | "address", value: string | null) =>
-  template && value ? template.replace(`{${key}}`, encodeURIComponent(value)) : null;
-
-/** Links from the catalog's explorer templates of the order's two sides. */
-export function explorerLinks(catalog: readonly CurrencyRow[], o: OrderView): ExplorerLinks {
-  const side = (c: string, n: string) => catalog.find((r) => r.coin === c && r.network === n);
-  const from = side(o.coin_from, o.network_from);
-  const to = side(o.coin_to, o.network_to);
-  return {
-    deposit_address: fill(from?.explorer_address_url, "address", o.deposit_address),
-    recipient_address: fill(to?.explorer_address_url, "address", o.recipient_address),
-    deposit_txid: fill(from?.explorer_tx_url, "txid", o.deposit_txid),
-    payout_txid: fill(to?.explorer_tx_url, "txid", o.payout_txid),
-    refund_txid: fill(from?.explorer_tx_url, "txid", o.refund_txid),
+/** The order's explorer links from the catalog's templates and the deployment's modes. */
+function linksOf(config: Config, catalog: readonly CurrencyRow[], o: OrderView): ExplorerLinks {
+  const side = (c: string, n: string): ExplorerTemplates | undefined => {
+    const row = catalog.find((r) => r.coin === c && r.network === n);
+    return row ? { tx: row.explorer_tx_url, address: row.explorer_address_url } : undefined;
   };
+  return explorerLinks(o, side(o.coin_from, o.network_from), side(o.coin_to, o.network_to), {
+    depositChainSimulated: chainModeFor(config.CHAIN_MODE, o.network_from) === "simulated",
+    payoutsSimulated: config.PAYOUT_MODE === "simulated",
+  });
 }
+
+/** A log row with its lead over real time: a test order's clock runs ahead after `expire`. */
+export type TimedEvent = OrderEventLogEntry & { ahead_ms: number };
 
 export interface OrderDetail {
   order: OrderView;
-  events: OrderEventLogEntry[];
+  events: TimedEvent[];
   deliveries: Omit<DeliveryRow, "payload">[];
   links: ExplorerLinks;
 }
@@ -176,12 +170,13 @@ async function ownOrder(env: Env, partnerId: string, ref: string) {
 
 /** One of the partner's orders (by UUID or short_id): everything the detail page shows. */
 export async function orderDetail(env: Env, partnerId: string, ref: string): Promise<OrderDetail> {
-  const { order, events } = await ownOrder(env, partnerId, ref);
+  const { order, events, clock_jumps } = await ownOrder(env, partnerId, ref);
+  const timed = events.map((e) => ({ ...e, ahead_ms: aheadAt(e.seq, clock_jumps) }));
   const [deliveries, catalog] = await Promise.all([
     deliveriesOfOrder(env.DB, partnerId, order.id),
     loadCatalog(env.DB),
   ]);
-  return { order, events, deliveries, links: explorerLinks(catalog, order) };
+  return { order, events: timed, deliveries, links: linksOf(getConfig(env), catalog, order) };
 }
 
 /** What the detail page polls: enough to tell whether anything moved. */

@@ -425,6 +425,39 @@ describe("test helpers from the cabinet", () => {
   });
 });
 
+describe("simulated time and the overview's hints", () => {
+  beforeEach(() => setPrices());
+
+  it("an expired test order's expiry is shown at its real time, marked with the clock's lead", async () => {
+    const t = await team();
+    const res = await admin(`/partners/${t.partnerId}/keys`, { method: "POST", json: { mode: "test" } });
+    const key = await json<{ key: string; key_id: string }>(res);
+    const o = await createOrder({ id: t.partnerId, key: key.key, keyId: key.key_id }, BTC_TO_USDT);
+    expect(
+      (await cab(`/orders/${o.id}/test/expire`, { cookie: t.cookie, csrf: t.csrf, form: {} })).status,
+    ).toBe(303);
+    const html = await page(t, `/orders/${o.id}`);
+    const times = [...html.matchAll(/<time datetime="([^"]+)"/g)].map((m) => Date.parse(m[1]!));
+    // The timeline's times (the lead's "updated" is the order's own clock, first on the page).
+    const timeline = times.slice(1);
+    expect(timeline.length).toBeGreaterThanOrEqual(2);
+    expect(timeline).toEqual([...timeline].sort((a, b) => a - b));
+    for (const at of timeline) expect(at).toBeLessThanOrEqual(Date.now());
+    const marks = [...html.matchAll(/data-testid="simulated"[^>]*>simulated: ([^<]+)</g)].map((m) => m[1]);
+    expect(marks).toEqual([expect.stringMatching(/^\+(29|30) min$/)]);
+  });
+
+  it("earnings of $0.00 at 0 bps say why and link the setting; with a markup they do not", async () => {
+    const t = await team();
+    const zero = await page(t, "/overview");
+    expect(zero).toContain('data-testid="markup-hint"');
+    expect(zero).toContain('href="/cabinet/settings#markup"');
+    expect(await page(t, "/settings")).toContain('id="markup"');
+    await cab("/settings", { cookie: t.cookie, csrf: t.csrf, form: { markup_bps: "50" } });
+    expect(await page(t, "/overview")).not.toContain('data-testid="markup-hint"');
+  });
+});
+
 describe("step-up before funds go to a new address", () => {
   beforeEach(async () => {
     await setPrices();

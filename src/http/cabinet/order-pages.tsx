@@ -6,7 +6,8 @@ import { can } from "../../domain/cabinet";
 import type { OrderView } from "../../domain/order";
 import type { OrderActions } from "../../domain/order-actions";
 import { ORDER_STATUSES, type OrderStatus } from "../../domain/order-state";
-import type { OrderDetail, OrderQuery } from "../../services/cabinet-orders";
+import { aheadLabel } from "../../domain/test-clock";
+import type { OrderDetail, OrderQuery, TimedEvent } from "../../services/cabinet-orders";
 import type { SessionContext } from "../../storage/cabinet";
 import type { CabinetOrderRow } from "../../storage/order-search";
 import { Csrf, Page, StepUpField } from "./layout";
@@ -402,6 +403,9 @@ function TestHelpersCard(props: { session: SessionContext; order: OrderView }) {
   );
 }
 
+/** When an event really happened: a test order's clock may run ahead of real time (`expire`). */
+const realTime = (e: TimedEvent) => new Date(Date.parse(e.at) - e.ahead_ms).toISOString();
+
 function eventText(data: Record<string, string | number | boolean | null> | null): string {
   if (!data) return "";
   return Object.entries(data)
@@ -452,7 +456,16 @@ export function OrderPage(props: { session: SessionContext; detail: OrderDetail 
                         ? e.reason
                         : `${e.from_status ?? "created"} → ${e.to_status}`}
                     </strong>
-                    <span class="muted"> {when(e.at)}</span>
+                    <span class="muted"> {when(realTime(e))}</span>
+                    {e.ahead_ms > 0 ? (
+                      <span
+                        class="badge warn"
+                        data-testid="simulated"
+                        title={`Test order clock (moved ahead by the expire helper): ${e.at}`}
+                      >
+                        simulated: {aheadLabel(e.ahead_ms)}
+                      </span>
+                    ) : null}
                   </div>
                   {e.from_status !== e.to_status ? <div class="muted">{e.reason}</div> : null}
                   {eventText(e.data) ? <div class="mono small">{eventText(e.data)}</div> : null}

@@ -1,4 +1,5 @@
 // The overview (figures for today / 7 / 30 days and a chart) and the earnings report.
+import { can } from "../../domain/cabinet";
 import type { EarningsSummary } from "../../domain/earnings";
 import type { Overview } from "../../domain/overview";
 import type { SessionContext } from "../../storage/cabinet";
@@ -9,7 +10,21 @@ import { StackTable } from "./stack-table";
 const usd = (s: string) =>
   `$${Number(s).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 
-export function OverviewPage(props: { session: SessionContext; overview: Overview }) {
+/** Why earnings are $0.00 when the markup is 0 bps, and where the markup is set (docs/earnings.md). */
+function ZeroMarkupHint(props: { session: SessionContext }) {
+  return (
+    <div class="muted small hint" data-testid="markup-hint">
+      Your markup is 0 bps, so orders earn you nothing.{" "}
+      {can(props.session.user.role, "settings.write") ? (
+        <a href="/cabinet/settings#markup">Set a markup</a>
+      ) : (
+        "An admin of your team sets it in Settings."
+      )}
+    </div>
+  );
+}
+
+export function OverviewPage(props: { session: SessionContext; overview: Overview; markupBps: number }) {
   const o = props.overview;
   return (
     <Page title="Overview" session={props.session} current="/cabinet/overview" charts>
@@ -34,6 +49,9 @@ export function OverviewPage(props: { session: SessionContext; overview: Overvie
             <div>
               Earnings <strong data-testid="earnings">{usd(w.earnings_usd)}</strong>
             </div>
+            {props.markupBps === 0 && Number(w.earnings_usd) === 0 ? (
+              <ZeroMarkupHint session={props.session} />
+            ) : null}
           </section>
         ))}
       </div>

@@ -2,6 +2,7 @@
 import type { Context, Hono } from "hono";
 import { dayBefore } from "../../domain/overview";
 import { earningsBetween, earningsCsv, partnerOverview } from "../../services/earnings";
+import { getPartner } from "../../storage/partners";
 import { EarningsPage, OverviewPage } from "./report-pages";
 import { type CabinetEnv, requireSession, type SignedInEnv } from "./session";
 
@@ -25,8 +26,11 @@ function range(c: Context, now: number): { from: string; to: string; fromIso: st
 export function registerReportRoutes(app: Hono<CabinetEnv>): void {
   app.get("/overview", requireSession("orders.read"), async (c) => {
     const s = signedIn(c).get("cabinet");
-    const overview = await partnerOverview(c.env.DB, s.user.partner_id, s.mode !== "test", Date.now());
-    return c.html(<OverviewPage session={s} overview={overview} />);
+    const [overview, partner] = await Promise.all([
+      partnerOverview(c.env.DB, s.user.partner_id, s.mode !== "test", Date.now()),
+      getPartner(c.env.DB, s.user.partner_id),
+    ]);
+    return c.html(<OverviewPage session={s} overview={overview} markupBps={partner?.markup_bps ?? 0} />);
   });
 
   app.get("/earnings", requireSession("orders.read"), async (c) => {

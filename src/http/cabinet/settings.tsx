@@ -32,7 +32,7 @@ export function SettingsPage(props: {
           {props.notice}
         </p>
       ) : null}
-      <section class="card">
+      <section class="card" id="markup">
         <h2>Markup</h2>
         <p>
           Your markup is added to every quote your API keys request, and is your earning on each completed

@@ -2,6 +2,7 @@ import type { ChainReader } from "../../adapters/chain/types";
 import type { OrderAdapters } from "../../adapters/registry";
 import { type Config, getConfig } from "../../config";
 import type { OrderRecord } from "../../domain/order";
+import type { ClockJump } from "../../domain/test-clock";
 import { adaptersOf } from "./adapters";
 import { OrderAlerts } from "./alerts";
 import { ExtraDeposits } from "./extra-deposits";
@@ -15,6 +16,8 @@ const K = {
   record: "order",
   /** A test order's clock: ms it runs ahead of real time (the `expire` test helper moves it). */
   testClock: "test_clock_ms",
+  /** Where the test clock jumped: the first event logged after each jump, and the lead from then. */
+  testClockJumps: "test_clock_jumps",
 } as const;
 
 /**
@@ -41,6 +44,8 @@ export interface OrderContext extends OrderTransitions {
   now(): number;
   /** Moves a test order's clock `ms` further ahead. */
   runAhead(ms: number): void;
+  /** The test clock's jumps, oldest first (none for a live order). */
+  clockJumps(): ClockJump[];
   /** Keeps exactly one alarm at the earliest row of the schedule, or none when nothing is due. */
   arm(now: number): Promise<void>;
   adapters(r: OrderRecord): OrderAdapters;
@@ -59,6 +64,7 @@ export function orderContext(storage: DurableObjectStorage, env: Env): OrderCont
   const saveRecord = (r: OrderRecord) => kv.put(K.record, r);
   const journal = new OrderJournal({ storage, schedule, ledger, outbox, alerts, saveRecord });
   const clock = () => kv.get<number>(K.testClock) ?? 0;
+  const jumps = () => kv.get<ClockJump[]>(K.testClockJumps) ?? [];
   const adapters = (r: OrderRecord) => adaptersOf(env, config, ledger, r);
   return {
     env,
@@ -74,7 +80,12 @@ export function orderContext(storage: DurableObjectStorage, env: Env): OrderCont
     record: () => kv.get<OrderRecord>(K.record),
     saveRecord,
     now: () => Date.now() + clock(),
-    runAhead: (ms) => kv.put(K.testClock, clock() + ms),
+    runAhead: (ms) => {
+      const aheadMs = clock() + ms;
+      kv.put(K.testClock, aheadMs);
+      kv.put(K.testClockJumps, [...jumps(), { fromSeq: journal.version() + 1, aheadMs }]);
+    },
+    clockJumps: jumps,
     arm: (now) => schedule.arm(storage, now, clock()),
     adapters,
     reader: (r) => adapters(r).reader,

@@ -3,6 +3,7 @@ import { getConfig } from "../../config";
 import type { DepositScheme } from "../../domain/deposit";
 import { isLive, type OrderDraft, type OrderRecord, type OrderView } from "../../domain/order";
 import type { CreationKey } from "../../domain/order-id";
+import type { ClockJump } from "../../domain/test-clock";
 import { type CreateResult, OrderCreation, replayCreation } from "./creation";
 import type { ActionRequest, Actor, ActResult, HoldResult, ResolveResult } from "./decisions";
 import type { OrderEventLogEntry } from "./journal";
@@ -95,13 +96,23 @@ export class OrderObject extends DurableObject<Env> {
     return r ? { order: await o.view.view(r, o.c.now()), partnerId: r.partnerId } : null;
   }
 
-  /** Operators' support view: the order and its full event log. */
-  async inspect(): Promise<{ order: OrderView; partner_id: string; events: OrderEventLogEntry[] } | null> {
+  /** Operators' support view: the order, its full event log and a test order's clock jumps. */
+  async inspect(): Promise<{
+    order: OrderView;
+    partner_id: string;
+    events: OrderEventLogEntry[];
+    clock_jumps: ClockJump[];
+  } | null> {
     const o = this.#order;
     const r = o.c.record();
     if (!r) return null;
     const events = o.c.journal.events();
-    return { order: await o.view.view(r, o.c.now()), partner_id: r.partnerId, events };
+    return {
+      order: await o.view.view(r, o.c.now()),
+      partner_id: r.partnerId,
+      events,
+      clock_jumps: o.c.clockJumps(),
+    };
   }
 
   /** The webhook events of this order (for support and tests): sequence, id, whether queued. */
