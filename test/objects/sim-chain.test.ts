@@ -37,7 +37,7 @@ describe("SimChain: blocks, mempool, confirmations", () => {
     expect(await chain.tipHeight()).toBe(0);
     const { txid } = await chain.send({ to: ADDR, amount: "0.015", coin: "BTC" });
     expect(txid).toMatch(HEX64);
-    expect(await chain.status()).toEqual({ height: 0, mempool: 1 });
+    expect(await chain.status()).toMatchObject({ height: 0, mempool: 1 });
 
     const [pending] = await chain.incomingTransfers({ address: ADDR, tag: null, ...native });
     expect(pending).toEqual({
@@ -56,7 +56,7 @@ describe("SimChain: blocks, mempool, confirmations", () => {
     expect(mined?.blockHeight).toBe(1);
     expect(mined?.blockHash).toMatch(HEX64);
     expect(confirmations(mined!, 1)).toBe(1);
-    expect(await chain.status()).toEqual({ height: 1, mempool: 0 });
+    expect(await chain.status()).toMatchObject({ height: 1, mempool: 0 });
 
     expect(await chain.mine(5)).toEqual({ height: 6 });
     expect(confirmations(mined!, await chain.tipHeight())).toBe(6);
@@ -87,7 +87,7 @@ describe("SimChain: blocks, mempool, confirmations", () => {
     for (const n of [0, -1, 1.5, 1001])
       expect(await rpcError(() => chain.mine(n))).toBeInstanceOf(RangeError);
     expect((await rpcError(() => chain.reorg(1))).message).toMatch(/exceeds the chain height 0/);
-    expect(await chain.status()).toEqual({ height: 0, mempool: 0 });
+    expect(await chain.status()).toMatchObject({ height: 0, mempool: 0 });
   });
 
   it("stores the network (the object's name) on each transfer", async () => {
@@ -115,7 +115,7 @@ describe("SimChain: reorgs and drops", () => {
     expect([ta?.txid, ta?.blockHeight, tb?.txid, tb?.blockHeight]).toEqual([a.txid, 1, b.txid, 2]);
 
     expect(await chain.reorg(2)).toEqual({ height: 1 });
-    expect(await chain.status()).toEqual({ height: 1, mempool: 0 });
+    expect(await chain.status()).toMatchObject({ height: 1, mempool: 0 });
     const after = await chain.incomingTransfers({ address: ADDR, tag: null, ...native });
     expect(after.map((t) => t.txid)).toEqual([a.txid]);
     expect(await chain.isInBestChain(tb!)).toBe(false);
@@ -157,7 +157,7 @@ describe("SimChain: reorgs and drops", () => {
     expect(await chain.isInBestChain(t!)).toBe(false);
     const left = await chain.incomingTransfers({ address: ADDR, tag: null, ...native });
     expect(left.map((x) => x.txid)).toEqual([confirmed.txid]);
-    expect(await chain.status()).toEqual({ height: 1, mempool: 0 });
+    expect(await chain.status()).toMatchObject({ height: 1, mempool: 0 });
   });
 });
 
