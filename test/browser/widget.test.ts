@@ -154,7 +154,7 @@ describe("the end user's side in Chromium", () => {
     const recipient = frame.locator("#recipient_address");
     await recipient.fill("TNotAnAddress");
     await expect
-      .poll(() => frame.locator("#recipient-hint").textContent())
+      .poll(() => frame.locator("#recipient-hint").textContent(), { timeout: 10_000 })
       .toMatch(/Not a valid TRX address/);
     await recipient.fill(TRON);
     await expect
