@@ -4,8 +4,20 @@ import { type OrderDraft, type OrderRecord, type OrderView, orderView } from "..
 import { type CreationKey, creationVerdict, shortIdOfOrderId } from "../../domain/order-id";
 import type { OrderContext } from "./context";
 import { allocateDeposit } from "./deposit-allocation";
-import { markProjection, PROJECTION_RETRY_MS, projectRecord, scheduleOutbox } from "./projection";
+import {
+  markProjection,
+  type OutboxStores,
+  PROJECTION_RETRY_MS,
+  type ProjectionHost,
+  projectRecord,
+  scheduleOutbox,
+} from "./projection";
 import { DUE } from "./schedule";
+
+/** What a creation uses of the order's context: the record, its storage, log and schedule. */
+export type CreationHost = ProjectionHost &
+  OutboxStores &
+  Pick<OrderContext, "storage" | "log" | "config" | "arm">;
 
 export type CreateResult =
   | { kind: "created"; order: OrderView }
@@ -24,7 +36,10 @@ const CREATED_VIEW = "created_view";
  * before the request is validated again, so a retry gets its order even after prices, limits or the
  * quote's validity have changed.
  */
-export function replayCreation(c: OrderContext, creation: CreationKey): CreateResult | null {
+export function replayCreation(
+  c: Pick<OrderContext, "record" | "kv">,
+  creation: CreationKey,
+): CreateResult | null {
   const existing = c.record();
   if (!existing) return null;
   const verdict = creationVerdict(existing, creation);
@@ -41,7 +56,7 @@ export class OrderCreation {
 
   /** `needsAction` is the partner view's, for the index row projected after the answer. */
   async create(
-    c: OrderContext,
+    c: CreationHost,
     draft: OrderDraft,
     scheme: DepositScheme,
     needsAction: (r: OrderRecord) => boolean,
@@ -63,7 +78,7 @@ export class OrderCreation {
 }
 
 async function createOnce(
-  c: OrderContext,
+  c: CreationHost,
   draft: OrderDraft,
   scheme: DepositScheme,
   needsAction: (r: OrderRecord) => boolean,
@@ -102,7 +117,7 @@ async function createOnce(
 }
 
 /** Not awaited by the creation: the 201 never waits for D1, and the alarm retries what fails. */
-async function projectCreated(c: OrderContext, r: OrderRecord, needsAction: (r: OrderRecord) => boolean) {
+async function projectCreated(c: CreationHost, r: OrderRecord, needsAction: (r: OrderRecord) => boolean) {
   await projectRecord(c, r, needsAction);
   scheduleOutbox(c, Date.now());
   await c.arm(Date.now());
