@@ -1,12 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import type { TypedResponse } from "hono";
 import { type CurrencyRow, type PublicCurrency, publicCurrencies } from "../../domain/currency";
 import { ICON_HASHES } from "../../generated/icons";
-import { etagOf, ifNoneMatch } from "../../lib/etag";
+import { etagOf } from "../../lib/etag";
 import { loadCatalog } from "../../storage/catalog";
 import { publicRateLimit } from "../middleware/auth";
 import { createRouter } from "../router";
 import { cacheable, errorResponses, okResponse, out, withCors } from "../schemas";
+import { type TaggedBody, taggedJson } from "../tagged-json";
 
 // An upper bound for clients sizing buffers; the catalog is a few dozen rows.
 const MAX_CATALOG_ROWS = 1000;
@@ -87,9 +87,9 @@ const CACHING = {
  * are reloaded (TTL or an operator edit), so 6.8 KB of JSON is not rebuilt or rehashed on every
  * request.
  */
-const bodies = new WeakMap<readonly CurrencyRow[], Promise<{ body: string; etag: string }>>();
+const bodies = new WeakMap<readonly CurrencyRow[], Promise<TaggedBody>>();
 
-function catalogBody(rows: readonly CurrencyRow[]): Promise<{ body: string; etag: string }> {
+function catalogBody(rows: readonly CurrencyRow[]): Promise<TaggedBody> {
   let made = bodies.get(rows);
   if (made === undefined) {
     const body = JSON.stringify(publicCurrencies(rows, ICON_HASHES));
@@ -99,18 +99,7 @@ function catalogBody(rows: readonly CurrencyRow[]): Promise<{ body: string; etag
   return made;
 }
 
-// What @hono/zod-openapi types a declared response without content as.
-// biome-ignore lint/complexity/noBannedTypes: the library's own type for "no body"
-type NotModified = TypedResponse<{}, 304, string>;
-
 export const currenciesRouter = createRouter().openapi(route, async (c) => {
-  const { body, etag } = await catalogBody(await loadCatalog(c.env.DB));
-  if (ifNoneMatch(c.req.header("if-none-match"), etag))
-    return c.body(null, 304, { ...CACHING, ETag: etag }) as unknown as NotModified;
-  // The same bytes c.json would send for publicCurrencies(rows): typed as that response.
-  return c.body(body, 200, {
-    "Content-Type": "application/json",
-    ...CACHING,
-    ETag: etag,
-  }) as unknown as TypedResponse<PublicCurrency[], 200, "json">;
+  const tagged = await catalogBody(await loadCatalog(c.env.DB));
+  return taggedJson<PublicCurrency[]>(c, tagged, CACHING);
 });

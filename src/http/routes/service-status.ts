@@ -1,12 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import type { TypedResponse } from "hono";
 import { SERVICE_LEVELS, type ServiceStatus } from "../../domain/service-status";
-import { etagOf, ifNoneMatch } from "../../lib/etag";
+import { etagOf } from "../../lib/etag";
 import type { IncidentWithNotes } from "../../services/service-status";
 import { loadOpenIncidents, loadServiceStatus } from "../../storage/service-status";
 import { publicRateLimit } from "../middleware/auth";
 import { createRouter } from "../router";
 import { cacheable, errorResponses, okResponse, out, timestamp, withCors } from "../schemas";
+import { type TaggedBody, taggedJson } from "../tagged-json";
 
 const MAX_NETWORKS = 200;
 const MAX_INCIDENTS = 100;
@@ -119,15 +119,11 @@ const route = createRoute({
 // A few seconds: the status changes at most once a minute, and an outage must show soon.
 const CACHING = { "Cache-Control": "public, max-age=10", Vary: "Accept-Encoding" };
 
-// biome-ignore lint/complexity/noBannedTypes: the library's own type for "no body"
-type NotModified = TypedResponse<{}, 304, string>;
-
 /**
  * The body and its ETag, made once per load of the status and the open incidents (both from
  * isolate caches, reloaded every few seconds or when written), not on every request.
  */
-let made: { status: unknown; incidents: unknown; body: Promise<{ body: string; etag: string }> } | null =
-  null;
+let made: { status: unknown; incidents: unknown; body: Promise<TaggedBody> } | null = null;
 
 function statusBody(status: ServiceStatus | null, incidents: IncidentWithNotes[]) {
   if (made?.status !== status || made.incidents !== incidents) {
@@ -139,13 +135,6 @@ function statusBody(status: ServiceStatus | null, incidents: IncidentWithNotes[]
 
 export const serviceStatusRouter = createRouter().openapi(route, async (c) => {
   const [status, incidents] = await Promise.all([loadServiceStatus(c.env.DB), loadOpenIncidents(c.env.DB)]);
-  const { body, etag } = await statusBody(status, incidents);
-  if (ifNoneMatch(c.req.header("if-none-match"), etag))
-    return c.body(null, 304, { ...CACHING, ETag: etag }) as unknown as NotModified;
-  // The same bytes c.json would send: typed as that response.
-  return c.body(body, 200, {
-    "Content-Type": "application/json",
-    ...CACHING,
-    ETag: etag,
-  }) as unknown as TypedResponse<z.infer<typeof ServiceStatusSchema>, 200, "json">;
+  const tagged = await statusBody(status, incidents);
+  return taggedJson<z.infer<typeof ServiceStatusSchema>>(c, tagged, CACHING);
 });
