@@ -3,32 +3,12 @@
 // operator annotates it, and the page shows both at desktop and phone width; once reads work again
 // the incident closes and stays in the 30-day history. axe-core finds nothing serious on either.
 // Screenshots go to test-artifacts/cabinet/status-*.png.
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import type { Page } from "playwright-core";
 import { expect, it } from "vitest";
-import { admin, browserSession, ORIGIN, shot } from "./harness";
+import { admin, browserSession, ORIGIN, overflowX, seriousViolations, shot } from "./harness";
 
 const suite = browserSession();
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1100, height: 760 };
-const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
-
-async function seriousViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  const result = await page.evaluate(async () => {
-    const axe = (
-      globalThis as unknown as {
-        axe: { run(): Promise<{ violations: { id: string; impact: string; nodes: unknown[] }[] }> };
-      }
-    ).axe;
-    return axe.run();
-  });
-  return result.violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id} (${v.impact}, ${v.nodes.length})`);
-}
-
 interface Status {
   status: string;
   updated_at: string | null;
@@ -97,11 +77,7 @@ it("shows a degraded network with its incident and note, then the incident close
       ).resolves.toContain("BTC");
       await shot(page, `status-degraded-${name}`);
       expect(await seriousViolations(page)).toEqual([]);
-      expect(
-        Number(
-          await page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth"),
-        ),
-      ).toBeLessThanOrEqual(0);
+      expect(await overflowX(page)).toBeLessThanOrEqual(0);
       expect(errors).toEqual([]);
       await ctx.close();
     }
