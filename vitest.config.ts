@@ -1,5 +1,54 @@
+import { accessSync, constants, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+
+/**
+ * Miniflare keeps each workers file's Durable Object SQLite (and the browser project's `wrangler
+ * dev` its local state) under `os.tmpdir()`, and SQLite syncs every write; on a disk that is a
+ * large share of the suite's time (docs/performance.md, "Test-suite time"). On Linux the run's
+ * temporary files go to a directory of its own on tmpfs unless TMPDIR is already set. Miniflare
+ * removes each file's directory when the file ends; this removes the run's directory when Vitest
+ * exits, and those of earlier runs whose process is gone (killed before its exit handler ran).
+ */
+function temporaryFilesOnTmpfs(): void {
+  const shm = "/dev/shm";
+  if (process.platform !== "linux" || process.env.TMPDIR) return;
+  try {
+    if (!statSync(shm).isDirectory()) return;
+    accessSync(shm, constants.W_OK);
+  } catch {
+    return;
+  }
+  for (const name of readdirSync(shm)) {
+    const pid = Number(/^vitest-tmp-(\d+)-/.exec(name)?.[1]);
+    if (pid && !running(pid)) removeQuietly(join(shm, name));
+  }
+  const dir = mkdtempSync(join(shm, `vitest-tmp-${process.pid}-`));
+  process.env.TMPDIR = dir;
+  process.on("exit", () => removeQuietly(dir));
+}
+
+/** Another user's leftover is theirs to remove (tmpfs has the sticky bit). */
+function removeQuietly(dir: string): void {
+  try {
+    rmSync(dir, { recursive: true, force: true });
+  } catch {
+    // not ours
+  }
+}
+
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it runs, as another user.
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+temporaryFilesOnTmpfs();
 
 /** The packages (and subpaths) src/ and test/ import inside workerd; see `deps` below. */
 const PREBUNDLED = [
