@@ -1,14 +1,14 @@
 import { delay, HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
-import { ChainReaderError } from "../../src/adapters/chain/http-util";
-import { createTronGridReader } from "../../src/adapters/chain/trongrid";
-import { type AssetRef, confirmations, type IncomingTransfer } from "../../src/adapters/chain/types";
-import blocks from "../fixtures/chain/trongrid-blocks.json";
-import nowBlock from "../fixtures/chain/trongrid-nowblock.json";
-import trc20List from "../fixtures/chain/trongrid-trc20-list.json";
-import trxList from "../fixtures/chain/trongrid-trx-list.json";
-import txInfo from "../fixtures/chain/trongrid-txinfo.json";
-import { createMockNetwork, type MockNetwork } from "../support/msw";
+import { ChainReaderError } from "../../../src/adapters/chain/http-util";
+import { createTronGridReader } from "../../../src/adapters/chain/trongrid";
+import { type AssetRef, confirmations, type IncomingTransfer } from "../../../src/adapters/chain/types";
+import blocks from "../../fixtures/chain/trongrid-blocks.json";
+import nowBlock from "../../fixtures/chain/trongrid-nowblock.json";
+import trc20List from "../../fixtures/chain/trongrid-trc20-list.json";
+import trxList from "../../fixtures/chain/trongrid-trx-list.json";
+import txInfo from "../../fixtures/chain/trongrid-txinfo.json";
+import { createMockNetwork, type MockNetwork } from "../../support/msw";
 
 const BASE = "https://api.trongrid.io";
 const ADDRESS = "TZ1RFjs5gov1Qse96dMz7uCuMvabw7X72i";

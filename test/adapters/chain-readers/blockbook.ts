@@ -1,12 +1,12 @@
 import { delay, HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
-import { createBlockbookReader } from "../../src/adapters/chain/blockbook";
-import type { AssetRef, IncomingTransfer } from "../../src/adapters/chain/types";
-import blockIndex from "../fixtures/chain/blockbook-block-index.json";
-import page1 from "../fixtures/chain/blockbook-doge-address-p1.json";
-import page2 from "../fixtures/chain/blockbook-doge-address-p2.json";
-import status from "../fixtures/chain/blockbook-status.json";
-import { createMockNetwork, type MockNetwork } from "../support/msw";
+import { createBlockbookReader } from "../../../src/adapters/chain/blockbook";
+import type { AssetRef, IncomingTransfer } from "../../../src/adapters/chain/types";
+import blockIndex from "../../fixtures/chain/blockbook-block-index.json";
+import page1 from "../../fixtures/chain/blockbook-doge-address-p1.json";
+import page2 from "../../fixtures/chain/blockbook-doge-address-p2.json";
+import status from "../../fixtures/chain/blockbook-status.json";
+import { createMockNetwork, type MockNetwork } from "../../support/msw";
 
 const BASE = "https://doge.blockbook.test";
 const ADDRESS = "DSXDQ6rnwLX47WFRnemctoXPHA9pLMxqXn";

@@ -1,12 +1,12 @@
 import { delay, HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
-import { createHorizonReader } from "../../src/adapters/chain/horizon";
-import type { AssetRef, IncomingTransfer } from "../../src/adapters/chain/types";
-import ledger from "../fixtures/chain/horizon-ledger-52000000.json";
-import page1 from "../fixtures/chain/horizon-payments-p1.json";
-import page2 from "../fixtures/chain/horizon-payments-p2.json";
-import root from "../fixtures/chain/horizon-root.json";
-import { createMockNetwork, type MockNetwork } from "../support/msw";
+import { createHorizonReader } from "../../../src/adapters/chain/horizon";
+import type { AssetRef, IncomingTransfer } from "../../../src/adapters/chain/types";
+import ledger from "../../fixtures/chain/horizon-ledger-52000000.json";
+import page1 from "../../fixtures/chain/horizon-payments-p1.json";
+import page2 from "../../fixtures/chain/horizon-payments-p2.json";
+import root from "../../fixtures/chain/horizon-root.json";
+import { createMockNetwork, type MockNetwork } from "../../support/msw";
 
 const BASE = "https://horizon.test";
 const ADDRESS = "GB3JDWCQJCWMJ3IILWIGDTQJJC5567PGVEVXSCVPEQOTDN64VJBDQBYX";

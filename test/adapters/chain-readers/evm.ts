@@ -1,13 +1,13 @@
 import { delay, HttpResponse, http } from "msw";
 import { describe, expect, it, vi } from "vitest";
-import { createEvmReader, TRANSFER_TOPIC } from "../../src/adapters/chain/evm-rpc";
-import { ChainReaderError } from "../../src/adapters/chain/http-util";
-import { type AssetRef, confirmations, type IncomingTransfer } from "../../src/adapters/chain/types";
-import { chainReaderFor } from "../../src/adapters/registry";
-import { getConfig } from "../../src/config";
-import fullBlocks from "../fixtures/chain/evm-getblocks-full.json";
-import usdtLogs from "../fixtures/chain/evm-getlogs-usdt.json";
-import { createMockNetwork, type MockNetwork } from "../support/msw";
+import { createEvmReader, TRANSFER_TOPIC } from "../../../src/adapters/chain/evm-rpc";
+import { ChainReaderError } from "../../../src/adapters/chain/http-util";
+import { type AssetRef, confirmations, type IncomingTransfer } from "../../../src/adapters/chain/types";
+import { chainReaderFor } from "../../../src/adapters/registry";
+import { getConfig } from "../../../src/config";
+import fullBlocks from "../../fixtures/chain/evm-getblocks-full.json";
+import usdtLogs from "../../fixtures/chain/evm-getlogs-usdt.json";
+import { createMockNetwork, type MockNetwork } from "../../support/msw";
 
 const RPC = "https://ethereum-rpc.publicnode.com/";
 const ADDRESS = "0x9cBaE97Fb54f32820DE834093691FF27A83D5531"; // EIP-55 spelling, as stored

@@ -4,10 +4,10 @@ import {
   baseUnitsToDecimal,
   ChainReaderError,
   createChainHttpClient,
-} from "../../src/adapters/chain/http-util";
-import { confirmations } from "../../src/adapters/chain/types";
-import { checkBaseUrl } from "../../src/adapters/http-client";
-import { createMockNetwork } from "../support/msw";
+} from "../../../src/adapters/chain/http-util";
+import { confirmations } from "../../../src/adapters/chain/types";
+import { checkBaseUrl } from "../../../src/adapters/http-client";
+import { createMockNetwork } from "../../support/msw";
 
 describe("baseUnitsToDecimal", () => {
   it("moves the decimal point exactly", () => {

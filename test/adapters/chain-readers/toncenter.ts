@@ -1,12 +1,12 @@
 import { delay, HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
-import { createToncenterReader } from "../../src/adapters/chain/toncenter";
-import type { AssetRef, IncomingTransfer } from "../../src/adapters/chain/types";
-import block from "../fixtures/chain/toncenter-block-40000000.json";
-import info from "../fixtures/chain/toncenter-masterchain-info.json";
-import page1 from "../fixtures/chain/toncenter-transactions-p1.json";
-import page2 from "../fixtures/chain/toncenter-transactions-p2.json";
-import { createMockNetwork, type MockNetwork } from "../support/msw";
+import { createToncenterReader } from "../../../src/adapters/chain/toncenter";
+import type { AssetRef, IncomingTransfer } from "../../../src/adapters/chain/types";
+import block from "../../fixtures/chain/toncenter-block-40000000.json";
+import info from "../../fixtures/chain/toncenter-masterchain-info.json";
+import page1 from "../../fixtures/chain/toncenter-transactions-p1.json";
+import page2 from "../../fixtures/chain/toncenter-transactions-p2.json";
+import { createMockNetwork, type MockNetwork } from "../../support/msw";
 
 const BASE = "https://toncenter.test/api/v3";
 const UQ = "UQAzWZa6nM5mJev91wGc7VCSfBoIsYRqKJpV78N8Add9-RKY";

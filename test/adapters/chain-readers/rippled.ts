@@ -1,12 +1,12 @@
 import { delay, HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
-import { createRippledReader } from "../../src/adapters/chain/rippled";
-import type { AssetRef, IncomingTransfer } from "../../src/adapters/chain/types";
-import actNotFound from "../fixtures/chain/rippled-account-tx-actnotfound.json";
-import page1 from "../fixtures/chain/rippled-account-tx-p1.json";
-import page2 from "../fixtures/chain/rippled-account-tx-p2.json";
-import ledger from "../fixtures/chain/rippled-ledger-90000000.json";
-import { createMockNetwork, type MockNetwork } from "../support/msw";
+import { createRippledReader } from "../../../src/adapters/chain/rippled";
+import type { AssetRef, IncomingTransfer } from "../../../src/adapters/chain/types";
+import actNotFound from "../../fixtures/chain/rippled-account-tx-actnotfound.json";
+import page1 from "../../fixtures/chain/rippled-account-tx-p1.json";
+import page2 from "../../fixtures/chain/rippled-account-tx-p2.json";
+import ledger from "../../fixtures/chain/rippled-ledger-90000000.json";
+import { createMockNetwork, type MockNetwork } from "../../support/msw";
 
 const URL_ = "https://rippled.test/";
 const ADDRESS = "rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh";

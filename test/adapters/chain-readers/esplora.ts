@@ -1,12 +1,12 @@
 import { delay, HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
-import { createEsploraReader, ESPLORA_CHAIN_PAGE_SIZE } from "../../src/adapters/chain/esplora";
-import { ChainReaderError } from "../../src/adapters/chain/http-util";
-import { type AssetRef, confirmations, type IncomingTransfer } from "../../src/adapters/chain/types";
-import addressTxs from "../fixtures/chain/esplora-address-txs.json";
-import blockBest from "../fixtures/chain/esplora-block-status-best.json";
-import blockOrphaned from "../fixtures/chain/esplora-block-status-orphaned.json";
-import { createMockNetwork, type MockNetwork } from "../support/msw";
+import { createEsploraReader, ESPLORA_CHAIN_PAGE_SIZE } from "../../../src/adapters/chain/esplora";
+import { ChainReaderError } from "../../../src/adapters/chain/http-util";
+import { type AssetRef, confirmations, type IncomingTransfer } from "../../../src/adapters/chain/types";
+import addressTxs from "../../fixtures/chain/esplora-address-txs.json";
+import blockBest from "../../fixtures/chain/esplora-block-status-best.json";
+import blockOrphaned from "../../fixtures/chain/esplora-block-status-orphaned.json";
+import { createMockNetwork, type MockNetwork } from "../../support/msw";
 
 const BASE = "https://blockstream.info/api";
 const ADDRESS = "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq";
