@@ -5,7 +5,7 @@ import { reviewQueuePage } from "../../../services/review-queue";
 import type { AppEnv } from "../../app-env";
 import { operatorOf } from "../../middleware/admin-auth";
 import { createRouter } from "../../router";
-import { errorResponses } from "../../schemas";
+import { errorResponses, pageLimit } from "../../schemas";
 import { OrderSchema, OrderSummarySchema } from "../orders";
 
 const security = [{ AdminBearer: [] }];
@@ -16,13 +16,7 @@ const ReviewQuery = z.object({
     description:
       "Required, `true`: the review queue (orders whose `actions` is not null) is the listing offered.",
   }),
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(100)
-    .default(50)
-    .openapi({ description: "Page size, 1–100 (default 50).", format: "int32" }),
+  limit: pageLimit(100, 50),
   cursor: z
     .string()
     .max(512)
