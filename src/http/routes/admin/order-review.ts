@@ -7,6 +7,7 @@ import { operatorOf } from "../../middleware/admin-auth";
 import { createRouter } from "../../router";
 import { errorResponses, pageLimit } from "../../schemas";
 import { OrderSchema, OrderSummarySchema } from "../orders";
+import { OrderParam } from "./orders";
 
 const security = [{ AdminBearer: [] }];
 const tags = ["Admin: orders"];
@@ -54,10 +55,6 @@ const HoldBody = z
       .openapi({ description: "Why: goes into the order's log and the operator audit log." }),
   })
   .openapi("OrderHold");
-
-const OrderParam = z.object({
-  id: z.string().min(1).max(64).openapi({ description: "Order UUID or short_id." }),
-});
 
 /** The operator's review queue and the record of transfers made by hand (docs/operators.md). */
 export const adminOrderReviewRouter = createRouter<AppEnv>()
