@@ -228,6 +228,25 @@ export const out = {
   count: (max: number) => z.number().int().min(0).max(max).openapi({ format: "int32" }),
 };
 
+/** The `limit` query parameter of a listing: 1 to `max`, `byDefault` when absent. */
+export const pageLimit = (
+  max: number,
+  byDefault: number,
+  description = `Page size, 1–${max} (default ${byDefault}).`,
+) => z.coerce.number().int().min(1).max(max).default(byDefault).openapi({ description, format: "int32" });
+
+/** An order named by its UUID or its short_id (any case). */
+export const orderRef = {
+  /** A listing's filter: nothing longer than a UUID names an order. */
+  filter: (description: string) => z.string().min(1).max(36).optional().openapi({ description }),
+  /**
+   * A path parameter: an id of any other shape is simply not found (404, as the contract says), so
+   * the bound is Cloudflare's own URL limit (16 KB), declared so clients know one exists.
+   */
+  path: (description = "Order UUID or short_id (any case).") =>
+    z.string().min(1).max(16_384).openapi({ description }),
+};
+
 /** An ISO 8601 UTC timestamp as the API writes them (`2026-11-21T12:00:00.000Z`). */
 export const timestamp = (description: string) =>
   z.iso.datetime().max(40).openapi({ description, example: "2026-11-21T12:00:00.000Z" });

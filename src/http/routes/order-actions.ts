@@ -3,13 +3,13 @@ import { type ActionBody, takeOrderAction } from "../../services/order-actions";
 import type { PartnerEnv } from "../app-env";
 import { keyedOperation } from "../middleware/scopes";
 import { createRouter } from "../router";
-import { errorResponses, okResponse } from "../schemas";
+import { errorResponses, okResponse, orderRef } from "../schemas";
 import { idempotentHeaders, OrderSchema, optionalText } from "./orders";
 
 const tags = ["Orders"];
 
 export const ActionParams = z.object({
-  order_id: z.string().min(1).max(16_384).openapi({ description: "Order UUID or short_id (any case)." }),
+  order_id: orderRef.path(),
 });
 
 export const ActionHeaders = idempotentHeaders(

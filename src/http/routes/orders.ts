@@ -13,7 +13,17 @@ import {
 } from "../asset-params";
 import { keyedOperation } from "../middleware/scopes";
 import { createRouter } from "../router";
-import { decimalAmount, errorResponses, FeesSchema, okResponse, out, ticker, timestamp } from "../schemas";
+import {
+  decimalAmount,
+  errorResponses,
+  FeesSchema,
+  okResponse,
+  orderRef,
+  out,
+  pageLimit,
+  ticker,
+  timestamp,
+} from "../schemas";
 import { OrderActionsSchema } from "./order-actions-schema";
 
 const tags = ["Orders"];
@@ -260,13 +270,7 @@ const ListQuery = z.object({
   partner_order_id: PartnerOrderId.optional().openapi({
     description: "Only the order with this reference of yours.",
   }),
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(100)
-    .default(20)
-    .openapi({ description: "Page size, 1–100 (default 20).", format: "int32" }),
+  limit: pageLimit(100, 20),
   cursor: z
     .string()
     .max(512)
@@ -353,15 +357,7 @@ export const ordersRouter = createRouter<PartnerEnv>()
       tags,
       summary: "Get an order by UUID or short_id",
       request: {
-        params: z.object({
-          // An id of any other shape is simply not found (404, as the contract says); the bound is
-          // Cloudflare's own URL limit (16 KB), declared so clients know one exists.
-          order_id: z
-            .string()
-            .min(1)
-            .max(16_384)
-            .openapi({ description: "Order UUID or short_id (any case)." }),
-        }),
+        params: z.object({ order_id: orderRef.path() }),
         headers: KeyHeaders,
       },
       responses: {

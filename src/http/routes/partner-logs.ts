@@ -6,7 +6,7 @@ import type { PartnerEnv } from "../app-env";
 import { badRequest } from "../errors";
 import { keyedOperation } from "../middleware/scopes";
 import { createRouter } from "../router";
-import { errorResponses, okResponse, out, timestamp } from "../schemas";
+import { errorResponses, okResponse, orderRef, out, pageLimit, timestamp } from "../schemas";
 import { SignatureHeader } from "./orders";
 
 const LogsQuery = z.object({
@@ -25,20 +25,9 @@ const LogsQuery = z.object({
     .openapi({ description: "A path prefix (`/api/v1/partner/orders`)." }),
   key_id: z.string().min(1).max(64).optional(),
   request_id: z.string().min(1).max(128).optional().openapi({ description: "The `X-Request-Id` answered." }),
-  order_id: z
-    .string()
-    .min(1)
-    .max(36)
-    .optional()
-    .openapi({ description: "The order's UUID or short_id: requests naming it or creating it." }),
+  order_id: orderRef.filter("The order's UUID or short_id: requests naming it or creating it."),
   cursor: z.string().max(32).optional().openapi({ description: "`next_cursor` of the previous page." }),
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(100)
-    .default(20)
-    .openapi({ description: "Page size, 1–100 (default 20).", format: "int32" }),
+  limit: pageLimit(100, 20),
 });
 
 const nullable = (max: number) => out.text(max).nullable();

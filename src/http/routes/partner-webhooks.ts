@@ -25,7 +25,7 @@ import { badRequest } from "../errors";
 import { clientIp } from "../middleware/rate-limit";
 import { keyedOperation } from "../middleware/scopes";
 import { createRouter } from "../router";
-import { errorResponses, okResponse, out, timestamp } from "../schemas";
+import { errorResponses, okResponse, orderRef, out, pageLimit, timestamp } from "../schemas";
 import { acceptWebhookUrl } from "../webhook-url";
 import { SignatureHeader } from "./orders";
 
@@ -123,20 +123,9 @@ const RotateBody = z
 const DeliveriesQuery = z.object({
   status: z.enum(DELIVERY_STATUSES).optional(),
   type: z.enum(WEBHOOK_EVENT_TYPES).optional().openapi({ description: "Only events of this type." }),
-  order_id: z
-    .string()
-    .min(1)
-    .max(36)
-    .optional()
-    .openapi({ description: "Only this order's events: its `id` (UUID) or its `short_id`." }),
+  order_id: orderRef.filter("Only this order's events: its `id` (UUID) or its `short_id`."),
   cursor: z.string().max(512).optional().openapi({ description: "`next_cursor` of the previous page." }),
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(100)
-    .default(20)
-    .openapi({ description: "Page size, 1–100 (default 20).", format: "int32" }),
+  limit: pageLimit(100, 20),
 });
 
 const EventParams = z.object({

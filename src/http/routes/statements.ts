@@ -7,7 +7,7 @@ import { listStatements, parseStatement, type StatementRow } from "../../storage
 import type { PartnerEnv } from "../app-env";
 import { keyedOperation } from "../middleware/scopes";
 import { createRouter } from "../router";
-import { errorResponses, okResponse, out, timestamp } from "../schemas";
+import { errorResponses, okResponse, out, pageLimit, timestamp } from "../schemas";
 import { SignatureHeader } from "./orders";
 
 const usd = (description: string) => out.text(32).openapi({ description, example: "123.456789" });
@@ -104,13 +104,7 @@ export function statementView(row: StatementRow): StatementView {
 }
 
 const ListQuery = z.object({
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(120)
-    .default(24)
-    .openapi({ description: "How many months, newest first (1–120, default 24).", format: "int32" }),
+  limit: pageLimit(120, 24, "How many months, newest first (1–120, default 24)."),
 });
 
 export const statementsRouter = createRouter<PartnerEnv>()

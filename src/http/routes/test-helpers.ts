@@ -5,17 +5,13 @@ import { runTestHelper, type TestHelper } from "../../services/test-helpers";
 import type { PartnerEnv } from "../app-env";
 import { keyedOperation } from "../middleware/scopes";
 import { createRouter } from "../router";
-import { errorResponses, okResponse, POSITIVE_DECIMAL } from "../schemas";
+import { errorResponses, okResponse, orderRef, POSITIVE_DECIMAL } from "../schemas";
 import { OrderSchema, SignatureHeader } from "./orders";
 
 const tags = ["Test mode"];
 
 const Params = z.object({
-  order_id: z
-    .string()
-    .min(1)
-    .max(16_384)
-    .openapi({ description: "A test order's UUID or short_id (any case)." }),
+  order_id: orderRef.path("A test order's UUID or short_id (any case)."),
 });
 
 const blocks = (description: string, min = 0) =>

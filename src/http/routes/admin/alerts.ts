@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { listAlerts } from "../../../services/alerts";
 import type { AppEnv } from "../../app-env";
 import { createRouter } from "../../router";
-import { errorResponses } from "../../schemas";
+import { errorResponses, pageLimit } from "../../schemas";
 
 const security: Record<string, string[]>[] = [{ AdminBearer: [] }, { CloudflareAccess: [] }];
 
@@ -49,13 +49,7 @@ export const adminAlertsRouter = createRouter<AppEnv>().openapi(
           .enum(["open", "all"])
           .default("all")
           .openapi({ description: "`open`: only open alerts; `all` (default): open ones, then cleared." }),
-        limit: z.coerce
-          .number()
-          .int()
-          .min(1)
-          .max(500)
-          .default(100)
-          .openapi({ description: "At most this many, 1–500 (default 100).", format: "int32" }),
+        limit: pageLimit(500, 100, "At most this many, 1–500 (default 100)."),
       }),
     },
     responses: {

@@ -7,7 +7,7 @@ import { listAudit } from "../../../storage/operator-audit";
 import type { AppEnv } from "../../app-env";
 import { ApiError } from "../../errors";
 import { createRouter } from "../../router";
-import { DECIMAL_STRING, errorResponses } from "../../schemas";
+import { DECIMAL_STRING, errorResponses, pageLimit } from "../../schemas";
 
 const tags = ["Admin: catalog"];
 const security: Record<string, string[]>[] = [{ AdminBearer: [] }, { CloudflareAccess: [] }];
@@ -205,7 +205,7 @@ export const adminCurrenciesRouter = createRouter()
         query: z.object({
           entity_type: z.string().min(1).max(40).optional(),
           entity_id: z.string().min(1).max(64).optional(),
-          limit: z.coerce.number().int().min(1).max(500).default(100).openapi({ format: "int32" }),
+          limit: pageLimit(500, 100),
         }),
       },
       responses: {

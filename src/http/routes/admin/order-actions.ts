@@ -1,4 +1,4 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
 import { auditOperatorAction } from "../../../services/operator-audit";
 import { takeOrderAction } from "../../../services/order-actions";
 import { operatorOf } from "../../middleware/admin-auth";
@@ -6,6 +6,7 @@ import { createRouter } from "../../router";
 import { errorResponses } from "../../schemas";
 import { ACTION_ROUTES, ActionHeaders, actionBody } from "../order-actions";
 import { OrderSchema } from "../orders";
+import { OrderParam } from "./orders";
 
 const security = [{ AdminBearer: [] }];
 const operationIds = {
@@ -25,7 +26,7 @@ function adminActionRoute(i: 0 | 1 | 2) {
     summary: `${a.summary} (operator)`,
     description: `${a.description} The same decision a partner can take, on any partner's order; logged as decided by the operator.`,
     request: {
-      params: z.object({ id: z.string().min(1).max(64).openapi({ description: "Order UUID or short_id." }) }),
+      params: OrderParam,
       headers: ActionHeaders,
       body: { content: { "application/json": { schema: a.schema } }, required: a.action === "payout" },
     },

@@ -5,8 +5,9 @@ import { reviewQueuePage } from "../../../services/review-queue";
 import type { AppEnv } from "../../app-env";
 import { operatorOf } from "../../middleware/admin-auth";
 import { createRouter } from "../../router";
-import { errorResponses } from "../../schemas";
+import { errorResponses, pageLimit } from "../../schemas";
 import { OrderSchema, OrderSummarySchema } from "../orders";
+import { OrderParam } from "./orders";
 
 const security = [{ AdminBearer: [] }];
 const tags = ["Admin: orders"];
@@ -16,13 +17,7 @@ const ReviewQuery = z.object({
     description:
       "Required, `true`: the review queue (orders whose `actions` is not null) is the listing offered.",
   }),
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(100)
-    .default(50)
-    .openapi({ description: "Page size, 1–100 (default 50).", format: "int32" }),
+  limit: pageLimit(100, 50),
   cursor: z
     .string()
     .max(512)
@@ -60,10 +55,6 @@ const HoldBody = z
       .openapi({ description: "Why: goes into the order's log and the operator audit log." }),
   })
   .openapi("OrderHold");
-
-const OrderParam = z.object({
-  id: z.string().min(1).max(64).openapi({ description: "Order UUID or short_id." }),
-});
 
 /** The operator's review queue and the record of transfers made by hand (docs/operators.md). */
 export const adminOrderReviewRouter = createRouter<AppEnv>()

@@ -11,6 +11,11 @@ import { OrderSchema } from "../orders";
 
 const security = [{ AdminBearer: [] }];
 
+/** The order an operator route acts on. */
+export const OrderParam = z.object({
+  id: z.string().min(1).max(64).openapi({ description: "Order UUID or short_id." }),
+});
+
 const EventSchema = z
   .object({
     seq: z.int32(),
@@ -32,9 +37,7 @@ export const adminOrdersRouter = createRouter()
       security,
       summary: "An order with its full event log (support view)",
       request: {
-        params: z.object({
-          id: z.string().min(1).max(64).openapi({ description: "Order UUID or short_id." }),
-        }),
+        params: OrderParam,
       },
       responses: {
         200: {

@@ -22,7 +22,7 @@ import { type DeliveryRow, listDeliveries, resetDelivery } from "../../../storag
 import { ApiError } from "../../errors";
 import { operatorOf } from "../../middleware/admin-auth";
 import { createRouter } from "../../router";
-import { errorResponses } from "../../schemas";
+import { errorResponses, pageLimit } from "../../schemas";
 import { acceptWebhookUrl } from "../../webhook-url";
 
 const PartnerSchema = z
@@ -464,7 +464,7 @@ export const adminPartnersRouter = createRouter()
       request: {
         params: idParam,
         query: z.object({
-          limit: z.coerce.number().int().min(1).max(500).default(100).openapi({ format: "int32" }),
+          limit: pageLimit(500, 100),
         }),
       },
       responses: {

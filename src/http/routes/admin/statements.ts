@@ -9,7 +9,7 @@ import {
 } from "../../../services/statement-operator";
 import { listStatements } from "../../../storage/statements";
 import { createRouter } from "../../router";
-import { errorResponses, out } from "../../schemas";
+import { errorResponses, out, pageLimit } from "../../schemas";
 import { StatementSchema, statementView } from "../statements";
 
 const tags = ["Admin: statements"];
@@ -46,7 +46,7 @@ export const adminStatementsRouter = createRouter()
           partner_id: z.string().max(64).optional(),
           month: month.optional(),
           mode: z.enum(["live", "test"]).optional().openapi({ description: "Default: both." }),
-          limit: z.coerce.number().int().min(1).max(500).default(100).openapi({ format: "int32" }),
+          limit: pageLimit(500, 100),
         }),
       },
       responses: {
