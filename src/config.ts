@@ -59,6 +59,11 @@ export const configSchema = z.object({
   CHAIN_TIP_SECONDS: int(5, 1),
   /** Shared reads: the longest an address's listing is served (a quiet address's new deposit is seen this late at most). */
   CHAIN_ADDRESS_SECONDS: int(180, 1),
+  /**
+   * Shared reads on a block-scanned network (Esplora): re-listings of quiet addresses (mempool
+   * sightings) a minute, all addresses together; mined deposits are found by the block scan.
+   */
+  CHAIN_LISTINGS_PER_MINUTE: int(60, 1),
   /** Ops only (the soak): each order object counts what it costs (src/objects/order/meter.ts). */
   ORDER_METER: flag(false),
   /** `binance`: market orders on the venue at EXCHANGE_URL (docs/lifecycle.md, "Venue"). */

@@ -8,7 +8,8 @@ import { getConfig } from "../config";
  * One object per network (named by its code): the one place that network's live orders read the
  * chain through when CHAIN_SHARED_READS applies (src/adapters/chain/watched.ts). It holds the
  * network's shared reads (src/adapters/chain/shared-reads.ts) in memory: one tip read per
- * CHAIN_TIP_SECONDS, multi-address listings, per-address listings on a slow cadence. Nothing is
+ * CHAIN_TIP_SECONDS, multi-address listings, each new block scanned once (Esplora), per-address
+ * listings on a slow cadence or within CHAIN_LISTINGS_PER_MINUTE. Nothing is
  * stored: after an eviction the first reads simply go to the provider again.
  *
  * Why an object and not a cache: orders are objects spread over many isolates and machines, so an
@@ -25,6 +26,7 @@ export class ChainWatch extends DurableObject<Env> {
       this.#reads = createSharedReader(chainReaderFor(this.env, config, network), {
         tipMs: config.CHAIN_TIP_SECONDS * 1000,
         addressMs: config.CHAIN_ADDRESS_SECONDS * 1000,
+        listingsPerMinute: config.CHAIN_LISTINGS_PER_MINUTE,
       });
     }
     return this.#reads;

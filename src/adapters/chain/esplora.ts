@@ -18,6 +18,11 @@
  *   that was replaced (RBF) or dropped simply stops being listed, so it is absent.
  * - Reorgs: `isInBestChain` asks `GET {base}/block/{hash}/status` → `in_best_chain`. Unconfirmed
  *   transfers have no block and answer true.
+ * - Whole blocks (`blockTransfers`, for the shared reads' block scan): `GET {base}/block-height/{h}`
+ *   (plain-text hash), `GET {base}/block/{hash}` (`id`, `height`, `previousblockhash`, `tx_count`),
+ *   then `GET {base}/block/{hash}/txs/{start}` for start = 0, 25, … below `tx_count` (25 per page,
+ *   no `status`: the block is theirs). Each page must hold exactly its share of `tx_count` — a short
+ *   page fails the call rather than skip a transaction. ≈ tx_count / 25 + 2 requests a block.
  *
  * Only native coins (asset.contract null) and no tags: anything else has no transfers ([]).
  */
@@ -67,9 +72,43 @@ type EsploraTx = z.infer<typeof txSchema>;
 
 const txListSchema = z.array(txSchema);
 const blockStatusSchema = z.object({ in_best_chain: z.boolean() });
+const blockSchema = z.object({
+  id: txidSchema,
+  height: z.number().int().nonnegative(),
+  // null only for the genesis block
+  previousblockhash: txidSchema.nullable(),
+  tx_count: z.number().int().positive(),
+});
+const blockTxsSchema = z.array(txSchema.omit({ status: true }));
+/** Block pages read at once: a 4,000-transaction block is 160 pages. */
+const PAGE_CONCURRENCY = 4;
 
 // Bech32 and base58 addresses are alphanumeric; anything else is refused before it reaches a URL.
 const ADDRESS = /^[A-Za-z0-9]{14,90}$/;
+
+/** Every output of `tx` paying a non-zero value to an address `ours` accepts: one transfer each. */
+function credited(
+  tx: Omit<EsploraTx, "status">,
+  asset: AssetRef,
+  block: { block_height: number; block_hash: string } | null,
+  ours: (address: string) => boolean,
+): IncomingTransfer[] {
+  const transfers: IncomingTransfer[] = [];
+  tx.vout.forEach((out, index) => {
+    const to = out.scriptpubkey_address;
+    if (to === undefined || out.value === 0 || !ours(to)) return;
+    transfers.push({
+      txid: tx.txid,
+      index,
+      to,
+      tag: null,
+      amount: baseUnitsToDecimal(out.value, asset.decimals),
+      blockHeight: block ? block.block_height : null,
+      blockHash: block ? block.block_hash : null,
+    });
+  });
+  return transfers;
+}
 
 export function createEsploraReader(options: EsploraReaderOptions): ChainReader {
   const { source, url: base, http } = readerBase(options, "esplora");
@@ -120,22 +159,44 @@ export function createEsploraReader(options: EsploraReaderOptions): ChainReader 
     ): Promise<IncomingTransfer[]> {
       if (asset.contract !== null || tag !== null) return [];
       if (!ADDRESS.test(address)) throw new TypeError(`${source}: not an address: ${address.slice(0, 100)}`);
+      return (await listTxs(address)).flatMap((tx) =>
+        credited(tx, asset, tx.status.confirmed ? tx.status : null, (a) => a === address),
+      );
+    },
+
+    async blockTransfers(asset, height, watched) {
+      const hash = (await http.getText(`${base}/block-height/${height}`)).trim();
+      if (!TXID.test(hash))
+        throw new ChainReaderError(source, "invalid_body", `not a block hash at ${height}`);
+      const block = parseBody(source, blockSchema, await http.getJson(`${base}/block/${hash}`), "block");
+      if (block.id !== hash || block.height !== height)
+        throw new ChainReaderError(
+          source,
+          "invalid_body",
+          `asked for block ${height} ${hash}, got ${block.height}`,
+        );
+      const starts: number[] = [];
+      for (let start = 0; start < block.tx_count; start += ESPLORA_CHAIN_PAGE_SIZE) starts.push(start);
+      const status = { block_height: height, block_hash: hash };
       const transfers: IncomingTransfer[] = [];
-      for (const tx of await listTxs(address)) {
-        tx.vout.forEach((out, index) => {
-          if (out.scriptpubkey_address !== address || out.value === 0) return;
-          transfers.push({
-            txid: tx.txid,
-            index,
-            to: address,
-            tag: null,
-            amount: baseUnitsToDecimal(out.value, asset.decimals),
-            blockHeight: tx.status.confirmed ? tx.status.block_height : null,
-            blockHash: tx.status.confirmed ? tx.status.block_hash : null,
-          });
-        });
+      for (let i = 0; i < starts.length; i += PAGE_CONCURRENCY) {
+        const pages = await Promise.all(
+          starts.slice(i, i + PAGE_CONCURRENCY).map(async (start) => {
+            const body = await http.getJson(`${base}/block/${hash}/txs/${start}`);
+            const txs = parseBody(source, blockTxsSchema, body, "block txs");
+            if (txs.length !== Math.min(ESPLORA_CHAIN_PAGE_SIZE, block.tx_count - start))
+              throw new ChainReaderError(
+                source,
+                "invalid_body",
+                `block ${hash} page ${start}: ${txs.length} txs`,
+              );
+            return txs;
+          }),
+        );
+        for (const tx of pages.flat())
+          if (asset.contract === null) transfers.push(...credited(tx, asset, status, watched));
       }
-      return transfers;
+      return { hash, previous: block.previousblockhash ?? "", transfers };
     },
 
     async isInBestChain(transfer: IncomingTransfer): Promise<boolean> {

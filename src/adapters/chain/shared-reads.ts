@@ -7,7 +7,15 @@
  * - On a reader with a multi-address query (`incomingTransfersMany`: EVM logs and recent blocks),
  *   every address asked for in the last `addressMs` is watched, and one request lists them all,
  *   again whenever the tip moved (at most once per `tipMs`) or `addressMs` passed.
- * - Elsewhere (Esplora, Blockbook, TronGrid, ...: no multi-address call) an address is listed again
+ * - On a reader that reads whole blocks (`blockTransfers`: Esplora) with `listingsPerMinute` set,
+ *   each new block is scanned once for every watched address (./block-scan.ts), and an address is
+ *   served its last listing merged with what the scan found since (a block's copy of a transfer
+ *   wins over the listing's unconfirmed one). Its listing is read again at once when it is new, when
+ *   a reorg touched it, or when it holds an unconfirmed transfer the blocks have not shown and the
+ *   tip moved — as below; its periodic re-listing (after `addressMs`, for mempool sightings only:
+ *   the blocks find every mined deposit) takes a token of a per-network budget of
+ *   `listingsPerMinute`, so the provider's load is the blocks plus that budget, whatever N is.
+ * - Elsewhere (Blockbook, TronGrid, ...: no multi-address call) an address is listed again
  *   only when `addressMs` passed since its last listing, or when that listing held an unconfirmed
  *   transfer and the tip moved (its block height is what the confirmations wait for). A new deposit
  *   to a quiet address is thus seen up to `addressMs` late; confirmations are counted on the
@@ -18,6 +26,7 @@
  * Memo-tagged listings go per (address, tag) like any other key: a memo network's orders share one
  * address but each has its own tag.
  */
+import { type BlockScan, createBlockScan } from "./block-scan";
 import type { AssetRef, ChainReader, IncomingTransfer } from "./types";
 
 export interface SharedReadSettings {
@@ -25,6 +34,12 @@ export interface SharedReadSettings {
   tipMs: number;
   /** Longest an address's listing is served without a new read; also how long an address stays watched. */
   addressMs: number;
+  /**
+   * With a reader that reads whole blocks: new blocks are scanned for all watched addresses, and
+   * the periodic re-listings (mempool sightings) of all addresses together are at most this many a
+   * minute. Absent: no block scan.
+   */
+  listingsPerMinute?: number;
 }
 
 interface Listing {
@@ -53,6 +68,9 @@ export function createSharedReader(
   const listingReads = new Map<string, Promise<IncomingTransfer[]>>();
   const groups = new Map<string, Group>();
   const bestChain = new Map<string, { inBest: boolean; at: number }>();
+  const scans = new Map<string, Scanned>();
+  const budget = settings.listingsPerMinute;
+  const bucket = { tokens: Math.max(1, (budget ?? 0) / 12), at: now() };
 
   const tipHeight = async (): Promise<number> => {
     if (tip && now() - tip.at < settings.tipMs) return tip.height;
@@ -91,6 +109,86 @@ export function createSharedReader(
       prune(listings, (l) => now() - l.at >= settings.addressMs);
       return transfers;
     });
+  };
+
+  /** A token of the re-listing budget, if one is left (it refills at `listingsPerMinute`, 5 s' worth at most). */
+  const take = (): boolean => {
+    const rate = budget! / 60_000;
+    const t = now();
+    bucket.tokens = Math.min(Math.max(1, budget! / 12), bucket.tokens + (t - bucket.at) * rate);
+    bucket.at = t;
+    if (bucket.tokens < 1) return false;
+    bucket.tokens -= 1;
+    return true;
+  };
+
+  const scanFor = (asset: AssetRef) => {
+    const key = assetKey(asset);
+    let s = scans.get(key);
+    if (!s) {
+      const watches = new Map<string, Watch>();
+      // A reorg: the listings it touched (and those of addresses whose found transfers it dropped) are read again.
+      const scan = createBlockScan(inner, asset, (height, touched) => {
+        for (const [address, w] of watches)
+          if (touched.has(address) || w.listing?.transfers.some((t) => (t.blockHeight ?? 0) >= height))
+            w.listing = null;
+      });
+      s = { scan, watches, swept: now() };
+      scans.set(key, s);
+    }
+    return s;
+  };
+
+  /**
+   * At most once per `tipMs`: addresses nobody asked for in `addressMs` stop being watched (asked
+   * again, they start afresh), and the budget's tokens go to the newest addresses whose listing is
+   * older than `addressMs` — newest first, as a new order is the one most likely paid now; at more
+   * addresses than the budget re-lists per `addressMs`, the older ones wait for their blocks.
+   */
+  const sweep = (s: Scanned) => {
+    if (now() - s.swept < settings.tipMs) return;
+    s.swept = now();
+    let tokens = true;
+    for (const [address, w] of [...s.watches].reverse()) {
+      if (now() - w.asked >= settings.addressMs) {
+        s.watches.delete(address);
+        s.scan.unwatch(address);
+      } else if (tokens && !w.due && w.listing && now() - w.listing.at >= settings.addressMs) {
+        tokens = take();
+        w.due = tokens;
+      }
+    }
+  };
+
+  const scanned = async (asset: AssetRef, address: string): Promise<IncomingTransfer[]> => {
+    const s = scanFor(asset);
+    sweep(s);
+    let w = s.watches.get(address);
+    if (!w) {
+      w = { asked: now(), listing: null, due: false };
+      s.watches.set(address, w);
+    }
+    w.asked = now();
+    // Watched before the listing is read: every block after it is scanned with the address in the set.
+    s.scan.watch(address);
+    const height = await tipHeight();
+    await s.scan.catchUp(height);
+    const merged = (transfers: IncomingTransfer[]) => mergeFound(transfers, s.scan.found(address));
+    const last = w.listing;
+    if (last) {
+      const served = merged(last.transfers);
+      const pending = served.some((t) => t.blockHeight === null);
+      if (!(pending && last.tip !== height) && !w.due) return served;
+    }
+    const watch = w;
+    const key = JSON.stringify([assetKey(asset), address]);
+    const transfers = await once(listingReads, key, async () => {
+      const listed = await inner.incomingTransfers(asset, address, null);
+      watch.listing = { transfers: listed, at: now(), tip: height };
+      watch.due = false;
+      return listed;
+    });
+    return merged(transfers);
   };
 
   const scan = async (
@@ -145,6 +243,7 @@ export function createSharedReader(
 
     incomingTransfers(asset, address, tag) {
       if (tag === null && inner.incomingTransfersMany) return grouped(asset, address);
+      if (tag === null && inner.blockTransfers && budget !== undefined) return scanned(asset, address);
       return single(asset, address, tag);
     },
 
@@ -154,6 +253,9 @@ export function createSharedReader(
       const last = bestChain.get(key);
       if (last && now() - last.at < settings.tipMs) return last.inBest;
       const inBest = await inner.isInBestChain(transfer);
+      // A scanned block reorged out: the scans read it again at once, not only when a block on top shows it.
+      if (!inBest && transfer.blockHeight !== null)
+        for (const s of scans.values()) s.scan.orphaned(transfer.blockHeight, transfer.blockHash);
       bestChain.set(key, { inBest, at: now() });
       prune(bestChain, (e) => now() - e.at >= settings.tipMs);
       return inBest;
@@ -161,6 +263,28 @@ export function createSharedReader(
 
     ...(inner.addressTransfers ? { addressTransfers: inner.addressTransfers.bind(inner) } : {}),
   };
+}
+
+/** One asset's block scan and its watched addresses, oldest first; `swept`: when they were last swept. */
+interface Scanned {
+  scan: BlockScan;
+  watches: Map<string, Watch>;
+  swept: number;
+}
+
+/** A block-scanned address: when it was last asked for, its last listing (null: to be read), its turn. */
+interface Watch {
+  asked: number;
+  listing: Listing | null;
+  /** Took a token of the re-listing budget: listed again at its next ask. */
+  due: boolean;
+}
+
+/** A listing with the transfers scanned blocks found since: a block's copy wins over the listing's. */
+function mergeFound(listed: IncomingTransfer[], found: IncomingTransfer[]): IncomingTransfer[] {
+  const byKey = new Map<string, IncomingTransfer>();
+  for (const t of [...listed, ...found]) byKey.set(`${t.txid}:${t.index}`, t);
+  return [...byKey.values()];
 }
 
 /** Drops stale entries once the map has grown: memory follows the open orders, not history. */

@@ -63,6 +63,26 @@ export interface ChainReader {
     asset: AssetRef,
     addresses: readonly string[],
   ): Promise<Map<string, IncomingTransfer[]>>;
+  /**
+   * The best chain's block at `height`, read whole: its hash, its parent's, and the incoming
+   * transfers of `asset` in it to every address `watched` accepts (asked as each transaction is
+   * read), each exactly as `incomingTransfers` would list it once mined. For per-order addresses
+   * without a multi-address query (Esplora): the shared reads scan each new block once for all
+   * the network's watched addresses instead of listing each address (./block-scan.ts).
+   */
+  blockTransfers?(
+    asset: AssetRef,
+    height: number,
+    watched: (address: string) => boolean,
+  ): Promise<ScannedBlock>;
+}
+
+/** One block read whole by `blockTransfers`. */
+export interface ScannedBlock {
+  hash: string;
+  /** The parent block's hash: a block whose parent is not the one read at `height − 1` means a reorg. */
+  previous: string;
+  transfers: IncomingTransfer[];
 }
 
 /** Confirmations of a transfer at a tip: 0 in the mempool, 1 in the tip block. */

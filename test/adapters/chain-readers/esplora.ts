@@ -325,3 +325,59 @@ describe("esplora reader: failures", () => {
     expect(() => reader(net, { timeoutMs: 0 })).toThrow(RangeError);
   });
 });
+
+describe("esplora reader: whole blocks (blockTransfers)", () => {
+  const HASH = BLOCK_870001;
+  const PARENT = "00000000000000000000b1b3f8d3e2c9a4d5e6f708192a3b4c5d6e7f80910111";
+  /** Block 870001 of `count` txs, tx i paying ADDRESS 1000 + i sats; `short` drops a page's last tx. */
+  function blockNet(count: number, short?: number) {
+    const txs = Array.from({ length: count }, (_, i) => {
+      const { status: _status, ...rest } = tx(i, true);
+      return rest;
+    });
+    return createMockNetwork(
+      http.get(`${BASE}/block-height/870001`, () => HttpResponse.text(HASH)),
+      http.get(`${BASE}/block/${HASH}`, () =>
+        HttpResponse.json({ id: HASH, height: 870_001, previousblockhash: PARENT, tx_count: count }),
+      ),
+      http.get(`${BASE}/block/${HASH}/txs/:start`, ({ params }) => {
+        const start = Number(params.start);
+        const page = txs.slice(start, start + ESPLORA_CHAIN_PAGE_SIZE);
+        return HttpResponse.json(start === short ? page.slice(0, -1) : page);
+      }),
+    );
+  }
+
+  it("reads every page of the block once and lists the outputs to watched addresses, as incomingTransfers would", async () => {
+    const net = blockNet(51);
+    const block = await reader(net).blockTransfers!(BTC, 870_001, (a) => a === ADDRESS);
+    expect(block).toMatchObject({ hash: HASH, previous: PARENT });
+    expect(block.transfers).toHaveLength(51);
+    expect(block.transfers[50]).toEqual({
+      txid: (50).toString(16).padStart(64, "0"),
+      index: 0,
+      to: ADDRESS,
+      tag: null,
+      amount: "0.0000105",
+      blockHeight: 870_001,
+      blockHash: HASH,
+    });
+    expect(urls(net)).toEqual([
+      `GET ${BASE}/block-height/870001`,
+      `GET ${BASE}/block/${HASH}`,
+      `GET ${BASE}/block/${HASH}/txs/0`,
+      `GET ${BASE}/block/${HASH}/txs/25`,
+      `GET ${BASE}/block/${HASH}/txs/50`,
+    ]);
+    expect((await reader(blockNet(3)).blockTransfers!(BTC, 870_001, () => false)).transfers).toEqual([]);
+  });
+
+  it("a page short of its share of tx_count fails the read: no transaction is skipped", async () => {
+    await expect(reader(blockNet(60, 25)).blockTransfers!(BTC, 870_001, () => true)).rejects.toMatchObject({
+      kind: "invalid_body",
+    });
+    await expect(reader(blockNet(60, 50)).blockTransfers!(BTC, 870_001, () => true)).rejects.toBeInstanceOf(
+      ChainReaderError,
+    );
+  });
+});

@@ -1,0 +1,332 @@
+/**
+ * The shared reads' block scan (src/adapters/chain/block-scan.ts through shared-reads.ts) on an
+ * Esplora network: provider requests counted through MSW for 10,000 watched addresses on a clock
+ * the test moves, and every deposit compared with what the address's own listing says.
+ */
+import { HttpResponse, http } from "msw";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { createEsploraReader } from "../../src/adapters/chain/esplora";
+import { createSharedReader } from "../../src/adapters/chain/shared-reads";
+import type { AssetRef, ChainReader, IncomingTransfer } from "../../src/adapters/chain/types";
+import { createMockNetwork } from "../support/msw";
+
+const BASE = "https://esplora.scan.test/api";
+const BTC: AssetRef = { coin: "BTC", network: "BTC", contract: null, decimals: 8 };
+const SETTINGS = { tipMs: 5_000, addressMs: 180_000, listingsPerMinute: 60 };
+const PAGE = 25;
+
+interface Tx {
+  txid: string;
+  vout: Array<{ scriptpubkey_address?: string; value: number }>;
+}
+interface Block {
+  hash: string;
+  previous: string;
+  height: number;
+  txs: Tx[];
+}
+
+const hex = (n: number, tag: string) => `${tag}${n.toString(16)}`.padStart(64, "0");
+const address = (i: number) => `bc1qwatched${String(i).padStart(8, "0")}`;
+const stranger = (i: number) => `bc1qstranger${String(i).padStart(8, "0")}`;
+
+/** An Esplora fake: a chain of blocks (reorgs by replacing its top), a mempool, and every endpoint the reader uses. */
+function esplora(start: number) {
+  let serial = 0;
+  const chain = {
+    blocks: [{ hash: hex(start, "b0"), previous: hex(start - 1, "b0"), height: start, txs: [] }] as Block[],
+    mempool: [] as Tx[],
+    /** Orphaned blocks, still answered by hash (in_best_chain false), as Esplora does. */
+    stale: [] as Block[],
+  };
+  const tip = () => chain.blocks.at(-1)!;
+  const byHash = (h: string) => [...chain.blocks, ...chain.stale].find((b) => b.hash === h);
+  const status = (b: Block) => ({ confirmed: true, block_height: b.height, block_hash: b.hash });
+  const pays = (tx: Tx, a: string) => tx.vout.some((o) => o.scriptpubkey_address === a);
+  const net = createMockNetwork(
+    http.get(`${BASE}/blocks/tip/height`, () => HttpResponse.text(String(tip().height))),
+    http.get(`${BASE}/block-height/:h`, ({ params }) => {
+      const b = chain.blocks.find((x) => x.height === Number(params.h));
+      return b ? HttpResponse.text(b.hash) : HttpResponse.text("Block not found", { status: 404 });
+    }),
+    http.get(`${BASE}/block/:hash`, ({ params }) => {
+      const b = byHash(String(params.hash))!;
+      return HttpResponse.json({
+        id: b.hash,
+        height: b.height,
+        previousblockhash: b.previous,
+        tx_count: b.txs.length,
+      });
+    }),
+    http.get(`${BASE}/block/:hash/txs/:start`, ({ params }) => {
+      const start = Number(params.start);
+      if (start % PAGE !== 0) return HttpResponse.text("bad start", { status: 400 });
+      return HttpResponse.json(byHash(String(params.hash))!.txs.slice(start, start + PAGE));
+    }),
+    http.get(`${BASE}/block/:hash/status`, ({ params }) =>
+      HttpResponse.json({ in_best_chain: chain.blocks.some((b) => b.hash === params.hash) }),
+    ),
+    http.get(`${BASE}/address/:a/txs`, ({ params }) => {
+      const a = String(params.a);
+      const mempool = chain.mempool
+        .filter((tx) => pays(tx, a))
+        .map((tx) => ({ ...tx, status: { confirmed: false } }));
+      const mined = [...chain.blocks].reverse().flatMap((b) =>
+        [...b.txs]
+          .reverse()
+          .filter((tx) => pays(tx, a))
+          .map((tx) => ({ ...tx, status: status(b) })),
+      );
+      return HttpResponse.json([...mempool.slice(0, 50), ...mined.slice(0, PAGE)]);
+    }),
+  );
+
+  /** A tx of `outputs` (address, sats); unique txid. */
+  const tx = (...outputs: Array<[string, number]>): Tx => ({
+    txid: hex(++serial, "7e"),
+    vout: outputs.map(([a, value]) => ({ scriptpubkey_address: a, value })),
+  });
+  /** Mines the mempool's txs and `filler` strangers' txs, with `placed` at the given positions. */
+  const mine = (filler: number, placed: Array<[number, Tx]> = []) => {
+    const txs: Tx[] = [tx([stranger(serial), 625_000_000])]; // coinbase
+    for (let i = 0; i < filler; i++) txs.push(tx([stranger(serial), 10_000 + i], [stranger(serial + 1), 1]));
+    txs.push(...chain.mempool);
+    chain.mempool = [];
+    for (const [at, t] of placed) txs.splice(at < 0 ? txs.length + 1 + at : at, 0, t);
+    const block = {
+      hash: hex(tip().height + 1, `b${chain.stale.length}`),
+      previous: tip().hash,
+      height: tip().height + 1,
+      txs,
+    };
+    chain.blocks.push(block);
+    return block;
+  };
+  /** Replaces the tip block by another at the same height (its txs back to the mempool), then mines on. */
+  const reorgTip = () => {
+    const old = chain.blocks.pop()!;
+    chain.stale.push(old);
+    chain.mempool.push(...old.txs.slice(1));
+  };
+  return { chain, net, tx, mine, reorgTip };
+}
+
+// Each request's AbortSignal.timeout stays pending for its full 10 s, and workerd allows a test 10,000
+// pending timers: thousands of requests in a few real seconds need signals without timers here.
+beforeEach(() => {
+  vi.spyOn(AbortSignal, "timeout").mockImplementation(() => new AbortController().signal);
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+function clock() {
+  let t = 1_000_000;
+  return { now: () => t, advance: (ms: number) => (t += ms) };
+}
+
+/** The fake chain from `start`, a clock, and the shared reads with the block scan over it. */
+function scanning(start: number) {
+  const fake = esplora(start);
+  const c = clock();
+  const shared = createSharedReader(
+    createEsploraReader({ baseUrl: BASE, fetch: fake.net.fetch }),
+    SETTINGS,
+    c.now,
+  );
+  return { fake, c, shared };
+}
+
+const sortKey = (t: IncomingTransfer) => `${t.txid}:${t.index}`;
+const sorted = (list: IncomingTransfer[]) => [...list].sort((a, b) => sortKey(a).localeCompare(sortKey(b)));
+
+describe("block scan (Esplora): 10,000 watched addresses", () => {
+  it("over 30 simulated minutes the provider sees a few requests a second and every deposit is found, as its own listing says", async () => {
+    const { fake, c, shared } = scanning(870_000);
+    // The truth: each address's own listing, unshared, on the same chain.
+    const direct: ChainReader = createEsploraReader({ baseUrl: BASE, fetch: fake.net.fetch });
+    const N = 10_000;
+    const addresses = Array.from({ length: N }, (_, i) => address(i));
+    const mempool = () => new Set(fake.chain.mempool.map((t) => t.txid));
+    // The orders ask 500 at a time, as they would not all ask at the same instant.
+    const poll = async () => {
+      const lists: IncomingTransfer[][] = [];
+      for (let i = 0; i < addresses.length; i += 500)
+        lists.push(
+          ...(await Promise.all(
+            addresses.slice(i, i + 500).map((a) => shared.incomingTransfers(BTC, a, null)),
+          )),
+        );
+      return lists;
+    };
+
+    // The first poll lists each new address once: a fixed cost per order, not counted below.
+    await poll();
+    expect(fake.net.requests.filter((r) => r.url.includes("/address/"))).toHaveLength(N);
+    const fixed = fake.net.requests.length;
+
+    // Deposits: in the first block at the first and the very last position (the last, short
+    // page), two outputs of one tx to two orders; in the second one on a middle page with its
+    // output at index 2, and one to an order created at minute 15 and paid in the mempool at 16.
+    const d = {
+      first: fake.tx([address(17), 1_500_000]),
+      last: fake.tx([stranger(1), 5], [address(9_999), 250_000_000]),
+      two: fake.tx([address(3_000), 100_000], [address(3_001), 200_000]),
+      middle: fake.tx([stranger(2), 1], [stranger(3), 2], [address(5_555), 12_345_678]),
+      early: fake.tx([address(N), 777]),
+    };
+    const plan = new Map<number, () => Block | null>([
+      [
+        10,
+        () =>
+          fake.mine(310, [
+            [1, d.first],
+            [150, d.two],
+            [-1, d.last],
+          ]),
+      ],
+      [
+        15,
+        () => {
+          addresses.push(address(N));
+          return null;
+        },
+      ],
+      [
+        16,
+        () => {
+          fake.chain.mempool.push(d.early);
+          return null;
+        },
+      ],
+      [20, () => fake.mine(420, [[200, d.middle]])],
+      [30, () => fake.mine(275)],
+    ]);
+    const mined = new Map<string, number>();
+    let seenEarly: number | null = null;
+    const minutes = 30;
+    for (let m = 1; m <= minutes; m++) {
+      c.advance(60_000);
+      const block = plan.get(m)?.();
+      if (block) for (const t of block.txs) mined.set(t.txid, block.height);
+      const inMempool = mempool();
+      const lists = await poll();
+      // A mined deposit is seen, confirmed, at the first poll after its block (the scan, not a
+      // listing, found it); an unconfirmed one only while it is in the mempool.
+      for (const [i, list] of lists.entries())
+        for (const t of list) {
+          if (t.blockHeight === null) expect(inMempool.has(t.txid), `${addresses[i]} ${t.txid}`).toBe(true);
+          else expect(t.blockHeight, `${addresses[i]} ${t.txid}`).toBe(mined.get(t.txid));
+        }
+      if (lists[N]?.some((t) => t.blockHeight === null)) seenEarly ??= m;
+      if (m === 10) {
+        expect(lists[17]).toEqual([
+          {
+            txid: d.first.txid,
+            index: 0,
+            to: address(17),
+            tag: null,
+            amount: "0.015",
+            blockHeight: 870_001,
+            blockHash: fake.chain.blocks[1]!.hash,
+          },
+        ]);
+        expect(lists[9_999]).toMatchObject([
+          { txid: d.last.txid, index: 1, amount: "2.5", blockHeight: 870_001 },
+        ]);
+        expect(lists[3_001]).toMatchObject([{ txid: d.two.txid, index: 1, amount: "0.002" }]);
+      }
+      if (m === 20)
+        expect(lists[5_555]).toMatchObject([
+          { txid: d.middle.txid, index: 2, amount: "0.12345678", blockHeight: 870_002 },
+        ]);
+    }
+
+    // The newest order's mempool deposit was seen within addressMs, by a budgeted re-listing.
+    expect(seenEarly).not.toBeNull();
+    expect(seenEarly!).toBeLessThanOrEqual(16 + SETTINGS.addressMs / 60_000);
+
+    // Every address is served exactly what its own listing says (txid, index, amount, block).
+    const lists = await poll();
+    const paid = [17, 9_999, 3_000, 3_001, 5_555, N];
+    for (const i of paid)
+      expect(sorted(lists[i]!), address(i)).toEqual(
+        sorted(await direct.incomingTransfers(BTC, address(i), null)),
+      );
+    expect(paid.every((i) => lists[i]!.length === 1)).toBe(true);
+    expect(lists.filter((l) => l.length > 0)).toHaveLength(paid.length);
+
+    const steady = fake.net.requests.slice(fixed);
+    const seconds = minutes * 60;
+    const perSecond = steady.length / seconds;
+    const perOrderMinute = steady.length / addresses.length / minutes;
+    // Three blocks of ≈ 300–420 txs (≈ 14–20 requests each), the tip, and the listing budget.
+    expect(perSecond).toBeLessThanOrEqual(2);
+    expect(perOrderMinute).toBeLessThanOrEqual(0.5);
+    const relistings = steady.filter((r) => r.url.includes("/address/")).length;
+    expect(relistings).toBeLessThanOrEqual(
+      SETTINGS.listingsPerMinute * minutes + SETTINGS.listingsPerMinute / 12,
+    );
+    const blockPages = steady.filter((r) => /\/block\/[0-9a-f]{64}\/txs\//.test(r.url)).length;
+    expect(blockPages).toBe(Math.ceil(314 / PAGE) + Math.ceil(423 / PAGE) + Math.ceil(276 / PAGE));
+    console.log(
+      `block scan, ${N} addresses, ${minutes} min: ${steady.length} provider requests after the first listings ` +
+        `(${perSecond.toFixed(3)}/s, ${perOrderMinute.toFixed(5)} per open order per minute; ${relistings} re-listings, ${blockPages} block pages)`,
+    );
+  });
+});
+
+describe("block scan (Esplora): reorgs", () => {
+  it("a scanned block replaced by another drops its transfers and finds them again in the new one", async () => {
+    const { fake, c, shared } = scanning(800_000);
+    const a = address(1);
+    await shared.incomingTransfers(BTC, a, null);
+    const deposit = fake.tx([a, 40_000]);
+    const first = fake.mine(30, [[5, deposit]]);
+    c.advance(6_000);
+    expect(await shared.incomingTransfers(BTC, a, null)).toMatchObject([
+      { txid: deposit.txid, blockHash: first.hash },
+    ]);
+
+    // The order's reorg check: the block is gone; the scan forgets it at once and the address is listed again.
+    fake.reorgTip();
+    c.advance(6_000);
+    const [listed] = await shared.incomingTransfers(BTC, a, null);
+    expect(await shared.isInBestChain(listed!)).toBe(false);
+    expect(await shared.incomingTransfers(BTC, a, null)).toMatchObject([
+      { txid: deposit.txid, blockHeight: null },
+    ]);
+
+    // Mined again in the replacement block (whose parent is the block below, as scanned).
+    const second = fake.mine(40);
+    c.advance(6_000);
+    expect(await shared.incomingTransfers(BTC, a, null)).toMatchObject([
+      { txid: deposit.txid, blockHeight: 800_001, blockHash: second.hash },
+    ]);
+    expect(second.hash).not.toBe(first.hash);
+  });
+
+  it("a reorg seen only through the next block's parent steps back and reads the replaced block again", async () => {
+    const { fake, c, shared } = scanning(800_000);
+    const a = address(2);
+    const b = address(3);
+    await Promise.all([shared.incomingTransfers(BTC, a, null), shared.incomingTransfers(BTC, b, null)]);
+    const toA = fake.tx([a, 1_000]);
+    fake.mine(10, [[3, toA]]);
+    c.advance(6_000);
+    expect(await shared.incomingTransfers(BTC, a, null)).toMatchObject([
+      { txid: toA.txid, blockHeight: 800_001 },
+    ]);
+    // Block 800,001 is replaced by one paying b instead (a's tx dropped), and 800,002 is mined on it.
+    fake.reorgTip();
+    fake.chain.mempool = [];
+    const toB = fake.tx([b, 2_000]);
+    const replaced = fake.mine(12, [[2, toB]]);
+    fake.mine(5);
+    c.advance(6_000);
+    expect(await shared.incomingTransfers(BTC, a, null)).toEqual([]);
+    expect(await shared.incomingTransfers(BTC, b, null)).toMatchObject([
+      { txid: toB.txid, blockHeight: 800_001, blockHash: replaced.hash },
+    ]);
+  });
+});
