@@ -1,11 +1,12 @@
 /**
  * The order object's schema (src/objects/order/migrations.ts): created up front, in the
- * constructor, at the latest version; a later migration runs once over an existing store.
+ * constructor, at the latest version and in one step (ORDER_SCHEMA), which leaves what the
+ * migrations leave; a later migration runs once over an existing store.
  */
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { migrate, ORDER_MIGRATIONS, schemaVersion } from "../../src/objects/order/migrations";
+import { migrate, ORDER_MIGRATIONS, ORDER_SCHEMA, schemaVersion } from "../../src/objects/order/migrations";
 
 const tables = (sql: SqlStorage) =>
   sql
@@ -15,7 +16,35 @@ const tables = (sql: SqlStorage) =>
     .toArray()
     .map((r) => r.name);
 
+/** Every table's columns and indexes (with their columns), as SQLite describes them. */
+const shape = (sql: SqlStorage) =>
+  tables(sql).map((table) => ({
+    table,
+    columns: sql.exec(`PRAGMA table_info(${table})`).toArray(),
+    indexes: sql
+      .exec<{ name: string }>(`PRAGMA index_list(${table})`)
+      .toArray()
+      .map((index) => ({ ...index, columns: sql.exec(`PRAGMA index_info(${index.name})`).toArray() })),
+  }));
+
+const DROP_ALL =
+  "DROP TABLE meta; DROP TABLE events; DROP TABLE sends; DROP TABLE outbox; DROP TABLE schedule; DROP TABLE alerts;";
+
 describe("order object migrations", () => {
+  it("creates a new store in one step with the tables, columns and indexes the migrations leave", async () => {
+    const fresh = env.ORDERS.getByName(`migrations-${crypto.randomUUID()}`);
+    const latest = await runInDurableObject(fresh, (_obj, state) => shape(state.storage.sql));
+    const stepped = env.ORDERS.getByName(`migrations-${crypto.randomUUID()}`);
+    await runInDurableObject(stepped, (_obj, state) => {
+      state.storage.sql.exec(DROP_ALL);
+      expect(schemaVersion(state.storage.sql)).toBe(0);
+      migrate(state.storage, ORDER_MIGRATIONS);
+      expect(schemaVersion(state.storage.sql)).toBe(ORDER_MIGRATIONS.length);
+      expect(shape(state.storage.sql)).toEqual(latest);
+    });
+    expect(latest.find((t) => t.table === "sends")?.columns.map((c) => c.name)).toContain("progress");
+  });
+
   it("a new object has every table at the latest version before its first call", async () => {
     const stub = env.ORDERS.getByName(`migrations-${crypto.randomUUID()}`);
     await runInDurableObject(stub, (_obj, state) => {
@@ -42,9 +71,7 @@ describe("order object migrations", () => {
     await runInDurableObject(stub, (_obj, state) => {
       const { sql, kv } = state.storage;
       // An object as schema 1 left it: two exchanges (a continue after a failed one), one with its legs beside it.
-      sql.exec(
-        "DROP TABLE meta; DROP TABLE events; DROP TABLE sends; DROP TABLE outbox; DROP TABLE schedule; DROP TABLE alerts;",
-      );
+      sql.exec(DROP_ALL);
       migrate(state.storage, ORDER_MIGRATIONS.slice(0, 1));
       const row = (key: string, kind: string) =>
         sql.exec(
@@ -59,7 +86,8 @@ describe("order object migrations", () => {
       kv.put("venue:o:exchange:2", legs);
       kv.put("order", { unrelated: true });
 
-      migrate(state.storage);
+      // As the object's constructor does: a store at version 1 takes the steps, not the new-store script.
+      migrate(state.storage, ORDER_MIGRATIONS, ORDER_SCHEMA);
       expect(schemaVersion(sql)).toBe(ORDER_MIGRATIONS.length);
       const rows = sql
         .exec<{ key: string; number: number; progress: string | null }>(

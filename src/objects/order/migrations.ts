@@ -1,9 +1,29 @@
 import { ALERTS_TABLE } from "./alerts";
 import { SCHEDULE_TABLE } from "./schedule";
-import { moveVenueLegs, SENDS_NUMBER_AND_PROGRESS, SENDS_TABLE } from "./sends-ledger";
+import { moveVenueLegs, SENDS_NUMBER_AND_PROGRESS, SENDS_TABLE, SENDS_TABLE_LATEST } from "./sends-ledger";
 
 /** One schema step: its statements, and what moves data the statements cannot reach (key-value storage). */
 export type Migration = string | { sql: string; data(storage: DurableObjectStorage): void };
+
+const META_TABLE = "CREATE TABLE meta (k TEXT PRIMARY KEY, v INTEGER NOT NULL)";
+
+const EVENTS_TABLE = `CREATE TABLE events (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  at TEXT NOT NULL,
+  from_status TEXT,
+  to_status TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  data TEXT
+)`;
+
+// Webhook events wait here, written in the same transaction as their transition, until the queue
+// has accepted them: a failed send is retried, never lost.
+const OUTBOX_TABLE = `CREATE TABLE outbox (
+  sequence INTEGER PRIMARY KEY,
+  event_id TEXT NOT NULL,
+  message TEXT NOT NULL,
+  sent_at TEXT
+)`;
 
 /**
  * The order object's SQLite schema, as an append-only list of migrations: entry i moves the schema
@@ -12,29 +32,22 @@ export type Migration = string | { sql: string; data(storage: DurableObjectStora
  * the key-value storage, the code that moves it), all missing entries in one transaction.
  */
 export const ORDER_MIGRATIONS: readonly Migration[] = [
-  `CREATE TABLE meta (k TEXT PRIMARY KEY, v INTEGER NOT NULL);
-  CREATE TABLE events (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    at TEXT NOT NULL,
-    from_status TEXT,
-    to_status TEXT NOT NULL,
-    reason TEXT NOT NULL,
-    data TEXT
-  );
-  ${SENDS_TABLE};
-  -- Webhook events wait here, written in the same transaction as their transition, until the
-  -- queue has accepted them: a failed send is retried, never lost.
-  CREATE TABLE outbox (
-    sequence INTEGER PRIMARY KEY,
-    event_id TEXT NOT NULL,
-    message TEXT NOT NULL,
-    sent_at TEXT
-  );
-  ${SCHEDULE_TABLE};`,
+  `${META_TABLE}; ${EVENTS_TABLE}; ${SENDS_TABLE}; ${OUTBOX_TABLE}; ${SCHEDULE_TABLE};`,
   { sql: SENDS_NUMBER_AND_PROGRESS, data: moveVenueLegs },
   // Operator alerts, one per problem and kind (src/objects/order/alerts.ts).
   `${ALERTS_TABLE};`,
 ];
+
+/**
+ * What ORDER_MIGRATIONS leave, as one script: a new object (every order is one) is created at the
+ * latest schema in one `exec`, every table at its latest shape, instead of running each step, whose
+ * DDL every creation paid for (the `ALTER TABLE`s above rewrite the schema; the steps were 14 % of
+ * a creation's CPU in the 2026-11-26 profile, docs/performance.md). A store that has any version
+ * still takes the steps it lacks. A new migration changes this script too:
+ * test/objects/order-migrations.test.ts checks that both leave the same tables, columns and indexes.
+ */
+export const ORDER_SCHEMA = `${META_TABLE}; ${EVENTS_TABLE}; ${SENDS_TABLE_LATEST}; ${OUTBOX_TABLE};
+  ${SCHEDULE_TABLE}; ${ALERTS_TABLE};`;
 
 /** The schema version the storage is at (0: nothing created yet). */
 export function schemaVersion(sql: SqlStorage): number {
@@ -43,15 +56,20 @@ export function schemaVersion(sql: SqlStorage): number {
   return sql.exec<{ v: number }>("SELECT v FROM meta WHERE k = 'schema'").toArray()[0]?.v ?? 0;
 }
 
-/** Brings the storage to the latest schema: the missing migrations and the new version, at once. */
+/**
+ * Brings the storage to the latest schema: the missing migrations and the new version, at once.
+ * `latest` (the script the migrations add up to) creates an empty store in one step.
+ */
 export function migrate(
   storage: DurableObjectStorage,
   migrations: readonly Migration[] = ORDER_MIGRATIONS,
+  latest?: string,
 ): void {
   const from = schemaVersion(storage.sql);
   if (from >= migrations.length) return;
+  const steps = from === 0 && latest !== undefined ? [latest] : migrations.slice(from);
   storage.transactionSync(() => {
-    for (const m of migrations.slice(from)) {
+    for (const m of steps) {
       storage.sql.exec(typeof m === "string" ? m : m.sql);
       if (typeof m !== "string") m.data(storage);
     }

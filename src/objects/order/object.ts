@@ -9,7 +9,7 @@ import type { ActionRequest, Actor, ActResult, HoldResult, ResolveResult } from 
 import type { OrderEventLogEntry } from "./journal";
 import { flushLiquidity } from "./liquidity";
 import { createOrderMeter, type OrderMeter } from "./meter";
-import { migrate } from "./migrations";
+import { migrate, ORDER_MIGRATIONS, ORDER_SCHEMA } from "./migrations";
 import type { OutboxEntry } from "./outbox";
 import { OrderParts } from "./parts";
 import { projectionPending, projectRecord, scheduleOutbox } from "./projection";
@@ -39,7 +39,7 @@ export class OrderObject extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    void ctx.blockConcurrencyWhile(async () => migrate(ctx.storage));
+    void ctx.blockConcurrencyWhile(async () => migrate(ctx.storage, ORDER_MIGRATIONS, ORDER_SCHEMA));
   }
 
   #parts: OrderParts | null = null;

@@ -1,8 +1,8 @@
 import type { SendRow } from "../../domain/send-step";
 import { DUE, type OrderSchedule } from "./schedule";
 
-export const SENDS_TABLE = `CREATE TABLE sends (
-  key TEXT PRIMARY KEY,
+/** The ledger's columns as schema 1 created them. */
+const SENDS_COLUMNS = `key TEXT PRIMARY KEY,
   kind TEXT NOT NULL,
   request TEXT NOT NULL,
   attempts INTEGER NOT NULL,
@@ -12,16 +12,24 @@ export const SENDS_TABLE = `CREATE TABLE sends (
   outcome TEXT,
   txid TEXT,
   error TEXT,
-  updated_at TEXT NOT NULL
-)`;
+  updated_at TEXT NOT NULL`;
 
 /**
- * Schema 2: each row's number among the order's sends of its kind (1 for `<id>:exchange`, 2 for
- * `<id>:exchange:2`; counted for rows already written, in the order they were written), and the
- * exchange's venue legs (`progress`), which until then lived beside the row under `venue:<key>`.
+ * Schema 2's columns: each row's number among the order's sends of its kind (1 for
+ * `<id>:exchange`, 2 for `<id>:exchange:2`), and the exchange's venue legs (`progress`).
  */
-export const SENDS_NUMBER_AND_PROGRESS = `ALTER TABLE sends ADD COLUMN number INTEGER NOT NULL DEFAULT 1;
-  ALTER TABLE sends ADD COLUMN progress TEXT;
+const SENDS_COLUMNS_2 = ["number INTEGER NOT NULL DEFAULT 1", "progress TEXT"];
+
+export const SENDS_TABLE = `CREATE TABLE sends (${SENDS_COLUMNS})`;
+
+/** The table as schema 2 left it, for a store created at the latest schema in one step. */
+export const SENDS_TABLE_LATEST = `CREATE TABLE sends (${SENDS_COLUMNS}, ${SENDS_COLUMNS_2.join(", ")})`;
+
+/**
+ * Schema 2: the number of each row already written, counted in the order the rows were written;
+ * the venue legs, which until then lived beside the row under `venue:<key>`, move in (below).
+ */
+export const SENDS_NUMBER_AND_PROGRESS = `${SENDS_COLUMNS_2.map((c) => `ALTER TABLE sends ADD COLUMN ${c};`).join("\n")}
   UPDATE sends SET number = (SELECT COUNT(*) FROM sends s WHERE s.kind = sends.kind AND s.rowid <= sends.rowid);`;
 
 /** Moves the venue legs of rows written before schema 2 from the object's key-value storage into their row. */
