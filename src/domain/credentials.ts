@@ -54,6 +54,17 @@ export async function constantTimeEqual(a: string, b: string): Promise<boolean> 
   return crypto.subtle.timingSafeEqual(da, db) && a.length === b.length;
 }
 
+/**
+ * Equality of two strings in a time that depends on their length only, never on where they differ:
+ * for a presented secret against one that already matched its stored hash (no hashing, no encoding).
+ */
+export function sameSecret(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}
+
 async function digest(s: string): Promise<ArrayBuffer> {
   return crypto.subtle.digest("SHA-256", new TextEncoder().encode(s));
 }

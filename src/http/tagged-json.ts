@@ -22,9 +22,18 @@ export function taggedJson<T>(
 ): NotModified | TypedResponse<T, 200, "json"> {
   if (ifNoneMatch(c.req.header("if-none-match"), etag))
     return c.body(null, 304, { ...caching, ETag: etag }) as unknown as NotModified;
-  return c.body(body, 200, {
-    "Content-Type": "application/json",
-    ...caching,
-    ETag: etag,
-  }) as unknown as TypedResponse<T, 200, "json">;
+  return serialisedJson<T>(c, body, { ...caching, ETag: etag });
+}
+
+/** A JSON body serialised beforehand, answered as it is (the bytes `c.json` would send), typed as the route's JSON response. */
+export function serialisedJson<T>(
+  c: Context,
+  body: string,
+  headers: Record<string, string>,
+): TypedResponse<T, 200, "json"> {
+  return c.body(body, 200, { "Content-Type": "application/json", ...headers }) as unknown as TypedResponse<
+    T,
+    200,
+    "json"
+  >;
 }

@@ -381,19 +381,19 @@ const shortIdCache = new Map<string, string>();
 const SHORT_ID_CACHE_MAX = 50_000;
 
 /**
- * GET /partner/orders/{id}: the UUID or the short_id names the order's object, which checks the
- * owner; no D1 read, except for a short_id the object does not hold (an order from before the
- * current id layout, or none at all).
+ * GET /partner/orders/{id}: the order's JSON body. The UUID or the short_id names the order's
+ * object, which checks the owner and answers the view serialised; no D1 read, except for a
+ * short_id the object does not hold (an order from before the current id layout, or none at all).
  */
-export async function readOrder(env: Env, partner: Partner, orderId: string): Promise<OrderView> {
+export async function readOrder(env: Env, partner: Partner, orderId: string): Promise<string> {
   const ref = orderRef(orderId);
   if (!ref) throw notFound();
-  const direct = await env.ORDERS.getByName(ref.id).get(partner.id);
+  const direct = await env.ORDERS.getByName(ref.id).partnerBody(partner.id);
   const legacy = direct || ref.kind !== "short_id" ? null : await legacyOrderId(env, ref.shortId, partner.id);
-  const order = direct ?? (legacy ? await env.ORDERS.getByName(legacy).get(partner.id) : null);
+  const order = direct ?? (legacy ? await env.ORDERS.getByName(legacy).partnerBody(partner.id) : null);
   // A key sees only orders of its own mode: a test order is "not found" to a live key and back.
   if (!order || order.livemode !== partner.livemode) throw notFound();
-  return order;
+  return order.json;
 }
 
 export interface OrderPageRequest {

@@ -106,12 +106,16 @@ export function findKey(db: D1Database, keyId: string): Promise<KeyWithPartner |
 const LAST_USED_RESOLUTION_MS = 60_000;
 const lastTouched = new Map<string, number>();
 
-export async function touchKey(db: D1Database, keyId: string, now = Date.now()): Promise<void> {
+/**
+ * Writes the key's last_used_at when the one written is older than the resolution; null (no
+ * promise, nothing for the request to wait on) when it is recent.
+ */
+export function touchKey(db: D1Database, keyId: string, now = Date.now()): Promise<unknown> | null {
   const prev = lastTouched.get(keyId) ?? 0;
-  if (now - prev < LAST_USED_RESOLUTION_MS) return;
+  if (now - prev < LAST_USED_RESOLUTION_MS) return null;
   if (lastTouched.size >= 10_000) lastTouched.clear(); // at worst one extra write per key
   lastTouched.set(keyId, now);
-  await db
+  return db
     .prepare("UPDATE api_keys SET last_used_at = ? WHERE key_id = ?")
     .bind(new Date(now).toISOString(), keyId)
     .run();

@@ -496,6 +496,24 @@ describe("GET /api/v1/partner/orders/{order_id}", () => {
     const o = await json<Order>(await post(BASE_ORDER));
     await expectError(await call(`/api/v1/partner/orders/${o.id}`), 401, "invalid_api_key");
   });
+
+  it("answers the bytes of the order's view, kept by its object until the order changes", async () => {
+    const o = await json<Order>(await post(BASE_ORDER));
+    const stub = env.ORDERS.getByName(o.id);
+    for (let i = 0; i < 2; i++) {
+      const res = await get(o.id);
+      expect(res.headers.get("content-type")).toBe("application/json");
+      expect(res.headers.get("cache-control")).toBe("no-store");
+      expect(res.headers.get("ratelimit-policy")).toBe('"partner";q=5000;w=60');
+      expect(await res.text()).toBe(JSON.stringify(await stub.get(partner.id)));
+    }
+    vi.useFakeTimers({ now: Date.parse(o.expires_at), toFake: ["Date"] });
+    await runDurableObjectAlarm(stub);
+    const expired = await get(o.short_id);
+    const text = await expired.text();
+    expect(JSON.parse(text)).toMatchObject({ status: "expired" });
+    expect(text).toBe(JSON.stringify(await stub.get(partner.id)));
+  });
 });
 
 describe("expiry", () => {

@@ -6,7 +6,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type OrderRecord, orderView } from "../../src/domain/order";
+import { isLive, type OrderRecord, orderView } from "../../src/domain/order";
 import { type OrderContext, orderContext } from "../../src/objects/order/context";
 import { EXTRA_DEPOSIT_LOGGED, EXTRAS_KEY } from "../../src/objects/order/extra-deposits";
 import { PartnerView, type ViewHost } from "../../src/objects/order/view";
@@ -26,7 +26,10 @@ const host = (c: OrderContext, over: Partial<ViewHost> = {}): ViewHost => ({
   config: c.config,
   kv: c.kv,
   extraDeposits: c.extraDeposits,
+  record: c.record,
+  now: c.now,
   watchEnded: () => false,
+  writes: c.writes,
   ...over,
 });
 
@@ -126,6 +129,54 @@ describe("PartnerView", () => {
       expect((await watching.actionInputs(completed, Date.now())).extras).toEqual([
         { txid: "tx-extra", index: 0, amount: "0.5", refundFailed: false, refund: { amount: "0.4999" } },
       ]);
+    });
+  });
+
+  it("the serialised view is kept until the object's storage is next written, by whichever part", async () => {
+    await withOrder(async (c, r) => {
+      const view = new PartnerView(host(c));
+      const first = await view.serialised();
+      expect(first).toEqual({
+        partnerId: r.partnerId,
+        livemode: isLive(r),
+        json: JSON.stringify(orderView(r)),
+      });
+      expect(await view.serialised()).toBe(first);
+      // A transition writes the record.
+      const completed: OrderRecord = { ...r, status: "completed", amountFromReceived: "0.01" };
+      c.saveRecord(completed);
+      const done = await view.serialised();
+      expect(done?.json).toBe(JSON.stringify(orderView(completed)));
+      expect(await view.serialised()).toBe(done);
+      // An extra deposit writes beside the record (its id, a log row): the view gains its actions.
+      extraDeposit(c, completed);
+      const offered = JSON.parse((await view.serialised())?.json ?? "null") as { actions: unknown };
+      expect(offered.actions).toMatchObject({ extra_deposits: [{ txid: "tx-extra", index: 0 }] });
+    });
+  });
+
+  it("a view with actions is priced on every read, never kept", async () => {
+    await withOrder(async (c, r) => {
+      const now = { env: c.env };
+      const view = new PartnerView({
+        ...host(c),
+        get env() {
+          return now.env;
+        },
+      });
+      c.saveRecord(held(r));
+      const refund = async () =>
+        (JSON.parse((await view.serialised())?.json ?? "null") as { actions: { refund: unknown } }).actions
+          .refund;
+      expect(await refund()).toMatchObject({ available: true, amount: 0.0009 });
+      now.env = d1Down().env;
+      expect(await refund()).toMatchObject({ available: false });
+    });
+  });
+
+  it("no order, no view", async () => {
+    await runInDurableObject(env.ORDERS.getByName(crypto.randomUUID()), async (_obj, state) => {
+      expect(await new PartnerView(host(orderContext(state.storage, env))).serialised()).toBeNull();
     });
   });
 });

@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { regionOf } from "../../domain/liquidity";
 import { tryParseDecimal } from "../../domain/money";
+import type { OrderView } from "../../domain/order";
 import { ORDER_STATUSES, STATUS_REASONS } from "../../domain/order-state";
 import { createOrder, listPartnerOrders, readOrder } from "../../services/orders";
 import type { PartnerEnv } from "../app-env";
@@ -24,6 +25,7 @@ import {
   ticker,
   timestamp,
 } from "../schemas";
+import { serialisedJson } from "../tagged-json";
 import { OrderActionsSchema } from "./order-actions-schema";
 
 const tags = ["Orders"];
@@ -366,8 +368,7 @@ export const ordersRouter = createRouter<PartnerEnv>()
       },
     }),
     async (c) => {
-      const order = await readOrder(c.env, c.get("partner"), c.req.valid("param").order_id);
-      c.header("Cache-Control", "no-store");
-      return c.json(order, 200);
+      const body = await readOrder(c.env, c.get("partner"), c.req.valid("param").order_id);
+      return serialisedJson<OrderView>(c, body, { "Cache-Control": "no-store" });
     },
   );

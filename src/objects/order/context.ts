@@ -38,6 +38,12 @@ export interface OrderContext extends OrderTransitions {
   readonly extraDeposits: ExtraDeposits;
   readonly alerts: OrderAlerts;
   record(): OrderRecord | undefined;
+  /**
+   * A count that moves whenever the object's storage is written, whichever part writes it: SQLite's
+   * `total_changes()` (the key-value API is stored in the same database; a read never moves it, a
+   * rolled-back write still does). What is worked out from storage alone may be kept while it holds.
+   */
+  writes(): number;
   /** Writes the record as is, with no transition. */
   saveRecord(r: OrderRecord): void;
   /** The order's time: real time, plus a test order's test clock. */
@@ -78,6 +84,7 @@ export function orderContext(storage: DurableObjectStorage, env: Env): OrderCont
     extraDeposits: new ExtraDeposits(kv, sql, ledger),
     alerts,
     record: () => kv.get<OrderRecord>(K.record),
+    writes: () => sql.exec<{ n: number }>("SELECT total_changes() AS n").one().n,
     saveRecord,
     now: () => Date.now() + clock(),
     runAhead: (ms) => {

@@ -87,6 +87,16 @@ export class OrderObject extends DurableObject<Env> {
   }
 
   /**
+   * `GET /partner/orders/{id}`: the order as its partner sees it, already serialised (a string
+   * crosses the call for less than the view's object), and its mode; null for another partner's
+   * order or no order at all.
+   */
+  async partnerBody(partnerId: string): Promise<{ livemode: boolean; json: string } | null> {
+    const view = await this.#order.view.serialised();
+    return view && view.partnerId === partnerId ? { livemode: view.livemode, json: view.json } : null;
+  }
+
+  /**
    * The order for its keyless readers (the status API, the tracking page): the view and its owner,
    * without the event log. Null when no order has this id.
    */

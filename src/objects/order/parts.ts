@@ -27,7 +27,10 @@ export class OrderParts {
       config,
       kv,
       extraDeposits,
+      record: c.record,
+      now: c.now,
       watchEnded: () => this.deposits.watchEnded(),
+      writes: c.writes,
     });
     const inputsIfHeld = this.view.inputsIfHeld.bind(this.view);
     this.deposits = new DepositTracker({

@@ -1,17 +1,30 @@
 import type { Config } from "../../config";
-import { type OrderRecord, type OrderView, orderView } from "../../domain/order";
+import { isLive, type OrderRecord, type OrderView, orderView } from "../../domain/order";
 import { type ActionInputs, awaitsDecision, extrasDecidable, orderActions } from "../../domain/order-actions";
 import { pricingNow, refundAmountNow } from "../../storage/market";
 import type { ExtraDeposits } from "./extra-deposits";
 import { exchangeNeedsReview } from "./money-steps";
 
-/** What the view reads: the order's storage and configuration, its extra deposits, and whether the late-deposit watch is over. */
+/**
+ * What the view reads: the order's storage and configuration, its record and clock, its extra
+ * deposits, whether the late-deposit watch is over, and the count of its storage writes.
+ */
 export interface ViewHost {
   readonly env: Env;
   readonly config: Config;
   readonly kv: SyncKvStorage;
   readonly extraDeposits: ExtraDeposits;
+  record(): OrderRecord | undefined;
+  now(): number;
   watchEnded(): boolean;
+  writes(): number;
+}
+
+/** The order's view as the partner API's JSON body, with its owner and its mode. */
+export interface SerialisedView {
+  partnerId: string;
+  livemode: boolean;
+  json: string;
 }
 
 /**
@@ -20,13 +33,37 @@ export interface ViewHost {
  * held funds").
  */
 export class PartnerView {
+  /** The last serialised view without actions, and the storage writes count it was made at. */
+  #kept: { writes: number; view: SerialisedView } | null = null;
+
   constructor(private readonly host: ViewHost) {}
 
   /** The view with its actions, priced now when the order waits for a decision. */
   async view(r: OrderRecord, now: number): Promise<OrderView> {
-    return this.needsAction(r)
-      ? orderView(r, orderActions(r, await this.actionInputs(r, now)))
-      : orderView(r);
+    return this.needsAction(r) ? this.#priced(r, now) : orderView(r);
+  }
+
+  /**
+   * The view as the API's JSON body (`GET /partner/orders/{id}`, the hottest read); null when no
+   * order has this id. A view without actions is worked out from the object's storage alone (the
+   * record, and what `needsAction` reads), so it is kept until the storage is next written, by
+   * whichever part: a repeated read then reads no record, builds no view and serialises nothing. A
+   * view with actions is priced now, on every read.
+   */
+  async serialised(): Promise<SerialisedView | null> {
+    const writes = this.host.writes();
+    if (this.#kept?.writes === writes) return this.#kept.view;
+    const r = this.host.record();
+    if (!r) return null;
+    const held = this.needsAction(r);
+    const view = held ? await this.#priced(r, this.host.now()) : orderView(r);
+    const serialised = { partnerId: r.partnerId, livemode: isLive(r), json: JSON.stringify(view) };
+    if (!held) this.#kept = { writes, view: serialised };
+    return serialised;
+  }
+
+  async #priced(r: OrderRecord, now: number): Promise<OrderView> {
+    return orderView(r, orderActions(r, await this.actionInputs(r, now)));
   }
 
   /** Whether the order's `actions` is not null: its own deposit or an extra one waits for a decision. */
