@@ -59,12 +59,11 @@ export const ERROR_BODY_MAX = 4096;
 const ORDER_IN_PATH = /^\/api\/v1\/partner\/(?:test\/)?orders\/([^/]+)/;
 
 /**
- * The order a partner path is about, as its UUID whether the path named it by UUID or short id;
- * null for paths about no one order (or naming none that could exist).
+ * The order reference a partner path names (its `{order_id}` segment, a UUID or a short id as
+ * sent), or null for paths about no one order.
  */
-export function orderIdFromPath(path: string): string | null {
-  const m = ORDER_IN_PATH.exec(path);
-  return m?.[1] ? (parseOrderRef(m[1])?.id ?? null) : null;
+export function orderRefInPath(path: string): string | null {
+  return ORDER_IN_PATH.exec(path)?.[1] ?? null;
 }
 
 /** The `code` of an API error body, or null when the body is not the API's error shape. */
