@@ -362,7 +362,7 @@ async function legacyOrderId(env: Env, shortId: string, partnerId: string | null
  * partner polls the same few orders. A pure function of the string, so an entry never goes stale;
  * only ids that parse are kept (≤ 36 characters), so junk cannot fill the map.
  */
-function orderRef(raw: string): ReturnType<typeof parseOrderRef> {
+export function orderRef(raw: string): ReturnType<typeof parseOrderRef> {
   const known = orderRefs.get(raw);
   if (known) return known;
   const ref = parseOrderRef(raw);

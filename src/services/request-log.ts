@@ -1,5 +1,6 @@
 import { LogBatch } from "../domain/log-batch";
 import {
+  encodeLogBatch,
   type NewRequestLogEntry,
   type RequestLogEntry,
   type RequestLogFilter,
@@ -27,7 +28,7 @@ async function write(env: Env, entries: Map<string, NewRequestLogEntry[]>, reten
   await Promise.all(
     [...entries].map(async ([name, pending]) => {
       try {
-        await env.REQUEST_LOGS.getByName(name).append(pending, cutoff);
+        await env.REQUEST_LOGS.getByName(name).append(encodeLogBatch(pending), cutoff);
       } catch (err) {
         // The log is a convenience: a failed write loses these entries, never the requests.
         console.error(`request log ${name}: ${entriesLost(pending.length)}`, err);

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { retentionCutoff } from "../../src/domain/request-log";
+import { encodeLogBatch, retentionCutoff } from "../../src/domain/request-log";
 import { admin, call, createPartner, expectError, json, setPrices } from "../helpers";
 import { BTC_TO_USDT } from "../support/orders";
 
@@ -170,9 +170,12 @@ describe("GET /api/v1/partner/logs", () => {
       error_body: null,
     });
     const cutoff = retentionCutoff(now, 7);
-    await log.append([entry(now - 8 * 86_400_000, "old"), entry(now - 6 * 86_400_000, "recent")], 0);
+    await log.append(
+      encodeLogBatch([entry(now - 8 * 86_400_000, "old"), entry(now - 6 * 86_400_000, "recent")]),
+      0,
+    );
     expect((await log.list({}, null, 10, cutoff)).map((e) => e.request_id)).toEqual(["recent"]);
-    await log.append([entry(now, "new")], cutoff);
+    await log.append(encodeLogBatch([entry(now, "new")]), cutoff);
     expect((await log.list({}, null, 10, 0)).map((e) => e.request_id)).toEqual(["new", "recent"]);
   });
 });

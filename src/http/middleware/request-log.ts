@@ -1,10 +1,6 @@
 import type { MiddlewareHandler } from "hono";
-import {
-  ERROR_BODY_MAX,
-  errorCode,
-  type NewRequestLogEntry,
-  orderIdFromPath,
-} from "../../domain/request-log";
+import { ERROR_BODY_MAX, errorCode, type NewRequestLogEntry, orderRefInPath } from "../../domain/request-log";
+import { orderRef } from "../../services/orders";
 import { logName, logRequest } from "../../services/request-log";
 import type { AppEnv } from "../app-env";
 import { enabled as benchRoutesOn } from "../routes/bench";
@@ -51,7 +47,7 @@ export const requestLog: MiddlewareHandler<AppEnv> = async (c, next) => {
     request_id: c.get("requestId"),
     ip: clientIp(c),
     // A creation names its order in the answer's body, which the route hands over instead.
-    order_id: c.get("createdOrderId") ?? orderIdFromPath(path),
+    order_id: c.get("createdOrderId") ?? orderIdInPath(path),
     error_body: body === null ? null : body.slice(0, ERROR_BODY_MAX),
   };
   logRequest(
@@ -62,6 +58,15 @@ export const requestLog: MiddlewareHandler<AppEnv> = async (c, next) => {
     config.REQUEST_LOG_RETENTION_DAYS,
   );
 };
+
+/**
+ * The order's UUID when the path names one (by UUID or short id), through the isolate's memo of
+ * references that the order routes have just filled: no second SHA-256 and BigInt derivation.
+ */
+function orderIdInPath(path: string): string | null {
+  const ref = orderRefInPath(path);
+  return ref === null ? null : (orderRef(ref)?.id ?? null);
+}
 
 /**
  * The path and query of a request URL as the runtime serialised it (already normalised, so the
