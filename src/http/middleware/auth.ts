@@ -43,9 +43,10 @@ function presentedKey(c: Context, mode: "required" | "optional"): string | null 
  * stored hash; it lives in this isolate's memory no longer than the row does.
  */
 const matchedSecrets = new WeakMap<object, Uint8Array>();
+const utf8 = new TextEncoder();
 
 async function keyMatches(row: object, secret: string, storedHash: string): Promise<boolean> {
-  const presented = new TextEncoder().encode(secret);
+  const presented = utf8.encode(secret);
   const known = matchedSecrets.get(row);
   if (known && known.length === presented.length && crypto.subtle.timingSafeEqual(known, presented))
     return true;
