@@ -54,6 +54,18 @@ export async function constantTimeEqual(a: string, b: string): Promise<boolean> 
   return crypto.subtle.timingSafeEqual(da, db) && a.length === b.length;
 }
 
+/**
+ * Equality of a presented secret with one that matched before, in time that does not depend on
+ * where they differ: every character is compared, no early exit. Only the length can show, and
+ * parseApiKey admits secrets of one length only.
+ */
+export function sameSecret(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}
+
 async function digest(s: string): Promise<ArrayBuffer> {
   return crypto.subtle.digest("SHA-256", new TextEncoder().encode(s));
 }
