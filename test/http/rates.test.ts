@@ -139,6 +139,21 @@ describe("GET /api/v1/partner/rates: quotes", () => {
     expect((await q("")).amount_to).toBe(1.9885);
   });
 
+  it("a query asked again is answered as that query; another query, valid or not, as itself", async () => {
+    // The isolate remembers each valid query text's parse (repeatableQuery in src/http/router.ts).
+    const amountTo = async (query: string) => (await json<RateQuote>(await rates(query))).amount_to;
+    for (let i = 0; i < 2; i++) {
+      expect(await amountTo("coin_from=BTC&coin_to=ETH&amount=0.1")).toBe(1.9885);
+      expect(await amountTo("coin_from=BTC&coin_to=ETH&amount=0.2")).toBe(3.9785);
+      expect(await amountTo("coin_from=BTC&coin_to=ETH&amount=0.1&rate_type=fixed")).toBe(1.9785);
+      await expectError(
+        await rates("coin_from=BTC&coin_to=ETH&amount=0.1&rate_type=fixd"),
+        400,
+        "invalid_request",
+      );
+    }
+  });
+
   it("a stablecoin pair on chosen networks, rounded to 6 decimals", async () => {
     // USDT/TRX → USDC/ETH: mid 1, 0.995 × 100 − 5 = 94.5
     const q = await json<RateQuote>(
