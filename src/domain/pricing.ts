@@ -99,12 +99,13 @@ interface ParsedSide {
   price: Decimal;
 }
 
-/** The rate before fee as the fraction num / den, plus both parsed sides. */
+/** The rate before fee as the fraction num / den (and its quotient), plus both parsed sides. */
 interface Model {
   from: ParsedSide;
   to: ParsedSide;
   num: Decimal;
   den: Decimal;
+  rateBeforeFee: Decimal;
 }
 
 function label(side: PricedSide): string {
@@ -155,11 +156,30 @@ function buildModel(input: PricingInput): Model | string {
   if (typeof to === "string") return to;
   const factor = keepFactor(input.spreadBps, input.markupBps);
   if (typeof factor === "string") return factor;
-  return { from, to, num: from.price.times(factor), den: to.price };
+  const num = from.price.times(factor);
+  return { from, to, num, den: to.price, rateBeforeFee: num.div(to.price) };
+}
+
+/**
+ * A pair's model and limits depend on nothing but its input, and one input object is priced many
+ * times (storage/market.ts keeps one per catalog rows, price rows, spread and markup while the
+ * isolate holds those rows): both are worked out once per input object, not on every quote.
+ * Inputs are never mutated; a throw (bad bps, absurd prices) is not remembered and recurs.
+ */
+const models = new WeakMap<PricingInput, Model | string>();
+const limitsByModel = new WeakMap<Model, PairLimits>();
+
+function modelOf(input: PricingInput): Model | string {
+  let m = models.get(input);
+  if (m === undefined) {
+    m = buildModel(input);
+    models.set(input, m);
+  }
+  return m;
 }
 
 function modelOrThrow(input: PricingInput): Model {
-  const m = buildModel(input);
+  const m = modelOf(input);
   if (typeof m === "string") throw new PairUnavailableError(m);
   return m;
 }
@@ -194,6 +214,15 @@ function smallestFromFor(m: Model, target: Decimal, atLeast: Decimal): Decimal {
 }
 
 function limitsOf(m: Model): PairLimits {
+  let limits = limitsByModel.get(m);
+  if (limits === undefined) {
+    limits = workOutLimits(m);
+    limitsByModel.set(m, limits);
+  }
+  return limits;
+}
+
+function workOutLimits(m: Model): PairLimits {
   // amount_to is a multiple of unit(to.decimals): "≥ to.min" means "≥ to.min rounded up", and
   // "> 0" means "≥ one unit".
   const target = Dec.max(ceilTo(m.to.min, m.to.decimals), unit(m.to.decimals));
@@ -221,7 +250,7 @@ function quoteOf(m: Model, amountFrom: Decimal, limits: { min: Decimal; max: Dec
     rate,
     min: limits.min,
     max: limits.max,
-    rateBeforeFee: m.num.div(m.den),
+    rateBeforeFee: m.rateBeforeFee,
     withdrawFee: m.to.fee,
   };
 }
@@ -253,13 +282,12 @@ export function midRate(from: PricedSide, to: PricedSide): Decimal {
  * PricingInputError for negative/non-finite bps.
  */
 export function rateBeforeFee(input: PricingInput): Decimal {
-  const m = modelOrThrow(input);
-  return m.num.div(m.den);
+  return modelOrThrow(input).rateBeforeFee;
 }
 
 /** Pair limits on amount_from; ok:false (never a throw) for unusable data or min > max. */
 export function pairLimits(input: PricingInput): PairLimits {
-  const m = buildModel(input);
+  const m = modelOf(input);
   if (typeof m === "string") return { ok: false, reason: m };
   return limitsOf(m);
 }

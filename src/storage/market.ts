@@ -61,6 +61,15 @@ export function freshUsdPrice(
   now: number,
   config: Config,
 ): string {
+  return freshPriceRow(prices, coin, now, config).usd;
+}
+
+function freshPriceRow(
+  prices: ReadonlyMap<string, PriceRow>,
+  coin: string,
+  now: number,
+  config: Config,
+): PriceRow {
   const row = prices.get(coin);
   const age = row ? now - Date.parse(row.updated_at) : Number.POSITIVE_INFINITY;
   if (!row || !(age <= config.PRICE_MAX_AGE_SECONDS * 1000)) {
@@ -70,7 +79,7 @@ export function freshUsdPrice(
       STALE_RETRY_AFTER_S,
     );
   }
-  return row.usd;
+  return row;
 }
 
 function pricedSide(row: CurrencyRow, usdPrice: string): PricedSide {
@@ -103,6 +112,24 @@ export async function pricingNow(
   return { pair, input: await pricingOf(env, config, pair, spreadBps, markupBps, now) };
 }
 
+interface KeptInput {
+  fromPrice: PriceRow;
+  toPrice: PriceRow;
+  input: PricingInput;
+}
+
+/** Past this many spread/markup pairs for one pair of rows, that pair's inputs start over. */
+const MAX_KEPT_PER_PAIR = 64;
+
+/**
+ * The input last made per catalog row pair (the rows live as long as the isolate's catalog load,
+ * src/storage/catalog.ts), then spread and markup, with the price rows it was made from. The same
+ * rows, prices, spread and markup give the same object, by which the quote math remembers the
+ * pair's model and limits (src/domain/pricing.ts); new price rows (a reload, every few seconds)
+ * replace it, so nothing is priced from rows the price cache no longer serves.
+ */
+const keptInputs = new WeakMap<CurrencyRow, WeakMap<CurrencyRow, Map<string, KeptInput>>>();
+
 /** The pricing inputs of a pair already resolved: fresh prices, the given spread and markup. */
 export async function pricingOf(
   env: Env,
@@ -113,12 +140,30 @@ export async function pricingOf(
   now: number,
 ): Promise<PricingInput> {
   const prices = await currentPrices(env, config, now);
-  return {
-    from: pricedSide(pair.from, freshUsdPrice(prices, pair.from.coin, now, config)),
-    to: pricedSide(pair.to, freshUsdPrice(prices, pair.to.coin, now, config)),
+  const fromPrice = freshPriceRow(prices, pair.from.coin, now, config);
+  const toPrice = freshPriceRow(prices, pair.to.coin, now, config);
+  let byTo = keptInputs.get(pair.from);
+  if (byTo === undefined) {
+    byTo = new WeakMap();
+    keptInputs.set(pair.from, byTo);
+  }
+  let kept = byTo.get(pair.to);
+  if (kept === undefined) {
+    kept = new Map();
+    byTo.set(pair.to, kept);
+  }
+  const terms = `${spreadBps}:${markupBps}`;
+  const last = kept.get(terms);
+  if (last?.fromPrice === fromPrice && last.toPrice === toPrice) return last.input;
+  const input: PricingInput = {
+    from: pricedSide(pair.from, fromPrice.usd),
+    to: pricedSide(pair.to, toPrice.usd),
     spreadBps,
     markupBps,
   };
+  if (kept.size >= MAX_KEPT_PER_PAIR) kept.clear();
+  kept.set(terms, { fromPrice, toPrice, input });
+  return input;
 }
 
 /**

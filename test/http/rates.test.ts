@@ -118,6 +118,42 @@ describe("GET /api/v1/partner/rates: quotes", () => {
     expect(bearer.amount_to).toBe(1.9825);
   });
 
+  it("a pair priced again and again: each quote from the prices, spread and markup in force", async () => {
+    // The isolate keeps a pair's pricing input and model per price rows, spread and markup; a
+    // new price, another rate type or another partner's markup must each be priced afresh.
+    const p = await createPartner({ markup_bps: 30 });
+    const q = (query: string, headers?: Record<string, string>) =>
+      rates(`coin_from=BTC&coin_to=ETH&amount=0.1${query}`, headers).then((r) => json<RateQuote>(r));
+    expect((await q("")).amount_to).toBe(1.9885);
+    expect((await q("&rate_type=fixed")).amount_to).toBe(1.9785);
+    expect((await q("", { "X-API-Key": p.key })).amount_to).toBe(1.9825);
+    expect((await q("")).amount_to).toBe(1.9885);
+    try {
+      // BTC 66000 → mid 22; 0.1 × 22 × 0.995 − 0.0015 = 2.1875; fixed: 0.1 × 22 × 0.99 − 0.0015 = 2.1765
+      await setPrices({ BTC: "66000" });
+      expect(await q("")).toMatchObject({ amount_to: 2.1875, rate: 21.875 });
+      expect((await q("&rate_type=fixed")).amount_to).toBe(2.1765);
+    } finally {
+      await setPrices();
+    }
+    expect((await q("")).amount_to).toBe(1.9885);
+  });
+
+  it("a query asked again is answered as that query; another query, valid or not, as itself", async () => {
+    // The isolate remembers each valid query text's parse (repeatableQuery in src/http/router.ts).
+    const amountTo = async (query: string) => (await json<RateQuote>(await rates(query))).amount_to;
+    for (let i = 0; i < 2; i++) {
+      expect(await amountTo("coin_from=BTC&coin_to=ETH&amount=0.1")).toBe(1.9885);
+      expect(await amountTo("coin_from=BTC&coin_to=ETH&amount=0.2")).toBe(3.9785);
+      expect(await amountTo("coin_from=BTC&coin_to=ETH&amount=0.1&rate_type=fixed")).toBe(1.9785);
+      await expectError(
+        await rates("coin_from=BTC&coin_to=ETH&amount=0.1&rate_type=fixd"),
+        400,
+        "invalid_request",
+      );
+    }
+  });
+
   it("a stablecoin pair on chosen networks, rounded to 6 decimals", async () => {
     // USDT/TRX → USDC/ETH: mid 1, 0.995 × 100 − 5 = 94.5
     const q = await json<RateQuote>(

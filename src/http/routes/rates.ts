@@ -15,44 +15,49 @@ import {
 } from "../asset-params";
 import { badRequest } from "../errors";
 import { keyedOperation } from "../middleware/scopes";
-import { createRouter } from "../router";
+import { createRouter, repeatableQuery } from "../router";
 import { decimalAmount, errorResponses, FeesSchema, okResponse, out, ticker, withCors } from "../schemas";
 
 const decimalParam = (description: string) =>
   decimalAmount("must be a positive decimal number such as 0.5").optional().openapi({ description });
 
-const RatesQuery = z
-  .object({
-    coin_from: ticker.optional().openapi({
-      example: "BTC",
-      description:
-        "Source coin ticker. Required unless the asset is named by network_from (or chain_id_from) and token_from.",
-    }),
-    coin_to: ticker.optional().openapi({
-      example: "ETH",
-      description:
-        "Destination coin ticker. Required unless the asset is named by network_to (or chain_id_to) and token_to.",
-    }),
-    token_from: tokenParam("from").optional(),
-    token_to: tokenParam("to").optional(),
-    chain_id_from: chainIdParam("from").optional(),
-    chain_id_to: chainIdParam("to").optional(),
-    network_from: ticker
-      .optional()
-      .openapi({ example: "BTC", description: "Source network; required when the coin is on several." }),
-    network_to: ticker
-      .optional()
-      .openapi({ example: "ETH", description: "Destination network; required when the coin is on several." }),
-    amount: decimalParam("Amount to exchange, in coin_from units. Default: the pair's min_amount."),
-    amount_to: decimalParam(
-      "Beyond the contract: amount to receive, in coin_to units, for a reverse quote (how much must be sent). Exclusive with `amount`.",
-    ),
-    rate_type: z
-      .enum(["float", "fixed"])
-      .default("float")
-      .openapi({ description: "`float` (default) or `fixed`." }),
-  })
-  .superRefine(requireNamedSides("quote"));
+const RatesQuery = repeatableQuery(
+  z
+    .object({
+      coin_from: ticker.optional().openapi({
+        example: "BTC",
+        description:
+          "Source coin ticker. Required unless the asset is named by network_from (or chain_id_from) and token_from.",
+      }),
+      coin_to: ticker.optional().openapi({
+        example: "ETH",
+        description:
+          "Destination coin ticker. Required unless the asset is named by network_to (or chain_id_to) and token_to.",
+      }),
+      token_from: tokenParam("from").optional(),
+      token_to: tokenParam("to").optional(),
+      chain_id_from: chainIdParam("from").optional(),
+      chain_id_to: chainIdParam("to").optional(),
+      network_from: ticker
+        .optional()
+        .openapi({ example: "BTC", description: "Source network; required when the coin is on several." }),
+      network_to: ticker
+        .optional()
+        .openapi({
+          example: "ETH",
+          description: "Destination network; required when the coin is on several.",
+        }),
+      amount: decimalParam("Amount to exchange, in coin_from units. Default: the pair's min_amount."),
+      amount_to: decimalParam(
+        "Beyond the contract: amount to receive, in coin_to units, for a reverse quote (how much must be sent). Exclusive with `amount`.",
+      ),
+      rate_type: z
+        .enum(["float", "fixed"])
+        .default("float")
+        .openapi({ description: "`float` (default) or `fixed`." }),
+    })
+    .superRefine(requireNamedSides("quote")),
+);
 
 export const RateQuoteSchema = z
   .object({
