@@ -17,7 +17,9 @@ const CHECK_BITS = 72n;
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const mask = (bits: bigint) => (1n << bits) - 1n;
-const utf8 = (s: string) => new TextEncoder().encode(s);
+// One encoder per isolate, not one per id: `utf8` was 0.7 % of a creation's CPU profile (2026-11-26).
+const encoder = new TextEncoder();
+const utf8 = (s: string) => encoder.encode(s);
 
 function bytesToBigInt(bytes: Uint8Array): bigint {
   let n = 0n;
