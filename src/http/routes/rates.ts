@@ -41,12 +41,10 @@ const RatesQuery = repeatableQuery(
       network_from: ticker
         .optional()
         .openapi({ example: "BTC", description: "Source network; required when the coin is on several." }),
-      network_to: ticker
-        .optional()
-        .openapi({
-          example: "ETH",
-          description: "Destination network; required when the coin is on several.",
-        }),
+      network_to: ticker.optional().openapi({
+        example: "ETH",
+        description: "Destination network; required when the coin is on several.",
+      }),
       amount: decimalParam("Amount to exchange, in coin_from units. Default: the pair's min_amount."),
       amount_to: decimalParam(
         "Beyond the contract: amount to receive, in coin_to units, for a reverse quote (how much must be sent). Exclusive with `amount`.",
