@@ -273,7 +273,7 @@ describe("block scan (Esplora): 10,000 watched addresses", () => {
       `block scan, ${N} addresses, ${minutes} min: ${steady.length} provider requests after the first listings ` +
         `(${perSecond.toFixed(3)}/s, ${perOrderMinute.toFixed(5)} per open order per minute; ${relistings} re-listings, ${blockPages} block pages)`,
     );
-  });
+  }, 180_000); // 10,000 addresses × 31 polls: ≈ 15 s alone, more on a loaded machine
 });
 
 describe("block scan (Esplora): reorgs", () => {
