@@ -194,6 +194,7 @@ export function createSharedReader(
         w.due = tokens;
       }
     }
+    if (s.watches.size === 0) s.scan.restart();
   };
 
   const scanned = async (asset: AssetRef, address: string): Promise<IncomingTransfer[]> => {
