@@ -20,14 +20,13 @@
  *   transfer and the tip moved (its block height is what the confirmations wait for). A new deposit
  *   to a quiet address is thus seen up to `addressMs` late; confirmations are counted on the
  *   shared tip meanwhile.
- * - `isInBestChain` answers are kept for `tipMs` per block hash: one reorg check per block, not
- *   per order.
- *
  * - Memo networks (`addressTransfers` and `blockHashAt`: XRP, XLM, TON): a network's orders share
  *   one address and differ by tag, so the address-wide listing is read once for every tag, on the
  *   same cadence (again when it holds an unconfirmed transfer of the asking tag and the tip moved);
  *   each order gets its tag's transfers, with the block hashes the listing lacks looked up once per
  *   block (final ledgers: their hash never changes).
+ * - `isInBestChain` answers are kept for `tipMs` per block hash: one reorg check per block, not
+ *   per order. A false one for a scanned block makes the block scan read it again at once.
  */
 import { type BlockScan, createBlockScan } from "./block-scan";
 import { tagTransfers } from "./memo";
