@@ -273,7 +273,7 @@ describe("block scan (Esplora): 10,000 watched addresses", () => {
       `block scan, ${N} addresses, ${minutes} min: ${steady.length} provider requests after the first listings ` +
         `(${perSecond.toFixed(3)}/s, ${perOrderMinute.toFixed(5)} per open order per minute; ${relistings} re-listings, ${blockPages} block pages)`,
     );
-  });
+  }, 180_000); // 10,000 addresses × 31 polls: ≈ 15 s alone, more on a loaded machine
 });
 
 describe("block scan (Esplora): reorgs", () => {
@@ -327,6 +327,26 @@ describe("block scan (Esplora): reorgs", () => {
     expect(await shared.incomingTransfers(BTC, a, null)).toEqual([]);
     expect(await shared.incomingTransfers(BTC, b, null)).toMatchObject([
       { txid: toB.txid, blockHeight: 800_001, blockHash: replaced.hash },
+    ]);
+  });
+});
+
+describe("block scan (Esplora): an idle network", () => {
+  it("once no address has been asked for in addressMs, the scan starts again at the tip: no backlog of blocks nobody waits for", async () => {
+    const { fake, c, shared } = scanning(800_000);
+    await shared.incomingTransfers(BTC, address(1), null);
+    for (let i = 0; i < 20; i++) fake.mine(30);
+    c.advance(SETTINGS.addressMs);
+    fake.net.requests.length = 0;
+    const deposit = fake.tx([address(2), 5_000]);
+    fake.mine(30, [[1, deposit]]);
+    // A new order: its own listing covers the past; no block is read until the tip moves.
+    expect(await shared.incomingTransfers(BTC, address(2), null)).toMatchObject([
+      { txid: deposit.txid, blockHeight: 800_021 },
+    ]);
+    expect(fake.net.requests.map((r) => new URL(r.url).pathname.split("/")[2])).toEqual([
+      "blocks",
+      "address",
     ]);
   });
 });

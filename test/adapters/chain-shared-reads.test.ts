@@ -6,8 +6,12 @@ import { HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
 import { createEsploraReader } from "../../src/adapters/chain/esplora";
 import { createEvmReader, TRANSFER_TOPIC } from "../../src/adapters/chain/evm-rpc";
+import { createHorizonReader } from "../../src/adapters/chain/horizon";
 import { createSharedReader } from "../../src/adapters/chain/shared-reads";
 import type { AssetRef } from "../../src/adapters/chain/types";
+import horizonLedger from "../fixtures/chain/horizon-ledger-52000000.json";
+import horizonPage1 from "../fixtures/chain/horizon-payments-p1.json";
+import horizonRoot from "../fixtures/chain/horizon-root.json";
 import { createMockNetwork, type MockNetwork } from "../support/msw";
 
 const SETTINGS = { tipMs: 5_000, addressMs: 180_000 };
@@ -231,5 +235,52 @@ describe("shared reads: several addresses in one request (EVM)", () => {
     const lists = await Promise.all(addresses.map((a) => shared.incomingTransfers(ETH, a, null)));
     expect(lists[2]).toMatchObject([{ txid: hash(77), amount: "1", to: addresses[2] }]);
     expect(rpcMethods(net).filter((m) => m.startsWith("batch"))).toEqual(["batch eth_getBlockByNumber ×5"]);
+  });
+});
+
+describe("shared reads: a memo network's orders share one address (Horizon)", () => {
+  const HORIZON = "https://horizon.test";
+  const MEMO_ADDRESS = "GB3JDWCQJCWMJ3IILWIGDTQJJC5567PGVEVXSCVPEQOTDN64VJBDQBYX";
+  const XLM: AssetRef = { coin: "XLM", network: "XLM", contract: null, decimals: 7 };
+  const horizon = () =>
+    createMockNetwork(
+      http.get(`${HORIZON}/`, () => HttpResponse.json(horizonRoot)),
+      // One page of five payments, fewer than the limit: XLM to tags 100001, 100002, 999 and none, all in ledger 52000000.
+      http.get(`${HORIZON}/accounts/${MEMO_ADDRESS}/payments`, () => HttpResponse.json(horizonPage1)),
+      http.get(`${HORIZON}/ledgers/:seq`, ({ params }) =>
+        HttpResponse.json({
+          ...horizonLedger,
+          sequence: Number(params.seq),
+          hash: Number(params.seq).toString(16).padStart(64, "0"),
+        }),
+      ),
+    );
+
+  it("200 orders' tags are served from one address-wide listing, each its own transfers as its own listing says", async () => {
+    const net = horizon();
+    const c = clock();
+    const direct = createHorizonReader({ baseUrl: HORIZON, fetch: net.fetch });
+    const shared = createSharedReader(
+      createHorizonReader({ baseUrl: HORIZON, fetch: net.fetch }),
+      SETTINGS,
+      c.now,
+    );
+    const tags = Array.from({ length: 200 }, (_, i) => String(100_000 + i));
+    const truth = [];
+    for (const tag of ["100001", "100002", "100005", "100009"])
+      truth.push(await direct.incomingTransfers(XLM, MEMO_ADDRESS, tag));
+    net.requests.length = 0;
+
+    const payments = () => count(net, "/payments");
+    for (let minute = 0; minute < 10; minute++) {
+      const lists = await Promise.all(tags.map((tag) => shared.incomingTransfers(XLM, MEMO_ADDRESS, tag)));
+      expect([lists[1], lists[2], lists[5], lists[9]]).toEqual(truth);
+      expect(lists.filter((l) => l.length > 0)).toHaveLength(2);
+      c.advance(60_000);
+    }
+    // Ten minutes of 200 orders: the address listed every CHAIN_ADDRESS_SECONDS, not once per order.
+    expect(payments()).toBe(4);
+    // The ledger's hash is looked up once, not per order or per listing.
+    expect(count(net, "/ledgers/")).toBe(1);
   });
 });

@@ -12,7 +12,8 @@
  *   the parents agree; `isInBestChain` answering false for a scanned block does the same at once.
  *   Each step back reports the addresses whose found transfers it dropped (`onRollBack`), so their
  *   listing is read again: a transaction reorged out may be back in the mempool, which no block shows.
- * - Found transfers of addresses no longer watched are dropped with them.
+ * - Found transfers of addresses no longer watched are dropped with them; once none is watched, the
+ *   scan starts again at the next tip it is given (a network idle for a day costs no day of blocks).
  */
 import type { AssetRef, ChainReader, IncomingTransfer } from "./types";
 
@@ -31,6 +32,8 @@ export interface BlockScan {
   catchUp(tip: number): Promise<void>;
   /** The block at `height` with hash `hash` is no longer in the best chain, if it was scanned. */
   orphaned(height: number, hash: string): void;
+  /** With nothing watched: the scan starts again at the next tip (no backlog of blocks nobody waits for). */
+  restart(): void;
 }
 
 export function createBlockScan(
@@ -99,6 +102,11 @@ export function createBlockScan(
     },
     orphaned(height, hash) {
       if (hashes.get(height) === hash) rollBack(height);
+    },
+    restart() {
+      if (byAddress.size > 0 || running) return;
+      cursor = null;
+      hashes.clear();
     },
   };
 }

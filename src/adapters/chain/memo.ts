@@ -20,25 +20,39 @@ export interface MemoListing {
 export function memoReader(
   listing: MemoListing,
   rest: Pick<ChainReader, "tipHeight" | "isInBestChain">,
-): ChainReader & Required<Pick<ChainReader, "addressTransfers">> {
+): ChainReader & Required<Pick<ChainReader, "addressTransfers" | "blockHashAt">> {
   return {
     ...rest,
     addressTransfers: listing.list,
+    blockHashAt: listing.blockHashAt,
     async incomingTransfers(asset, address, tag) {
-      const ours = (await listing.list(asset, address)).filter((t) => t.tag === tag);
       const hashes = new Map<number, string | null>();
-      const out: IncomingTransfer[] = [];
-      for (const t of ours) {
-        if (t.blockHeight === null || t.blockHash !== null) {
-          out.push(t);
-          continue;
-        }
-        if (!hashes.has(t.blockHeight)) hashes.set(t.blockHeight, await listing.blockHashAt(t.blockHeight));
-        const blockHash = hashes.get(t.blockHeight) ?? null;
-        // A provider that lists the transfer but not yet its block: unconfirmed until it has it.
-        out.push(blockHash === null ? { ...t, blockHeight: null } : { ...t, blockHash });
-      }
-      return out;
+      return tagTransfers(await listing.list(asset, address), tag, async (height) => {
+        if (!hashes.has(height)) hashes.set(height, await listing.blockHashAt(height));
+        return hashes.get(height) ?? null;
+      });
     },
   };
+}
+
+/**
+ * The transfers of an address-wide memo listing whose tag is exactly `tag`, with the block hashes
+ * the listing lacks looked up (`hashAt`, once per block): the order's own listing.
+ */
+export async function tagTransfers(
+  listed: IncomingTransfer[],
+  tag: string | null,
+  hashAt: (height: number) => Promise<string | null>,
+): Promise<IncomingTransfer[]> {
+  const out: IncomingTransfer[] = [];
+  for (const t of listed.filter((x) => x.tag === tag)) {
+    if (t.blockHeight === null || t.blockHash !== null) {
+      out.push(t);
+      continue;
+    }
+    const blockHash = await hashAt(t.blockHeight);
+    // A provider that lists the transfer but not yet its block: unconfirmed until it has it.
+    out.push(blockHash === null ? { ...t, blockHeight: null } : { ...t, blockHash });
+  }
+  return out;
 }

@@ -20,13 +20,16 @@
  *   transfer and the tip moved (its block height is what the confirmations wait for). A new deposit
  *   to a quiet address is thus seen up to `addressMs` late; confirmations are counted on the
  *   shared tip meanwhile.
+ * - Memo networks (`addressTransfers` and `blockHashAt`: XRP, XLM, TON): a network's orders share
+ *   one address and differ by tag, so the address-wide listing is read once for every tag, on the
+ *   same cadence (again when it holds an unconfirmed transfer of the asking tag and the tip moved);
+ *   each order gets its tag's transfers, with the block hashes the listing lacks looked up once per
+ *   block (final ledgers: their hash never changes).
  * - `isInBestChain` answers are kept for `tipMs` per block hash: one reorg check per block, not
- *   per order.
- *
- * Memo-tagged listings go per (address, tag) like any other key: a memo network's orders share one
- * address but each has its own tag.
+ *   per order. A false one for a scanned block makes the block scan read it again at once.
  */
 import { type BlockScan, createBlockScan } from "./block-scan";
+import { tagTransfers } from "./memo";
 import type { AssetRef, ChainReader, IncomingTransfer } from "./types";
 
 export interface SharedReadSettings {
@@ -96,19 +99,51 @@ export function createSharedReader(
     return p;
   };
 
-  const single = async (asset: AssetRef, address: string, tag: string | null) => {
-    const key = JSON.stringify([assetKey(asset), address, tag]);
+  /**
+   * A key's listing, read again only after `addressMs`, or when the transfers `mine` picks from it
+   * hold an unconfirmed one and the tip moved.
+   */
+  const cached = async (
+    key: string,
+    read: () => Promise<IncomingTransfer[]>,
+    mine: (t: IncomingTransfer) => boolean = () => true,
+  ) => {
     const height = await tipHeight();
     const last = listings.get(key);
-    const pending = last?.transfers.some((t) => t.blockHeight === null) ?? false;
+    const pending = last?.transfers.some((t) => mine(t) && t.blockHeight === null) ?? false;
     if (last && now() - last.at < settings.addressMs && !(pending && last.tip !== height))
       return last.transfers;
     return once(listingReads, key, async () => {
-      const transfers = await inner.incomingTransfers(asset, address, tag);
+      const transfers = await read();
       listings.set(key, { transfers, at: now(), tip: height });
       prune(listings, (l) => now() - l.at >= settings.addressMs);
       return transfers;
     });
+  };
+
+  const single = (asset: AssetRef, address: string, tag: string | null) =>
+    cached(JSON.stringify([assetKey(asset), address, tag]), () =>
+      inner.incomingTransfers(asset, address, tag),
+    );
+
+  const blockHashes = new Map<number, string>();
+  const hashReads = new Map<string, Promise<string | null>>();
+  const hashAt = async (height: number): Promise<string | null> =>
+    blockHashes.get(height) ??
+    once(hashReads, String(height), async () => {
+      const hash = await inner.blockHashAt!(height);
+      if (hash !== null) blockHashes.set(height, hash);
+      if (blockHashes.size > 4096) blockHashes.delete(blockHashes.keys().next().value!);
+      return hash;
+    });
+
+  const tagged = async (asset: AssetRef, address: string, tag: string) => {
+    const listed = await cached(
+      JSON.stringify([assetKey(asset), address, "*"]),
+      () => inner.addressTransfers!(asset, address),
+      (t) => t.tag === tag,
+    );
+    return tagTransfers(listed, tag, hashAt);
   };
 
   /** A token of the re-listing budget, if one is left (it refills at `listingsPerMinute`, 5 s' worth at most). */
@@ -158,6 +193,7 @@ export function createSharedReader(
         w.due = tokens;
       }
     }
+    if (s.watches.size === 0) s.scan.restart();
   };
 
   const scanned = async (asset: AssetRef, address: string): Promise<IncomingTransfer[]> => {
@@ -244,6 +280,7 @@ export function createSharedReader(
     incomingTransfers(asset, address, tag) {
       if (tag === null && inner.incomingTransfersMany) return grouped(asset, address);
       if (tag === null && inner.blockTransfers && budget !== undefined) return scanned(asset, address);
+      if (tag !== null && inner.addressTransfers && inner.blockHashAt) return tagged(asset, address, tag);
       return single(asset, address, tag);
     },
 

@@ -53,6 +53,12 @@ export interface ChainReader {
    */
   addressTransfers?(asset: AssetRef, address: string): Promise<IncomingTransfer[]>;
   /**
+   * Memo networks: the hash of the block at `height`, or null while the provider does not have it
+   * yet — what `incomingTransfers` fills in where `addressTransfers` lists none, so the shared reads
+   * can serve every tag from one address-wide listing (./shared-reads.ts).
+   */
+  blockHashAt?(height: number): Promise<string | null>;
+  /**
    * Several untagged addresses' incoming transfers of `asset` in one provider request, where the
    * provider has a multi-address query (EVM: one `eth_getLogs` whose `to` topic is an OR of the
    * addresses; the native coin: one batch of the recent blocks). Each listed address is a key of
