@@ -30,7 +30,7 @@ import {
   type WidgetFunnel,
   widgetFunnels,
 } from "../storage/widgets";
-import { issueFixedQuote } from "./fixed-quotes";
+import { issueQuoteFor } from "./fixed-quotes";
 import { createOrder } from "./orders";
 import { priceQuote, type RateType } from "./quoting";
 
@@ -186,20 +186,10 @@ export async function widgetQuote(
     now,
     u.partner.livemode,
   );
-  const { pair, quote } = priced;
+  const { quote } = priced;
   const quoteId =
     q.rate_type === "fixed"
-      ? await issueFixedQuote(env.DB, {
-          partnerId: u.partner.id,
-          coinFrom: pair.from.coin,
-          networkFrom: pair.from.network,
-          coinTo: pair.to.coin,
-          networkTo: pair.to.network,
-          amountFrom: toDecimalString(quote.amountFrom),
-          amountTo: toDecimalString(quote.amountTo),
-          rate: toDecimalString(quote.rate),
-          expiresAt: now + config.FIXED_QUOTE_TTL_SECONDS * 1000,
-        })
+      ? await issueQuoteFor(env.DB, u.partner.id, priced, now + config.FIXED_QUOTE_TTL_SECONDS * 1000)
       : null;
   return {
     amount_from: toJsonNumber(quote.amountFrom),
