@@ -216,17 +216,10 @@ async function spend(env: Env, bucket: string, limit: number, what: string): Pro
     );
 }
 
-export interface WidgetOrderForm {
-  coin_from: string;
-  network_from: string;
-  coin_to: string;
-  network_to: string;
-  /** What the visitor typed: the amount to send, or (`side` "to") the amount to get. */
-  amount: string;
-  side: AmountSide;
+/** The quote's fields as the visitor typed them, and the rest of the order. */
+export interface WidgetOrderForm extends WidgetQuoteRequest {
   /** With `side` "to" and a fixed quote: the amount to send the quote was issued for. */
   quoted_amount_from?: string | undefined;
-  rate_type: RateType;
   recipient_address?: string | undefined;
   recipient_address_tag?: string | undefined;
   refund_address?: string | undefined;
