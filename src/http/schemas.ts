@@ -235,6 +235,16 @@ export const pageLimit = (
   description = `Page size, 1–${max} (default ${byDefault}).`,
 ) => z.coerce.number().int().min(1).max(max).default(byDefault).openapi({ description, format: "int32" });
 
+/** A record's UUID as the path parameter `name`. */
+export const uuidParam = (name: string) =>
+  z
+    .uuid()
+    .max(36)
+    .openapi({ param: { name, in: "path" } });
+
+/** `{id}`: the record's UUID in the path. */
+export const idParam = z.object({ id: uuidParam("id") });
+
 /** An order named by its UUID or its short_id (any case). */
 export const orderRef = {
   /** A listing's filter: nothing longer than a UUID names an order. */

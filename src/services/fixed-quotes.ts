@@ -1,9 +1,10 @@
 import { DomainError } from "../domain/errors";
-import { type Decimal, parseDecimal } from "../domain/money";
+import { type Decimal, parseDecimal, toDecimalString } from "../domain/money";
 import type { ResolvedPair } from "../domain/pairs";
 import { type QuoteTerms, quoteSigningKey, signQuote, verifyQuote } from "../domain/quote-token";
 import { TtlCache } from "../lib/ttl-cache";
 import { signingSecret } from "../storage/signing-keys";
+import type { PricedQuote } from "./quoting";
 
 // The key is read from D1 once per isolate and ten minutes; a rotated key (row deleted) takes
 // effect within that time.
@@ -16,6 +17,26 @@ function quoteKey(db: D1Database): Promise<CryptoKey> {
 /** The `quote_id` of a fixed quote: its terms, signed. */
 export async function issueFixedQuote(db: D1Database, terms: QuoteTerms): Promise<string> {
   return signQuote(await quoteKey(db), terms);
+}
+
+/** The `quote_id` that lets `partnerId` (null: a keyless caller) lock what was priced, until `expiresAt`. */
+export function issueQuoteFor(
+  db: D1Database,
+  partnerId: string | null,
+  { pair, quote }: Pick<PricedQuote, "pair" | "quote">,
+  expiresAt: number,
+): Promise<string> {
+  return issueFixedQuote(db, {
+    partnerId,
+    coinFrom: pair.from.coin,
+    networkFrom: pair.from.network,
+    coinTo: pair.to.coin,
+    networkTo: pair.to.network,
+    amountFrom: toDecimalString(quote.amountFrom),
+    amountTo: toDecimalString(quote.amountTo),
+    rate: toDecimalString(quote.rate),
+    expiresAt,
+  });
 }
 
 export interface LockRequest {

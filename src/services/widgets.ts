@@ -30,7 +30,7 @@ import {
   type WidgetFunnel,
   widgetFunnels,
 } from "../storage/widgets";
-import { issueFixedQuote } from "./fixed-quotes";
+import { issueQuoteFor } from "./fixed-quotes";
 import { createOrder } from "./orders";
 import { priceQuote, type RateType } from "./quoting";
 
@@ -186,20 +186,10 @@ export async function widgetQuote(
     now,
     u.partner.livemode,
   );
-  const { pair, quote } = priced;
+  const { quote } = priced;
   const quoteId =
     q.rate_type === "fixed"
-      ? await issueFixedQuote(env.DB, {
-          partnerId: u.partner.id,
-          coinFrom: pair.from.coin,
-          networkFrom: pair.from.network,
-          coinTo: pair.to.coin,
-          networkTo: pair.to.network,
-          amountFrom: toDecimalString(quote.amountFrom),
-          amountTo: toDecimalString(quote.amountTo),
-          rate: toDecimalString(quote.rate),
-          expiresAt: now + config.FIXED_QUOTE_TTL_SECONDS * 1000,
-        })
+      ? await issueQuoteFor(env.DB, u.partner.id, priced, now + config.FIXED_QUOTE_TTL_SECONDS * 1000)
       : null;
   return {
     amount_from: toJsonNumber(quote.amountFrom),
@@ -226,17 +216,10 @@ async function spend(env: Env, bucket: string, limit: number, what: string): Pro
     );
 }
 
-export interface WidgetOrderForm {
-  coin_from: string;
-  network_from: string;
-  coin_to: string;
-  network_to: string;
-  /** What the visitor typed: the amount to send, or (`side` "to") the amount to get. */
-  amount: string;
-  side: AmountSide;
+/** The quote's fields as the visitor typed them, and the rest of the order. */
+export interface WidgetOrderForm extends WidgetQuoteRequest {
   /** With `side` "to" and a fixed quote: the amount to send the quote was issued for. */
   quoted_amount_from?: string | undefined;
-  rate_type: RateType;
   recipient_address?: string | undefined;
   recipient_address_tag?: string | undefined;
   refund_address?: string | undefined;

@@ -4,88 +4,56 @@
 // filter, and the CSV link downloading exactly the filtered events. axe-core checks the page at
 // desktop and phone width. Screenshots go to test-artifacts/cabinet/ (40-…).
 import { readFile } from "node:fs/promises";
-import { createServer, type Server as HttpServer } from "node:http";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   ARTIFACTS,
-  admin,
   browserSession,
-  inviteUrl,
-  landOn,
-  ORDER,
+  depositedTestOrder,
+  localServer,
+  newKey,
+  newPartner,
   ORIGIN,
   overflowX,
-  postOrder,
   RECEIVER_PORT,
+  saveEndpointWithSecret,
   seriousViolations,
   shot,
+  signInByInvite,
   withPasskeys,
 } from "./harness";
 
 const REFUSAL = "<b>not yet</b> — try again";
 
+const suite = browserSession();
+
 /** The partner's endpoint: answers 500 with an HTML body while `failing`, then 200 with JSON. */
-function startReceiver(): Promise<{ server: HttpServer; setFailing(on: boolean): void }> {
-  let failing = true;
-  const server = createServer((req, res) => {
+let failing = true;
+localServer(
+  RECEIVER_PORT,
+  (req, res) => {
     req.resume();
     req.on("end", () => {
       res.statusCode = failing ? 500 : 200;
       res.setHeader("content-type", failing ? "text/html" : "application/json");
       res.end(failing ? REFUSAL : '{"received":true}');
     });
-  });
-  return new Promise((resolve) =>
-    server.listen(RECEIVER_PORT, "127.0.0.1", () => resolve({ server, setFailing: (on) => (failing = on) })),
-  );
-}
-
-const suite = browserSession();
-let receiver: Awaited<ReturnType<typeof startReceiver>> | undefined;
-beforeAll(async () => {
-  receiver = await startReceiver();
-});
-afterAll(async () => {
-  await new Promise((r) => receiver?.server.close(r));
-});
+  },
+  "127.0.0.1",
+);
 
 describe("event browser in Chromium", () => {
   it("payload and answer on the page, short_id filter, resend keeps it, CSV of the filtered set", async () => {
-    const partner = (await (await admin("/partners", { json: { name: "Event Wallet" } })).json()) as {
-      id: string;
-    };
-    const testKey = (
-      (await (await admin(`/partners/${partner.id}/keys`, { json: { mode: "test" } })).json()) as {
-        key: string;
-      }
-    ).key;
+    const partnerId = await newPartner("Event Wallet");
+    const testKey = await newKey(partnerId, "test");
     const { ctx, page } = await withPasskeys(suite.browser());
-    await page.goto(await inviteUrl(partner.id, "dev@event-wallet.example", "developer"));
-    await page.getByRole("button", { name: "Create passkey and sign in" }).click();
-    await landOn(page, "/cabinet/keys");
+    await signInByInvite(page, partnerId, "dev@event-wallet.example", "developer");
     await page.goto(`${ORIGIN}/cabinet/webhooks?mode=test`);
-    await page.getByLabel("URL").fill(`http://127.0.0.1:${RECEIVER_PORT}/events`);
-    await page.getByRole("button", { name: "Save" }).click();
-    await expect
-      .poll(() => page.getByTestId("notice").textContent(), { timeout: 15_000 })
-      .toContain("Endpoint saved");
-    await page.getByRole("button", { name: "Create secret" }).click();
-    await expect.poll(() => page.getByTestId("new-secret").count(), { timeout: 15_000 }).toBe(1);
+    await saveEndpointWithSecret(page, `http://127.0.0.1:${RECEIVER_PORT}/events`);
 
     // Two test orders, each moved once: an event for each, refused by the receiver.
-    const orders: { id: string; short_id: string }[] = [];
-    for (let i = 0; i < 2; i++) {
-      const o = (await (await postOrder(testKey, ORDER)).json()) as { id: string; short_id: string };
-      const moved = await fetch(`${ORIGIN}/api/v1/partner/test/orders/${o.id}/deposit`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${testKey}`, "content-type": "application/json" },
-        body: "{}",
-      });
-      expect(moved.status).toBe(200);
-      orders.push(o);
-    }
-    const [first, second] = orders as [{ id: string; short_id: string }, { id: string; short_id: string }];
+    const first = await depositedTestOrder(testKey);
+    const second = await depositedTestOrder(testKey);
 
     await page.goto(`${ORIGIN}/cabinet/webhooks`);
     await page.getByTestId("filter-order").fill(first.short_id.toLowerCase());
@@ -131,7 +99,7 @@ describe("event browser in Chromium", () => {
     await shot(page, "40-event-browser-filtered");
 
     // Resend from the filtered list: delivered, and the list is still this order's.
-    receiver!.setFailing(false);
+    failing = false;
     await row.getByRole("button", { name: "Resend" }).click();
     await expect
       .poll(() => page.getByTestId("notice").textContent())

@@ -1,6 +1,7 @@
 // What the browser tests share: the one `wrangler dev` and the one Chromium that the project's
 // global setup (./global-setup.ts, via ./processes.ts) starts for all of them, and page helpers.
 import { existsSync, readFileSync } from "node:fs";
+import { createServer, type RequestListener } from "node:http";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { type Browser, type BrowserContext, chromium, type Frame, type Page } from "playwright-core";
@@ -160,6 +161,60 @@ export const postOrder = (key: string, body: Record<string, unknown>) =>
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
     body: JSON.stringify(body),
   });
+
+/** An order as its creation answers it (the fields the tests read). */
+export interface Order {
+  id: string;
+  short_id: string;
+  status: string;
+  deposit_address: string;
+}
+
+/** An order made through the partner API (`ORDER` unless told otherwise). */
+export async function newOrder(key: string, body: Record<string, unknown> = ORDER): Promise<Order> {
+  const res = await postOrder(key, body);
+  expect(res.status).toBe(201);
+  return (await res.json()) as Order;
+}
+
+/** A test order the deposit helper has moved once: it has an event, so a webhook to deliver. */
+export async function depositedTestOrder(testKey: string): Promise<Order> {
+  const order = await newOrder(testKey);
+  const moved = await fetch(`${ORIGIN}/api/v1/partner/test/orders/${order.id}/deposit`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${testKey}`, "content-type": "application/json" },
+    body: "{}",
+  });
+  expect(moved.status).toBe(200);
+  return order;
+}
+
+/** On the cabinet's Webhooks page: `url` saved as the endpoint and a secret created for it. */
+export async function saveEndpointWithSecret(page: Page, url: string): Promise<void> {
+  await page.getByLabel("URL").fill(url);
+  await page.getByRole("button", { name: "Save" }).click();
+  await expect
+    .poll(() => page.getByTestId("notice").textContent(), { timeout: 15_000 })
+    .toContain("Endpoint saved");
+  await page.getByRole("button", { name: "Create secret" }).click();
+  await expect.poll(() => page.getByTestId("new-secret").count(), { timeout: 15_000 }).toBe(1);
+}
+
+/**
+ * A plain Node server for a file's tests (a webhook receiver, a shop page), listening on `port`
+ * (of `host` when given, else every interface) before them and closed after.
+ */
+export function localServer(port: number, handler: RequestListener, host?: string): void {
+  const server = createServer(handler);
+  beforeAll(async () => {
+    await new Promise<void>((resolve) =>
+      host ? server.listen(port, host, resolve) : server.listen(port, resolve),
+    );
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
+}
 
 /** An order's status as the partner API reports it. */
 export async function orderStatus(key: string, id: string): Promise<string> {

@@ -6,10 +6,9 @@ import {
   browserSession,
   landOn,
   newKey,
+  newOrder,
   newPartner,
-  ORDER,
   ORIGIN,
-  postOrder,
   shot,
   signInByInvite,
   withPasskeys,
@@ -24,9 +23,7 @@ describe("cabinet Logs in Chromium", () => {
     const { ctx, page } = await withPasskeys(suite.browser());
     await signInByInvite(page, partnerId, "dev@logs-wallet.example", "developer");
 
-    const created = await postOrder(key, ORDER);
-    expect(created.status).toBe(201);
-    const order = (await created.json()) as { id: string; short_id: string };
+    const order = await newOrder(key);
     const missing = await fetch(`${ORIGIN}/api/v1/partner/orders/NOPE-NOPE`, {
       headers: { authorization: `Bearer ${key}` },
     });

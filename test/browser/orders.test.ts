@@ -11,11 +11,12 @@ import {
   browserSession,
   landOn,
   newKey,
+  newOrder,
   newPartner,
   ORDER,
   ORIGIN,
+  type Order,
   orderStatus,
-  postOrder,
   shot,
   signInByInvite,
   withPasskeys,
@@ -27,19 +28,6 @@ const suite = browserSession();
 const TRON = ORDER.recipient_address;
 const METADATA = { customer: "u-7731", campaign: "spring-sale", note: "pays in two parts" };
 const REFUND_TO = "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq";
-
-interface Order {
-  id: string;
-  short_id: string;
-  status: string;
-  deposit_address: string;
-}
-
-async function createOrder(key: string, body: Record<string, unknown> = ORDER): Promise<Order> {
-  const res = await postOrder(key, body);
-  expect(res.status).toBe(201);
-  return (await res.json()) as Order;
-}
 
 async function deposit(o: Order, amount: string): Promise<void> {
   expect((await admin("/sim/BTC/transfers", { json: { to: o.deposit_address, amount } })).status).toBe(201);
@@ -54,9 +42,9 @@ describe("cabinet orders in Chromium", () => {
     const partnerId = await newPartner("Orders Wallet", { markup_bps: 100 });
     const key = await newKey(partnerId);
     const orders = [
-      await createOrder(key),
-      await createOrder(key, { ...ORDER, rate_type: "fixed" }),
-      await createOrder(key, { ...ORDER, partner_order_id: "inv-2026-0042", metadata: METADATA }),
+      await newOrder(key),
+      await newOrder(key, { ...ORDER, rate_type: "fixed" }),
+      await newOrder(key, { ...ORDER, partner_order_id: "inv-2026-0042", metadata: METADATA }),
     ];
 
     const { ctx, page } = await withPasskeys(suite.browser());
@@ -113,7 +101,7 @@ describe("cabinet orders in Chromium", () => {
     const earned = `$${Number(completed.split(",").at(-1)).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 
     // An underpaid order waits in failed with a refund to decide: type an address, confirm, refunded.
-    const under = await createOrder(key);
+    const under = await newOrder(key);
     await deposit(under, "0.0003");
     await expect.poll(() => orderStatus(key, under.id), { timeout: 60_000, interval: 500 }).toBe("failed");
     await page.goto(`${ORIGIN}/cabinet/orders/${under.short_id}`);

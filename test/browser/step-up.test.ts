@@ -9,11 +9,10 @@ import {
   browserSession,
   landOn,
   newKey,
+  newOrder,
   newPartner,
-  ORDER,
   ORIGIN,
   orderStatus,
-  postOrder,
   shot,
   signInByInvite,
   withPasskeys,
@@ -22,17 +21,11 @@ import {
 const suite = browserSession();
 const REFUND_TO = "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq";
 
-interface Order {
-  id: string;
-  short_id: string;
-  deposit_address: string;
-}
-
 describe("step-up in Chromium", () => {
   it("a refund to a typed address needs the passkey again, with user verification", async () => {
     const partnerId = await newPartner("Step-up Wallet");
     const key = await newKey(partnerId);
-    const order = (await (await postOrder(key, ORDER)).json()) as Order;
+    const order = await newOrder(key);
     expect(
       (await admin("/sim/BTC/transfers", { json: { to: order.deposit_address, amount: "0.0003" } })).status,
     ).toBe(201);

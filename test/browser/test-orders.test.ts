@@ -9,36 +9,18 @@ import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import {
   ARTIFACTS,
-  admin,
   browserSession,
-  inviteUrl,
-  landOn,
-  ORDER,
+  newKey,
+  newOrder,
+  newPartner,
   ORIGIN,
-  postOrder,
   seriousViolations,
   shot,
+  signInByInvite,
   withPasskeys,
 } from "./harness";
 
 const suite = browserSession();
-
-interface Order {
-  id: string;
-  short_id: string;
-}
-
-async function createOrder(key: string): Promise<Order> {
-  const res = await postOrder(key, ORDER);
-  expect(res.status).toBe(201);
-  return (await res.json()) as Order;
-}
-
-async function keyOf(partnerId: string, mode: "live" | "test"): Promise<string> {
-  const res = await admin(`/partners/${partnerId}/keys`, { json: { mode } });
-  expect(res.status).toBe(201);
-  return ((await res.json()) as { key: string }).key;
-}
 
 const badge = (page: Page) => page.locator("h1 [data-testid=status]");
 // The machine the suite runs on may be busy: a page load can take seconds.
@@ -51,18 +33,13 @@ async function press(page: Page, testid: string): Promise<void> {
 
 describe("test orders in the cabinet", () => {
   it("the test buttons drive a test order to completed and another to expired; a live order has none", async () => {
-    const partner = (await (await admin("/partners", { json: { name: "Test Buttons Wallet" } })).json()) as {
-      id: string;
-    };
-    const liveKey = await keyOf(partner.id, "live");
-    const live = await createOrder(liveKey);
+    const partnerId = await newPartner("Test Buttons Wallet");
+    const live = await newOrder(await newKey(partnerId));
 
     const { ctx, page } = await withPasskeys(suite.browser());
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(String(e)));
-    await page.goto(await inviteUrl(partner.id, "dev@test-buttons.example", "admin"));
-    await page.getByRole("button", { name: "Create passkey and sign in" }).click();
-    await landOn(page, "/cabinet/keys");
+    await signInByInvite(page, partnerId, "dev@test-buttons.example", "admin");
 
     // A test key from the cabinet: the quickstart shows next to it, with the key filled in.
     await page.goto(`${ORIGIN}/cabinet/keys?mode=test`);
@@ -79,8 +56,8 @@ describe("test orders in the cabinet", () => {
     expect(await seriousViolations(page)).toEqual([]);
     await shot(page, "test-orders-00-quickstart");
 
-    const order = await createOrder(testKey);
-    const expiring = await createOrder(testKey);
+    const order = await newOrder(testKey);
+    const expiring = await newOrder(testKey);
 
     await page.goto(`${ORIGIN}/cabinet/orders/${order.short_id}?mode=test`);
     await expect.poll(() => badge(page).textContent(), SLOW).toBe("waiting_deposit");

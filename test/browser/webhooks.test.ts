@@ -2,19 +2,20 @@
 // endpoint, create the secret, send a test event the receiver refuses once, see it failed in the
 // log, resend it, see it delivered — the receiver checks both signatures. Then the markup setting.
 // Screenshots go to test-artifacts/cabinet/ (10-…).
-import { createServer, type Server as HttpServer, type IncomingHttpHeaders } from "node:http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { IncomingHttpHeaders } from "node:http";
+import { describe, expect, it } from "vitest";
 import { verifyWebhook } from "../../docs/examples/verify-webhook";
 import {
   admin,
   browserSession,
+  depositedTestOrder,
   landOn,
+  localServer,
   newKey,
   newPartner,
-  ORDER,
   ORIGIN,
-  postOrder,
   RECEIVER_PORT,
+  saveEndpointWithSecret,
   shot,
   signInByInvite,
   withPasskeys,
@@ -25,11 +26,14 @@ interface Received {
   body: string;
 }
 
+const suite = browserSession();
+
 /** The partner's endpoint: records every POST; answers 500 while `failures` is above zero. */
-function startReceiver(): Promise<{ server: HttpServer; received: Received[]; failNext(n: number): void }> {
-  const received: Received[] = [];
-  let failures = 0;
-  const server = createServer((req, res) => {
+const received: Received[] = [];
+let failures = 0;
+localServer(
+  RECEIVER_PORT,
+  (req, res) => {
     let body = "";
     req.on("data", (d) => (body += d));
     req.on("end", () => {
@@ -38,23 +42,9 @@ function startReceiver(): Promise<{ server: HttpServer; received: Received[]; fa
       if (failures > 0) failures--;
       res.end();
     });
-  });
-  return new Promise((resolve) =>
-    server.listen(RECEIVER_PORT, "127.0.0.1", () =>
-      resolve({ server, received, failNext: (n) => (failures = n) }),
-    ),
-  );
-}
-
-const suite = browserSession();
-let receiver: Awaited<ReturnType<typeof startReceiver>> | undefined;
-
-beforeAll(async () => {
-  receiver = await startReceiver();
-});
-afterAll(async () => {
-  await new Promise((r) => receiver?.server.close(r));
-});
+  },
+  "127.0.0.1",
+);
 
 describe("webhooks and settings in Chromium", () => {
   it("endpoint → secret → test event refused once → resend delivered; markup within the cap", async () => {
@@ -93,7 +83,7 @@ describe("webhooks and settings in Chromium", () => {
     await shot(page, "12-webhooks-secret-shown-once");
 
     // The receiver refuses the first delivery.
-    receiver!.failNext(1);
+    failures = 1;
     await page.getByRole("button", { name: "Send test event" }).click();
     await expect
       .poll(() => page.getByTestId("notice").textContent(), { timeout: 15_000 })
@@ -121,16 +111,16 @@ describe("webhooks and settings in Chromium", () => {
     await shot(page, "14-webhooks-resent-delivered");
 
     // The receiver got the same event twice, each signed so that the docs' verifier accepts it.
-    expect(receiver!.received.map((r) => r.headers["x-webhook-id"])).toEqual([eventId, eventId]);
-    expect(receiver!.received[1]!.body).toBe(receiver!.received[0]!.body);
-    for (const r of receiver!.received)
+    expect(received.map((r) => r.headers["x-webhook-id"])).toEqual([eventId, eventId]);
+    expect(received[1]!.body).toBe(received[0]!.body);
+    for (const r of received)
       expect(await verifyWebhook(r.body, String(r.headers["x-webhook-signature"]), secret)).toBe(true);
 
     // Reload: no secret, no re-post.
     await page.reload();
     expect(page.url()).toMatch(/\/cabinet\/webhooks$/);
     expect(await page.content()).not.toContain(secret.slice(6));
-    expect(receiver!.received.length).toBe(2);
+    expect(received.length).toBe(2);
 
     // Settings: the markup within the operator's cap (200 bps by default).
     await page.getByRole("link", { name: "Settings" }).click();
@@ -167,25 +157,11 @@ describe("webhooks and settings in Chromium", () => {
     await expect
       .poll(() => page.locator("main p.lead").textContent(), { timeout: 15_000 })
       .toContain("Test mode endpoint.");
-    await page.getByLabel("URL").fill(`http://127.0.0.1:${RECEIVER_PORT}/test-hook`);
-    await page.getByRole("button", { name: "Save" }).click();
-    await expect.poll(() => page.getByTestId("notice").textContent()).toContain("Endpoint saved");
-    await page.getByRole("button", { name: "Create secret" }).click();
-    await expect.poll(() => page.getByTestId("new-secret").count()).toBe(1);
+    await saveEndpointWithSecret(page, `http://127.0.0.1:${RECEIVER_PORT}/test-hook`);
 
     // Two test orders, each moved once: an event for each.
-    const orders: { id: string; short_id: string }[] = [];
-    for (let i = 0; i < 2; i++) {
-      const o = (await (await postOrder(testKey, ORDER)).json()) as { id: string; short_id: string };
-      const moved = await fetch(`${ORIGIN}/api/v1/partner/test/orders/${o.id}/deposit`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${testKey}`, "content-type": "application/json" },
-        body: "{}",
-      });
-      expect(moved.status).toBe(200);
-      orders.push(o);
-    }
-    const [first] = orders as [{ id: string; short_id: string }];
+    const first = await depositedTestOrder(testKey);
+    await depositedTestOrder(testKey);
     await page.goto(`${ORIGIN}/cabinet/webhooks`);
     await page.getByTestId("filter-order").fill(first.short_id.toLowerCase());
     await page.getByRole("button", { name: "Filter" }).click();

@@ -4,14 +4,14 @@
 // the QR code decodes to exactly the deposit address; another origin is refused framing; a locked
 // recipient cannot be changed; a referral-link order is the partner's; the cabinet's Widgets page.
 // axe-core checks the widget, tracking and referral pages. Screenshots go to test-artifacts/cabinet/.
-import { createServer, type Server } from "node:http";
 import jsQR from "jsqr";
 import type { Frame, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   admin,
   browserSession,
   landOn,
+  localServer,
   newKey,
   newPartner,
   ORIGIN,
@@ -33,21 +33,12 @@ const PHONE = { width: 390, height: 844 };
 const SHOP_PORT = PORT + 5;
 const SHOP = `http://127.0.0.1:${SHOP_PORT}`;
 const STRANGER = `http://localhost:${SHOP_PORT}`;
-let shop: Server;
-
-beforeAll(async () => {
-  shop = createServer((req, res) => {
-    const wid = new URL(req.url ?? "/", SHOP).searchParams.get("wid") ?? "";
-    res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-    res.end(`<!doctype html><html lang="en"><head><meta name="viewport" content="width=device-width, initial-scale=1"><title>Shop</title></head>
+localServer(SHOP_PORT, (req, res) => {
+  const wid = new URL(req.url ?? "/", SHOP).searchParams.get("wid") ?? "";
+  res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+  res.end(`<!doctype html><html lang="en"><head><meta name="viewport" content="width=device-width, initial-scale=1"><title>Shop</title></head>
 <body style="margin:0;font-family:sans-serif"><h1 style="padding:0 12px">Shop</h1><p style="padding:0 12px">Top up your wallet:</p>
 <script src="${ORIGIN}/widget.js" data-widget="${wid}" async></script></body></html>`);
-  });
-  await new Promise<void>((resolve) => shop.listen(SHOP_PORT, resolve));
-});
-
-afterAll(async () => {
-  await new Promise((resolve) => shop.close(resolve));
 });
 
 /** Draws the page's QR code (an inline SVG) on a canvas and decodes it with jsQR. */

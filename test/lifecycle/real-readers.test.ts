@@ -4,7 +4,7 @@
  * creation → completed, and a deposit that must not move the order.
  */
 import { HttpResponse, http } from "msw";
-import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { associatedTokenAddress } from "../../src/domain/addresses/solana";
 import blockbookPage from "../fixtures/chain/blockbook-doge-address-p2.json";
 import blockbookStatus from "../fixtures/chain/blockbook-status.json";
@@ -17,29 +17,12 @@ import solanaTx from "../fixtures/chain/solana-tx-usdc.json";
 import tonBlock from "../fixtures/chain/toncenter-block-40000000.json";
 import tonInfo from "../fixtures/chain/toncenter-masterchain-info.json";
 import tonPage from "../fixtures/chain/toncenter-transactions-p2.json";
-import { admin, createPartner, setPrices, type TestPartner } from "../helpers";
+import { admin } from "../helpers";
 import { createMockNetwork } from "../support/msw";
-import { createOrder, outgoing, read, startClock, statusPath, step, TRON_ADDR } from "../support/orders";
-import { useRealReader } from "../support/real-chain";
+import { createOrder, outgoing, read, statusPath, step, TRON_ADDR } from "../support/orders";
+import { realReaderSuite } from "../support/real-chain";
 
-let partner: TestPartner;
-let restore: (() => void) | undefined;
-
-beforeAll(async () => {
-  partner = await createPartner({ name: "real-readers", rate_limit_per_minute: 100_000 });
-});
-
-beforeEach(async () => {
-  vi.useRealTimers();
-  await setPrices();
-  startClock();
-});
-
-afterEach(() => {
-  restore?.();
-  restore = undefined;
-  vi.useRealTimers();
-});
+const suite = realReaderSuite("real-readers");
 
 const toUsdt = (coin: string, amount: number) => ({
   coin_from: coin,
@@ -52,7 +35,10 @@ const toUsdt = (coin: string, amount: number) => ({
 });
 
 async function expectCompleted(orderId: string, amountTo: number): Promise<void> {
-  expect(await read(partner, orderId)).toMatchObject({ status: "completed", amount_to_actual: amountTo });
+  expect(await read(suite.partner, orderId)).toMatchObject({
+    status: "completed",
+    amount_to_actual: amountTo,
+  });
   expect(await statusPath(orderId)).toEqual([
     "waiting_deposit",
     "confirming",
@@ -70,7 +56,7 @@ describe("DOGE over Blockbook", () => {
   const template = blockbookPage.transactions[0]!;
 
   it("a deposit is seen, confirmed (15 blocks) and paid out; a payment to another address is not", async () => {
-    const o = await createOrder(partner, toUsdt("DOGE", 1000));
+    const o = await createOrder(suite.partner, toUsdt("DOGE", 1000));
     type Tx = Omit<typeof template, "blockHash"> & { blockHash: string | undefined };
     const chain = { tip: 5_000_000, txs: [] as Tx[] };
     const net = createMockNetwork(
@@ -93,7 +79,7 @@ describe("DOGE over Blockbook", () => {
         HttpResponse.json({ blockHash: Number(params.height).toString(16).padStart(64, "0") }),
       ),
     );
-    restore = await useRealReader(o.id, { network: "DOGE", mode: "blockbook", baseUrl: BASE }, net);
+    await suite.useReader(o.id, { network: "DOGE", mode: "blockbook", baseUrl: BASE }, net);
     const pay = (to: string, sats: string, n: number): Tx => ({
       ...template,
       txid: n.toString(16).padStart(64, "a"),
@@ -104,18 +90,21 @@ describe("DOGE over Blockbook", () => {
 
     chain.txs.push(pay("DUMh1rPrXTrCN2Z9EHsLPg7b78rACHB2h7", "100000000000", 1));
     await step(o.id);
-    expect((await read(partner, o.id)).status).toBe("waiting_deposit");
+    expect((await read(suite.partner, o.id)).status).toBe("waiting_deposit");
 
     const deposit = pay(o.deposit_address, "100000000000", 2);
     chain.txs.push(deposit);
     await step(o.id);
-    expect(await read(partner, o.id)).toMatchObject({ status: "confirming", deposit_confirmations: 0 });
+    expect(await read(suite.partner, o.id)).toMatchObject({ status: "confirming", deposit_confirmations: 0 });
 
     deposit.blockHeight = chain.tip + 1;
     deposit.blockHash = deposit.blockHeight.toString(16).padStart(64, "0");
     chain.tip += 14;
     await step(o.id);
-    expect(await read(partner, o.id)).toMatchObject({ status: "confirming", deposit_confirmations: 14 });
+    expect(await read(suite.partner, o.id)).toMatchObject({
+      status: "confirming",
+      deposit_confirmations: 14,
+    });
     chain.tip += 1;
     await step(o.id);
     // DOGE 0.1 → USDT 1: 1000 × 0.1 × 0.995 − 1 = 98.5
@@ -124,7 +113,7 @@ describe("DOGE over Blockbook", () => {
   });
 
   it("a deposit whose block leaves the best chain sends the order back to waiting_deposit", async () => {
-    const o = await createOrder(partner, toUsdt("DOGE", 1000));
+    const o = await createOrder(suite.partner, toUsdt("DOGE", 1000));
     const chain = { tip: 6_000_000, orphaned: new Set<number>(), txs: [] as object[] };
     const hashAt = (h: number) => `${chain.orphaned.has(h) ? "f" : "0"}${h.toString(16).padStart(63, "0")}`;
     const net = createMockNetwork(
@@ -141,7 +130,7 @@ describe("DOGE over Blockbook", () => {
         HttpResponse.json({ blockHash: hashAt(Number(params.height)) }),
       ),
     );
-    restore = await useRealReader(o.id, { network: "DOGE", mode: "blockbook", baseUrl: BASE }, net);
+    await suite.useReader(o.id, { network: "DOGE", mode: "blockbook", baseUrl: BASE }, net);
     const height = chain.tip - 1;
     chain.txs.push({
       ...template,
@@ -150,13 +139,13 @@ describe("DOGE over Blockbook", () => {
       blockHash: hashAt(height),
     });
     await step(o.id);
-    expect(await read(partner, o.id)).toMatchObject({ status: "confirming", deposit_confirmations: 2 });
+    expect(await read(suite.partner, o.id)).toMatchObject({ status: "confirming", deposit_confirmations: 2 });
 
     // A reorg: the block at that height is another one, and the transaction is gone from the listing.
     chain.orphaned.add(height);
     chain.txs = [];
     await step(o.id);
-    expect(await read(partner, o.id)).toMatchObject({ status: "waiting_deposit", deposit_txid: null });
+    expect(await read(suite.partner, o.id)).toMatchObject({ status: "waiting_deposit", deposit_txid: null });
     expect(net.unhandled).toEqual([]);
   });
 });
@@ -166,7 +155,7 @@ describe("XRP over rippled", () => {
   const template = rippledPage.result.transactions[1]!;
 
   it("a wrong-tag payment and a partial payment do not move the order; the right tag completes it", async () => {
-    const o = await createOrder(partner, toUsdt("XRP", 100));
+    const o = await createOrder(suite.partner, toUsdt("XRP", 100));
     expect(o.deposit_address_tag).toMatch(/^\d+$/);
     const chain = { tip: 90_000_000, txs: [] as object[] };
     const ledgerHash = (n: number) => n.toString(16).toUpperCase().padStart(64, "0");
@@ -186,7 +175,7 @@ describe("XRP over rippled", () => {
         });
       }),
     );
-    restore = await useRealReader(o.id, { network: "XRP", mode: "rippled", baseUrl: URL_ }, net);
+    await suite.useReader(o.id, { network: "XRP", mode: "rippled", baseUrl: URL_ }, net);
     const pay = (tag: number | undefined, drops: string, delivered: string) => {
       chain.tip += 1;
       const { DestinationTag: _, ...tx } = template.tx_json;
@@ -209,7 +198,7 @@ describe("XRP over rippled", () => {
     pay(undefined, "100000000", "100000000");
     await step(o.id);
     await step(o.id);
-    expect(await read(partner, o.id)).toMatchObject({ status: "waiting_deposit", deposit_txid: null });
+    expect(await read(suite.partner, o.id)).toMatchObject({ status: "waiting_deposit", deposit_txid: null });
 
     pay(Number(o.deposit_address_tag), "100000000", "100000000");
     await step(o.id);
@@ -219,7 +208,7 @@ describe("XRP over rippled", () => {
   });
 
   it("a partial payment is credited at delivered_amount, not at its Amount", async () => {
-    const o = await createOrder(partner, toUsdt("XRP", 100));
+    const o = await createOrder(suite.partner, toUsdt("XRP", 100));
     const net = createMockNetwork(
       http.post(URL_, async ({ request }) => {
         const { method } = (await request.json()) as { method: string };
@@ -240,9 +229,9 @@ describe("XRP over rippled", () => {
         return HttpResponse.json({ result: { ...rippledPage.result, transactions: [tx] } });
       }),
     );
-    restore = await useRealReader(o.id, { network: "XRP", mode: "rippled", baseUrl: URL_ }, net);
+    await suite.useReader(o.id, { network: "XRP", mode: "rippled", baseUrl: URL_ }, net);
     await step(o.id);
-    const after = await read(partner, o.id);
+    const after = await read(suite.partner, o.id);
     expect(after.amount_from_received).toBe(0.001);
     expect(after).toMatchObject({ status: "failed", status_reason: "amount_below_min" });
     expect((await outgoing("TRX")).filter((t) => t.order_id === o.id)).toEqual([]);
@@ -254,7 +243,7 @@ describe("XLM over Horizon", () => {
   const template = horizonPage._embedded.records[1]!;
 
   it("a wrong-memo payment does not move the order; the right memo completes it", async () => {
-    const o = await createOrder(partner, toUsdt("XLM", 1000));
+    const o = await createOrder(suite.partner, toUsdt("XLM", 1000));
     const chain = { tip: 52_000_000, records: [] as object[] };
     const net = createMockNetwork(
       http.get(`${BASE}/`, () => HttpResponse.json({ ...horizonRoot, history_latest_ledger: chain.tip })),
@@ -269,7 +258,7 @@ describe("XLM over Horizon", () => {
         }),
       ),
     );
-    restore = await useRealReader(o.id, { network: "XLM", mode: "horizon", baseUrl: BASE }, net);
+    await suite.useReader(o.id, { network: "XLM", mode: "horizon", baseUrl: BASE }, net);
     const pay = (memo: string) => {
       chain.tip += 1;
       const txhash = String(chain.records.length + 1).padStart(64, "c");
@@ -295,7 +284,7 @@ describe("XLM over Horizon", () => {
 
     pay(`${o.deposit_address_tag}0`);
     await step(o.id);
-    expect(await read(partner, o.id)).toMatchObject({ status: "waiting_deposit", deposit_txid: null });
+    expect(await read(suite.partner, o.id)).toMatchObject({ status: "waiting_deposit", deposit_txid: null });
 
     pay(o.deposit_address_tag!);
     await step(o.id);
@@ -312,7 +301,7 @@ describe("TON over toncenter", () => {
   const RAW = template.account;
 
   it("a wrong-comment transfer does not move the order; the right comment completes it", async () => {
-    const o = await createOrder(partner, toUsdt("TON", 20));
+    const o = await createOrder(suite.partner, toUsdt("TON", 20));
     expect(o.deposit_address).toMatch(/^UQ/);
     const chain = { tip: 40_000_000, txs: [] as object[] };
     const rootHash = (n: number) => btoa(String(n).padStart(32, "0"));
@@ -326,7 +315,7 @@ describe("TON over toncenter", () => {
         return HttpResponse.json({ blocks: [{ ...tonBlock.blocks[0], seqno, root_hash: rootHash(seqno) }] });
       }),
     );
-    restore = await useRealReader(o.id, { network: "TON", mode: "toncenter", baseUrl: BASE }, net);
+    await suite.useReader(o.id, { network: "TON", mode: "toncenter", baseUrl: BASE }, net);
     const pay = (comment: string) => {
       chain.tip += 1;
       chain.txs.push({
@@ -345,7 +334,7 @@ describe("TON over toncenter", () => {
 
     pay(` ${o.deposit_address_tag}`);
     await step(o.id);
-    expect(await read(partner, o.id)).toMatchObject({ status: "waiting_deposit", deposit_txid: null });
+    expect(await read(suite.partner, o.id)).toMatchObject({ status: "waiting_deposit", deposit_txid: null });
 
     pay(o.deposit_address_tag!);
     await step(o.id);
@@ -366,7 +355,7 @@ describe("USDC on SOL over Solana JSON-RPC", () => {
       json: { addresses: ["3h1zGmCwsRJnVk5BuRNMLsPaQu1y2aqXqXDWYCgrp5UG"] },
     });
     expect(load.status).toBeLessThan(300);
-    const o = await createOrder(partner, { ...toUsdt("USDC", 100), network_from: "SOL" });
+    const o = await createOrder(suite.partner, { ...toUsdt("USDC", 100), network_from: "SOL" });
     const ata = associatedTokenAddress(o.deposit_address, USDC);
     const chain = {
       finalized: 280_000_000,
@@ -401,7 +390,7 @@ describe("USDC on SOL over Solana JSON-RPC", () => {
         return HttpResponse.json(Array.isArray(body) ? body.map(reply) : reply(body));
       }),
     );
-    restore = await useRealReader(o.id, { network: "SOL", mode: "solana", baseUrl: RPC }, net);
+    await suite.useReader(o.id, { network: "SOL", mode: "solana", baseUrl: RPC }, net);
     const send = (mint: string, units: string) => {
       const signature = `${chain.sigs.length + 2}`.repeat(88).slice(0, 88);
       const tx = structuredClone(solanaTx.result);
@@ -418,11 +407,11 @@ describe("USDC on SOL over Solana JSON-RPC", () => {
     send(LOOKALIKE, "100000000");
     chain.finalized += 10;
     await step(o.id);
-    expect(await read(partner, o.id)).toMatchObject({ status: "waiting_deposit", deposit_txid: null });
+    expect(await read(suite.partner, o.id)).toMatchObject({ status: "waiting_deposit", deposit_txid: null });
 
     send(USDC, "100000000");
     await step(o.id);
-    expect(await read(partner, o.id)).toMatchObject({ status: "confirming", deposit_confirmations: 0 });
+    expect(await read(suite.partner, o.id)).toMatchObject({ status: "confirming", deposit_confirmations: 0 });
     chain.finalized += 10;
     await step(o.id);
     // USDC 1 → USDT 1: 100 × 0.995 − 1 = 98.5

@@ -3,38 +3,18 @@
  * several live BTC orders over Esplora, each polled once within one tip interval, against a
  * provider answered by MSW that counts its requests.
  */
-import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { HttpResponse, http } from "msw";
-import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { getConfig } from "../../src/config";
-import { createPartner, setPrices, type TestPartner } from "../helpers";
+import { describe, expect, it } from "vitest";
 import { createMockNetwork, type MockNetwork } from "../support/msw";
-import { advance, BTC_TO_USDT, createOrder, type Order, read, startClock } from "../support/orders";
-import { useRealReader } from "../support/real-chain";
+import { advance, BTC_TO_USDT, createOrder, type Order, read } from "../support/orders";
+import { realReaderSuite } from "../support/real-chain";
 
 const BASE = "https://esplora.shared.test/api";
 const BLOCK = "cd".repeat(32);
 const ORDERS = 5;
 
-let partner: TestPartner;
-let restore: (() => void) | undefined;
-
-beforeAll(async () => {
-  partner = await createPartner({ name: "shared-reads", rate_limit_per_minute: 100_000 });
-});
-
-beforeEach(async () => {
-  vi.useRealTimers();
-  await setPrices();
-  startClock();
-});
-
-afterEach(() => {
-  restore?.();
-  restore = undefined;
-  vi.useRealTimers();
-});
+const suite = realReaderSuite("shared-reads");
 
 /** An Esplora fake whose every deposit address got 0.01 BTC in block `tip`. */
 function provider(tip: number): MockNetwork {
@@ -59,23 +39,15 @@ function provider(tip: number): MockNetwork {
 /** Creates the orders, points BTC at the fake with CHAIN_SHARED_READS = `shared`, polls each once. */
 async function pollOnce(shared: "providers" | "off"): Promise<{ net: MockNetwork; orders: Order[] }> {
   const orders: Order[] = [];
-  for (let i = 0; i < ORDERS; i++) orders.push(await createOrder(partner, BTC_TO_USDT));
+  for (let i = 0; i < ORDERS; i++) orders.push(await createOrder(suite.partner, BTC_TO_USDT));
   const net = provider(900_000 + (shared === "off" ? 0 : 10));
-  const undo = await useRealReader(orders[0]!.id, { network: "BTC", mode: "esplora", baseUrl: BASE }, net);
-  // The objects' config (cached per env object), the one useRealReader patched.
-  const config = await runInDurableObject(env.ORDERS.getByName(orders[0]!.id), (obj) =>
-    getConfig((obj as unknown as { env: Env }).env),
-  );
-  const saved = config.CHAIN_SHARED_READS;
-  config.CHAIN_SHARED_READS = shared;
-  restore = () => {
-    config.CHAIN_SHARED_READS = saved;
-    undo();
-  };
+  await suite.useReader(orders[0]!.id, { network: "BTC", mode: "esplora", baseUrl: BASE }, net, {
+    CHAIN_SHARED_READS: shared,
+  });
   // Every order's poll is due; the clock then stands still: one tip interval for all of them.
   advance(60_000);
   for (const o of orders) await env.ORDERS.getByName(o.id).tick();
-  for (const o of orders) expect((await read(partner, o.id)).status).toBe("confirming");
+  for (const o of orders) expect((await read(suite.partner, o.id)).status).toBe("confirming");
   expect(net.unhandled).toEqual([]);
   return { net, orders };
 }

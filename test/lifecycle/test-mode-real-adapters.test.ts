@@ -4,15 +4,15 @@
  * still runs on its own SimChain with simulated exchange and payouts, and not one request reaches
  * the real adapters' endpoints. The same configuration's live adapters do call them (the control).
  */
-import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { HttpResponse, http } from "msw";
 import { afterEach, beforeAll, expect, it, vi } from "vitest";
 import { orderAdapters } from "../../src/adapters/registry";
-import { type Config, getConfig } from "../../src/config";
+import type { Config } from "../../src/config";
 import { admin, call, createPartner, json, setPrices } from "../helpers";
 import { createMockNetwork } from "../support/msw";
 import { BTC_TO_USDT, type Order, statusPath } from "../support/orders";
+import { objectConfig } from "../support/real-chain";
 
 const net = createMockNetwork(
   http.all("*", () => HttpResponse.json({ error: "should not be called" }, { status: 500 })),
@@ -37,9 +37,7 @@ afterEach(() => {
 
 /** Real modes for every adapter the order object builds (the config is cached per env, shared here). */
 async function realModes(orderId: string): Promise<Config> {
-  const config = await runInDurableObject(env.ORDERS.getByName(orderId), (obj) =>
-    getConfig((obj as unknown as { env: Env }).env),
-  );
+  const config = await objectConfig(orderId);
   const saved = { ...config };
   Object.assign(config, {
     CHAIN_MODE: "BTC:esplora,TRX:trongrid",

@@ -8,25 +8,71 @@
  */
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { vi } from "vitest";
+import { afterEach, beforeAll, beforeEach, vi } from "vitest";
 import { type Config, getConfig } from "../../src/config";
+import { createPartner, setPrices, type TestPartner } from "../helpers";
 import type { MockNetwork } from "./msw";
+import { startClock } from "./orders";
 
-export async function useRealReader(
+/** The config the order objects read (cached per env object, so patching it changes theirs). */
+export function objectConfig(orderId: string): Promise<Config> {
+  return runInDurableObject(env.ORDERS.getByName(orderId), (obj) =>
+    getConfig((obj as unknown as { env: Env }).env),
+  );
+}
+
+/** `extra`: further settings for the objects while the reader is in use (CHAIN_SHARED_READS, …). */
+async function useRealReader(
   orderId: string,
   chain: { network: string; mode: string; baseUrl: string },
   net: MockNetwork,
+  extra: Partial<Config> = {},
 ): Promise<() => void> {
-  const config = await runInDurableObject(env.ORDERS.getByName(orderId), (obj) =>
-    getConfig((obj as unknown as { env: Env }).env),
-  );
-  const saved: Pick<Config, "CHAIN_MODE" | "chain"> = { CHAIN_MODE: config.CHAIN_MODE, chain: config.chain };
-  config.CHAIN_MODE = `${chain.network}:${chain.mode},*:simulated`;
-  config.chain = { ...config.chain, urls: { ...config.chain.urls, [chain.network]: chain.baseUrl } };
+  const config = await objectConfig(orderId);
+  const saved = { ...config };
+  Object.assign(config, {
+    CHAIN_MODE: `${chain.network}:${chain.mode},*:simulated`,
+    chain: { ...config.chain, urls: { ...config.chain.urls, [chain.network]: chain.baseUrl } },
+    ...extra,
+  });
   vi.stubGlobal("fetch", net.fetch);
   return () => {
     Object.assign(config, saved);
     vi.unstubAllGlobals();
+  };
+}
+
+/**
+ * The hooks of a lifecycle file over real readers: its partner made once; prices set and the clock
+ * started before each test; the reader `useReader` put in place undone after each.
+ */
+export function realReaderSuite(name: string): {
+  readonly partner: TestPartner;
+  useReader(...args: Parameters<typeof useRealReader>): Promise<void>;
+} {
+  let partner: TestPartner | undefined;
+  let restore: (() => void) | undefined;
+  beforeAll(async () => {
+    partner = await createPartner({ name, rate_limit_per_minute: 100_000 });
+  });
+  beforeEach(async () => {
+    vi.useRealTimers();
+    await setPrices();
+    startClock();
+  });
+  afterEach(() => {
+    restore?.();
+    restore = undefined;
+    vi.useRealTimers();
+  });
+  return {
+    get partner() {
+      if (!partner) throw new Error("the partner is made in beforeAll");
+      return partner;
+    },
+    async useReader(...args) {
+      restore = await useRealReader(...args);
+    },
   };
 }
 

@@ -112,6 +112,14 @@ export const StepUpField = () => (
   </>
 );
 
+/** What became of the form just sent, when a page says it (`failed`: it did not work). */
+export const Notice = (props: { text: string | undefined; failed?: boolean | undefined }) =>
+  props.text ? (
+    <p class={props.failed ? "notice failed" : "notice"} role="status" data-testid="notice">
+      {props.text}
+    </p>
+  ) : null;
+
 export function Message(props: { title: string; text: string; session?: SessionContext | undefined }) {
   return (
     <Page title={props.title} session={props.session} narrow>

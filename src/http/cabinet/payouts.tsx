@@ -27,7 +27,7 @@ import {
 } from "../../storage/statements";
 import { badRequest } from "../errors";
 import { form } from "./forms";
-import { Csrf, Page, StepUpField } from "./layout";
+import { Csrf, Notice, Page, StepUpField } from "./layout";
 import { actorOf, type CabinetEnv, requireSession, rp, type SignedInEnv } from "./session";
 
 const PATH = "/cabinet/payouts";
@@ -161,11 +161,7 @@ export function PayoutsPage(props: {
         A statement per month (UTC) of your {test ? "test" : "live"} earnings, paid automatically within 24
         hours of the month close.
       </p>
-      {props.notice ? (
-        <p class="notice" role="status" data-testid="notice">
-          {props.notice}
-        </p>
-      ) : null}
+      <Notice text={props.notice} />
       {admin ? (
         <SettingsCard session={props.session} settings={props.settings} assets={props.assets} />
       ) : null}

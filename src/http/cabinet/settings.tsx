@@ -7,7 +7,7 @@ import type { SessionContext } from "../../storage/cabinet";
 import { getPartner, KEY_CACHE_TTL_MS, type PartnerRow } from "../../storage/partners";
 import { ApiError, badRequest } from "../errors";
 import { form } from "./forms";
-import { Csrf, Page } from "./layout";
+import { Csrf, Notice, Page } from "./layout";
 import { actorOf, type CabinetEnv, requireSession, type SignedInEnv } from "./session";
 
 const percent = (bps: number) => `${(bps / 100).toFixed(2)} %`;
@@ -27,11 +27,7 @@ export function SettingsPage(props: {
     >
       <h1>Settings</h1>
       <p class="lead">Your account as the exchange sees it. Changes are recorded in the audit log.</p>
-      {props.notice ? (
-        <p class="notice" role="status" data-testid="notice">
-          {props.notice}
-        </p>
-      ) : null}
+      <Notice text={props.notice} />
       <section class="card" id="markup">
         <h2>Markup</h2>
         <p>

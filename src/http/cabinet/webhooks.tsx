@@ -30,7 +30,7 @@ import type { SessionContext } from "../../storage/cabinet";
 import { ApiError, badRequest } from "../errors";
 import { acceptWebhookUrl } from "../webhook-url";
 import { form } from "./forms";
-import { Csrf, Page } from "./layout";
+import { Csrf, Notice, Page } from "./layout";
 import { when } from "./pages";
 import { actorOf, type CabinetEnv, requireSession, type SignedInEnv } from "./session";
 import { StackTable } from "./stack-table";
@@ -167,11 +167,7 @@ export function WebhooksPage(props: PageProps) {
         We POST a signed event to your endpoint whenever an order changes status.{" "}
         {s.mode === "test" ? "Test" : "Live"} mode endpoint.
       </p>
-      {props.notice ? (
-        <p class={props.noticeFailed ? "notice failed" : "notice"} role="status" data-testid="notice">
-          {props.notice}
-        </p>
-      ) : null}
+      <Notice text={props.notice} failed={props.noticeFailed} />
       {props.secret ? (
         <div class="secret" role="alert">
           <strong>Store this signing secret now.</strong> It is shown only this once.

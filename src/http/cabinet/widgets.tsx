@@ -14,7 +14,7 @@ import { loadCatalog } from "../../storage/catalog";
 import type { WidgetFunnel } from "../../storage/widgets";
 import { statusOf } from "../middleware/errors";
 import { form } from "./forms";
-import { Csrf, Page } from "./layout";
+import { Csrf, Notice, Page } from "./layout";
 import { actorOf, type CabinetEnv, requireSession, type SignedInEnv } from "./session";
 
 const key = (c: Pick<CurrencyRow, "coin" | "network">) => `${c.coin}:${c.network}`;
@@ -117,11 +117,7 @@ export function WidgetsPage(props: {
         markup.
         {mode === "test" ? " These are test widgets: their orders are test orders." : ""}
       </p>
-      {props.notice ? (
-        <p class="notice" role="status" data-testid="notice">
-          {props.notice}
-        </p>
-      ) : null}
+      <Notice text={props.notice} />
       {props.error ? (
         <p class="error" role="alert" data-testid="error">
           {props.error}

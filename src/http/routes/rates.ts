@@ -1,9 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { feeSplit, storedFees } from "../../domain/fees";
 import { regionOf } from "../../domain/liquidity";
-import { parseDecimal, toDecimalString, toJsonNumber } from "../../domain/money";
+import { parseDecimal, toJsonNumber } from "../../domain/money";
 import { feesView } from "../../domain/order";
-import { issueFixedQuote } from "../../services/fixed-quotes";
+import { issueQuoteFor } from "../../services/fixed-quotes";
 import { quotedMaximum } from "../../services/liquidity-cap";
 import { feeTermsOf, priceQuote } from "../../services/quoting";
 import {
@@ -146,17 +146,12 @@ export const ratesRouter = createRouter().openapi(route, async (c) => {
   );
   const quoteId =
     q.rate_type === "fixed"
-      ? await issueFixedQuote(c.env.DB, {
-          partnerId: partner?.id ?? null,
-          coinFrom: pair.from.coin,
-          networkFrom: pair.from.network,
-          coinTo: pair.to.coin,
-          networkTo: pair.to.network,
-          amountFrom: toDecimalString(quote.amountFrom),
-          amountTo: toDecimalString(quote.amountTo),
-          rate: toDecimalString(quote.rate),
-          expiresAt: now + config.FIXED_QUOTE_TTL_SECONDS * 1000,
-        })
+      ? await issueQuoteFor(
+          c.env.DB,
+          partner?.id ?? null,
+          priced,
+          now + config.FIXED_QUOTE_TTL_SECONDS * 1000,
+        )
       : undefined;
   c.header("Cache-Control", "no-store");
   return c.json(

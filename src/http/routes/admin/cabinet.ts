@@ -7,7 +7,7 @@ import { listPendingInvites, listUsers } from "../../../storage/cabinet";
 import { getPartner } from "../../../storage/partners";
 import { ApiError } from "../../errors";
 import { createRouter } from "../../router";
-import { errorResponses } from "../../schemas";
+import { errorResponses, idParam, uuidParam } from "../../schemas";
 
 const MemberSchema = z
   .object({
@@ -41,24 +41,8 @@ const NewInviteSchema = z
   })
   .openapi("NewCabinetInvite");
 
-const idParam = z.object({
-  id: z
-    .uuid()
-    .max(36)
-    .openapi({ param: { name: "id", in: "path" } }),
-});
-const userParams = idParam.extend({
-  user_id: z
-    .uuid()
-    .max(36)
-    .openapi({ param: { name: "user_id", in: "path" } }),
-});
-const inviteParams = idParam.extend({
-  invite_id: z
-    .uuid()
-    .max(36)
-    .openapi({ param: { name: "invite_id", in: "path" } }),
-});
+const userParams = idParam.extend({ user_id: uuidParam("user_id") });
+const inviteParams = idParam.extend({ invite_id: uuidParam("invite_id") });
 const security = [{ AdminBearer: [] }];
 const tags = ["Admin: cabinet"];
 const ok = <T extends z.ZodType>(description: string, schema: T) => ({

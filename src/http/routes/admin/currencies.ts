@@ -7,7 +7,7 @@ import { listAudit } from "../../../storage/operator-audit";
 import type { AppEnv } from "../../app-env";
 import { ApiError } from "../../errors";
 import { createRouter } from "../../router";
-import { DECIMAL_STRING, errorResponses, pageLimit } from "../../schemas";
+import { DECIMAL_STRING, errorResponses, idParam, pageLimit } from "../../schemas";
 
 const tags = ["Admin: catalog"];
 const security: Record<string, string[]>[] = [{ AdminBearer: [] }, { CloudflareAccess: [] }];
@@ -96,13 +96,6 @@ const AuditSchema = z
     request_id: z.string().max(128),
   })
   .openapi("OperatorAuditEntry");
-
-const idParam = z.object({
-  id: z
-    .uuid()
-    .max(36)
-    .openapi({ param: { name: "id", in: "path" } }),
-});
 
 function view(r: CurrencyRow) {
   return {

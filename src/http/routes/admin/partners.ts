@@ -22,7 +22,7 @@ import { type DeliveryRow, listDeliveries, resetDelivery } from "../../../storag
 import { ApiError } from "../../errors";
 import { operatorOf } from "../../middleware/admin-auth";
 import { createRouter } from "../../router";
-import { errorResponses, pageLimit } from "../../schemas";
+import { errorResponses, idParam, pageLimit } from "../../schemas";
 import { acceptWebhookUrl } from "../../webhook-url";
 
 const PartnerSchema = z
@@ -147,12 +147,6 @@ const UpdatePartner = z
   })
   .refine((b) => Object.keys(b).length > 0, { message: "at least one field is required" });
 
-const idParam = z.object({
-  id: z
-    .uuid()
-    .max(36)
-    .openapi({ param: { name: "id", in: "path" } }),
-});
 const keyParams = idParam.extend({
   key_id: z
     .string()

@@ -4,7 +4,7 @@ import { createWidget, partnerWidgets, revokePartnerWidget } from "../../../serv
 import { getPartner } from "../../../storage/partners";
 import { ApiError } from "../../errors";
 import { createRouter } from "../../router";
-import { errorResponses, out } from "../../schemas";
+import { errorResponses, idParam, out } from "../../schemas";
 
 const tags = ["Admin: partners"];
 const security: Record<string, string[]>[] = [{ AdminBearer: [] }, { CloudflareAccess: [] }];
@@ -91,12 +91,6 @@ export const widgetView = (w: Widget, origin: string) => ({
   referral_url: `${origin}/swap?ref=${w.id}`,
 });
 
-const idParam = z.object({
-  id: z
-    .uuid()
-    .max(36)
-    .openapi({ param: { name: "id", in: "path" } }),
-});
 const notFound = () => new ApiError(404, "partner_not_found", "Partner not found.");
 
 export const adminWidgetsRouter = createRouter()
