@@ -146,6 +146,9 @@ export default defineConfig(async () => ({
           fileParallelism: false,
           testTimeout: 120_000,
           hookTimeout: 180_000,
+          // A page answers within a second on a quiet machine; on a loaded CI runner a debounced
+          // check or a saved notice can take several. 1 s (Vitest's default) made them flaky.
+          expect: { poll: { timeout: 10_000 } },
         },
       },
     ],
