@@ -5,7 +5,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { purgeExpiredCabinetState } from "../../src/services/cabinet-auth";
-import { call, expectError } from "../helpers";
+import { expectError } from "../helpers";
 import { SoftAuthenticator } from "../support/authenticator";
 import { cab, partnerWithAdmin, signInWith } from "../support/cabinet";
 
