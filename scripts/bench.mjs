@@ -397,10 +397,10 @@ async function table() {
         );
     console.log("");
   }
-  const requestLog = requestLogCost(rows);
+  const requestLog = await requestLogCost(base, rows);
   if (requestLog)
     console.log(
-      `Request log: GET /partner/orders/{uuid} at ${fmt(requestLog.ratio, 3)} of its rate with the log off (each against its own baselines; target ≥ ${REQUEST_LOG_RATIO}: ${requestLog.pass ? "pass" : "FAIL"})\n`,
+      `Request log: GET /partner/orders/{uuid} at ${fmt(requestLog.ratio, 3)} of its rate with the log off (rounds on, off, off, on: ${requestLog.rounds.map((r) => fmt(r.rps)).join(", ")} req/s; CPU ${fmt(requestLog.on_cpu_ms, 3)} against ${fmt(requestLog.off_cpu_ms, 3)} ms; target ≥ ${REQUEST_LOG_RATIO}: ${requestLog.pass ? "pass" : "FAIL"})\n`,
     );
   const lag = await listingLag(base, key);
   console.log(
@@ -466,17 +466,29 @@ async function table() {
 const REQUEST_LOG_RATIO = 0.95;
 
 /**
- * The request log's cost: the logged read's ratio to its baselines over the unlogged one's (the
- * baselines measured around each absorb the machine's drift between the two runs).
+ * The request log's cost, measured on its own after the table: the logged read and the same read
+ * with the log off in four back-to-back runs, on, off, off, on. Whatever drifts over the four (the
+ * machine's load, objects warming, background work left by earlier rows) falls on both alike, and
+ * neither is always the first to touch the seeded orders; one pair of table rows, each run once,
+ * put the log anywhere from 0.76 to 0.95 on a quiet machine for the same code.
  */
-function requestLogCost(rows) {
+async function requestLogCost(base, rows) {
   const on = rows.find((r) => r.id === "order-uuid");
   const off = rows.find((r) => r.id === "order-uuid-log-off");
   if (!on || !off) return null;
-  const ratio = on.ratio / off.ratio;
+  console.log("Request log, rounds on, off, off, on:");
+  const rounds = [];
+  for (const ep of [on, off, off, on]) rounds.push(await measure(base, ep));
+  const sum = (xs, f) => xs.reduce((t, x) => t + f(x), 0);
+  const [on1, off1, off2, on2] = rounds;
+  const ratio = sum([on1, on2], (r) => r.rps) / sum([off1, off2], (r) => r.rps);
+  const cpu = (xs) => (xs.every((r) => r.cpuMs) ? sum(xs, (r) => r.cpuMs) / xs.length : null);
   return {
-    on_rps: on.result.rps,
-    off_rps: off.result.rps,
+    rounds: rounds.map((r) => ({ rps: r.rps, cpu_ms: r.cpuMs ?? null })),
+    on_rps: (on1.rps + on2.rps) / 2,
+    off_rps: (off1.rps + off2.rps) / 2,
+    on_cpu_ms: cpu([on1, on2]),
+    off_cpu_ms: cpu([off1, off2]),
     ratio,
     target: REQUEST_LOG_RATIO,
     pass: ratio >= REQUEST_LOG_RATIO,
