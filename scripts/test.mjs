@@ -1,0 +1,25 @@
+#!/usr/bin/env node
+// `npm test`: the Worker's projects (workers, unit) and the browser project in two Vitest
+// processes side by side. Vitest runs a project whose files go one at a time (the browser files
+// share one `wrangler dev` and one Chromium) in a group of its own after every other file, so in
+// one process the ≈ 2 minutes of browser files waited for the workers files. Those keep about one
+// core of two busy (they wait on module fetches and RPC round trips more than they compute), so the
+// browser files run in the other core's idle time instead. Arguments are passed to both runs, and
+// the exit status is the worse of the two. docs/performance.md, "Test-suite time".
+import { spawn } from "node:child_process";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+
+const vitest = join(dirname(createRequire(import.meta.url).resolve("vitest/package.json")), "vitest.mjs");
+const extra = process.argv.slice(2);
+
+function run(projects) {
+  const args = [vitest, "run", ...projects.flatMap((p) => ["--project", p]), ...extra];
+  const child = spawn(process.execPath, args, { stdio: "inherit" });
+  return new Promise((resolve) => {
+    child.on("exit", (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
+const codes = await Promise.all([run(["workers", "unit"]), run(["browser"])]);
+process.exit(Math.max(...codes));
