@@ -469,8 +469,7 @@ const REQUEST_LOG_RATIO = 0.95;
  * The request log's cost, measured on its own after the table: the logged read and the same read
  * with the log off in four back-to-back runs, on, off, off, on. Whatever drifts over the four (the
  * machine's load, objects warming, background work left by earlier rows) falls on both alike, and
- * neither is always the first to touch the seeded orders; one pair of table rows, each run once,
- * put the log anywhere from 0.76 to 0.95 on a quiet machine for the same code.
+ * neither is always the first to touch the seeded orders (docs/performance.md, "Request log").
  */
 async function requestLogCost(base, rows) {
   const on = rows.find((r) => r.id === "order-uuid");
