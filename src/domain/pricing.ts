@@ -169,14 +169,17 @@ function buildModel(input: PricingInput): Model | string {
 const models = new WeakMap<PricingInput, Model | string>();
 const limitsByModel = new WeakMap<Model, PairLimits>();
 
-function modelOf(input: PricingInput): Model | string {
-  let m = models.get(input);
-  if (m === undefined) {
-    m = buildModel(input);
-    models.set(input, m);
+/** The value kept for `key`, made (and kept) on first use. */
+function remembered<K extends object, V>(kept: WeakMap<K, V>, key: K, make: (key: K) => V): V {
+  let value = kept.get(key);
+  if (value === undefined) {
+    value = make(key);
+    kept.set(key, value);
   }
-  return m;
+  return value;
 }
+
+const modelOf = (input: PricingInput): Model | string => remembered(models, input, buildModel);
 
 function modelOrThrow(input: PricingInput): Model {
   const m = modelOf(input);
@@ -213,14 +216,7 @@ function smallestFromFor(m: Model, target: Decimal, atLeast: Decimal): Decimal {
   return x;
 }
 
-function limitsOf(m: Model): PairLimits {
-  let limits = limitsByModel.get(m);
-  if (limits === undefined) {
-    limits = workOutLimits(m);
-    limitsByModel.set(m, limits);
-  }
-  return limits;
-}
+const limitsOf = (m: Model): PairLimits => remembered(limitsByModel, m, workOutLimits);
 
 function workOutLimits(m: Model): PairLimits {
   // amount_to is a multiple of unit(to.decimals): "≥ to.min" means "≥ to.min rounded up", and
