@@ -1,6 +1,7 @@
 // `npm run bench`: HTTP benchmarks of the Worker running locally in workerd (`wrangler dev`).
 //
-//   npm run bench                      the endpoint table (≈ 4 min) → bench/results/latest.json
+//   npm run bench                      the endpoint table, three interleaved rounds (≈ 17 min)
+//                                      → bench/results/latest.json
 //   npm run bench -- --scale           read latency with 1,000 and 50,000 orders in the index
 //                                      (API reads, the cabinet's orders page and search, and the
 //                                      full CSV export; ≈ 15–20 min) → bench/results/scale.json
@@ -49,6 +50,8 @@ const HELP = `Usage: npm run bench -- [options]
   --connections <n>      concurrent connections per measurement (default 20)
   --duration <s>         seconds per measurement (default 10)
   --warmup <s>           unmeasured seconds before each measurement (default 2)
+  --rounds <n>           interleaved rounds of the table (every other one backwards); each row
+                         is judged by its median round (default 3)
   --only <ids>           comma-separated endpoint ids (see the table's id column)
   --port <n>             port of the private wrangler dev (default 8790)
   --state-dir <dir>      its state, wiped at start (default ${join(tmpdir(), "bench-state")})
@@ -75,6 +78,7 @@ const { values: args } = parseArgs({
     connections: { type: "string", default: "20" },
     duration: { type: "string", default: "10" },
     warmup: { type: "string", default: "2" },
+    rounds: { type: "string", default: "3" },
     only: { type: "string" },
     port: { type: "string", default: "8790" },
     "state-dir": { type: "string", default: join(tmpdir(), "bench-state") },
@@ -112,6 +116,7 @@ const DURATION = int("duration");
 const WARMUP = int("warmup", 0);
 const PORT = int("port");
 const ROUNDS = int("scale-rounds");
+const TABLE_ROUNDS = int("rounds");
 // Issue 32: p99 at CONNECTIONS within this factor of its reference row's (the baseline's, or for
 // creation the new-object floor's), and a creation's runtime CPU within this factor of the floor's.
 const P99_FACTOR = 1.5;
@@ -362,19 +367,33 @@ async function table() {
   if (selected.length === 0) throw new Error(`--only matched nothing; ids: ${endpoints.map((e) => e.id)}`);
 
   console.log(
-    `\nMeasuring: ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per run, then ${SERIAL.duration} s with 1 connection; baseline before and after each endpoint.`,
+    `\nMeasuring: ${TABLE_ROUNDS} round(s) of every row, ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per run (then once ${SERIAL.duration} s with 1 connection); the baseline after each row.`,
   );
+  await settle();
   const baselines = [await measure(base, baseline)];
   const baselineSerial = await measure(base, baseline, SERIAL);
-  const rows = [];
-  for (const ep of selected) {
-    const r = await measure(base, ep);
-    const serial = await measure(base, ep, SERIAL);
-    baselines.push(await measure(base, baseline));
-    const [before, after] = baselines.slice(-2);
-    const baseRps = (before.rps + after.rps) / 2;
-    rows.push({ ...ep, result: r, serial, baselineRps: baseRps, ratio: r.rps / baseRps });
+  const runs = new Map(selected.map((ep) => [ep.id, []]));
+  const serials = new Map();
+  for (let round = 0; round < TABLE_ROUNDS; round++) {
+    // Every other round runs the rows backwards: what drifts over a round (the machine, objects
+    // warming) falls on each row alike across rounds, and no row always follows the same one.
+    const backwards = round % 2 === 1;
+    if (TABLE_ROUNDS > 1)
+      console.log(`Round ${round + 1}/${TABLE_ROUNDS}${backwards ? ", rows backwards" : ""}:`);
+    for (const ep of backwards ? [...selected].reverse() : selected) {
+      await settle();
+      const r = await measure(base, ep);
+      if (!serials.has(ep.id)) serials.set(ep.id, await measure(base, ep, SERIAL));
+      await settle();
+      baselines.push(await measure(base, baseline));
+      const [before, after] = baselines.slice(-2);
+      runs.get(ep.id).push({ ...r, baselineRps: (before.rps + after.rps) / 2 });
+    }
   }
+  const rows = selected.map((ep) => {
+    const rounds = runs.get(ep.id);
+    return { ...ep, rounds, result: medianRun(rounds), serial: serials.get(ep.id) };
+  });
   for (const r of rows) Object.assign(r, judge(r, rows));
   const baseAll = {
     rps: baselines.reduce((s, b) => s + b.rps, 0) / baselines.length,
@@ -397,10 +416,10 @@ async function table() {
         );
     console.log("");
   }
-  const requestLog = await requestLogCost(base, rows);
+  const requestLog = requestLogCost(rows);
   if (requestLog)
     console.log(
-      `Request log: GET /partner/orders/{uuid} at ${fmt(requestLog.ratio, 3)} of its rate with the log off (rounds on, off, off, on: ${requestLog.rounds.map((r) => fmt(r.rps)).join(", ")} req/s; CPU ${fmt(requestLog.on_cpu_ms, 3)} against ${fmt(requestLog.off_cpu_ms, 3)} ms; target ≥ ${REQUEST_LOG_RATIO}: ${requestLog.pass ? "pass" : "FAIL"})\n`,
+      `Request log: GET /partner/orders/{uuid} at ${fmt(requestLog.ratio, 3)} of its rate with the log off (median of the rounds' ${requestLog.rounds.map((r) => fmt(r.ratio, 3)).join(", ")}; CPU ${fmt(requestLog.on_cpu_ms, 3)} against ${fmt(requestLog.off_cpu_ms, 3)} ms; target ≥ ${REQUEST_LOG_RATIO}: ${requestLog.pass ? "pass" : "FAIL"})\n`,
     );
   const lag = await listingLag(base, key);
   console.log(
@@ -415,6 +434,7 @@ async function table() {
       connections: CONNECTIONS,
       duration_s: DURATION,
       warmup_s: WARMUP,
+      rounds: TABLE_ROUNDS,
       p99_factor: P99_FACTOR,
       cpu_factor: CPU_FACTOR,
     },
@@ -435,8 +455,14 @@ async function table() {
       non2xx: r.result.non2xx + r.serial.non2xx,
       errors: r.result.errors,
       status_codes: r.result.statusCodes,
-      baseline_rps: r.baselineRps,
-      ratio: r.ratio,
+      ratio: r.result.ratio,
+      rounds: r.rounds.map((x) => ({
+        rps: x.rps,
+        p99_ms: x.p99,
+        cpu_ms: x.cpuMs,
+        baseline_rps: x.baselineRps,
+      })),
+      round_ratios: r.roundRatios,
       reference: r.ref ?? "baseline",
       target_ratio: r.targetRatio,
       ratio_target: r.target,
@@ -466,28 +492,27 @@ async function table() {
 const REQUEST_LOG_RATIO = 0.95;
 
 /**
- * The request log's cost, measured on its own after the table: the logged read and the same read
- * with the log off in four back-to-back runs, on, off, off, on. Whatever drifts over the four (the
- * machine's load, objects warming, background work left by earlier rows) falls on both alike, and
- * neither is always the first to touch the seeded orders (docs/performance.md, "Request log").
+ * The request log's cost: the logged read (`order-uuid`) over the same read with the log off
+ * (`order-uuid-log-off`), run one right after the other in every round — on then off in a forward
+ * round, off then on in a backward one — and the median of the rounds' ratios kept
+ * (docs/performance.md, "Request log").
  */
-async function requestLogCost(base, rows) {
+function requestLogCost(rows) {
   const on = rows.find((r) => r.id === "order-uuid");
   const off = rows.find((r) => r.id === "order-uuid-log-off");
   if (!on || !off) return null;
-  console.log("Request log, rounds on, off, off, on:");
-  const rounds = [];
-  for (const ep of [on, off, off, on]) rounds.push(await measure(base, ep));
-  const sum = (xs, f) => xs.reduce((t, x) => t + f(x), 0);
-  const [on1, off1, off2, on2] = rounds;
-  const ratio = sum([on1, on2], (r) => r.rps) / sum([off1, off2], (r) => r.rps);
-  const cpu = (xs) => (xs.every((r) => r.cpuMs) ? sum(xs, (r) => r.cpuMs) / xs.length : null);
+  const rounds = on.rounds.map((r, i) => ({
+    on_rps: r.rps,
+    off_rps: off.rounds[i].rps,
+    on_cpu_ms: r.cpuMs ?? null,
+    off_cpu_ms: off.rounds[i].cpuMs ?? null,
+    ratio: r.rps / off.rounds[i].rps,
+  }));
+  const ratio = median(rounds.map((r) => r.ratio));
   return {
-    rounds: rounds.map((r) => ({ rps: r.rps, cpu_ms: r.cpuMs ?? null })),
-    on_rps: (on1.rps + on2.rps) / 2,
-    off_rps: (off1.rps + off2.rps) / 2,
-    on_cpu_ms: cpu([on1, on2]),
-    off_cpu_ms: cpu([off1, off2]),
+    rounds,
+    on_cpu_ms: on.result.cpuMs,
+    off_cpu_ms: off.result.cpuMs,
     ratio,
     target: REQUEST_LOG_RATIO,
     pass: ratio >= REQUEST_LOG_RATIO,
@@ -525,22 +550,69 @@ async function listingLag(base, key, n = 20) {
 }
 
 /**
- * A row against its target: its throughput ratio to the baseline, or with `ref` to that reference
- * row (each over the baselines measured around it, so the machine's drift between the two runs
- * cancels), and with `cpuTarget` its runtime CPU per request over the reference's. Null where the
- * row has no target or its reference was not measured.
+ * A row against its target, from its rounds: the median of its throughput over the baseline's
+ * (the baselines measured right before and after it), or with `ref` the median of its throughput
+ * over the reference row's in the same round (the two ran within seconds of each other; a ratio of
+ * two baseline ratios would add the baseline's own spread twice); with `cpuTarget` the median of its
+ * runtime CPU per request over the reference's, round by round. Null where the row has no target
+ * or its reference was not measured.
  */
 function judge(r, rows) {
   const ref = r.ref ? rows.find((x) => x.id === r.ref) : null;
-  const targetRatio = r.ref ? (ref ? r.ratio / ref.ratio : null) : r.ratio;
-  const cpuRatio = ref?.result.cpuMs && r.result.cpuMs ? r.result.cpuMs / ref.result.cpuMs : null;
+  const perRound = (f) => (ref ? r.rounds.map((x, i) => f(x, ref.rounds[i])) : null);
+  const roundRatios = r.ref ? perRound((x, y) => x.rps / y.rps) : r.rounds.map((x) => x.rps / x.baselineRps);
+  const targetRatio = roundRatios ? median(roundRatios) : null;
+  const cpuRounds = perRound((x, y) => (x.cpuMs && y.cpuMs ? x.cpuMs / y.cpuMs : null));
+  const cpuRatio = cpuRounds?.every((x) => x !== null) ? median(cpuRounds) : null;
   return {
+    roundRatios,
     targetRatio,
     ratioPass: r.target === null || targetRatio === null ? null : targetRatio >= r.target,
     cpuRatio,
     cpuPass: r.cpuTarget === undefined || cpuRatio === null ? null : cpuRatio <= r.cpuTarget,
     p99Ref: r.ref ? (ref?.result.p99 ?? null) : null,
   };
+}
+
+/**
+ * A row's figures over its rounds: the median of each (a round is one run of DURATION seconds), and
+ * every answer that was not the one expected, summed.
+ */
+function medianRun(rounds) {
+  const of = (f) => median(rounds.map(f).filter((x) => x !== null && x !== undefined));
+  const sum = (f) => rounds.reduce((n, x) => n + f(x), 0);
+  return {
+    rps: of((x) => x.rps),
+    p50: of((x) => x.p50),
+    p99: of((x) => x.p99),
+    max: Math.max(...rounds.map((x) => x.max)),
+    cpuMs: of((x) => x.cpuMs),
+    ratio: of((x) => x.rps / x.baselineRps),
+    non2xx: sum((x) => x.non2xx),
+    errors: sum((x) => x.errors),
+    statusCodes: rounds.reduce((all, x) => {
+      for (const [code, n] of Object.entries(x.statusCodes)) all[code] = (all[code] ?? 0) + n;
+      return all;
+    }, {}),
+  };
+}
+
+/**
+ * Waits until the Worker's runtime is idle (at most 20 s): what a row leaves behind — a creation's
+ * projection after its 201, request-log flushes — must not be billed to the row after it, nor to
+ * the baseline.
+ */
+async function settle() {
+  if (!runtimePid) return;
+  const deadline = Date.now() + 20_000;
+  let last = cpuTimeMs(runtimePid);
+  while (last !== null && Date.now() < deadline) {
+    await sleep(250);
+    const now = cpuTimeMs(runtimePid);
+    // ≤ 10 % of one core over the interval (the counter moves in 10 ms ticks).
+    if (now === null || now - last <= 25) return;
+    last = now;
+  }
 }
 
 /**
@@ -555,7 +627,9 @@ function p99Pass(r, baseAll) {
 
 function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.floor((s.length - 1) / 2)] : null;
+  if (s.length === 0) return null;
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
 }
 
 function renderTable(baseline, baseAll, baselines, rows) {
@@ -588,10 +662,13 @@ function renderTable(baseline, baseAll, baselines, rows) {
     ...rows.map((r) => {
       const errs = r.result.non2xx + r.result.errors + r.serial.non2xx + r.serial.errors;
       const verdict = (pass) => ({ true: "pass", false: "FAIL", null: "—" })[String(pass)];
+      const rounds = (xs) => (xs && xs.length > 1 ? ` [rounds ${xs.map((x) => fmt(x, 2)).join(", ")}]` : "");
       const of = r.ref ?? "baseline";
       const targets = [];
       if (r.target !== null)
-        targets.push(`${fmt(r.targetRatio, 2)} of ${of} (≥ ${r.target}) ${verdict(r.ratioPass)}`);
+        targets.push(
+          `${fmt(r.targetRatio, 2)} of ${of} (≥ ${r.target}) ${verdict(r.ratioPass)}${rounds(r.roundRatios)}`,
+        );
       if (r.cpuTarget !== undefined)
         targets.push(`CPU ${fmt(r.cpuRatio, 2)}× ${of}'s (≤ ${r.cpuTarget}) ${verdict(r.cpuPass)}`);
       return [
@@ -600,7 +677,7 @@ function renderTable(baseline, baseAll, baselines, rows) {
         fmt(r.result.p50),
         fmt(r.result.p99),
         fmt(r.result.cpuMs, 3),
-        fmt(r.ratio, 2),
+        fmt(r.result.ratio, 2),
         serial(r.serial),
         targets.join("; ") || "—",
         verdict(p99Pass(r, baseAll)) +
