@@ -6,7 +6,7 @@ import { adminApi, PARTNER_OPENAPI_PATH, partnerApi } from "./http/apis";
 import { createCabinet } from "./http/cabinet/routes";
 import { ApiError } from "./http/errors";
 import { adminAuth } from "./http/middleware/admin-auth";
-import { adminRateLimit, publicRateLimit } from "./http/middleware/auth";
+import { adminRateLimit } from "./http/middleware/auth";
 import { publicCors } from "./http/middleware/cors";
 import { documentCache } from "./http/middleware/document-cache";
 import { notFoundHandler, onError } from "./http/middleware/errors";
