@@ -2,10 +2,7 @@ import { ALERTS_TABLE } from "./alerts";
 import { SCHEDULE_TABLE } from "./schedule";
 import { moveVenueLegs, SENDS_NUMBER_AND_PROGRESS, SENDS_TABLE, SENDS_TABLE_LATEST } from "./sends-ledger";
 
-/**
- * One schema step: its statements (each ending in `;`, as steps are joined into one script), and
- * what moves data the statements cannot reach (key-value storage).
- */
+/** One schema step: its statements, and what moves data the statements cannot reach (key-value storage). */
 export type Migration = string | { sql: string; data(storage: DurableObjectStorage): void };
 
 const META_TABLE = "CREATE TABLE meta (k TEXT PRIMARY KEY, v INTEGER NOT NULL)";
@@ -72,20 +69,12 @@ export function migrate(
   if (from >= migrations.length) return;
   const steps = from === 0 && latest !== undefined ? [latest] : migrations.slice(from);
   storage.transactionSync(() => {
-    // Statements run in as few `exec`s as the data steps allow (each call has its cost; a new
-    // store's schema and version are one): consecutive scripts are joined, up to the version row.
-    let script = "";
     for (const m of steps) {
-      if (typeof m === "string") {
-        script += `${m}\n`;
-        continue;
-      }
-      storage.sql.exec(`${script}${m.sql}`);
-      script = "";
-      m.data(storage);
+      storage.sql.exec(typeof m === "string" ? m : m.sql);
+      if (typeof m !== "string") m.data(storage);
     }
     storage.sql.exec(
-      `${script}INSERT INTO meta (k, v) VALUES ('schema', ${migrations.length})
+      `INSERT INTO meta (k, v) VALUES ('schema', ${migrations.length})
         ON CONFLICT (k) DO UPDATE SET v = excluded.v;`,
     );
   });
