@@ -8,12 +8,13 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getConfig } from "../../src/config";
 import type { DepositScheme } from "../../src/domain/deposit";
+import { nextPoll } from "../../src/domain/deposit-tracking";
 import type { OrderDraft, OrderRecord } from "../../src/domain/order";
 import { orderIdOf } from "../../src/domain/order-id";
 import { newShortId } from "../../src/domain/short-id";
 import { orderContext } from "../../src/objects/order/context";
 import { OrderCreation, replayCreation } from "../../src/objects/order/creation";
-import { projectionPending } from "../../src/objects/order/projection";
+import { PROJECTION_RETRY_MS, projectionPending } from "../../src/objects/order/projection";
 import { DUE } from "../../src/objects/order/schedule";
 import { createPartner, setPrices } from "../helpers";
 import { BTC_TO_USDT, createOrder, indexed } from "../support/orders";
@@ -43,6 +44,10 @@ const btc = (): DepositScheme => ({
 });
 const never = () => false;
 
+const indexVersion = async (id: string) =>
+  (await env.DB.prepare("SELECT version FROM orders WHERE id = ?").bind(id).first<{ version: number }>())
+    ?.version ?? null;
+
 describe("OrderCreation", () => {
   it("concurrent creations of one order create it once; the later ones replay the first body", async () => {
     const d = draft();
@@ -63,8 +68,43 @@ describe("OrderCreation", () => {
       expect(c.schedule.rows().map((r) => r.name)).toEqual(expect.arrayContaining([DUE.expiry, DUE.poll]));
       expect(await state.storage.getAlarm()).not.toBeNull();
     });
-    // The index row follows the answer, without waiting for an alarm.
+    // The index row follows the answer, without waiting for an alarm, at the creation's log row.
     await indexed(d.id);
+    expect(await indexVersion(d.id)).toBe(1);
+  });
+
+  it("with D1 down, the creation keeps its first rows and the projection's backstop", async () => {
+    // Created now, so that nothing is due yet and no alarm moves the rows under test.
+    const now = Date.now();
+    const d = {
+      ...draft("key-5"),
+      createdAt: new Date(now).toISOString(),
+      expiresAt: new Date(now + 3_600_000).toISOString(),
+    };
+    await runInDurableObject(env.ORDERS.getByName(d.id), async (_obj, state) => {
+      const down = {
+        prepare: () => {
+          throw new Error("D1 down");
+        },
+      } as unknown as D1Database;
+      const c = orderContext(state.storage, { ...env, DB: down });
+      const before = Date.now();
+      expect((await new OrderCreation().create(c, d, btc(), never)).kind).toBe("created");
+      const after = Date.now();
+      // The projection runs after the answer: let it fail.
+      await new Promise((r) => setTimeout(r, 50));
+      const due = new Map(c.schedule.rows().map((r) => [r.name, r.dueAt]));
+      expect(due.get(DUE.poll)).toBe(
+        nextPoll(Date.parse(d.createdAt), 0, true, c.config.CHAIN_POLL_SECONDS * 1000).at,
+      );
+      expect(due.get(DUE.expiry)).toBe(Date.parse(d.expiresAt));
+      expect(due.get(DUE.outbox)).toBeGreaterThanOrEqual(before + PROJECTION_RETRY_MS);
+      expect(due.get(DUE.outbox)).toBeLessThanOrEqual(after + PROJECTION_RETRY_MS);
+      expect(due.size).toBe(3);
+      expect(projectionPending(c.kv)).toBe(true);
+      expect(await state.storage.getAlarm()).not.toBeNull();
+    });
+    expect(await indexVersion(d.id)).toBeNull();
   });
 
   it("the same key with another request conflicts; another creation finds the id taken", async () => {

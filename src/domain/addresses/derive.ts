@@ -73,6 +73,9 @@ function publicPath(chain: ChainKey, path: readonly number[]): Uint8Array | null
     if (!Fn.isValid(tweak)) return null;
     if (tweak !== 0n) point = point.add(Point.BASE.multiplyUnsafe(tweak));
     if (point.equals(Point.ZERO)) return null;
+    // One field inversion a level: `toBytes` converts to affine twice (its validity check, then
+    // the encoding), each an inversion unless Z is already 1.
+    point = Point.fromAffine(point.toAffine());
     key = point.toBytes(true);
     chainCode = i.subarray(32);
   }

@@ -93,32 +93,40 @@ async function createOnce(
   // answer (the projection flag is the outbox). The alarm is armed first as the projection's
   // backstop, so no eviction can leave a record that nothing will project.
   const armed = c.storage.setAlarm(Date.now() + PROJECTION_RETRY_MS);
-  c.storage.transactionSync(() => {
+  const version = c.storage.transactionSync(() => {
     c.saveRecord(created);
     c.kv.put(CREATED_VIEW, view);
-    c.log(created.createdAt, null, created.status, "order created", {
+    const logged = c.log(created.createdAt, null, created.status, "order created", {
       deposit_address: created.depositAddress,
       deposit_address_tag: created.depositAddressTag,
       amount_from_expected: created.amountFromExpected,
       rate_quoted: created.rateQuoted,
     });
-    c.schedule.setAll([
+    markProjection(c.kv, c.schedule, Date.now(), [
       {
         name: DUE.poll,
         dueAt: nextPoll(Date.parse(created.createdAt), 0, true, c.config.CHAIN_POLL_SECONDS * 1000).at,
       },
       { name: DUE.expiry, dueAt: Date.parse(created.expiresAt) },
     ]);
-    markProjection(c.kv, c.schedule, Date.now());
+    return logged;
   });
   await armed;
-  void projectCreated(c, created, needsAction);
+  void projectCreated(c, created, version, needsAction);
   return { kind: "created", order: view };
 }
 
-/** Not awaited by the creation: the 201 never waits for D1, and the alarm retries what fails. */
-async function projectCreated(c: CreationHost, r: OrderRecord, needsAction: (r: OrderRecord) => boolean) {
-  await projectRecord(c, r, needsAction);
+/**
+ * Not awaited by the creation: the 201 never waits for D1, and the alarm retries what fails. The
+ * row is projected at the version its log row took, with no read of the log.
+ */
+async function projectCreated(
+  c: CreationHost,
+  r: OrderRecord,
+  version: number,
+  needsAction: (r: OrderRecord) => boolean,
+) {
+  await projectRecord(c, r, needsAction, version);
   scheduleOutbox(c, Date.now());
   await c.arm(Date.now());
 }

@@ -97,15 +97,18 @@ export class OrderJournal implements OrderTransitions {
     this.log(new Date(now).toISOString(), r.status, r.status, reason, data);
   }
 
-  log(at: string, from: OrderStatus | null, to: OrderStatus, reason: string, data: EventData | null): void {
-    this.stores.storage.sql.exec(
-      "INSERT INTO events (at, from_status, to_status, reason, data) VALUES (?, ?, ?, ?, ?)",
-      at,
-      from,
-      to,
-      reason,
-      data ? JSON.stringify(data) : null,
-    );
+  /** Returns the row's position in the log: the version of the order it records. */
+  log(at: string, from: OrderStatus | null, to: OrderStatus, reason: string, data: EventData | null): number {
+    return this.stores.storage.sql
+      .exec<{ seq: number }>(
+        "INSERT INTO events (at, from_status, to_status, reason, data) VALUES (?, ?, ?, ?, ?) RETURNING seq",
+        at,
+        from,
+        to,
+        reason,
+        data ? JSON.stringify(data) : null,
+      )
+      .one().seq;
   }
 
   /** The index row must be written again (status, needs_action): by the alarm, soon. */

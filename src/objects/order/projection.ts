@@ -4,7 +4,7 @@ import { indexDetails } from "../../domain/order-index";
 import { type OrderIndexRow, projectOrderIndex } from "../../storage/orders";
 import { storedUsdPrice } from "../../storage/prices";
 import { liquidityPending } from "./liquidity";
-import { DUE, type OrderSchedule } from "./schedule";
+import { DUE, type DueRow, type OrderSchedule } from "./schedule";
 
 /** Retry delay for a D1 index write or a webhook enqueue that failed. */
 export const PROJECTION_RETRY_MS = 10_000;
@@ -47,10 +47,18 @@ export function projectOrder(
   return projectOrderIndex(db, indexRow(r, needsAction), indexDetails(r), version);
 }
 
-/** The index row must be written again (status, needs_action): by the alarm, soon. */
-export function markProjection(kv: SyncKvStorage, schedule: OrderSchedule, now: number): void {
+/**
+ * The index row must be written again (status, needs_action): by the alarm, soon. `alongside`:
+ * other rows the same write schedules, set in the same statement (a creation's first rows).
+ */
+export function markProjection(
+  kv: SyncKvStorage,
+  schedule: OrderSchedule,
+  now: number,
+  alongside: readonly DueRow[] = [],
+): void {
   kv.put(PENDING, true);
-  schedule.set(DUE.outbox, now + PROJECTION_RETRY_MS);
+  schedule.setAll([...alongside, { name: DUE.outbox, dueAt: now + PROJECTION_RETRY_MS }]);
 }
 
 export function projectionPending(kv: SyncKvStorage): boolean {
@@ -82,14 +90,15 @@ export interface ProjectionHost {
 }
 
 /**
- * Writes the order's index row as of the log's position. A completed order's earnings are fixed
- * here, once, with the price of the moment it completed. A failure is logged and left pending, for
- * the alarm to retry.
+ * Writes the order's index row as of the log's position (`version` when the caller knows the log
+ * row that wrote `record`). A completed order's earnings are fixed here, once, with the price of
+ * the moment it completed. A failure is logged and left pending, for the alarm to retry.
  */
 export async function projectRecord(
   c: ProjectionHost,
   record: OrderRecord,
   needsAction: (r: OrderRecord) => boolean,
+  version?: number,
 ): Promise<void> {
   try {
     let r = record;
@@ -102,7 +111,8 @@ export async function projectRecord(
         c.saveRecord(r);
       }
     }
-    await projectOrder(c.env.DB, r, c.journal.version(), needsAction(r));
+    const at = r === record && version !== undefined ? version : c.journal.version();
+    await projectOrder(c.env.DB, r, at, needsAction(r));
     // Only when the record has not moved on meanwhile; else the next run projects the newer one.
     const now = c.record();
     if (now?.status === r.status && now.updatedAt === r.updatedAt) c.kv.delete(PENDING);
