@@ -182,7 +182,11 @@ export function createEsploraReader(options: EsploraReaderOptions): ChainReader 
         const body = await http.getJson(`${base}/block/${hash}/txs/${start}`);
         const txs = parseBody(source, blockTxsSchema, body, "block txs");
         if (txs.length !== Math.min(ESPLORA_CHAIN_PAGE_SIZE, block.tx_count - start))
-          throw new ChainReaderError(source, "invalid_body", `block ${hash} page ${start}: ${txs.length} txs`);
+          throw new ChainReaderError(
+            source,
+            "invalid_body",
+            `block ${hash} page ${start}: ${txs.length} txs`,
+          );
         return txs;
       });
       const transfers =
