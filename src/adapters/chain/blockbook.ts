@@ -19,7 +19,8 @@
  * - Whole blocks (`blockTransfers`, for the shared reads' block scan, ./block-scan.ts):
  *   `GET {base}/api/v2/block/{height}?page=1`, then `GET {base}/api/v2/block/{hash}?page=p` for
  *   p = 2 … `totalPages` (by hash: every page is of the block the first one named). Blockbook's
- *   `Block` (api/types.go, `Paging` + `BlockInfo` + `txCount` + `txs`; docs/api.md "Get block"):
+ *   `Block` (trezor/blockbook api/types.go: `Paging` + `BlockInfo` + `txCount` + `txs`; its
+ *   docs/api.md "Get block", now openapi.yaml `getBlock`; `computePaging` in api/worker.go):
  *   `hash`, `previousBlockHash` (omitted for the genesis block), `height`, `page`, `totalPages`,
  *   `itemsOnPage`, `txCount`, `txs[]` in block order, each with `vout[]` as in the address
  *   listing. The page size is the server's (`txsInAPI` = 1000, server/public.go; `pageSize` is not
