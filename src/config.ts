@@ -60,7 +60,7 @@ export const configSchema = z.object({
   /** Shared reads: the longest an address's listing is served (a quiet address's new deposit is seen this late at most). */
   CHAIN_ADDRESS_SECONDS: int(180, 1),
   /**
-   * Shared reads on a block-scanned network (Esplora): re-listings of quiet addresses (mempool
+   * Shared reads on a block-scanned network (Esplora, Blockbook): re-listings of quiet addresses (mempool
    * sightings) a minute, all addresses together; mined deposits are found by the block scan.
    */
   CHAIN_LISTINGS_PER_MINUTE: int(60, 1),

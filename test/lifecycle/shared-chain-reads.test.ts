@@ -1,11 +1,13 @@
 /**
  * Shared chain reads through the orders themselves (CHAIN_SHARED_READS, src/objects/chain-watch.ts):
- * several live BTC orders over Esplora, each polled once within one tip interval, against a
- * provider answered by MSW that counts its requests.
+ * several live BTC orders over Esplora, each polled once within one tip interval, and DOGE orders
+ * over Blockbook whose deposits the block scan finds, against a provider answered by MSW that
+ * counts its requests.
  */
 import { env } from "cloudflare:workers";
 import { HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
+import blockbookStatus from "../fixtures/chain/blockbook-status.json";
 import { createMockNetwork, type MockNetwork } from "../support/msw";
 import { advance, BTC_TO_USDT, createOrder, type Order, read } from "../support/orders";
 import { realReaderSuite } from "../support/real-chain";
@@ -66,5 +68,90 @@ describe("shared chain reads through the orders (CHAIN_SHARED_READS)", () => {
     const { net } = await pollOnce("off");
     expect(count(net, /\/blocks\/tip\/height$/)).toBe(ORDERS);
     expect(count(net, /\/address\/[^/]+\/txs$/)).toBe(ORDERS);
+  });
+});
+
+describe("shared chain reads on Blockbook (DOGE): the block scan", () => {
+  const BB = "https://doge.shared.test";
+  const hashAt = (height: number) => height.toString(16).padStart(64, "b");
+
+  it("a deposit mined after the orders' first poll is found by reading its block once, not by listing every address again", async () => {
+    const orders: Order[] = [];
+    for (let i = 0; i < 3; i++)
+      orders.push(
+        await createOrder(suite.partner, {
+          ...BTC_TO_USDT,
+          coin_from: "DOGE",
+          network_from: "DOGE",
+          amount_from: 1000,
+        }),
+      );
+    const chain = { tip: 5_100_000, block: [] as Array<{ txid: string; vout: unknown[] }> };
+    const net = createMockNetwork(
+      http.get(`${BB}/api`, () =>
+        HttpResponse.json({
+          ...blockbookStatus,
+          blockbook: { ...blockbookStatus.blockbook, bestHeight: chain.tip },
+        }),
+      ),
+      // Nothing paid the addresses before: each listing is empty.
+      http.get(`${BB}/api/v2/address/:a`, ({ params }) =>
+        HttpResponse.json({ address: params.a, page: 1, totalPages: 0, itemsOnPage: 100, txs: 0 }),
+      ),
+      http.get(`${BB}/api/v2/block/:id`, ({ params }) =>
+        params.id === String(chain.tip)
+          ? HttpResponse.json({
+              page: 1,
+              totalPages: 1,
+              itemsOnPage: 1000,
+              hash: hashAt(chain.tip),
+              previousBlockHash: hashAt(chain.tip - 1),
+              height: chain.tip,
+              txCount: chain.block.length,
+              txs: chain.block,
+            })
+          : HttpResponse.json({ error: "Block not found" }, { status: 400 }),
+      ),
+    );
+    await suite.useReader(orders[0]!.id, { network: "DOGE", mode: "blockbook", baseUrl: BB }, net, {
+      CHAIN_SHARED_READS: "providers",
+    });
+    const pollAll = async () => {
+      advance(60_000);
+      for (const o of orders) await env.ORDERS.getByName(o.id).tick();
+      return Promise.all(orders.map((o) => read(suite.partner, o.id)));
+    };
+    expect((await pollAll()).map((o) => o.status)).toEqual([
+      "waiting_deposit",
+      "waiting_deposit",
+      "waiting_deposit",
+    ]);
+
+    // One block: a coinbase, then 1,000 DOGE to the first order and to the third (outputs 1 and 0).
+    const pay = (n: number, outputs: Array<[string, string]>) => ({
+      txid: n.toString(16).padStart(64, "7"),
+      vout: outputs.map(([to, value], i) => ({ value, n: i, addresses: [to], isAddress: true })),
+    });
+    chain.tip += 1;
+    chain.block = [
+      pay(1, [["DKu2a8Wo6zC2dmBBYXwUG3fxWDHbKnNiPj", "1000000000000"]]),
+      pay(2, [
+        ["DKu2a8Wo6zC2dmBBYXwUG3fxWDHbKnNiPj", "5"],
+        [orders[0]!.deposit_address, "100000000000"],
+      ]),
+      pay(3, [[orders[2]!.deposit_address, "100000000000"]]),
+    ];
+    const after = await pollAll();
+    expect(after.map((o) => [o.status, o.deposit_confirmations])).toEqual([
+      ["confirming", 1],
+      ["waiting_deposit", null],
+      ["confirming", 1],
+    ]);
+    expect(net.unhandled).toEqual([]);
+    // The addresses were listed once each, when new; the block was read once, for all of them.
+    expect(count(net, /\/api\/v2\/address\//)).toBe(orders.length);
+    expect(
+      net.requests.filter((r) => r.url.includes("/api/v2/block/")).map((r) => new URL(r.url).pathname),
+    ).toEqual([`/api/v2/block/${chain.tip}`]);
   });
 });

@@ -2,7 +2,7 @@
  * One asset's block scan for the shared reads (./shared-reads.ts): each new block of the network is
  * read once, whole (`ChainReader.blockTransfers`), and every transfer in it to a watched address is
  * kept for that address — so finding deposits costs what the blocks cost (Esplora: ≈ tx_count / 25
- * requests a block), whatever the number of watched addresses.
+ * requests a block; Blockbook: one per 1,000 transactions), whatever the number of watched addresses.
  *
  * - The scan starts at the tip it is first given: blocks up to it are the watched addresses' own
  *   listings' business (an address is watched before its first listing is read, so any block after

@@ -16,12 +16,26 @@
  *   `GET {base}/api/v2/block-index/{height}` → `blockHash` and compares it with the transfer's
  *   (a height above the indexed tip answers false without a request). `block-index` rather than
  *   `block/{height}`: the latter lists up to 1000 transactions per page, only to read one hash.
+ * - Whole blocks (`blockTransfers`, for the shared reads' block scan, ./block-scan.ts):
+ *   `GET {base}/api/v2/block/{height}?page=1`, then `GET {base}/api/v2/block/{hash}?page=p` for
+ *   p = 2 … `totalPages` (by hash: every page is of the block the first one named). Blockbook's
+ *   `Block` (trezor/blockbook api/types.go: `Paging` + `BlockInfo` + `txCount` + `txs`; its
+ *   docs/api.md "Get block", now openapi.yaml `getBlock`; `computePaging` in api/worker.go):
+ *   `hash`, `previousBlockHash` (omitted for the genesis block), `height`, `page`, `totalPages`,
+ *   `itemsOnPage`, `txCount`, `txs[]` in block order, each with `vout[]` as in the address
+ *   listing. The page size is the server's (`txsInAPI` = 1000, server/public.go; `pageSize` is not
+ *   read there), so a DOGE block is one request and a 3,500-transaction BTC block four: `totalPages`
+ *   requests a block, no separate hash lookup. Each page must be the page asked for, of the same
+ *   block, and hold exactly its share of `txCount` (Blockbook answers an out-of-range page with the
+ *   last one): anything else fails the call rather than skip a transaction.
  *
  * Only native coins (asset.contract null) and no tags: anything else has no transfers ([]).
  */
 import { z } from "zod";
 import {
+  BLOCK_PAGE_CONCURRENCY,
   ChainReaderError,
+  inBatches,
   maxPagesOption,
   type PagedReaderOptions,
   parseBody,
@@ -66,6 +80,18 @@ const addressPageSchema = z.object({
   transactions: z.array(txSchema).optional(),
 });
 
+// A block page; paging fields are `omitempty` in Blockbook but never zero for a block (page ≥ 1).
+const blockPageSchema = z.object({
+  page: z.number().int().positive(),
+  totalPages: z.number().int().positive(),
+  itemsOnPage: z.number().int().positive(),
+  hash,
+  previousBlockHash: hash.optional(),
+  height: height.nonnegative(),
+  txCount: z.number().int().positive(),
+  txs: z.array(txSchema).optional(),
+});
+
 const statusSchema = z.object({ blockbook: z.object({ bestHeight: height.nonnegative() }) });
 const blockIndexSchema = z.object({ blockHash: hash });
 
@@ -73,6 +99,37 @@ const blockIndexSchema = z.object({ blockHash: hash });
 const errorSchema = z.object({ error: z.string() });
 
 const ADDRESS = /^[A-Za-z0-9]{14,90}$/;
+
+/**
+ * Every output of `tx` paying a non-zero value to exactly one address, which `ours` accepts: one
+ * transfer each, in `block` (null: in the mempool). The listing and the block scan both credit
+ * through it, so a block's transfer is exactly what the address's listing shows once mined.
+ */
+function credited(
+  source: string,
+  tx: z.infer<typeof txSchema>,
+  asset: AssetRef,
+  ours: (address: string) => boolean,
+  block: { height: number; hash: string } | null,
+): IncomingTransfer[] {
+  const transfers: IncomingTransfer[] = [];
+  for (const out of tx.vout) {
+    const to = out.addresses?.length === 1 ? out.addresses[0]! : null;
+    if (to === null || !ours(to)) continue;
+    const amount = unitsToDecimal(source, out.value ?? "0", asset.decimals, tx.txid);
+    if (amount === "0") continue;
+    transfers.push({
+      txid: tx.txid,
+      index: out.n,
+      to,
+      tag: null,
+      amount,
+      blockHeight: block?.height ?? null,
+      blockHash: block?.hash ?? null,
+    });
+  }
+  return transfers;
+}
 
 export function createBlockbookReader(options: BlockbookReaderOptions): ChainReader {
   const {
@@ -113,27 +170,60 @@ export function createBlockbookReader(options: BlockbookReaderOptions): ChainRea
         if (listing.page !== undefined && listing.page !== page) break;
         totalPages = listing.totalPages ?? 1;
         for (const tx of listing.transactions ?? []) {
-          const mined = tx.blockHash !== undefined && (tx.blockHeight ?? 0) > 0;
-          for (const out of tx.vout) {
-            if (out.addresses?.length !== 1 || out.addresses[0] !== address) continue;
-            const amount = unitsToDecimal(source, out.value ?? "0", asset.decimals, tx.txid);
-            if (amount === "0") continue;
-            const key = `${tx.txid}:${out.n}`;
+          const block =
+            tx.blockHash !== undefined && tx.blockHeight !== undefined && tx.blockHeight > 0
+              ? { height: tx.blockHeight, hash: tx.blockHash }
+              : null;
+          for (const t of credited(source, tx, asset, (a) => a === address, block)) {
+            const key = `${t.txid}:${t.index}`;
             // A tx mined between two page reads can be on both: the mined copy wins.
-            if (!mined && byKey.has(key)) continue;
-            byKey.set(key, {
-              txid: tx.txid,
-              index: out.n,
-              to: address,
-              tag: null,
-              amount,
-              blockHeight: mined ? (tx.blockHeight ?? null) : null,
-              blockHash: mined ? (tx.blockHash ?? null) : null,
-            });
+            if (block === null && byKey.has(key)) continue;
+            byKey.set(key, t);
           }
         }
       }
       return [...byKey.values()];
+    },
+
+    async blockTransfers(asset, at, watched) {
+      const readPage = async (block: number | string, page: number) => {
+        const body = await http.getJson(`${base}/api/v2/block/${block}?page=${page}`);
+        const failure = errorSchema.safeParse(body);
+        if (failure.success)
+          throw new ChainReaderError(source, "rpc_error", `block ${block}: ${failure.data.error}`);
+        return parseBody(source, blockPageSchema, body, "block");
+      };
+      const first = await readPage(at, 1);
+      const { hash: id, txCount, itemsOnPage, totalPages } = first;
+      if (first.height !== at || totalPages !== Math.ceil(txCount / itemsOnPage))
+        throw new ChainReaderError(
+          source,
+          "invalid_body",
+          `asked for block ${at}, got ${first.height} (${txCount} txs in ${totalPages} pages of ${itemsOnPage})`,
+        );
+      const rest = Array.from({ length: totalPages - 1 }, (_, i) => i + 2);
+      const pages = [first, ...(await inBatches(rest, BLOCK_PAGE_CONCURRENCY, (p) => readPage(id, p)))];
+      const txs = pages.flatMap((page, i) => {
+        const share = Math.min(itemsOnPage, txCount - i * itemsOnPage);
+        const list = page.txs ?? [];
+        if (
+          page.page !== i + 1 ||
+          page.hash !== id ||
+          page.txCount !== txCount ||
+          page.itemsOnPage !== itemsOnPage ||
+          list.length !== share
+        )
+          throw new ChainReaderError(
+            source,
+            "invalid_body",
+            `block ${id} page ${i + 1}: page ${page.page} of ${page.hash}, ${list.length} txs of ${share}`,
+          );
+        return list;
+      });
+      const block = { height: at, hash: id };
+      const transfers =
+        asset.contract === null ? txs.flatMap((tx) => credited(source, tx, asset, watched, block)) : [];
+      return { hash: id, previous: first.previousBlockHash ?? "", transfers };
     },
 
     async isInBestChain(transfer: IncomingTransfer): Promise<boolean> {

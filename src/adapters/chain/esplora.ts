@@ -28,9 +28,11 @@
  */
 import { z } from "zod";
 import {
+  BLOCK_PAGE_CONCURRENCY,
   baseUnitsToDecimal,
   ChainReaderError,
   type HttpReaderOptions,
+  inBatches,
   parseBody,
   readerBase,
 } from "./http-util";
@@ -80,8 +82,6 @@ const blockSchema = z.object({
   tx_count: z.number().int().positive(),
 });
 const blockTxsSchema = z.array(txSchema.omit({ status: true }));
-/** Block pages read at once: a 4,000-transaction block is 160 pages. */
-const PAGE_CONCURRENCY = 4;
 
 // Bech32 and base58 addresses are alphanumeric; anything else is refused before it reaches a URL.
 const ADDRESS = /^[A-Za-z0-9]{14,90}$/;
@@ -178,24 +178,19 @@ export function createEsploraReader(options: EsploraReaderOptions): ChainReader 
       const starts: number[] = [];
       for (let start = 0; start < block.tx_count; start += ESPLORA_CHAIN_PAGE_SIZE) starts.push(start);
       const status = { block_height: height, block_hash: hash };
-      const transfers: IncomingTransfer[] = [];
-      for (let i = 0; i < starts.length; i += PAGE_CONCURRENCY) {
-        const pages = await Promise.all(
-          starts.slice(i, i + PAGE_CONCURRENCY).map(async (start) => {
-            const body = await http.getJson(`${base}/block/${hash}/txs/${start}`);
-            const txs = parseBody(source, blockTxsSchema, body, "block txs");
-            if (txs.length !== Math.min(ESPLORA_CHAIN_PAGE_SIZE, block.tx_count - start))
-              throw new ChainReaderError(
-                source,
-                "invalid_body",
-                `block ${hash} page ${start}: ${txs.length} txs`,
-              );
-            return txs;
-          }),
-        );
-        for (const tx of pages.flat())
-          if (asset.contract === null) transfers.push(...credited(tx, asset, status, watched));
-      }
+      const pages = await inBatches(starts, BLOCK_PAGE_CONCURRENCY, async (start) => {
+        const body = await http.getJson(`${base}/block/${hash}/txs/${start}`);
+        const txs = parseBody(source, blockTxsSchema, body, "block txs");
+        if (txs.length !== Math.min(ESPLORA_CHAIN_PAGE_SIZE, block.tx_count - start))
+          throw new ChainReaderError(
+            source,
+            "invalid_body",
+            `block ${hash} page ${start}: ${txs.length} txs`,
+          );
+        return txs;
+      });
+      const transfers =
+        asset.contract === null ? pages.flat().flatMap((tx) => credited(tx, asset, status, watched)) : [];
       return { hash, previous: block.previousblockhash ?? "", transfers };
     },
 

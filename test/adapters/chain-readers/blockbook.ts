@@ -5,6 +5,7 @@ import type { AssetRef, IncomingTransfer } from "../../../src/adapters/chain/typ
 import blockIndex from "../../fixtures/chain/blockbook-block-index.json";
 import page1 from "../../fixtures/chain/blockbook-doge-address-p1.json";
 import page2 from "../../fixtures/chain/blockbook-doge-address-p2.json";
+import dogeBlock from "../../fixtures/chain/blockbook-doge-block.json";
 import status from "../../fixtures/chain/blockbook-status.json";
 import { createMockNetwork, type MockNetwork } from "../../support/msw";
 
@@ -198,5 +199,143 @@ describe("blockbook reader", () => {
         http.get(`${BASE}/api/v2/address/${ADDRESS}`, () => HttpResponse.json(badAmount)),
       ).incomingTransfers(DOGE, ADDRESS, null),
     ).rejects.toMatchObject({ kind: "invalid_body" });
+  });
+});
+
+describe("blockbook reader: whole blocks (blockTransfers)", () => {
+  const HASH = "00000000000000000000a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6";
+  const PARENT = "00000000000000000000f6e5d4c3b2a1908f7e6d5c4b3a2918f7e6d5c4b3a2f6";
+  const AT = 2_650_000;
+  const PAGE = 1000;
+  /** Block AT of `count` txs, tx i paying ADDRESS 1000 + i sats at output 1; `edit` alters a page's answer. */
+  function blockNet(
+    count: number,
+    edit: (page: number, body: Record<string, unknown>) => unknown = (_, b) => b,
+  ) {
+    const txs = Array.from({ length: count }, (_, i) => ({
+      txid: i.toString(16).padStart(64, "0"),
+      vout: [
+        { value: "1", n: 0, addresses: ["DKu2a8Wo6zC2dmBBYXwUG3fxWDHbKnNiPj"], isAddress: true },
+        { value: String(1000 + i), n: 1, addresses: [ADDRESS], isAddress: true },
+      ],
+      blockHash: HASH,
+      blockHeight: AT,
+    }));
+    const totalPages = Math.ceil(count / PAGE);
+    return createMockNetwork(
+      http.get(`${BASE}/api/v2/block/:id`, ({ params, request }) => {
+        const asked = Number(new URL(request.url).searchParams.get("page"));
+        const page = Math.min(asked, totalPages); // out of range: the last page
+        const body = {
+          page,
+          totalPages,
+          itemsOnPage: PAGE,
+          hash: HASH,
+          previousBlockHash: PARENT,
+          height: AT,
+          txCount: count,
+          txs: txs.slice((page - 1) * PAGE, page * PAGE),
+        };
+        if (params.id !== String(AT) && params.id !== HASH)
+          return HttpResponse.json({ error: "Block not found" }, { status: 400 });
+        const answer = edit(page, body);
+        return answer instanceof Response ? answer : HttpResponse.json(answer as Record<string, unknown>);
+      }),
+    );
+  }
+
+  it("reads the documented block: outputs to watched addresses, as incomingTransfers credits them", async () => {
+    const net = createMockNetwork(
+      http.get(`${BASE}/api/v2/block/2648059`, () => HttpResponse.json(dogeBlock)),
+    );
+    const watched = new Set(["D6ravJL6Fgxtgp8k2XZZt1QfUmwwGuLwQJ", "DMnjrbcCEoeyvr7GEn8DS4ZXQjwq7E2zQU"]);
+    const block = await reader(net).blockTransfers!(DOGE, 2648059, (a) => watched.has(a));
+    const at = { blockHeight: 2648059, blockHash: dogeBlock.hash, tag: null };
+    expect(block).toEqual({
+      hash: dogeBlock.hash,
+      previous: dogeBlock.previousBlockHash,
+      transfers: [
+        {
+          txid: dogeBlock.txs[0]!.txid,
+          index: 0,
+          to: "D6ravJL6Fgxtgp8k2XZZt1QfUmwwGuLwQJ",
+          amount: "10001",
+          ...at,
+        },
+        {
+          txid: dogeBlock.txs[1]!.txid,
+          index: 0,
+          to: "DMnjrbcCEoeyvr7GEn8DS4ZXQjwq7E2zQU",
+          amount: "99",
+          ...at,
+        },
+      ],
+    });
+    // One request for a block of one page: no separate hash lookup.
+    expect(urls(net)).toEqual([`GET ${BASE}/api/v2/block/2648059?page=1`]);
+  });
+
+  it("reads every page of a block once, the first by height and the others by its hash", async () => {
+    const net = blockNet(2_001);
+    const block = await reader(net).blockTransfers!(DOGE, AT, (a) => a === ADDRESS);
+    expect(block).toMatchObject({ hash: HASH, previous: PARENT });
+    expect(block.transfers).toHaveLength(2_001);
+    expect(block.transfers[0]).toEqual({
+      txid: "0".repeat(64),
+      index: 1,
+      to: ADDRESS,
+      tag: null,
+      amount: "0.00001",
+      blockHeight: AT,
+      blockHash: HASH,
+    });
+    expect(block.transfers[2_000]).toMatchObject({
+      txid: (2_000).toString(16).padStart(64, "0"),
+      amount: "0.00003",
+    });
+    expect(urls(net)).toEqual([
+      `GET ${BASE}/api/v2/block/${AT}?page=1`,
+      `GET ${BASE}/api/v2/block/${HASH}?page=2`,
+      `GET ${BASE}/api/v2/block/${HASH}?page=3`,
+    ]);
+    expect((await reader(blockNet(3)).blockTransfers!(DOGE, AT, () => false)).transfers).toEqual([]);
+    expect(
+      (await reader(blockNet(3)).blockTransfers!({ ...DOGE, contract: "x" }, AT, () => true)).transfers,
+    ).toEqual([]);
+  });
+
+  it("a page short of its share of txCount, of another block or another page, or a provider error fails the read", async () => {
+    const fails = (net: MockNetwork) => reader(net, { timeoutMs: 50 }).blockTransfers!(DOGE, AT, () => true);
+    const short = (n: number) => (page: number, b: Record<string, unknown>) =>
+      page === n ? { ...b, txs: (b.txs as unknown[]).slice(0, -1) } : b;
+    await expect(fails(blockNet(2_500, short(2)))).rejects.toMatchObject({ kind: "invalid_body" });
+    await expect(fails(blockNet(2_500, short(3)))).rejects.toMatchObject({ kind: "invalid_body" });
+    await expect(fails(blockNet(40, short(1)))).rejects.toMatchObject({ kind: "invalid_body" });
+    // The first page claims fewer pages than txCount needs: the missing one is never asked for.
+    await expect(fails(blockNet(2_500, (_, b) => ({ ...b, totalPages: 2 })))).rejects.toMatchObject({
+      kind: "invalid_body",
+    });
+    // Page 2 answered as another block's (a reorg between two pages), or as page 1 again.
+    await expect(
+      fails(blockNet(2_500, (p, b) => (p === 2 ? { ...b, hash: PARENT } : b))),
+    ).rejects.toMatchObject({
+      kind: "invalid_body",
+    });
+    await expect(fails(blockNet(2_500, (p, b) => (p === 3 ? { ...b, page: 2 } : b)))).rejects.toMatchObject({
+      kind: "invalid_body",
+    });
+    await expect(fails(blockNet(40, (_, b) => ({ ...b, height: AT + 1 })))).rejects.toMatchObject({
+      kind: "invalid_body",
+    });
+    await expect(
+      fails(
+        createMockNetwork(
+          http.get(`${BASE}/api/v2/block/:id`, () => HttpResponse.json({ error: "Block not found" })),
+        ),
+      ),
+    ).rejects.toMatchObject({ kind: "rpc_error" });
+    await expect(
+      fails(blockNet(2_500, (p, b) => (p === 2 ? new HttpResponse("busy", { status: 503 }) : b))),
+    ).rejects.toMatchObject({ kind: "http_status", status: 503 });
   });
 });
