@@ -477,6 +477,7 @@ describe("block scan (TronGrid): TRX and USDT orders on one network", () => {
     const seconds = minutes * 60;
     const perSecond = steady.length / seconds;
     const byPath = (p: string) => steady.filter((r) => r.url.endsWith(p)).length;
+    expect(perSecond).toBeLessThanOrEqual(3);
     // Each block read once per asset: getblockbynum for TRX, getblockbynum + its tx infos for USDT.
     // (The few more getblockbynum: the paid addresses' listings looking up their deposits' blocks.)
     expect(byPath("/wallet/getblockbynum")).toBeGreaterThanOrEqual(2 * blocks);
@@ -486,7 +487,6 @@ describe("block scan (TronGrid): TRX and USDT orders on one network", () => {
     expect(relistings).toBeLessThanOrEqual(
       SETTINGS.listingsPerMinute * minutes + SETTINGS.listingsPerMinute / 12,
     );
-    expect(perSecond).toBeLessThanOrEqual(3);
     console.log(
       `TRON block scan, ${N} orders, ${minutes} min, ${blocks} blocks: ${steady.length} provider requests after the first listings ` +
         `(${perSecond.toFixed(2)}/s; ${byPath("/wallet/getblockbynum")} getblockbynum, ${byPath("/wallet/gettransactioninfobyblocknum")} ` +

@@ -122,8 +122,9 @@ const nowBlockSchema = z.object({
 const TRANSFER_TOPIC = "ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef";
 const hex20 = /^[0-9a-f]{40}$/;
 
-// A block read whole: only what every transaction has is required; a TransferContract's
-// parameters are checked when it pays a watched address (a stranger's odd one fails nothing).
+// A block read whole: only what the scan reads of every transaction is required (its id, its
+// contract's type); a TransferContract's parameters are checked when it pays a watched address,
+// so an odd transaction of a stranger's does not stop the network's reads.
 const fullBlockSchema = z.object({
   blockID: hex64,
   block_header: z.object({ raw_data: z.object({ number: height, parentHash: hex64 }) }),
@@ -133,7 +134,9 @@ const fullBlockSchema = z.object({
         txID: hex64,
         ret: z.array(z.object({ contractRet: z.string().optional() })).optional(),
         raw_data: z.object({
-          contract: z.array(z.object({ type: z.string(), parameter: z.object({ value: z.unknown() }) })),
+          contract: z.array(
+            z.object({ type: z.string(), parameter: z.object({ value: z.unknown() }).optional() }),
+          ),
         }),
       }),
     )
@@ -344,11 +347,11 @@ export function createTronGridReader(options: TronGridReaderOptions): ChainReade
     for (const tx of block.transactions ?? []) {
       const contract = tx.raw_data.contract[0];
       if (contract?.type !== "TransferContract" || tx.ret?.[0]?.contractRet !== "SUCCESS") continue;
-      const target = toAddressSchema.safeParse(contract.parameter.value).data?.to_address;
+      const target = toAddressSchema.safeParse(contract.parameter?.value).data?.to_address;
       const to = target === undefined ? null : tronAddress(target);
       if (to === null || !watched(to)) continue;
       const txid = tx.txID.toLowerCase();
-      const value = parseBody(source, transferContractSchema, contract.parameter.value, "TransferContract");
+      const value = parseBody(source, transferContractSchema, contract.parameter?.value, "TransferContract");
       if (value.amount === 0) continue;
       credited.push({
         txid,

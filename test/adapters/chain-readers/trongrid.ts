@@ -8,7 +8,7 @@ import nowBlock from "../../fixtures/chain/trongrid-nowblock.json";
 import trc20List from "../../fixtures/chain/trongrid-trc20-list.json";
 import trxList from "../../fixtures/chain/trongrid-trx-list.json";
 import txInfo from "../../fixtures/chain/trongrid-txinfo.json";
-import { fakeTron, TRON_BASE, type TronTx, tronAccount } from "../../support/fake-tron";
+import { fakeTron, TRON_BASE, type TronTx, tronAccount, tronHex } from "../../support/fake-tron";
 import { createMockNetwork, type MockNetwork } from "../../support/msw";
 
 const BASE = "https://api.trongrid.io";
@@ -475,6 +475,32 @@ describe("trongrid reader: whole blocks (blockTransfers)", () => {
         http.post(`${TRON_BASE}/wallet/gettransactioninfobyblocknum`, () => HttpResponse.json(answer)),
       );
       await expect(r.blockTransfers!(USDT, block.number, watched), what).rejects.toMatchObject(invalid);
+      fake.net.reset();
+    }
+
+    // A stranger's odd transaction does not stop the reads; a malformed transfer to a watched address does.
+    const json = (await (
+      await fake.net.fetch(`${TRON_BASE}/wallet/getblockbynum`, {
+        method: "POST",
+        body: JSON.stringify({ num: block.number }),
+      })
+    ).json()) as { transactions: Array<{ raw_data: { contract: Array<Record<string, unknown>> } }> };
+    const odd = structuredClone(json);
+    odd.transactions[0]!.raw_data.contract[0] = { type: "AccountCreateContract" };
+    const bad = structuredClone(json);
+    const toA = (t: (typeof bad.transactions)[number]) =>
+      (t.raw_data.contract[0]!.parameter as { value: { to_address?: string } }).value.to_address ===
+      tronHex(a);
+    const trx = bad.transactions.find(toA)!;
+    (trx.raw_data.contract[0]!.parameter as { value: { amount: unknown } }).value.amount = "1500000";
+    for (const [answer, fails] of [
+      [odd, false],
+      [bad, true],
+    ] as const) {
+      fake.net.use(http.post(`${TRON_BASE}/wallet/getblockbynum`, () => HttpResponse.json(answer)));
+      const read = r.blockTransfers!(TRX, block.number, watched);
+      if (fails) await expect(read).rejects.toMatchObject(invalid);
+      else expect((await read).transfers).toHaveLength(1);
       fake.net.reset();
     }
 
