@@ -33,8 +33,8 @@ import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
  *   `POST {base}/wallet/getblockbynum {"num": h}` → `blockID` (the hash), `block_header.raw_data.
  *   {number, parentHash}` and `transactions[]` (absent in an empty block: protobuf JSON omits empty
  *   lists), each `{txID, ret[0].contractRet, raw_data.contract[0].{type, parameter.value}}` with
- *   hex 41… addresses (java-tron's HTTP API without `visible`; tronprotocol.github.io/documentation-en,
- *   "HTTP API"). TRX: each `TransferContract` paying a watched address (`to_address` turned into
+ *   hex 41… addresses (java-tron's HTTP API without `visible`; fields as QuickNode's
+ *   `/wallet/getblockbynum` reference lists them, shapes as test/fixtures/chain/trongrid-*.json). TRX: each `TransferContract` paying a watched address (`to_address` turned into
  *   its T… spelling) with contractRet "SUCCESS" is credited exactly as the listing credits it.
  *   TRC-20 also reads `POST {base}/wallet/gettransactioninfobyblocknum {"num": h}`: an array with
  *   one TransactionInfo per transaction of the block (`id`, `blockNumber`, `result` ("FAILED" when
