@@ -1,15 +1,18 @@
 /**
  * The shared reads' block scan (src/adapters/chain/block-scan.ts through shared-reads.ts) on an
- * Esplora network (BTC) and a Blockbook one (DOGE): provider requests counted through MSW for
- * 10,000 watched addresses on a clock the test moves, and every deposit compared with what the
- * address's own listing says. One fake chain, served through each provider's API.
+ * Esplora network (BTC), a Blockbook one (DOGE) and TRON (TronGrid, TRX and USDT): provider
+ * requests counted through MSW for 10,000 watched addresses on a clock the test moves, and every
+ * deposit compared with what the address's own listing says. The Bitcoin-like chain is one fake,
+ * served through each provider's API.
  */
 import { HttpResponse, http } from "msw";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createBlockbookReader } from "../../src/adapters/chain/blockbook";
 import { createEsploraReader } from "../../src/adapters/chain/esplora";
 import { createSharedReader } from "../../src/adapters/chain/shared-reads";
+import { createTronGridReader } from "../../src/adapters/chain/trongrid";
 import type { AssetRef, ChainReader, IncomingTransfer } from "../../src/adapters/chain/types";
+import { fakeTron, TRON_BASE, type TronTx, tronAccount, USDT_CONTRACT } from "../support/fake-tron";
 import { createMockNetwork, type MockNetwork } from "../support/msw";
 
 const SETTINGS = { tipMs: 5_000, addressMs: 180_000, listingsPerMinute: 60 };
@@ -460,5 +463,170 @@ describe.each([esplora, blockbook])("block scan: an idle network", (provider) =>
     const kind = (url: string) =>
       provider.readsBlock(url) ? "block" : url.includes("/address/") ? "address" : "tip";
     expect(fake.net.requests.map((r) => kind(r.url))).toEqual(["tip", "address"]);
+  });
+});
+
+describe("block scan (TronGrid): TRX and USDT orders on one network", () => {
+  const TRX: AssetRef = { coin: "TRX", network: "TRX", contract: null, decimals: 6 };
+  const USDT: AssetRef = { coin: "USDT", network: "TRX", contract: USDT_CONTRACT, decimals: 6 };
+  const FAKE_TOKEN = "TGrg4w84ezCiMnXAzdxDuLrgN4PxKPDwzF";
+
+  function tronScanning(start: number) {
+    const fake = fakeTron(start);
+    const c = clock();
+    const reader = () => createTronGridReader({ baseUrl: TRON_BASE, fetch: fake.net.fetch });
+    return { fake, c, shared: createSharedReader(reader(), SETTINGS, c.now), direct: reader() };
+  }
+
+  it("over 10 simulated minutes (a block every 3 s) every deposit is found at the first poll after its block, as its own listing says, and the provider sees a few requests a second", async () => {
+    const { fake, c, shared, direct } = tronScanning(70_000_000);
+    const N = 10_000;
+    // Half the orders wait for TRX, half for USDT, each on its own address.
+    const orders = Array.from({ length: N }, (_, i) => ({
+      asset: i < N / 2 ? TRX : USDT,
+      address: tronAccount(i),
+    }));
+    const poll = async () => {
+      const lists: IncomingTransfer[][] = [];
+      for (let i = 0; i < orders.length; i += 500)
+        lists.push(
+          ...(await Promise.all(
+            orders.slice(i, i + 500).map((o) => shared.incomingTransfers(o.asset, o.address, null)),
+          )),
+        );
+      return lists;
+    };
+    await poll();
+    expect(fake.net.requests.filter((r) => r.url.includes("/v1/accounts/"))).toHaveLength(N);
+    const fixed = fake.net.requests.length;
+
+    const at = (i: number) => orders[i]!.address;
+    const d = {
+      trx: fake.trx(at(17), 12_500_000),
+      trxLast: fake.trx(at(4_999), 1_000_000_000),
+      usdt: fake.token([[at(5_000), 100_000_000n]]),
+      // Two USDT transfers to one order in one tx (a batch payout), and one to another order.
+      batch: fake.token([
+        [at(9_999), 30_000_000n],
+        [at(7_777), 1_234_567n],
+        [at(9_999), 20_000_000n, undefined, tronAccount(9, 0x14)],
+      ]),
+      // Not deposits: a failed TRX transfer, a reverted USDT transfer, a look-alike token's Transfer.
+      trxFailed: fake.trx(at(18), 5_000_000, { ok: false }),
+      usdtFailed: fake.token([[at(5_001), 5_000_000n]], { ok: false }),
+      lookAlike: fake.token([[at(5_002), 50_000_000n, FAKE_TOKEN]]),
+    };
+    const plan = new Map<string, Array<[number, TronTx]>>([
+      // minute:block-of-the-minute → placed txs (first and last position of the block, middle)
+      [
+        "3:5",
+        [
+          [0, d.trx],
+          [4, d.usdt],
+          [-1, d.trxFailed],
+        ],
+      ],
+      [
+        "6:19",
+        [
+          [2, d.batch],
+          [3, d.usdtFailed],
+          [5, d.lookAlike],
+          [-1, d.trxLast],
+        ],
+      ],
+    ]);
+    const mined = new Map<string, number>();
+    const minutes = 10;
+    let blocks = 0;
+    for (let m = 1; m <= minutes; m++) {
+      for (let k = 0; k < 20; k++) {
+        const block = fake.mine(6, plan.get(`${m}:${k}`) ?? []);
+        blocks++;
+        for (const t of block.txs) mined.set(t.txID, block.number);
+      }
+      c.advance(60_000);
+      const lists = await poll();
+      for (const [i, list] of lists.entries())
+        for (const t of list) expect(t.blockHeight, `${at(i)} ${t.txid}`).toBe(mined.get(t.txid));
+      if (m === 3) {
+        expect(lists[17]).toEqual([
+          {
+            txid: d.trx.txID,
+            index: 0,
+            to: at(17),
+            tag: null,
+            amount: "12.5",
+            blockHeight: 70_000_046,
+            blockHash: fake.chain.blocks[46]!.id,
+          },
+        ]);
+        expect(lists[5_000]).toMatchObject([{ txid: d.usdt.txID, index: 0, amount: "100" }]);
+      }
+      if (m === 6) {
+        expect(lists[9_999]!.map((t) => [t.index, t.amount])).toEqual([
+          [0, "20"],
+          [1, "30"],
+        ]);
+        expect(lists[7_777]).toMatchObject([{ txid: d.batch.txID, index: 0, amount: "1.234567" }]);
+        expect(lists[4_999]).toMatchObject([{ txid: d.trxLast.txID, amount: "1000" }]);
+      }
+    }
+
+    // Every order is served exactly what its address's own listing says, and nothing else is paid.
+    const lists = await poll();
+    const paid = [17, 4_999, 5_000, 7_777, 9_999];
+    for (const i of paid) {
+      const own = await direct.incomingTransfers(orders[i]!.asset, at(i), null);
+      expect(own.length, at(i)).toBeGreaterThan(0);
+      expect(sorted(lists[i]!), at(i)).toEqual(sorted(own));
+    }
+    for (const i of [18, 5_001, 5_002])
+      expect(await direct.incomingTransfers(orders[i]!.asset, at(i), null)).toEqual([]);
+    expect(lists.flatMap((l, i) => (l.length > 0 ? [i] : []))).toEqual([...paid].sort((x, y) => x - y));
+
+    const steady = fake.net.requests.slice(fixed);
+    const seconds = minutes * 60;
+    const perSecond = steady.length / seconds;
+    const byPath = (p: string) => steady.filter((r) => r.url.endsWith(p)).length;
+    expect(perSecond).toBeLessThanOrEqual(3);
+    // Each block read once per asset: getblockbynum for TRX, getblockbynum + its tx infos for USDT.
+    // (The few more getblockbynum: the paid addresses' listings looking up their deposits' blocks.)
+    expect(byPath("/wallet/getblockbynum")).toBeGreaterThanOrEqual(2 * blocks);
+    expect(byPath("/wallet/getblockbynum")).toBeLessThanOrEqual(2 * blocks + 10);
+    expect(byPath("/wallet/gettransactioninfobyblocknum")).toBe(blocks);
+    const relistings = steady.filter((r) => r.url.includes("/v1/accounts/")).length;
+    expect(relistings).toBeLessThanOrEqual(
+      SETTINGS.listingsPerMinute * minutes + SETTINGS.listingsPerMinute / 12,
+    );
+    console.log(
+      `TRON block scan, ${N} orders, ${minutes} min, ${blocks} blocks: ${steady.length} provider requests after the first listings ` +
+        `(${perSecond.toFixed(2)}/s; ${byPath("/wallet/getblockbynum")} getblockbynum, ${byPath("/wallet/gettransactioninfobyblocknum")} ` +
+        `gettransactioninfobyblocknum, ${relistings} re-listings)`,
+    );
+  }, 180_000);
+
+  it("a reorg seen through the next block's parent reads the replaced block again, for TRX and USDT", async () => {
+    const { fake, c, shared } = tronScanning(70_000_000);
+    const a = tronAccount(1);
+    const b = tronAccount(2);
+    await Promise.all([shared.incomingTransfers(TRX, a, null), shared.incomingTransfers(USDT, b, null)]);
+    const toA = fake.trx(a, 3_000_000);
+    fake.mine(4, [[1, toA]]);
+    c.advance(6_000);
+    expect(await shared.incomingTransfers(TRX, a, null)).toMatchObject([
+      { txid: toA.txID, blockHeight: 70_000_001 },
+    ]);
+    // Block 70,000,001 is replaced by one paying b USDT instead (a's tx dropped), and one is mined on it.
+    fake.reorgTip();
+    fake.chain.mempool = [];
+    const toB = fake.token([[b, 8_000_000n]]);
+    const replaced = fake.mine(3, [[2, toB]]);
+    fake.mine(2);
+    c.advance(6_000);
+    expect(await shared.incomingTransfers(TRX, a, null)).toEqual([]);
+    expect(await shared.incomingTransfers(USDT, b, null)).toMatchObject([
+      { txid: toB.txID, amount: "8", blockHeight: 70_000_001, blockHash: replaced.id },
+    ]);
   });
 });

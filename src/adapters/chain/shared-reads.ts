@@ -7,7 +7,7 @@
  * - On a reader with a multi-address query (`incomingTransfersMany`: EVM logs and recent blocks),
  *   every address asked for in the last `addressMs` is watched, and one request lists them all,
  *   again whenever the tip moved (at most once per `tipMs`) or `addressMs` passed.
- * - On a reader that reads whole blocks (`blockTransfers`: Esplora, Blockbook) with
+ * - On a reader that reads whole blocks (`blockTransfers`: Esplora, Blockbook, TronGrid) with
  *   `listingsPerMinute` set, each new block is scanned once for every watched address
  *   (./block-scan.ts), and an address is served its last listing merged with what the scan
  *   found since (a block's copy of a transfer
@@ -16,7 +16,7 @@
  *   tip moved — as below; its periodic re-listing (after `addressMs`, for mempool sightings only:
  *   the blocks find every mined deposit) takes a token of a per-network budget of
  *   `listingsPerMinute`, so the provider's load is the blocks plus that budget, whatever N is.
- * - Elsewhere (TronGrid, ...: no multi-address call) an address is listed again
+ * - Elsewhere (Solana, ...: no multi-address call) an address is listed again
  *   only when `addressMs` passed since its last listing, or when that listing held an unconfirmed
  *   transfer and the tip moved (its block height is what the confirmations wait for). A new deposit
  *   to a quiet address is thus seen up to `addressMs` late; confirmations are counted on the

@@ -73,7 +73,7 @@ export interface ChainReader {
    * The best chain's block at `height`, read whole: its hash, its parent's, and the incoming
    * transfers of `asset` in it to every address `watched` accepts (asked as each transaction is
    * read), each exactly as `incomingTransfers` would list it once mined. For per-order addresses
-   * without a multi-address query (Esplora, Blockbook): the shared reads scan each new block once for all
+   * without a multi-address query (Esplora, Blockbook, TronGrid): the shared reads scan each new block once for all
    * the network's watched addresses instead of listing each address (./block-scan.ts).
    */
   blockTransfers?(

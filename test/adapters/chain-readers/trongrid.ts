@@ -8,6 +8,7 @@ import nowBlock from "../../fixtures/chain/trongrid-nowblock.json";
 import trc20List from "../../fixtures/chain/trongrid-trc20-list.json";
 import trxList from "../../fixtures/chain/trongrid-trx-list.json";
 import txInfo from "../../fixtures/chain/trongrid-txinfo.json";
+import { fakeTron, TRON_BASE, type TronTx, tronAccount, tronHex } from "../../support/fake-tron";
 import { createMockNetwork, type MockNetwork } from "../../support/msw";
 
 const BASE = "https://api.trongrid.io";
@@ -352,5 +353,163 @@ describe("trongrid reader: failures", () => {
       await expect(run(), what).rejects.toMatchObject({ name: "ChainReaderError", kind: "invalid_body" });
       expect(net.unhandled, what).toEqual([]);
     }
+  });
+});
+
+describe("trongrid reader: whole blocks (blockTransfers)", () => {
+  const FAKE_TOKEN = "TGrg4w84ezCiMnXAzdxDuLrgN4PxKPDwzF";
+  const a = tronAccount(1);
+  const b = tronAccount(2);
+  const watched = (x: string) => x === a || x === b;
+  const scanReader = (fake: ReturnType<typeof fakeTron>) =>
+    createTronGridReader({ baseUrl: TRON_BASE, fetch: fake.net.fetch });
+  const path = (r: { url: string }) => new URL(r.url).pathname;
+  const mine = (fake: ReturnType<typeof fakeTron>) => {
+    const tx = {
+      trx: fake.trx(a, 1_500_000),
+      trxFailed: fake.trx(a, 9_000_000, { ok: false }),
+      trxToStranger: fake.trx(tronAccount(3, 0x14), 5_000_000),
+      usdt: fake.token([[a, 2_500_000n]]),
+      // Two transfers to b in one tx: ranked by value, as the listing ranks them.
+      batch: fake.token([
+        [b, 2_000_000n],
+        [b, 500_000n, undefined, tronAccount(4, 0x14)],
+      ]),
+      usdtFailed: fake.token([[a, 3_000_000n]], { ok: false }),
+      // Another token's Transfer to a, alone and beside a genuine one in the same tx.
+      lookAlike: fake.token([[a, 7_000_000n, FAKE_TOKEN]]),
+      mixed: fake.token([
+        [a, 1_000_000n, FAKE_TOKEN],
+        [a, 4_000_000n],
+      ]),
+      zero: fake.token([[b, 0n]]),
+    };
+    const block = fake.mine(
+      4,
+      Object.values(tx).map((t, i): [number, TronTx] => [1 + 2 * i, t]),
+    );
+    return { tx, block };
+  };
+
+  it("reads the block once (TRX: getblockbynum; a token: and its tx infos) and lists its transfers to watched addresses as the listing does", async () => {
+    const fake = fakeTron(70_000_000);
+    const { tx, block } = mine(fake);
+    fake.mine(2);
+    const r = scanReader(fake);
+
+    const native = await r.blockTransfers!(TRX, block.number, watched);
+    expect(native).toEqual({
+      hash: block.id,
+      previous: block.parent,
+      transfers: [
+        {
+          txid: tx.trx.txID,
+          index: 0,
+          to: a,
+          tag: null,
+          amount: "1.5",
+          blockHeight: block.number,
+          blockHash: block.id,
+        },
+      ],
+    });
+    expect(fake.net.requests.map(path)).toEqual(["/wallet/getblockbynum"]);
+
+    fake.net.requests.length = 0;
+    const token = await r.blockTransfers!(USDT, block.number, watched);
+    expect(token.transfers.map((t) => [t.txid, t.index, t.to, t.amount])).toEqual([
+      [tx.usdt.txID, 0, a, "2.5"],
+      [tx.batch.txID, 0, b, "0.5"],
+      [tx.batch.txID, 1, b, "2"],
+      [tx.mixed.txID, 0, a, "4"],
+    ]);
+    expect(token.transfers.every((t) => t.blockHash === block.id && t.blockHeight === block.number)).toBe(
+      true,
+    );
+    expect(fake.net.requests.map(path)).toEqual([
+      "/wallet/getblockbynum",
+      "/wallet/gettransactioninfobyblocknum",
+    ]);
+
+    // Exactly what each address's own listing says of that block.
+    const key = (t: IncomingTransfer) => `${t.txid}:${t.index}`;
+    const sorted = (l: IncomingTransfer[]) => [...l].sort((x, y) => key(x).localeCompare(key(y)));
+    for (const [asset, scanned] of [
+      [TRX, native],
+      [USDT, token],
+    ] as const)
+      for (const x of [a, b])
+        expect(sorted(await r.incomingTransfers(asset, x, null)), `${asset.coin} ${x}`).toEqual(
+          sorted(scanned.transfers.filter((t) => t.to === x)),
+        );
+
+    // Nobody watched: nothing, whatever the block holds.
+    expect((await r.blockTransfers!(USDT, block.number, () => false)).transfers).toEqual([]);
+    expect(fake.net.unhandled).toEqual([]);
+  });
+
+  it("a block the node lacks, or tx infos that do not name the block's transactions, fail the read: a missed block never reads as no deposit", async () => {
+    const fake = fakeTron(70_000_000);
+    const { block } = mine(fake);
+    const r = scanReader(fake);
+    const invalid = { name: "ChainReaderError", kind: "invalid_body" };
+    await expect(r.blockTransfers!(TRX, block.number + 1, watched)).rejects.toMatchObject(invalid);
+    await expect(r.blockTransfers!(USDT, block.number + 1, watched)).rejects.toMatchObject(invalid);
+
+    const infos = async () =>
+      (await (
+        await fake.net.fetch(`${TRON_BASE}/wallet/gettransactioninfobyblocknum`, {
+          method: "POST",
+          body: JSON.stringify({ num: block.number }),
+        })
+      ).json()) as Array<{ id: string }>;
+    const all = await infos();
+    for (const [what, answer] of [
+      ["none (a node behind)", []],
+      ["one short", all.slice(1)],
+      ["one twice, one missing", [...all.slice(1), all[1]]],
+      ["other transactions'", all.map((i) => ({ ...i, id: `6e${i.id.slice(2)}` }))],
+      ["an error", { Error: "class java.lang.NullPointerException : null" }],
+    ] as const) {
+      fake.net.use(
+        http.post(`${TRON_BASE}/wallet/gettransactioninfobyblocknum`, () => HttpResponse.json(answer)),
+      );
+      await expect(r.blockTransfers!(USDT, block.number, watched), what).rejects.toMatchObject(invalid);
+      fake.net.reset();
+    }
+
+    // A stranger's odd transaction does not stop the reads; a malformed transfer to a watched address does.
+    const json = (await (
+      await fake.net.fetch(`${TRON_BASE}/wallet/getblockbynum`, {
+        method: "POST",
+        body: JSON.stringify({ num: block.number }),
+      })
+    ).json()) as { transactions: Array<{ raw_data: { contract: Array<Record<string, unknown>> } }> };
+    const odd = structuredClone(json);
+    odd.transactions[0]!.raw_data.contract[0] = { type: "AccountCreateContract" };
+    const bad = structuredClone(json);
+    const toA = (t: (typeof bad.transactions)[number]) =>
+      (t.raw_data.contract[0]!.parameter as { value: { to_address?: string } }).value.to_address ===
+      tronHex(a);
+    const trx = bad.transactions.find(toA)!;
+    (trx.raw_data.contract[0]!.parameter as { value: { amount: unknown } }).value.amount = "1500000";
+    for (const [answer, fails] of [
+      [odd, false],
+      [bad, true],
+    ] as const) {
+      fake.net.use(http.post(`${TRON_BASE}/wallet/getblockbynum`, () => HttpResponse.json(answer)));
+      const read = r.blockTransfers!(TRX, block.number, watched);
+      if (fails) await expect(read).rejects.toMatchObject(invalid);
+      else expect((await read).transfers).toHaveLength(1);
+      fake.net.reset();
+    }
+
+    // An empty block (no `transactions`, no tx infos) has nothing, and says so.
+    const empty = fake.mine(0);
+    expect(await r.blockTransfers!(USDT, empty.number, watched)).toEqual({
+      hash: empty.id,
+      previous: block.id,
+      transfers: [],
+    });
   });
 });
