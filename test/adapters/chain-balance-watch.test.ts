@@ -1,0 +1,401 @@
+/**
+ * The shared reads' balance watch (src/adapters/chain/balance-watch.ts through shared-reads.ts) on
+ * Solana: a fake JSON-RPC node over MSW whose accounts, signatures and transactions follow the
+ * deposits the test makes, on a clock the test moves. Provider calls are counted per JSON-RPC
+ * method (a batch of ten calls is ten), and every deposit is compared with what the address's own
+ * unshared listing says.
+ */
+import { base58 } from "@scure/base";
+import { HttpResponse, http } from "msw";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { createSharedReader } from "../../src/adapters/chain/shared-reads";
+import { createSolanaReader } from "../../src/adapters/chain/solana-rpc";
+import type { AssetRef, ChainReader, IncomingTransfer } from "../../src/adapters/chain/types";
+import { associatedTokenAddress, TOKEN_PROGRAM_ID } from "../../src/domain/addresses/solana";
+import { createMockNetwork } from "../support/msw";
+
+const RPC = "https://solana.watch.test/";
+const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
+const SOL: AssetRef = { coin: "SOL", network: "SOL", contract: null, decimals: 9 };
+const USDC_SOL: AssetRef = { coin: "USDC", network: "SOL", contract: USDC, decimals: 6 };
+const SETTINGS = { tipMs: 5_000, addressMs: 180_000 };
+const SYSTEM = "11111111111111111111111111111111";
+
+/** A distinct valid key per (kind, i): 32 bytes, or 64 for a signature. */
+const key = (kind: number, i: number, size = 32) =>
+  base58.encode(
+    Uint8Array.from({ length: size }, (_, k) => (k === 0 ? kind : k < 4 ? (i >> (8 * (k - 1))) & 255 : 0)),
+  );
+const wallet = (i: number) => key(7, i);
+const SENDER = key(9, 1);
+const SENDER_ATA = associatedTokenAddress(SENDER, USDC);
+
+interface Call {
+  id: number;
+  method: string;
+  params: unknown[];
+}
+type Account = { lamports: number } | { owner: string; amount: bigint };
+
+/** A Solana node: accounts, per-account signatures (oldest first), transactions, confirmed and finalized slots. */
+function solanaNode() {
+  let serial = 0;
+  const chain = {
+    confirmed: 300_000_000,
+    finalized: 300_000_000,
+    accounts: new Map<string, Account>(),
+    signatures: new Map<string, Array<{ signature: string; slot: number }>>(),
+    txs: new Map<string, unknown>(),
+    /** getMultipleAccounts answers this error while set. */
+    accountsError: null as { code: number; message: string } | null,
+  };
+  const blockhash = (slot: number) => key(5, slot - 300_000_000);
+  const accountJson = (pubkey: string) => {
+    const a = chain.accounts.get(pubkey);
+    if (!a) return null;
+    if ("lamports" in a)
+      return { lamports: a.lamports, owner: SYSTEM, executable: false, data: ["", "base64"], space: 0 };
+    const amount = a.amount.toString();
+    return {
+      lamports: 2039280,
+      owner: TOKEN_PROGRAM_ID,
+      executable: false,
+      data: {
+        program: "spl-token",
+        parsed: {
+          type: "account",
+          info: { mint: USDC, owner: a.owner, state: "initialized", tokenAmount: { amount, decimals: 6 } },
+        },
+        space: 165,
+      },
+    };
+  };
+  const answer = (c: Call): Record<string, unknown> => {
+    const reply = (result: unknown) => ({ jsonrpc: "2.0", id: c.id, result });
+    const [first, opts] = c.params as [unknown, Record<string, unknown> | undefined];
+    switch (c.method) {
+      case "getSlot":
+        return reply(chain.finalized);
+      case "getMultipleAccounts":
+        if (chain.accountsError) return { jsonrpc: "2.0", id: c.id, error: chain.accountsError };
+        return reply({
+          context: { apiVersion: "2.1.21", slot: chain.confirmed },
+          value: (first as string[]).map(accountJson),
+        });
+      case "getSignaturesForAddress": {
+        if (Number(opts?.minContextSlot ?? 0) > chain.confirmed)
+          return {
+            jsonrpc: "2.0",
+            id: c.id,
+            error: { code: -32016, message: "Minimum context slot has not been reached" },
+          };
+        let list = [...(chain.signatures.get(first as string) ?? [])].reverse();
+        if (opts?.before) list = list.slice(list.findIndex((s) => s.signature === opts.before) + 1);
+        return reply(
+          list.slice(0, Number(opts?.limit ?? 1000)).map((s) => ({
+            ...s,
+            err: null,
+            confirmationStatus: s.slot <= chain.finalized ? "finalized" : "confirmed",
+          })),
+        );
+      }
+      case "getTransaction":
+        return reply(chain.txs.get(first as string) ?? null);
+      case "getBlock":
+        return reply({ blockhash: blockhash(first as number) });
+      default:
+        return { jsonrpc: "2.0", id: c.id, error: { code: -32601, message: "Method not found" } };
+    }
+  };
+  const net = createMockNetwork(
+    http.post(RPC, async ({ request }) => {
+      const body = (await request.json()) as Call | Call[];
+      return HttpResponse.json(Array.isArray(body) ? body.map(answer) : answer(body));
+    }),
+  );
+
+  const lamports = (a: string) => {
+    const acc = chain.accounts.get(a);
+    return acc && "lamports" in acc ? acc.lamports : 0;
+  };
+  const record = (slot: number, keys: string[], tx: Record<string, unknown>) => {
+    const signature = key(3, ++serial, 64);
+    for (const k of keys) chain.signatures.set(k, [...(chain.signatures.get(k) ?? []), { signature, slot }]);
+    chain.txs.set(signature, {
+      slot,
+      ...tx,
+      transaction: { message: { accountKeys: keys.map((pubkey) => ({ pubkey })) } },
+    });
+    return signature;
+  };
+  /** A successful SOL transfer to `to` in a new confirmed (not yet finalized) slot. */
+  const paySol = (to: string, amount: number) => {
+    const slot = ++chain.confirmed;
+    const pre = [lamports(SENDER) || 1e15, lamports(to)];
+    const post = [pre[0]! - amount - 5000, pre[1]! + amount];
+    chain.accounts.set(SENDER, { lamports: post[0]! });
+    chain.accounts.set(to, { lamports: post[1]! });
+    return record(slot, [SENDER, to, SYSTEM], {
+      meta: { err: null, preBalances: [...pre, 1], postBalances: [...post, 1] },
+    });
+  };
+  /** A USDC transfer to `owner`'s associated token account (created by the first one). */
+  const payUsdc = (owner: string, units: bigint) => {
+    const slot = ++chain.confirmed;
+    const ata = associatedTokenAddress(owner, USDC);
+    const before = chain.accounts.get(ata) as { amount: bigint } | undefined;
+    const after = (before?.amount ?? 0n) + units;
+    chain.accounts.set(ata, { owner, amount: after });
+    const balance = (accountIndex: number, who: string, amount: bigint) => ({
+      accountIndex,
+      mint: USDC,
+      owner: who,
+      programId: TOKEN_PROGRAM_ID,
+      uiTokenAmount: { amount: amount.toString(), decimals: 6 },
+    });
+    return record(slot, [SENDER, SENDER_ATA, ata, TOKEN_PROGRAM_ID], {
+      meta: {
+        err: null,
+        preBalances: [1e9, 2039280, before ? 2039280 : 0, 1],
+        postBalances: [1e9 - 5000, 2039280, 2039280, 1],
+        preTokenBalances: [
+          balance(1, SENDER, 10n ** 15n),
+          ...(before ? [balance(2, owner, before.amount)] : []),
+        ],
+        postTokenBalances: [balance(1, SENDER, 10n ** 15n - units), balance(2, owner, after)],
+      },
+    });
+  };
+  const finalize = () => {
+    chain.finalized = chain.confirmed;
+  };
+  /** JSON-RPC calls made so far (a batch's calls each), as [method, first param]. */
+  const calls = () =>
+    net.requests.flatMap((r) => {
+      const body = JSON.parse(r.body) as Call | Call[];
+      return (Array.isArray(body) ? body : [body]).map((c) => [c.method, c.params[0]] as const);
+    });
+  return { chain, net, paySol, payUsdc, finalize, calls, blockhash };
+}
+
+// Thousands of requests in a few real seconds: signals without the 10 s timers (see chain-block-scan.test.ts).
+beforeEach(() => {
+  vi.spyOn(AbortSignal, "timeout").mockImplementation(() => new AbortController().signal);
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+/** The fake node, a clock, the shared reads over it, and the unshared reader as the truth. */
+function watching() {
+  const node = solanaNode();
+  let t = 1_000_000;
+  const clock = { now: () => t, advance: (ms: number) => (t += ms) };
+  const shared = createSharedReader(
+    createSolanaReader({ baseUrl: RPC, fetch: node.net.fetch }),
+    SETTINGS,
+    clock.now,
+  );
+  const direct: ChainReader = createSolanaReader({ baseUrl: RPC, fetch: node.net.fetch });
+  return { node, clock, shared, direct };
+}
+
+const listings = (calls: ReadonlyArray<readonly [string, unknown]>, account?: string) =>
+  calls.filter(
+    ([m, first]) => m === "getSignaturesForAddress" && (account === undefined || first === account),
+  ).length;
+
+describe("balance watch (Solana): deposits", () => {
+  it("SOL and USDC deposits are found, unconfirmed then finalized, as each address's own listing says", async () => {
+    const { node, clock, shared, direct } = watching();
+    const sol = Array.from({ length: 20 }, (_, i) => wallet(i));
+    const usdc = Array.from({ length: 20 }, (_, i) => wallet(100 + i));
+    const poll = () =>
+      Promise.all([
+        ...sol.map((a) => shared.incomingTransfers(SOL, a, null)),
+        ...usdc.map((a) => shared.incomingTransfers(USDC_SOL, a, null)),
+      ]);
+    const truth = () =>
+      Promise.all([
+        ...sol.map((a) => direct.incomingTransfers(SOL, a, null)),
+        ...usdc.map((a) => direct.incomingTransfers(USDC_SOL, a, null)),
+      ]);
+    expect((await poll()).flat()).toEqual([]);
+
+    const paid = {
+      sol: node.paySol(sol[3]!, 1_500_000_000),
+      twice: [node.paySol(sol[7]!, 250_000_000), node.paySol(sol[7]!, 1)],
+      usdc: node.payUsdc(usdc[5]!, 250_000_000n), // creates the associated token account
+      more: node.payUsdc(usdc[9]!, 1n),
+    };
+    clock.advance(SETTINGS.tipMs);
+    const seen = await poll();
+    expect(seen[3]).toEqual([
+      { txid: paid.sol, index: 0, to: sol[3], tag: null, amount: "1.5", blockHeight: null, blockHash: null },
+    ]);
+    expect(seen[7]!.map((t) => t.amount).sort()).toEqual(["0.000000001", "0.25"]);
+    expect(seen[20 + 5]).toEqual([
+      {
+        txid: paid.usdc,
+        index: 0,
+        to: usdc[5],
+        tag: null,
+        amount: "250",
+        blockHeight: null,
+        blockHash: null,
+      },
+    ]);
+    expect(seen[20 + 9]).toMatchObject([{ txid: paid.more, amount: "0.000001", to: usdc[9] }]);
+    expect(seen).toEqual(await truth());
+
+    // Finalized: no balance moves, yet the unconfirmed deposits are listed again once the tip moved.
+    node.finalize();
+    clock.advance(SETTINGS.tipMs);
+    const done = await poll();
+    expect(done[3]).toEqual([
+      {
+        txid: paid.sol,
+        index: 0,
+        to: sol[3],
+        tag: null,
+        amount: "1.5",
+        blockHeight: 300_000_001,
+        blockHash: node.blockhash(300_000_001),
+      },
+    ]);
+    expect(done).toEqual(await truth());
+    expect(done.filter((l) => l.length > 0)).toHaveLength(4);
+  });
+
+  it("an unchanged balance causes no listing; a changed one is listed once", async () => {
+    const { node, clock, shared } = watching();
+    const addresses = Array.from({ length: 10 }, (_, i) => wallet(i));
+    node.paySol(addresses[4]!, 7); // an older deposit: the balance is not where a changed one starts
+    node.finalize();
+    const poll = () => Promise.all(addresses.map((a) => shared.incomingTransfers(SOL, a, null)));
+    await poll();
+    expect(listings(node.calls())).toBe(10); // each address's first listing
+    const first = node.calls().length;
+
+    // Ten minutes of polls every 15 s: the balances are read, nothing is listed.
+    for (let i = 0; i < 40; i++) {
+      clock.advance(15_000);
+      await poll();
+    }
+    const quiet = node.calls().slice(first);
+    expect(listings(quiet)).toBe(0);
+    expect(quiet.filter(([m]) => m === "getMultipleAccounts").length).toBeGreaterThanOrEqual(40);
+
+    // One deposit, finalized at once: that address is listed once (signatures, its transaction, its block).
+    const txid = node.paySol(addresses[2]!, 1_000_000_000);
+    node.finalize();
+    const before = node.calls().length;
+    let found: IncomingTransfer[] = [];
+    for (let i = 0; i < 8; i++) {
+      clock.advance(15_000);
+      found = (await poll())[2]!;
+    }
+    const after = node.calls().slice(before);
+    expect(found).toMatchObject([{ txid, amount: "1", blockHeight: 300_000_002 }]);
+    expect(listings(after)).toBe(1);
+    expect(listings(after, addresses[2])).toBe(1);
+    expect(after.filter(([m]) => m === "getTransaction")).toEqual([["getTransaction", txid]]);
+  });
+
+  it("a failed balance read fails the orders' reads (never 'no deposit'), new addresses' too, until it reads again", async () => {
+    const { node, clock, shared } = watching();
+    const addresses = [wallet(1), wallet(2)];
+    await Promise.all(addresses.map((a) => shared.incomingTransfers(SOL, a, null)));
+    const txid = node.paySol(addresses[1]!, 5_000_000_000);
+    node.chain.accountsError = { code: -32005, message: "Node is behind" };
+    clock.advance(SETTINGS.tipMs);
+    for (const a of [...addresses, wallet(3)])
+      await expect(shared.incomingTransfers(SOL, a, null)).rejects.toMatchObject({ kind: "rpc_error" });
+    node.chain.accountsError = null;
+    expect(await shared.incomingTransfers(SOL, addresses[1]!, null)).toMatchObject([{ txid, amount: "5" }]);
+    expect(await shared.incomingTransfers(SOL, wallet(3), null)).toEqual([]);
+  });
+});
+
+describe("balance watch (Solana): 10,000 watched addresses", () => {
+  it("polling every minute for 30 simulated minutes, the provider sees a few calls a second and every deposit is found, as its own listing says", async () => {
+    const { node, clock, shared, direct } = watching();
+    const N = 10_000;
+    const addresses = Array.from({ length: N }, (_, i) => wallet(i));
+    const poll = async () => {
+      const lists: IncomingTransfer[][] = [];
+      for (let i = 0; i < addresses.length; i += 500)
+        lists.push(
+          ...(await Promise.all(
+            addresses.slice(i, i + 500).map((a) => shared.incomingTransfers(SOL, a, null)),
+          )),
+        );
+      return lists;
+    };
+
+    // The first poll reads each new address's balance and lists it once: a fixed cost per order.
+    await poll();
+    expect(listings(node.calls())).toBe(N);
+    const fixed = node.calls().length;
+    const fixedHttp = node.net.requests.length;
+
+    const paid = new Map<number, { txid: string; minute: number }>();
+    const plan = new Map<number, () => void>([
+      [10, () => paid.set(17, { txid: node.paySol(addresses[17]!, 1_500_000_000), minute: 10 })],
+      [11, () => paid.set(9_999, { txid: node.paySol(addresses[9_999]!, 2), minute: 11 })],
+      [15, () => addresses.push(wallet(N))],
+      [16, () => paid.set(N, { txid: node.paySol(wallet(N), 777), minute: 16 })],
+      [20, () => paid.set(5_555, { txid: node.paySol(addresses[5_555]!, 123_456_789), minute: 20 })],
+    ]);
+    const seenAt = new Map<number, number>();
+    const minutes = 30;
+    for (let m = 1; m <= minutes; m++) {
+      clock.advance(60_000);
+      node.finalize(); // last minute's deposits are final by now
+      plan.get(m)?.();
+      const lists = await poll();
+      for (const [i, list] of lists.entries())
+        if (list.length > 0) {
+          expect(paid.has(i), `${addresses[i]} was not paid`).toBe(true);
+          seenAt.set(i, seenAt.get(i) ?? m);
+        }
+    }
+
+    // Each deposit was seen within a cycle (at most addressMs) of its payment.
+    for (const [i, p] of paid) {
+      expect(seenAt.get(i), addresses[i]).toBeDefined();
+      expect(seenAt.get(i)! - p.minute).toBeLessThanOrEqual(SETTINGS.addressMs / 60_000);
+    }
+    // Every paid address is served exactly what its own listing says (txid, amount, slot, blockhash).
+    clock.advance(60_000);
+    const lists = await poll();
+    for (const i of paid.keys()) {
+      expect(lists[i]).toEqual(await direct.incomingTransfers(SOL, addresses[i]!, null));
+      expect(lists[i]).toMatchObject([{ txid: paid.get(i)!.txid }]);
+      expect(lists[i]![0]!.blockHeight).not.toBeNull();
+    }
+    expect(lists.filter((l) => l.length > 0)).toHaveLength(paid.size);
+
+    const steady = node.calls().slice(fixed);
+    const seconds = (minutes + 1) * 60;
+    const perSecond = steady.length / seconds;
+    const perOrderMinute = steady.length / addresses.length / (minutes + 1);
+    const byMethod = new Map<string, number>();
+    for (const [m] of steady) byMethod.set(m, (byMethod.get(m) ?? 0) + 1);
+    const count = (m: string) => byMethod.get(m) ?? 0;
+    // Balances of all 10,000 once per addressMs (100 calls a sweep), the tip once a minute, and
+    // the listings of the four changed addresses and the new one; nothing per quiet address.
+    expect(perSecond).toBeLessThanOrEqual(2);
+    expect(count("getSignaturesForAddress")).toBeLessThanOrEqual(paid.size + 1 + paid.size);
+    expect(count("getMultipleAccounts")).toBeLessThanOrEqual(
+      Math.ceil((minutes + 1) / 3) * (N / 100 + 1) + 1,
+    );
+    console.log(
+      `balance watch, ${N} addresses, ${minutes + 1} min: ${steady.length} provider calls after the first listings ` +
+        `(${perSecond.toFixed(3)}/s, ${perOrderMinute.toFixed(5)} per open order per minute; ` +
+        `${node.net.requests.length - fixedHttp} HTTP requests; ` +
+        [...byMethod].map(([m, n]) => `${m} ${n}`).join(", ") +
+        ")",
+    );
+  }, 180_000);
+});
