@@ -5,7 +5,6 @@
  * method (a batch of ten calls is ten), and every deposit is compared with what the address's own
  * unshared listing says.
  */
-import { base58 } from "@scure/base";
 import { HttpResponse, http } from "msw";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createSharedReader } from "../../src/adapters/chain/shared-reads";
@@ -13,19 +12,19 @@ import { createSolanaReader } from "../../src/adapters/chain/solana-rpc";
 import type { AssetRef, ChainReader, IncomingTransfer } from "../../src/adapters/chain/types";
 import { associatedTokenAddress, TOKEN_PROGRAM_ID } from "../../src/domain/addresses/solana";
 import { createMockNetwork } from "../support/msw";
+import {
+  SYSTEM_PROGRAM_ID as SYSTEM,
+  solanaKey,
+  systemAccount,
+  tokenAccount,
+} from "../support/solana-accounts";
 
 const RPC = "https://solana.watch.test/";
 const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
 const SOL: AssetRef = { coin: "SOL", network: "SOL", contract: null, decimals: 9 };
 const USDC_SOL: AssetRef = { coin: "USDC", network: "SOL", contract: USDC, decimals: 6 };
 const SETTINGS = { tipMs: 5_000, addressMs: 180_000 };
-const SYSTEM = "11111111111111111111111111111111";
-
-/** A distinct valid key per (kind, i): 32 bytes, or 64 for a signature. */
-const key = (kind: number, i: number, size = 32) =>
-  base58.encode(
-    Uint8Array.from({ length: size }, (_, k) => (k === 0 ? kind : k < 4 ? (i >> (8 * (k - 1))) & 255 : 0)),
-  );
+const key = solanaKey;
 const wallet = (i: number) => key(7, i);
 const SENDER = key(9, 1);
 const SENDER_ATA = associatedTokenAddress(SENDER, USDC);
@@ -53,22 +52,8 @@ function solanaNode() {
   const accountJson = (pubkey: string) => {
     const a = chain.accounts.get(pubkey);
     if (!a) return null;
-    if ("lamports" in a)
-      return { lamports: a.lamports, owner: SYSTEM, executable: false, data: ["", "base64"], space: 0 };
-    const amount = a.amount.toString();
-    return {
-      lamports: 2039280,
-      owner: TOKEN_PROGRAM_ID,
-      executable: false,
-      data: {
-        program: "spl-token",
-        parsed: {
-          type: "account",
-          info: { mint: USDC, owner: a.owner, state: "initialized", tokenAmount: { amount, decimals: 6 } },
-        },
-        space: 165,
-      },
-    };
+    if ("lamports" in a) return systemAccount(a.lamports);
+    return tokenAccount(USDC, a.owner, a.amount.toString(), 6);
   };
   const answer = (c: Call): Record<string, unknown> => {
     const reply = (result: unknown) => ({ jsonrpc: "2.0", id: c.id, result });

@@ -1,9 +1,8 @@
-import { base58 } from "@scure/base";
 import { delay, HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
 import { createSolanaReader } from "../../../src/adapters/chain/solana-rpc";
 import type { AssetRef, IncomingTransfer } from "../../../src/adapters/chain/types";
-import { associatedTokenAddress, TOKEN_PROGRAM_ID } from "../../../src/domain/addresses/solana";
+import { associatedTokenAddress } from "../../../src/domain/addresses/solana";
 import block from "../../fixtures/chain/solana-block-280000000.json";
 import skipped from "../../fixtures/chain/solana-block-skipped.json";
 import sigsAta from "../../fixtures/chain/solana-signatures-ata.json";
@@ -14,6 +13,7 @@ import txFake from "../../fixtures/chain/solana-tx-fake-mint.json";
 import txNative from "../../fixtures/chain/solana-tx-native.json";
 import txUsdc from "../../fixtures/chain/solana-tx-usdc.json";
 import { createMockNetwork, type MockNetwork } from "../../support/msw";
+import { solanaKey, systemAccount, tokenAccount as usdcAccount } from "../../support/solana-accounts";
 
 const RPC = "https://solana.test/";
 const OWNER = "3h1zGmCwsRJnVk5BuRNMLsPaQu1y2aqXqXDWYCgrp5UG";
@@ -211,35 +211,10 @@ describe("solana reader", () => {
   });
 
   describe("balances (balancesMany)", () => {
-    /** A valid, distinct Solana address per i. */
-    const wallet = (i: number) =>
-      base58.encode(Uint8Array.from({ length: 32 }, (_, k) => (k === 0 ? 7 : (i >> (8 * (k - 1))) & 255)));
-    const tokenAccount = (owner: string, amount: string, patch: Record<string, unknown> = {}) => ({
-      lamports: 2039280,
-      owner: TOKEN_PROGRAM_ID,
-      executable: false,
-      data: {
-        program: "spl-token",
-        parsed: {
-          type: "account",
-          info: {
-            mint: USDC,
-            owner,
-            state: "initialized",
-            tokenAmount: { amount, decimals: 6, uiAmount: 1, uiAmountString: "1" },
-            ...patch,
-          },
-        },
-        space: 165,
-      },
-    });
-    const system = (lamports: number) => ({
-      lamports,
-      owner: "11111111111111111111111111111111",
-      executable: false,
-      data: ["", "base64"],
-      space: 0,
-    });
+    const wallet = (i: number) => solanaKey(7, i);
+    const tokenAccount = (owner: string, amount: string, info: Record<string, unknown> = {}) =>
+      usdcAccount(USDC, owner, amount, 6, info);
+    const system = systemAccount;
     /** Answers getMultipleAccounts from `accounts` (pubkey → account; absent: null). */
     const accountsNode = (accounts: Map<string, unknown>, slotAt = 280000020) =>
       node((c) =>
