@@ -13,7 +13,7 @@ import txFake from "../../fixtures/chain/solana-tx-fake-mint.json";
 import txNative from "../../fixtures/chain/solana-tx-native.json";
 import txUsdc from "../../fixtures/chain/solana-tx-usdc.json";
 import { createMockNetwork, type MockNetwork } from "../../support/msw";
-import { solanaKey, systemAccount, tokenAccount as usdcAccount } from "../../support/solana-accounts";
+import { solanaKey, systemAccount, tokenAccount as usdcAccount } from "../../support/solana-node";
 
 const RPC = "https://solana.test/";
 const OWNER = "3h1zGmCwsRJnVk5BuRNMLsPaQu1y2aqXqXDWYCgrp5UG";
