@@ -1,16 +1,18 @@
 /**
  * Shared chain reads through the orders themselves (CHAIN_SHARED_READS, src/objects/chain-watch.ts):
- * several live BTC orders over Esplora, each polled once within one tip interval, and DOGE orders
- * over Blockbook whose deposits the block scan finds, against a provider answered by MSW that
- * counts its requests.
+ * several live BTC orders over Esplora, each polled once within one tip interval, DOGE orders
+ * over Blockbook whose deposits the block scan finds, and SOL orders over Solana JSON-RPC sharing
+ * the balance reads, against a provider answered by MSW that counts its requests.
  */
 import { env } from "cloudflare:workers";
 import { HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
 import blockbookStatus from "../fixtures/chain/blockbook-status.json";
+import { admin } from "../helpers";
 import { createMockNetwork, type MockNetwork } from "../support/msw";
 import { advance, BTC_TO_USDT, createOrder, type Order, read } from "../support/orders";
 import { realReaderSuite } from "../support/real-chain";
+import { solanaKey, solanaNode } from "../support/solana-node";
 
 const BASE = "https://esplora.shared.test/api";
 const BLOCK = "cd".repeat(32);
@@ -153,5 +155,53 @@ describe("shared chain reads on Blockbook (DOGE): the block scan", () => {
     expect(
       net.requests.filter((r) => r.url.includes("/api/v2/block/")).map((r) => new URL(r.url).pathname),
     ).toEqual([`/api/v2/block/${chain.tip}`]);
+  });
+});
+
+describe("Solana orders through the shared balance reads (CHAIN_SHARED_READS)", () => {
+  it("three SOL orders: one balance read serves them all; only the paid address is listed again, and its order confirms", async () => {
+    const RPC = "https://solana.shared.test/";
+    const wallets = [0, 1, 2].map((i) => solanaKey(7, 4_000 + i));
+    const load = await admin("/address-pool/SOL", { method: "POST", json: { addresses: wallets } });
+    expect(load.status).toBeLessThan(300);
+    const body = { ...BTC_TO_USDT, coin_from: "SOL", network_from: "SOL", amount_from: 2 };
+    const orders: Order[] = [];
+    for (let i = 0; i < 3; i++) orders.push(await createOrder(suite.partner, body));
+    const node = solanaNode(RPC);
+    await suite.useReader(orders[0]!.id, { network: "SOL", mode: "solana", baseUrl: RPC }, node.net, {
+      CHAIN_SHARED_READS: "providers",
+    });
+    const pollAll = async () => {
+      advance(60_000);
+      for (const o of orders) await env.ORDERS.getByName(o.id).tick();
+    };
+    const listed = (address?: string) =>
+      node
+        .calls()
+        .filter(([m, a]) => m === "getSignaturesForAddress" && (address === undefined || a === address))
+        .length;
+
+    await pollAll();
+    for (const o of orders) expect((await read(suite.partner, o.id)).status).toBe("waiting_deposit");
+    expect(listed()).toBe(3); // each address's first listing
+    const balanceCalls = () => node.calls().filter(([m]) => m === "getMultipleAccounts").length;
+    expect(balanceCalls()).toBeLessThanOrEqual(3);
+
+    const paid = orders[1]!.deposit_address;
+    const txid = node.paySol(paid, 2_000_000_000);
+    node.finalize();
+    await pollAll();
+    await pollAll();
+    expect(await read(suite.partner, orders[1]!.id)).toMatchObject({
+      deposit_txid: txid,
+      amount_from_received: 2,
+    });
+    expect((await read(suite.partner, orders[1]!.id)).status).not.toBe("waiting_deposit");
+    for (const o of [orders[0]!, orders[2]!]) {
+      expect((await read(suite.partner, o.id)).status).toBe("waiting_deposit");
+      expect(listed(o.deposit_address)).toBe(1); // quiet: never listed again
+    }
+    expect(listed(paid)).toBe(2);
+    expect(node.net.unhandled).toEqual([]);
   });
 });

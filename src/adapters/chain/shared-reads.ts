@@ -16,7 +16,11 @@
  *   tip moved — as below; its periodic re-listing (after `addressMs`, for mempool sightings only:
  *   the blocks find every mined deposit) takes a token of a per-network budget of
  *   `listingsPerMinute`, so the provider's load is the blocks plus that budget, whatever N is.
- * - Elsewhere (Solana, ...: no multi-address call) an address is listed again
+ * - On a reader that reads many balances at once (`balancesMany`: Solana), the balances of every
+ *   address asked for in the last `addressMs` are read together once per cycle, and an address is
+ *   listed again only when its balance moved, or when its listing holds an unconfirmed transfer and
+ *   the tip moved (./balance-watch.ts).
+ * - Elsewhere (no multi-address call, no block scan, no balances) an address is listed again
  *   only when `addressMs` passed since its last listing, or when that listing held an unconfirmed
  *   transfer and the tip moved (its block height is what the confirmations wait for). A new deposit
  *   to a quiet address is thus seen up to `addressMs` late; confirmations are counted on the
@@ -29,6 +33,7 @@
  * - `isInBestChain` answers are kept for `tipMs` per block hash: one reorg check per block, not
  *   per order. A false one for a scanned block makes the block scan read it again at once.
  */
+import { type BalanceWatch, createBalanceWatch } from "./balance-watch";
 import { type BlockScan, createBlockScan } from "./block-scan";
 import { tagTransfers } from "./memo";
 import type { AssetRef, ChainReader, IncomingTransfer } from "./types";
@@ -275,12 +280,24 @@ export function createSharedReader(
     }
   };
 
+  const balanceWatches = new Map<string, BalanceWatch>();
+  const balanceWatched = (asset: AssetRef, address: string) => {
+    const key = assetKey(asset);
+    let w = balanceWatches.get(key);
+    if (!w) {
+      w = createBalanceWatch(inner, asset, settings, tipHeight, now);
+      balanceWatches.set(key, w);
+    }
+    return w.transfers(address);
+  };
+
   return {
     tipHeight,
 
     incomingTransfers(asset, address, tag) {
       if (tag === null && inner.incomingTransfersMany) return grouped(asset, address);
       if (tag === null && inner.blockTransfers && budget !== undefined) return scanned(asset, address);
+      if (tag === null && inner.balancesMany) return balanceWatched(asset, address);
       if (tag !== null && inner.addressTransfers && inner.blockHashAt) return tagged(asset, address, tag);
       return single(asset, address, tag);
     },

@@ -25,6 +25,19 @@
  *   batched, once per slot per call); `isInBestChain` compares it again, and a slot that is now
  *   skipped (`-32007`) answers false.
  * - Tags: Solana is not a memo network here; with a tag there are no transfers ([]).
+ * - Balances (`balancesMany`, the shared reads' change detector, ./balance-watch.ts): the watched
+ *   account of each address (as above: the address, or its ATA) read by `getMultipleAccounts(keys,
+ *   {encoding: "jsonParsed", commitment: "confirmed"})`, at most 100 keys a call
+ *   (https://solana.com/docs/rpc/http/getmultipleaccounts), up to 10 calls in one JSON-RPC batch.
+ *   The answer is `{context: {slot}, value: [account | null, ...]}` in the keys' order, null for an
+ *   account that does not exist (a wallet never funded, an ATA not yet created: balance null).
+ *   SOL: the account's `lamports`; token: `data.parsed.info.tokenAmount.amount` of an SPL Token
+ *   account (program `spl-token`, owner the Token program) whose `mint` and `owner` are the
+ *   requested ones and `decimals` the catalog's — anything else fails the read. The highest
+ *   `context.slot` seen is then sent as `minContextSlot` with every `getSignaturesForAddress`, and a
+ *   listed signature at or below it whose transaction the node does not have fails the listing: a
+ *   lagging node must not answer a listing older than the balance that triggered it (that deposit
+ *   would never move the balance again, so it would never be listed).
  */
 import { z } from "zod";
 import {
@@ -45,6 +58,11 @@ import { createJsonRpc } from "./json-rpc";
 import type { AssetRef, ChainReader, IncomingTransfer } from "./types";
 
 export const SIGNATURES_PAGE_LIMIT = 100;
+/** Keys per getMultipleAccounts call (the method's limit), and calls per JSON-RPC batch. */
+export const ACCOUNTS_PER_CALL = 100;
+export const ACCOUNT_CALLS_PER_BATCH = 10;
+/** Derived associated token accounts kept per reader (oldest dropped first), ≈ 150 bytes each. */
+const ATAS_KEPT = 50_000;
 /** JSON-RPC error of getBlock for a slot that was skipped (no block). */
 export const SLOT_SKIPPED = -32007;
 
@@ -88,6 +106,21 @@ const transactionSchema = z
     }),
   })
   .nullable();
+const accountsSchema = z.object({
+  context: z.object({ slot }),
+  value: z.array(z.object({ lamports, owner: z.string(), data: z.unknown() }).nullable()),
+});
+const tokenAccountData = z.object({
+  program: z.literal("spl-token"),
+  parsed: z.object({
+    type: z.literal("account"),
+    info: z.object({
+      mint: z.string(),
+      owner: z.string(),
+      tokenAmount: z.object({ amount: z.string().regex(/^[0-9]{1,40}$/), decimals: z.number().int() }),
+    }),
+  }),
+});
 const blockSchema = z.object({ blockhash: z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/) });
 
 type Tx = NonNullable<z.infer<typeof transactionSchema>>;
@@ -97,6 +130,8 @@ export function createSolanaReader(options: SolanaReaderOptions): ChainReader {
   const limit = positiveIntOption(source, "limit", options.limit ?? SIGNATURES_PAGE_LIMIT);
   const maxPages = maxPagesOption(source, options);
   const rpc = createJsonRpc(source, http, url);
+  /** The newest slot a balance was read at: no listing may come from an older state (`balancesMany`). */
+  let balancesSlot = 0;
   const invalid = (message: string) => new ChainReaderError(source, "invalid_body", message);
   const blockParams = (n: number) => [
     n,
@@ -112,7 +147,12 @@ export function createSolanaReader(options: SolanaReaderOptions): ChainReader {
     const found: z.infer<typeof signaturesSchema> = [];
     let before: string | undefined;
     for (let page = 0; page < maxPages; page++) {
-      const params = { limit, commitment: "confirmed", ...(before ? { before } : {}) };
+      const params = {
+        limit,
+        commitment: "confirmed",
+        ...(before ? { before } : {}),
+        ...(balancesSlot > 0 ? { minContextSlot: balancesSlot } : {}),
+      };
       const list = parseBody(
         source,
         signaturesSchema,
@@ -156,6 +196,45 @@ export function createSolanaReader(options: SolanaReaderOptions): ChainReader {
     return units(post.uiTokenAmount.amount) - (pre ? units(pre.uiTokenAmount.amount) : 0n);
   };
 
+  // Derived ATAs, kept: a derivation is a sha256 and a curve check per bump (≈ 0.5 ms), and a
+  // balance read of 10,000 USDC addresses would derive them all again every cycle.
+  const atas = new Map<string, string>();
+  /** The account a deposit of `asset` to `address` credits: the address, or its ATA for the mint. */
+  const watchedAccount = (asset: AssetRef, address: string): string => {
+    if (!validateSolanaAddress(address).ok)
+      throw new TypeError(`${source}: not a Solana address: ${address}`);
+    if (asset.contract === null) return address;
+    if (!validateSolanaAddress(asset.contract).ok)
+      throw new TypeError(`${source}: not a mint address: ${asset.contract}`);
+    const key = `${asset.contract}:${address}`;
+    let ata = atas.get(key);
+    if (ata === undefined) {
+      ata = associatedTokenAddress(address, asset.contract);
+      if (atas.size >= ATAS_KEPT) atas.delete(atas.keys().next().value!);
+      atas.set(key, ata);
+    }
+    return ata;
+  };
+
+  /** The balance one getMultipleAccounts entry shows for `address` (null: no such account). */
+  const balanceOf = (
+    asset: AssetRef,
+    address: string,
+    account: z.infer<typeof accountsSchema>["value"][number],
+  ): string | null => {
+    if (account === null) return null;
+    if (asset.contract === null) return unitsToDecimal(source, account.lamports, asset.decimals, address);
+    const data = parseBody(source, tokenAccountData, account.data, "getMultipleAccounts token account");
+    const { info } = data.parsed;
+    if (account.owner !== TOKEN_PROGRAM_ID || info.mint !== asset.contract || info.owner !== address)
+      throw invalid(`token account of ${address} is not its ${asset.coin} account`);
+    if (info.tokenAmount.decimals !== asset.decimals)
+      throw invalid(
+        `${address}: mint has ${info.tokenAmount.decimals} decimals, the catalog ${asset.decimals}`,
+      );
+    return unitsToDecimal(source, info.tokenAmount.amount, asset.decimals, address);
+  };
+
   return {
     async tipHeight(): Promise<number> {
       return parseBody(source, slot, await rpc.call("getSlot", [{ commitment: "finalized" }]), "getSlot");
@@ -167,11 +246,8 @@ export function createSolanaReader(options: SolanaReaderOptions): ChainReader {
       tag: string | null,
     ): Promise<IncomingTransfer[]> {
       if (tag !== null) return [];
-      if (!validateSolanaAddress(address).ok)
-        throw new TypeError(`${source}: not a Solana address: ${address}`);
-      if (asset.contract !== null && !validateSolanaAddress(asset.contract).ok)
-        throw new TypeError(`${source}: not a mint address: ${asset.contract}`);
-      const watched = asset.contract === null ? address : associatedTokenAddress(address, asset.contract);
+      const watched = watchedAccount(asset, address);
+      const floor = balancesSlot;
       const sigs = (await signatures(watched)).filter((s) => s.err === null);
       if (sigs.length === 0) return [];
       const txs = await rpc.batch(
@@ -184,6 +260,8 @@ export function createSolanaReader(options: SolanaReaderOptions): ChainReader {
       const pending: Array<{ sig: string; amount: string; slot: number | null }> = [];
       sigs.forEach((s, i) => {
         const tx = parseBody(source, transactionSchema, txs[i], "getTransaction");
+        if (tx === null && s.slot <= floor)
+          throw invalid(`getTransaction: ${s.signature} (slot ${s.slot}) missing at slot ${floor}`);
         if (tx === null || tx.meta.err !== null) return; // not visible at this commitment yet / failed
         const units = credited(tx, asset, address, watched, s.signature);
         if (units <= 0n) return;
@@ -207,6 +285,34 @@ export function createSolanaReader(options: SolanaReaderOptions): ChainReader {
         blockHeight: p.slot,
         blockHash: p.slot === null ? null : (hashes.get(p.slot) ?? null),
       }));
+    },
+
+    async balancesMany(asset: AssetRef, addresses: readonly string[]) {
+      const accounts = addresses.map((a) => watchedAccount(asset, a));
+      const calls: unknown[][] = [];
+      for (let i = 0; i < accounts.length; i += ACCOUNTS_PER_CALL)
+        calls.push([
+          accounts.slice(i, i + ACCOUNTS_PER_CALL),
+          { encoding: "jsonParsed", commitment: "confirmed" },
+        ]);
+      const balances = new Map<string, string | null>();
+      let newest = 0;
+      for (let b = 0; b < calls.length; b += ACCOUNT_CALLS_PER_BATCH) {
+        const answers = await rpc.batch("getMultipleAccounts", calls.slice(b, b + ACCOUNT_CALLS_PER_BATCH));
+        answers.forEach((answer, j) => {
+          const { context, value } = parseBody(source, accountsSchema, answer, "getMultipleAccounts");
+          const first = (b + j) * ACCOUNTS_PER_CALL;
+          const keys = addresses.slice(first, first + ACCOUNTS_PER_CALL);
+          if (value.length !== keys.length)
+            throw invalid(`getMultipleAccounts: ${value.length} accounts for ${keys.length} keys`);
+          keys.forEach((address, k) => {
+            balances.set(address, balanceOf(asset, address, value[k]!));
+          });
+          newest = Math.max(newest, context.slot);
+        });
+      }
+      balancesSlot = Math.max(balancesSlot, newest);
+      return balances;
     },
 
     async isInBestChain(transfer: IncomingTransfer): Promise<boolean> {

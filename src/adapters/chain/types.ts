@@ -70,6 +70,17 @@ export interface ChainReader {
     addresses: readonly string[],
   ): Promise<Map<string, IncomingTransfer[]>>;
   /**
+   * What each address holds of `asset` now — on the account its deposits credit (Solana: the
+   * address for SOL, its associated token account for a token) — as a decimal string, null while
+   * that account does not exist; many addresses in few provider requests (Solana:
+   * `getMultipleAccounts`, 100 accounts a call). Each listed address is a key of the answer, spelt
+   * as given. A later `incomingTransfers` of the same reader lists every transfer these balances
+   * include (never an older state). For per-order addresses without a multi-address listing or a
+   * block scan: the shared reads list an address again only when its balance moved
+   * (./balance-watch.ts).
+   */
+  balancesMany?(asset: AssetRef, addresses: readonly string[]): Promise<Map<string, string | null>>;
+  /**
    * The best chain's block at `height`, read whole: its hash, its parent's, and the incoming
    * transfers of `asset` in it to every address `watched` accepts (asked as each transaction is
    * read), each exactly as `incomingTransfers` would list it once mined. For per-order addresses

@@ -2,6 +2,7 @@ import { delay, HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
 import { createSolanaReader } from "../../../src/adapters/chain/solana-rpc";
 import type { AssetRef, IncomingTransfer } from "../../../src/adapters/chain/types";
+import { associatedTokenAddress } from "../../../src/domain/addresses/solana";
 import block from "../../fixtures/chain/solana-block-280000000.json";
 import skipped from "../../fixtures/chain/solana-block-skipped.json";
 import sigsAta from "../../fixtures/chain/solana-signatures-ata.json";
@@ -12,6 +13,7 @@ import txFake from "../../fixtures/chain/solana-tx-fake-mint.json";
 import txNative from "../../fixtures/chain/solana-tx-native.json";
 import txUsdc from "../../fixtures/chain/solana-tx-usdc.json";
 import { createMockNetwork, type MockNetwork } from "../../support/msw";
+import { solanaKey, systemAccount, tokenAccount as usdcAccount } from "../../support/solana-node";
 
 const RPC = "https://solana.test/";
 const OWNER = "3h1zGmCwsRJnVk5BuRNMLsPaQu1y2aqXqXDWYCgrp5UG";
@@ -206,5 +208,103 @@ describe("solana reader", () => {
     });
     expect(await reader(garbage).incomingTransfers(SOL, OWNER, "123")).toEqual([]);
     await expect(reader(garbage).incomingTransfers(SOL, "0xnotsolana", null)).rejects.toThrow(TypeError);
+  });
+
+  describe("balances (balancesMany)", () => {
+    const wallet = (i: number) => solanaKey(7, i);
+    const tokenAccount = (owner: string, amount: string, info: Record<string, unknown> = {}) =>
+      usdcAccount(USDC, owner, amount, 6, info);
+    const system = systemAccount;
+    /** Answers getMultipleAccounts from `accounts` (pubkey → account; absent: null). */
+    const accountsNode = (accounts: Map<string, unknown>, slotAt = 280000020) =>
+      node((c) =>
+        c.method === "getMultipleAccounts"
+          ? {
+              result: {
+                context: { apiVersion: "2.1.21", slot: slotAt },
+                value: (c.params[0] as string[]).map((k) => accounts.get(k) ?? null),
+              },
+            }
+          : undefined,
+      );
+
+    it("SOL: lamports of each address, 100 keys a call in one batch, null for an account that does not exist", async () => {
+      const addresses = Array.from({ length: 150 }, (_, i) => wallet(i));
+      const accounts = new Map<string, unknown>(
+        addresses.slice(0, 140).map((a, i) => [a, system(1_000_000 * i + 1)]),
+      );
+      const net = createMockNetwork(accountsNode(accounts));
+      const balances = await reader(net).balancesMany!(SOL, addresses);
+      expect(balances.get(addresses[0]!)).toBe("0.000000001");
+      expect(balances.get(addresses[139]!)).toBe("0.139000001");
+      expect(balances.get(addresses[145]!)).toBeNull();
+      expect([...balances.keys()]).toEqual(addresses);
+      expect(net.requests).toHaveLength(1);
+      const batch = JSON.parse(net.requests[0]!.body) as Call[];
+      expect(batch.map((c) => [c.method, (c.params[0] as string[]).length, c.params[1]])).toEqual([
+        ["getMultipleAccounts", 100, { encoding: "jsonParsed", commitment: "confirmed" }],
+        ["getMultipleAccounts", 50, { encoding: "jsonParsed", commitment: "confirmed" }],
+      ]);
+    });
+
+    it("USDC: the tokenAmount of each address's associated token account; null before it exists", async () => {
+      const other = wallet(1);
+      const accounts = new Map<string, unknown>([[ATA, tokenAccount(OWNER, "250000000")]]);
+      const net = createMockNetwork(accountsNode(accounts));
+      const balances = await reader(net).balancesMany!(USDC_SOL, [OWNER, other]);
+      expect(balances).toEqual(
+        new Map([
+          [OWNER, "250"],
+          [other, null],
+        ]),
+      );
+      expect(JSON.parse(net.requests[0]!.body)[0].params[0]).toEqual([
+        ATA,
+        associatedTokenAddress(other, USDC),
+      ]);
+    });
+
+    it("a token account of another mint, owner, program or decimals, or a short answer, fails the read", async () => {
+      const bad = [
+        tokenAccount(OWNER, "1", { mint: "Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB" }),
+        tokenAccount(OWNER, "1", { owner: wallet(3) }),
+        { ...tokenAccount(OWNER, "1"), owner: "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb" },
+        tokenAccount(OWNER, "1", { tokenAmount: { amount: "1", decimals: 9 } }),
+        system(5),
+      ];
+      for (const account of bad) {
+        const net = createMockNetwork(accountsNode(new Map([[ATA, account]])));
+        await expect(reader(net).balancesMany!(USDC_SOL, [OWNER])).rejects.toMatchObject({
+          kind: "invalid_body",
+        });
+      }
+      const short = createMockNetwork(
+        node((c) =>
+          c.method === "getMultipleAccounts" ? { result: { context: { slot: 1 }, value: [] } } : undefined,
+        ),
+      );
+      await expect(reader(short).balancesMany!(SOL, [OWNER])).rejects.toMatchObject({ kind: "invalid_body" });
+      const busy = createMockNetwork(node(() => ({ error: { code: -32005, message: "Node is behind" } })));
+      await expect(reader(busy).balancesMany!(SOL, [OWNER])).rejects.toMatchObject({ kind: "rpc_error" });
+    });
+
+    it("after a balance read, listings ask minContextSlot; a listed signature at or below it with no transaction fails", async () => {
+      const net = createMockNetwork(accountsNode(new Map([[OWNER, system(1)]]), 280000005));
+      const r = reader(net);
+      await r.balancesMany!(SOL, [OWNER]);
+      expect(await r.incomingTransfers(SOL, OWNER, null)).toEqual([native]);
+      const listing = net.requests
+        .map((q) => JSON.parse(q.body) as Call)
+        .find((c) => c.method === "getSignaturesForAddress");
+      expect(listing!.params[1]).toEqual({ limit: 100, commitment: "confirmed", minContextSlot: 280000005 });
+      // A node that lists the signature but lacks its transaction is behind the balance: no answer.
+      net.use(node((c) => (c.method === "getTransaction" ? { result: null } : undefined)));
+      await expect(r.incomingTransfers(SOL, OWNER, null)).rejects.toMatchObject({ kind: "invalid_body" });
+      // Without a balance read (the unshared reader), such a transaction is only not visible yet.
+      const plain = reader(
+        createMockNetwork(node((c) => (c.method === "getTransaction" ? { result: null } : undefined))),
+      );
+      expect(await plain.incomingTransfers(SOL, OWNER, null)).toEqual([]);
+    });
   });
 });
