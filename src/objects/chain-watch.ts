@@ -8,9 +8,10 @@ import { getConfig } from "../config";
  * One object per network (named by its code): the one place that network's live orders read the
  * chain through when CHAIN_SHARED_READS applies (src/adapters/chain/watched.ts). It holds the
  * network's shared reads (src/adapters/chain/shared-reads.ts) in memory: one tip read per
- * CHAIN_TIP_SECONDS, multi-address listings, each new block scanned once (Esplora, Blockbook, TronGrid), per-address
- * listings on a slow cadence or within CHAIN_LISTINGS_PER_MINUTE. Nothing is
- * stored: after an eviction the first reads simply go to the provider again.
+ * CHAIN_TIP_SECONDS, multi-address listings, each new block scanned once (Esplora, Blockbook,
+ * TronGrid), every address's balance read in calls of 100 (Solana), per-address listings on a slow
+ * cadence or within CHAIN_LISTINGS_PER_MINUTE. Nothing is stored: after an eviction the first reads
+ * simply go to the provider again.
  *
  * Why an object and not a cache: orders are objects spread over many isolates and machines, so an
  * isolate's memory shares little, and the Cache API shares per data centre but cannot gather the
