@@ -1,7 +1,7 @@
 import { accessSync, constants, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
-import { defineConfig, type Plugin } from "vitest/config";
+import { defineConfig } from "vitest/config";
 
 /**
  * Miniflare keeps each workers file's Durable Object SQLite (and the browser project's `wrangler
@@ -75,20 +75,6 @@ const PREBUNDLED = [
 ];
 
 /**
- * Vite serves each prebundled package (`deps` below) with its source map: 5.5 MB of maps beside
- * 3 MB of code, and the pool sends every module's code and map to each workers file's workerd
- * (its Vitest cache file, read whole). An empty map leaves them out; stack traces into the
- * packages point into the bundles, while src/ and test/ keep their maps. Measured: ≈ 15 % less
- * CPU on six small files (docs/performance.md, "Test-suite time").
- */
-const prebundledWithoutSourceMaps: Plugin = {
-  name: "prebundled-without-source-maps",
-  transform(code, id) {
-    if (id.includes("/deps_ssr/")) return { code, map: { mappings: "" } };
-  },
-};
-
-/**
  * Domain logic's test files run without workerd (project `unit`), except three that need it (the
  * Worker's bindings or modules); they stay in `workers`.
  */
@@ -106,7 +92,6 @@ export default defineConfig(async () => ({
     projects: [
       {
         plugins: [
-          prebundledWithoutSourceMaps,
           cloudflareTest({
             remoteBindings: false,
             wrangler: { configPath: "./wrangler.toml" },
