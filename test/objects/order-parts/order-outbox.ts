@@ -7,11 +7,11 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { OrderRecord } from "../../src/domain/order";
-import type { WebhookMessage } from "../../src/domain/webhooks";
-import { OrderOutbox } from "../../src/objects/order/outbox";
-import { createPartner, setPrices, type TestPartner } from "../helpers";
-import { BTC_TO_USDT, createOrder } from "../support/orders";
+import type { OrderRecord } from "../../../src/domain/order";
+import type { WebhookMessage } from "../../../src/domain/webhooks";
+import { OrderOutbox } from "../../../src/objects/order/outbox";
+import { createPartner, setPrices, type TestPartner } from "../../helpers";
+import { BTC_TO_USDT, createOrder } from "../../support/orders";
 
 let partner: TestPartner;
 beforeAll(async () => {

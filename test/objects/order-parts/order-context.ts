@@ -5,15 +5,15 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { getConfig } from "../../src/config";
-import type { OrderRecord } from "../../src/domain/order";
-import { catalogMarket } from "../../src/objects/order/adapters";
-import { orderContext } from "../../src/objects/order/context";
-import { OrderParts } from "../../src/objects/order/parts";
-import { DUE } from "../../src/objects/order/schedule";
-import { loadCatalog } from "../../src/storage/catalog";
-import { createPartner, setPrices, type TestPartner } from "../helpers";
-import { BTC_TO_USDT, createOrder, simMine, simSend } from "../support/orders";
+import { getConfig } from "../../../src/config";
+import type { OrderRecord } from "../../../src/domain/order";
+import { catalogMarket } from "../../../src/objects/order/adapters";
+import { orderContext } from "../../../src/objects/order/context";
+import { OrderParts } from "../../../src/objects/order/parts";
+import { DUE } from "../../../src/objects/order/schedule";
+import { loadCatalog } from "../../../src/storage/catalog";
+import { createPartner, setPrices, type TestPartner } from "../../helpers";
+import { BTC_TO_USDT, createOrder, simMine, simSend } from "../../support/orders";
 
 let partner: TestPartner;
 beforeAll(async () => {

@@ -6,17 +6,17 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { getConfig } from "../../src/config";
-import type { DepositScheme } from "../../src/domain/deposit";
-import type { OrderDraft, OrderRecord } from "../../src/domain/order";
-import { orderIdOf } from "../../src/domain/order-id";
-import { newShortId } from "../../src/domain/short-id";
-import { orderContext } from "../../src/objects/order/context";
-import { OrderCreation, replayCreation } from "../../src/objects/order/creation";
-import { projectionPending } from "../../src/objects/order/projection";
-import { DUE } from "../../src/objects/order/schedule";
-import { createPartner, setPrices } from "../helpers";
-import { BTC_TO_USDT, createOrder, indexed } from "../support/orders";
+import { getConfig } from "../../../src/config";
+import type { DepositScheme } from "../../../src/domain/deposit";
+import type { OrderDraft, OrderRecord } from "../../../src/domain/order";
+import { orderIdOf } from "../../../src/domain/order-id";
+import { newShortId } from "../../../src/domain/short-id";
+import { orderContext } from "../../../src/objects/order/context";
+import { OrderCreation, replayCreation } from "../../../src/objects/order/creation";
+import { projectionPending } from "../../../src/objects/order/projection";
+import { DUE } from "../../../src/objects/order/schedule";
+import { createPartner, setPrices } from "../../helpers";
+import { BTC_TO_USDT, createOrder, indexed } from "../../support/orders";
 
 let template: OrderRecord;
 beforeAll(async () => {

@@ -6,15 +6,15 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { OrderRecord } from "../../src/domain/order";
-import { OrderAlerts } from "../../src/objects/order/alerts";
-import { eventData, OrderJournal } from "../../src/objects/order/journal";
-import { OrderOutbox } from "../../src/objects/order/outbox";
-import { PROJECTION_RETRY_MS, projectionPending } from "../../src/objects/order/projection";
-import { DUE, OrderSchedule } from "../../src/objects/order/schedule";
-import { SendsLedger } from "../../src/objects/order/sends-ledger";
-import { createPartner, setPrices, type TestPartner } from "../helpers";
-import { BTC_REFUND, BTC_TO_USDT, createOrder } from "../support/orders";
+import type { OrderRecord } from "../../../src/domain/order";
+import { OrderAlerts } from "../../../src/objects/order/alerts";
+import { eventData, OrderJournal } from "../../../src/objects/order/journal";
+import { OrderOutbox } from "../../../src/objects/order/outbox";
+import { PROJECTION_RETRY_MS, projectionPending } from "../../../src/objects/order/projection";
+import { DUE, OrderSchedule } from "../../../src/objects/order/schedule";
+import { SendsLedger } from "../../../src/objects/order/sends-ledger";
+import { createPartner, setPrices, type TestPartner } from "../../helpers";
+import { BTC_REFUND, BTC_TO_USDT, createOrder } from "../../support/orders";
 
 let partner: TestPartner;
 beforeAll(async () => {

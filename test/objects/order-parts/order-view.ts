@@ -6,13 +6,13 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { isLive, type OrderRecord, orderView } from "../../src/domain/order";
-import { type OrderContext, orderContext } from "../../src/objects/order/context";
-import { EXTRA_DEPOSIT_LOGGED, EXTRAS_KEY } from "../../src/objects/order/extra-deposits";
-import { PartnerView, type ViewHost } from "../../src/objects/order/view";
-import { invalidateCatalog } from "../../src/storage/catalog";
-import { createPartner, setPrices, type TestPartner } from "../helpers";
-import { BTC_TO_USDT, createOrder } from "../support/orders";
+import { isLive, type OrderRecord, orderView } from "../../../src/domain/order";
+import { type OrderContext, orderContext } from "../../../src/objects/order/context";
+import { EXTRA_DEPOSIT_LOGGED, EXTRAS_KEY } from "../../../src/objects/order/extra-deposits";
+import { PartnerView, type ViewHost } from "../../../src/objects/order/view";
+import { invalidateCatalog } from "../../../src/storage/catalog";
+import { createPartner, setPrices, type TestPartner } from "../../helpers";
+import { BTC_TO_USDT, createOrder } from "../../support/orders";
 
 let partner: TestPartner;
 beforeAll(async () => {

@@ -6,20 +6,20 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { orderEarnings } from "../../src/domain/earnings";
-import type { OrderRecord } from "../../src/domain/order";
-import { type OrderContext, orderContext } from "../../src/objects/order/context";
+import { orderEarnings } from "../../../src/domain/earnings";
+import type { OrderRecord } from "../../../src/domain/order";
+import { type OrderContext, orderContext } from "../../../src/objects/order/context";
 import {
   markProjection,
   PROJECTION_RETRY_MS,
   projectionPending,
   projectRecord,
   scheduleOutbox,
-} from "../../src/objects/order/projection";
-import { DUE } from "../../src/objects/order/schedule";
-import { storedUsdPrice } from "../../src/storage/prices";
-import { createPartner, setPrices, type TestPartner } from "../helpers";
-import { BTC_TO_USDT, createOrder, indexed } from "../support/orders";
+} from "../../../src/objects/order/projection";
+import { DUE } from "../../../src/objects/order/schedule";
+import { storedUsdPrice } from "../../../src/storage/prices";
+import { createPartner, setPrices, type TestPartner } from "../../helpers";
+import { BTC_TO_USDT, createOrder, indexed } from "../../support/orders";
 
 let partner: TestPartner;
 beforeAll(async () => {
