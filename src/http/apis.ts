@@ -34,7 +34,7 @@ import { registerWebhookEvents } from "./routes/webhook-events";
  * The API is two documents: what partners integrate (public) and what operators run (behind the
  * admin token). Each is its own router with its own registry, so neither document leaks into the
  * other. Every route carries an `operationId` (camelCase verb + noun; operator routes start with
- * `admin`) that the SDK names its methods after; test/http/openapi.test.ts refuses a route without.
+ * `admin`) that the SDK names its methods after; test/http/surface/openapi.ts refuses a route without.
  */
 export const PARTNER_OPENAPI_PATH = "/api/v1/openapi.json";
 export const ADMIN_OPENAPI_PATH = "/admin/v1/openapi.json";

@@ -44,7 +44,7 @@ export const ORDER_MIGRATIONS: readonly Migration[] = [
  * DDL every creation paid for (the `ALTER TABLE`s above rewrite the schema; the steps were 14 % of
  * a creation's CPU in the 2026-11-26 profile, docs/performance.md). A store that has any version
  * still takes the steps it lacks. A new migration changes this script too:
- * test/objects/order-migrations.test.ts checks that both leave the same tables, columns and indexes.
+ * test/objects/storage/order-migrations.ts checks that both leave the same tables, columns and indexes.
  */
 export const ORDER_SCHEMA = `${META_TABLE}; ${EVENTS_TABLE}; ${SENDS_TABLE_LATEST}; ${OUTBOX_TABLE};
   ${SCHEDULE_TABLE}; ${ALERTS_TABLE};`;
