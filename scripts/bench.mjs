@@ -1,6 +1,6 @@
 // `npm run bench`: HTTP benchmarks of the Worker running locally in workerd (`wrangler dev`).
 //
-//   npm run bench                      the endpoint table, nine interleaved rounds (≈ 15 min)
+//   npm run bench                      the endpoint table, three interleaved rounds (≈ 17 min)
 //                                      → bench/results/latest.json
 //   npm run bench -- --scale           read latency with 1,000 and 50,000 orders in the index
 //                                      (API reads, the cabinet's orders page and search, and the
@@ -48,11 +48,10 @@ import {
 const HELP = `Usage: npm run bench -- [options]
 
   --connections <n>      concurrent connections per measurement (default 20)
-  --duration <s>         seconds per measurement (default: 2 in the table's rounds, 10 with --scale)
-  --warmup <s>           unmeasured seconds before each measurement (default 2; in the table, only
-                         before a row's first round)
+  --duration <s>         seconds per measurement (default 10)
+  --warmup <s>           unmeasured seconds before each measurement (default 2)
   --rounds <n>           interleaved rounds of the table (every other one backwards); each row
-                         is judged by its median round (default 9)
+                         is judged by its median round (default 3)
   --only <ids>           comma-separated endpoint ids (see the table's id column)
   --port <n>             port of the private wrangler dev (default 8790)
   --state-dir <dir>      its state, wiped at start (default ${join(tmpdir(), "bench-state")})
@@ -77,9 +76,9 @@ const HELP = `Usage: npm run bench -- [options]
 const { values: args } = parseArgs({
   options: {
     connections: { type: "string", default: "20" },
-    duration: { type: "string" },
+    duration: { type: "string", default: "10" },
     warmup: { type: "string", default: "2" },
-    rounds: { type: "string", default: "9" },
+    rounds: { type: "string", default: "3" },
     only: { type: "string" },
     port: { type: "string", default: "8790" },
     "state-dir": { type: "string", default: join(tmpdir(), "bench-state") },
@@ -113,9 +112,6 @@ const int = (name, min = 1) => {
 const CONNECTIONS = int("connections");
 /** --scale: one cron run's p50 at the large size may be at most this multiple of its p50 at the small. */
 const SWEEP_MAX_RATIO = 1.5;
-// The table runs many short rounds (a row right beside its reference, every round); --scale keeps
-// 10 s runs. See docs/performance.md, "Method".
-args.duration ??= args.scale ? "10" : "2";
 const DURATION = int("duration");
 const WARMUP = int("warmup", 0);
 const PORT = int("port");
@@ -371,10 +367,10 @@ async function table() {
   if (selected.length === 0) throw new Error(`--only matched nothing; ids: ${endpoints.map((e) => e.id)}`);
 
   console.log(
-    `\nMeasuring: ${TABLE_ROUNDS} round(s) of every row, ${CONNECTIONS} connections, ${DURATION} s per run (${WARMUP} s of warm-up before a row's first, then once ${SERIAL.duration} s with 1 connection); the baseline after each row.`,
+    `\nMeasuring: ${TABLE_ROUNDS} round(s) of every row, ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per run (then once ${SERIAL.duration} s with 1 connection); the baseline after each row.`,
   );
   await settle();
-  const baselines = [await measure(base, baseline, { duration: Math.max(DURATION, 5) })];
+  const baselines = [await measure(base, baseline)];
   const baselineSerial = await measure(base, baseline, SERIAL);
   const runs = new Map(selected.map((ep) => [ep.id, []]));
   const serials = new Map();
@@ -386,11 +382,10 @@ async function table() {
       console.log(`Round ${round + 1}/${TABLE_ROUNDS}${backwards ? ", rows backwards" : ""}:`);
     for (const ep of backwards ? [...selected].reverse() : selected) {
       await settle();
-      // Warm after the first round: only a row's first run warms up.
-      const r = await measure(base, ep, { warmup: round === 0 ? WARMUP : 0 });
+      const r = await measure(base, ep);
       if (!serials.has(ep.id)) serials.set(ep.id, await measure(base, ep, SERIAL));
       await settle();
-      baselines.push(await measure(base, baseline, { warmup: 0 }));
+      baselines.push(await measure(base, baseline));
       const [before, after] = baselines.slice(-2);
       runs.get(ep.id).push({ ...r, baselineRps: (before.rps + after.rps) / 2 });
     }
