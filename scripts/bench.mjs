@@ -1,6 +1,6 @@
 // `npm run bench`: HTTP benchmarks of the Worker running locally in workerd (`wrangler dev`).
 //
-//   npm run bench                      the endpoint table, three interleaved rounds (≈ 17 min)
+//   npm run bench                      the endpoint table, each row against its reference (≈ 14 min)
 //                                      → bench/results/latest.json
 //   npm run bench -- --scale           read latency with 1,000 and 50,000 orders in the index
 //                                      (API reads, the cabinet's orders page and search, and the
@@ -9,14 +9,16 @@
 //                                      served, gzipped (docs/widget.md; target ≤ 60 KB)
 //   npm run bench -- --help            options
 //
-// Every endpoint is compared with a baseline measured in the same run, right before and right
-// after it: GET /api/v1/_bench/baseline (src/http/routes/bench.ts, enabled by BENCH_ROUTES=true),
-// a constant JSON body of the same size as /currencies with no Durable Object and no D1 on its
-// path. GET /api/v1/_bench/limited, the same body behind the per-IP limiter, is a reference row.
-// Order reads and order creation are compared with what the runtime itself makes possible, rows of
-// the same run: a call to an existing Durable Object (`object-call`) and a fresh object that writes
-// one row and arms an alarm (`object-floor`). `--strict` fails on a missed target (issue 32's table:
-// the ratios, CPU per creation, p99, the request log's cost, listing lag). See docs/performance.md.
+// Every row is measured against its reference in alternating one-second windows over the same
+// connections (scripts/lib/paired.mjs), so both meet the machine at the same moments. The
+// reference of the cheap routes is GET /api/v1/_bench/baseline (src/http/routes/bench.ts, enabled
+// by BENCH_ROUTES=true), a constant JSON body of the same size as /currencies with no Durable
+// Object and no D1 on its path; GET /api/v1/_bench/limited, the same body behind the per-IP
+// limiter, is a row without a target. Order reads and order creation are compared with what the
+// runtime itself makes possible: a call to an existing Durable Object (`object-call`) and a fresh
+// object that writes one row and arms an alarm (`object-floor`); the request log with the same
+// read with the log off. `--strict` fails on a missed target (issue 32's table: the ratios, CPU
+// per creation, p99, the request log's cost, listing lag). See docs/performance.md.
 import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -35,6 +37,7 @@ import {
   seedPartner,
 } from "./lib/api.mjs";
 import { runLoad, warmUp } from "./lib/load.mjs";
+import { runPaired } from "./lib/paired.mjs";
 import { selfTimes, startProfile, writeProfile } from "./lib/profile.mjs";
 import {
   cpuTimeMs,
@@ -48,10 +51,12 @@ import {
 const HELP = `Usage: npm run bench -- [options]
 
   --connections <n>      concurrent connections per measurement (default 20)
-  --duration <s>         seconds per measurement (default 10)
+  --windows <n>          the table: windows of each kind, a row's and its reference's, sent
+                         alternately over the same connections (default 30)
+  --window-ms <ms>       the table: length of a window; its first 200 ms are not counted
+                         (default 1000)
+  --duration <s>         seconds per measurement of --scale and of --profile (default 10)
   --warmup <s>           unmeasured seconds before each measurement (default 2)
-  --rounds <n>           interleaved rounds of the table (every other one backwards); each row
-                         is judged by its median round (default 3)
   --only <ids>           comma-separated endpoint ids (see the table's id column)
   --port <n>             port of the private wrangler dev (default 8790)
   --state-dir <dir>      its state, wiped at start (default ${join(tmpdir(), "bench-state")})
@@ -78,7 +83,8 @@ const { values: args } = parseArgs({
     connections: { type: "string", default: "20" },
     duration: { type: "string", default: "10" },
     warmup: { type: "string", default: "2" },
-    rounds: { type: "string", default: "3" },
+    windows: { type: "string", default: "30" },
+    "window-ms": { type: "string", default: "1000" },
     only: { type: "string" },
     port: { type: "string", default: "8790" },
     "state-dir": { type: "string", default: join(tmpdir(), "bench-state") },
@@ -116,7 +122,10 @@ const DURATION = int("duration");
 const WARMUP = int("warmup", 0);
 const PORT = int("port");
 const ROUNDS = int("scale-rounds");
-const TABLE_ROUNDS = int("rounds");
+const WINDOWS = int("windows");
+/** Not counted at a window's start: what the other kind's answers leave behind settles there. */
+const GUARD_MS = 200;
+const WINDOW_MS = int("window-ms", GUARD_MS + 100);
 // Issue 32: p99 at CONNECTIONS within this factor of its reference row's (the baseline's, or for
 // creation the new-object floor's), and a creation's runtime CPU within this factor of the floor's.
 const P99_FACTOR = 1.5;
@@ -262,29 +271,63 @@ async function table() {
   };
   const check = await call(base, "GET", baseline.path);
   if (check.status !== 200) throw new Error(`baseline route answered ${check.status}`);
+  // The floor of a creation here: a fresh Durable Object that writes one row and arms an alarm
+  // (no auth, pricing, allocation or projection).
+  const objectFloor = {
+    id: "object-floor",
+    label: "new object + 1 row + alarm",
+    path: "/api/v1/_bench/new-object",
+    method: "POST",
+  };
+  // The floor of an order read here: one call to an object that already exists (as many objects
+  // as seeded orders, each called once before the row).
+  const objectCall = {
+    id: "object-call",
+    label: "call to an existing object",
+    paths: orders.map((_, i) => `/api/v1/_bench/object/o${i}`),
+  };
+  const uuidReads = { paths: orders.map((o) => `/api/v1/partner/orders/${o.id}`), headers: auth };
 
-  const endpoints = [
-    // Reference only: the same constant behind the per-IP limiter (the cost of rate limiting).
+  // Each row is measured against its reference in alternating windows (scripts/lib/paired.mjs).
+  const rows = [
+    // No target: the baseline against itself, the method's own spread in this run (a ratio
+    // away from 1.00 here is the machine, not the code).
+    {
+      id: "control",
+      label: "baseline against itself (control)",
+      ref: baseline,
+      target: null,
+      path: baseline.path,
+    },
+    // No target: the same constant behind the per-IP limiter, i.e. what rate limiting costs.
     {
       id: "baseline-limited",
-      label: "constant JSON + per-IP limiter (ref.)",
+      label: "constant JSON + per-IP limiter",
+      ref: baseline,
       target: null,
-      p99Target: false,
       path: `/api/v1/_bench/limited?bytes=${bodyBytes}`,
     },
-    { id: "currencies", label: "GET /currencies", target: 0.95, path: "/api/v1/currencies" },
+    { id: "currencies", label: "GET /currencies", ref: baseline, target: 0.95, path: "/api/v1/currencies" },
     {
       id: "currencies-304",
       label: "GET /currencies, If-None-Match → 304",
+      ref: baseline,
       target: 0.95,
       path: "/api/v1/currencies",
       headers: { "if-none-match": etag },
       expect: 304,
     },
-    { id: "rates-float", label: "GET /partner/rates float, public", target: 0.85, path: RATES },
+    {
+      id: "rates-float",
+      label: "GET /partner/rates float, public",
+      ref: baseline,
+      target: 0.85,
+      path: RATES,
+    },
     {
       id: "rates-float-key",
       label: "GET /partner/rates float, key",
+      ref: baseline,
       target: 0.85,
       path: RATES,
       headers: auth,
@@ -292,30 +335,22 @@ async function table() {
     {
       id: "rates-fixed",
       label: "GET /partner/rates fixed, public",
+      ref: baseline,
       target: 0.85,
       path: `${RATES}&rate_type=fixed`,
     },
     {
       id: "rates-fixed-key",
       label: "GET /partner/rates fixed, key",
+      ref: baseline,
       target: 0.85,
       path: `${RATES}&rate_type=fixed`,
       headers: auth,
     },
-    // Reference only: the floor of a creation here, a fresh Durable Object that writes one row
-    // and arms an alarm (no auth, pricing, allocation or projection).
-    {
-      id: "object-floor",
-      label: "new object + 1 row + alarm (ref.)",
-      target: null,
-      p99Target: false,
-      path: "/api/v1/_bench/new-object",
-      method: "POST",
-    },
     {
       id: "order-create",
       label: "POST /partner/orders",
-      ref: "object-floor",
+      ref: objectFloor,
       target: 0.7,
       cpuTarget: CPU_FACTOR,
       path: "/api/v1/partner/orders",
@@ -323,104 +358,48 @@ async function table() {
       headers: { ...auth, "content-type": "application/json" },
       body: JSON.stringify(ORDER_BODY),
     },
-    // Reference only: the floor of an order read here, one call to an object that already exists
-    // (as many objects as seeded orders, each called once before the run).
-    {
-      id: "object-call",
-      label: "call to an existing object (ref.)",
-      target: null,
-      p99Target: false,
-      paths: orders.map((_, i) => `/api/v1/_bench/object/o${i}`),
-    },
-    {
-      id: "order-uuid",
-      label: "GET /partner/orders/{uuid}",
-      ref: "object-call",
-      target: 0.9,
-      paths: orders.map((o) => `/api/v1/partner/orders/${o.id}`),
-      headers: auth,
-    },
-    // Reference only: the same reads with the request log off (a header the Worker honours only
-    // with BENCH_ROUTES), for the log's own cost: order-uuid's ratio over this one's.
-    {
-      id: "order-uuid-log-off",
-      label: "GET /partner/orders/{uuid}, log off (ref.)",
-      target: null,
-      p99Target: false,
-      paths: orders.map((o) => `/api/v1/partner/orders/${o.id}`),
-      headers: { ...auth, "x-bench-no-request-log": "1" },
-    },
+    { id: "order-uuid", label: "GET /partner/orders/{uuid}", ref: objectCall, target: 0.9, ...uuidReads },
     {
       id: "order-short-id",
       label: "GET /partner/orders/{short_id}",
-      ref: "object-call",
+      ref: objectCall,
       target: 0.9,
       paths: orders.map((o) => `/api/v1/partner/orders/${o.short_id}`),
       headers: auth,
     },
+    // Issue 31: the same keyed reads with the request log off (a header the Worker honours only
+    // with BENCH_ROUTES) as the reference: the log's own cost.
+    {
+      id: "request-log",
+      label: "GET /partner/orders/{uuid}, request log on",
+      ref: {
+        id: "order-uuid-log-off",
+        label: "the same, log off",
+        paths: uuidReads.paths,
+        headers: { ...auth, "x-bench-no-request-log": "1" },
+      },
+      target: REQUEST_LOG_RATIO,
+      ...uuidReads,
+    },
   ];
   const only = args.only ? new Set(args.only.split(",").map((s) => s.trim())) : null;
-  // A row compared with a reference row brings it along; so does the request log's pair.
-  for (const e of endpoints) if (only?.has(e.id) && e.ref) only.add(e.ref);
-  if (only?.has("order-uuid")) only.add("order-uuid-log-off");
-  const selected = only ? endpoints.filter((e) => only.has(e.id)) : endpoints;
-  if (selected.length === 0) throw new Error(`--only matched nothing; ids: ${endpoints.map((e) => e.id)}`);
+  const selected = only ? rows.filter((r) => only.has(r.id)) : rows;
+  if (selected.length === 0) throw new Error(`--only matched nothing; ids: ${rows.map((r) => r.id)}`);
 
   console.log(
-    `\nMeasuring: ${TABLE_ROUNDS} round(s) of every row, ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per run (then once ${SERIAL.duration} s with 1 connection); the baseline after each row.`,
+    `\nMeasuring each row against its reference: ${WINDOWS} windows of ${WINDOW_MS} ms each (the first ${GUARD_MS} ms of each not counted), alternating, at ${CONNECTIONS} connections; then the row alone for ${SERIAL.duration} s with 1 connection.`,
   );
-  await settle();
-  const baselines = [await measure(base, baseline)];
-  const baselineSerial = await measure(base, baseline, SERIAL);
-  const runs = new Map(selected.map((ep) => [ep.id, []]));
-  const serials = new Map();
-  for (let round = 0; round < TABLE_ROUNDS; round++) {
-    // Every other round runs the rows backwards: what drifts over a round (the machine, objects
-    // warming) falls on each row alike across rounds, and no row always follows the same one.
-    const backwards = round % 2 === 1;
-    if (TABLE_ROUNDS > 1)
-      console.log(`Round ${round + 1}/${TABLE_ROUNDS}${backwards ? ", rows backwards" : ""}:`);
-    for (const ep of backwards ? [...selected].reverse() : selected) {
-      await settle();
-      const r = await measure(base, ep);
-      if (!serials.has(ep.id)) serials.set(ep.id, await measure(base, ep, SERIAL));
-      await settle();
-      baselines.push(await measure(base, baseline));
-      const [before, after] = baselines.slice(-2);
-      runs.get(ep.id).push({ ...r, baselineRps: (before.rps + after.rps) / 2 });
-    }
+  for (const row of selected) {
+    await warmUp(measureOpts(base, row), WARMUP);
+    await warmUp(measureOpts(base, row.ref), WARMUP);
+    await settle();
+    Object.assign(row, judge(row, await measurePair(base, row)));
+    row.serial = await measure(base, row, SERIAL);
+    if (args.profile) await measure(base, row, { warmup: 0 });
   }
-  const rows = selected.map((ep) => {
-    const rounds = runs.get(ep.id);
-    return { ...ep, rounds, result: medianRun(rounds), serial: serials.get(ep.id) };
-  });
-  for (const r of rows) Object.assign(r, judge(r, rows));
-  const baseAll = {
-    rps: baselines.reduce((s, b) => s + b.rps, 0) / baselines.length,
-    p50: median(baselines.map((b) => b.p50)),
-    p99: median(baselines.map((b) => b.p99)),
-    cpuMs: median(baselines.map((b) => b.cpuMs).filter((x) => x !== null && x !== undefined)),
-  };
 
-  const lines = renderTable(baseline, { ...baseAll, serial: baselineSerial }, baselines, rows);
+  const lines = renderTable(selected);
   console.log(`\n${lines.join("\n")}\n`);
-  const baseCpu = baseAll.cpuMs;
-  if (baseCpu) {
-    console.log(
-      `Runtime CPU per request at ${CONNECTIONS} connections (baseline ${fmt(baseCpu, 3)} ms, median):`,
-    );
-    for (const r of rows)
-      if (r.result.cpuMs)
-        console.log(
-          `  ${pad(r.label, 44)} ${lpad(fmt(r.result.cpuMs, 3), 7)} ms  ${fmt(baseCpu / r.result.cpuMs, 2)} of the baseline's rate`,
-        );
-    console.log("");
-  }
-  const requestLog = requestLogCost(rows);
-  if (requestLog)
-    console.log(
-      `Request log: GET /partner/orders/{uuid} at ${fmt(requestLog.ratio, 3)} of its rate with the log off (median of the rounds' ${requestLog.rounds.map((r) => fmt(r.ratio, 3)).join(", ")}; CPU ${fmt(requestLog.on_cpu_ms, 3)} against ${fmt(requestLog.off_cpu_ms, 3)} ms; target ≥ ${REQUEST_LOG_RATIO}: ${requestLog.pass ? "pass" : "FAIL"})\n`,
-    );
   const lag = await listingLag(base, key);
   console.log(
     `Listing lag (201 → in GET /partner/orders), ${lag.samples.length} orders one at a time: p50 ${fmt(lag.p50)} ms, max ${fmt(lag.max)} ms (bound ${LISTING_LAG_BOUND_MS} ms: ${lag.pass ? "pass" : "FAIL"})\n`,
@@ -432,9 +411,10 @@ async function table() {
     machine: machine(),
     settings: {
       connections: CONNECTIONS,
-      duration_s: DURATION,
+      windows: WINDOWS,
+      window_ms: WINDOW_MS,
+      guard_ms: GUARD_MS,
       warmup_s: WARMUP,
-      rounds: TABLE_ROUNDS,
       p99_factor: P99_FACTOR,
       cpu_factor: CPU_FACTOR,
     },
@@ -442,80 +422,85 @@ async function table() {
     local_observability: args["local-observability"],
     target: target.via,
     currencies_body_bytes: bodyBytes,
-    baseline: { ...baseAll, runs: baselines, one_connection: baselineSerial },
-    rows: rows.map((r) => ({
+    rows: selected.map((r) => ({
       id: r.id,
       label: r.label,
-      rps: r.result.rps,
-      p50_ms: r.result.p50,
-      p99_ms: r.result.p99,
-      max_ms: r.result.max,
-      cpu_ms: r.result.cpuMs,
+      ...figures(r.pair.a),
+      reference: { id: r.ref.id, label: r.ref.label, ...figures(r.pair.b) },
       one_connection: { rps: r.serial.rps, ms_each: 1000 / r.serial.rps, p99_ms: r.serial.p99 },
-      non2xx: r.result.non2xx + r.serial.non2xx,
-      errors: r.result.errors,
-      status_codes: r.result.statusCodes,
-      ratio: r.result.ratio,
-      rounds: r.rounds.map((x) => ({
-        rps: x.rps,
-        p99_ms: x.p99,
-        cpu_ms: x.cpuMs,
-        baseline_rps: x.baselineRps,
-      })),
-      round_ratios: r.roundRatios,
-      reference: r.ref ?? "baseline",
-      target_ratio: r.targetRatio,
+      ratio: r.pair.ratio,
+      cpu_ratio: r.pair.cpuRatio,
+      window_ratios: r.pair.windowRatios,
       ratio_target: r.target,
       ratio_pass: r.ratioPass,
-      cpu_ratio: r.cpuRatio,
       cpu_target: r.cpuTarget ?? null,
       cpu_pass: r.cpuPass,
-      p99_reference_ms: r.p99Ref,
-      p99_pass: p99Pass(r, baseAll),
+      p99_pass: r.p99Pass,
+      non2xx: r.pair.a.non2xx + r.pair.b.non2xx + r.serial.non2xx,
+      errors: r.pair.a.errors + r.pair.b.errors + r.serial.errors,
     })),
     table: lines.join("\n"),
     listing_lag: lag,
     widget_size: await widgetSize(base),
-    request_log: requestLog,
   };
   mkdirSync(RESULTS_DIR, { recursive: true });
   writeFileSync(join(RESULTS_DIR, "latest.json"), `${JSON.stringify(report, null, 2)}\n`);
   console.log(`Written: bench/results/latest.json`);
   const missed = report.rows.filter(
-    (r) => r.ratio_pass === false || r.p99_pass === false || r.cpu_pass === false || r.non2xx > 0,
+    (r) =>
+      r.ratio_pass === false || r.p99_pass === false || r.cpu_pass === false || r.non2xx > 0 || r.errors > 0,
   );
   if (!report.widget_size.pass) missed.push({ id: "widget-size" });
-  return missed.length + (lag.pass ? 0 : 1) + (requestLog?.pass === false ? 1 : 0);
+  return missed.length + (lag.pass ? 0 : 1);
 }
 
 /** Issue 31: a keyed read with the request log on keeps this share of its rate with it off. */
 const REQUEST_LOG_RATIO = 0.95;
 
+/** A row and its reference in alternating windows over the same connections. */
+async function measurePair(base, row) {
+  const pair = await runPaired({
+    baseUrl: base,
+    a: row,
+    b: row.ref,
+    connections: CONNECTIONS,
+    windows: WINDOWS,
+    windowMs: WINDOW_MS,
+    guardMs: GUARD_MS,
+    cpuMs: runtimePid ? () => cpuTimeMs(runtimePid) : undefined,
+  });
+  const side = (x) =>
+    `${lpad(fmt(x.rps), 6)} req/s  p99 ${lpad(fmt(x.p99), 3)} ms  cpu ${fmt(x.cpuMs, 3)} ms/req` +
+    (x.non2xx || x.errors ? `  non-2xx ${x.non2xx} errors ${x.errors} ${JSON.stringify(x.statusCodes)}` : "");
+  console.log(`  ${pad(row.id, 18)} ${side(pair.a)}`);
+  console.log(
+    `  ${pad(`  ${row.ref.id}`, 18)} ${side(pair.b)}  → ${fmt(pair.ratio, 3)} (CPU ${fmt(pair.cpuRatio, 3)})`,
+  );
+  return pair;
+}
+
 /**
- * The request log's cost: the logged read (`order-uuid`) over the same read with the log off
- * (`order-uuid-log-off`), run one right after the other in every round — on then off in a forward
- * round, off then on in a backward one — and the median of the rounds' ratios kept
- * (docs/performance.md, "Request log").
+ * A row against its targets, from its pair: req/s over the reference's, the runtime CPU per
+ * request over the reference's, and p99 within P99_FACTOR of the reference's, all from the same
+ * windows. Null where the row has no such target.
  */
-function requestLogCost(rows) {
-  const on = rows.find((r) => r.id === "order-uuid");
-  const off = rows.find((r) => r.id === "order-uuid-log-off");
-  if (!on || !off) return null;
-  const rounds = on.rounds.map((r, i) => ({
-    on_rps: r.rps,
-    off_rps: off.rounds[i].rps,
-    on_cpu_ms: r.cpuMs ?? null,
-    off_cpu_ms: off.rounds[i].cpuMs ?? null,
-    ratio: r.rps / off.rounds[i].rps,
-  }));
-  const ratio = median(rounds.map((r) => r.ratio));
+function judge(row, pair) {
   return {
-    rounds,
-    on_cpu_ms: on.result.cpuMs,
-    off_cpu_ms: off.result.cpuMs,
-    ratio,
-    target: REQUEST_LOG_RATIO,
-    pass: ratio >= REQUEST_LOG_RATIO,
+    pair,
+    ratioPass: row.target === null ? null : pair.ratio >= row.target,
+    cpuPass: row.cpuTarget === undefined || pair.cpuRatio === null ? null : pair.cpuRatio <= row.cpuTarget,
+    p99Pass: row.target === null ? null : pair.a.p99 <= P99_FACTOR * pair.b.p99,
+  };
+}
+
+function figures(x) {
+  return {
+    rps: x.rps,
+    p50_ms: x.p50,
+    p99_ms: x.p99,
+    max_ms: x.max,
+    cpu_ms: x.cpuMs,
+    status_codes: x.statusCodes,
   };
 }
 
@@ -550,54 +535,6 @@ async function listingLag(base, key, n = 20) {
 }
 
 /**
- * A row against its target, from its rounds: the median of its throughput over the baseline's
- * (the baselines measured right before and after it), or with `ref` the median of its throughput
- * over the reference row's in the same round (the two ran within seconds of each other; a ratio of
- * two baseline ratios would add the baseline's own spread twice); with `cpuTarget` the median of its
- * runtime CPU per request over the reference's, round by round. Null where the row has no target
- * or its reference was not measured.
- */
-function judge(r, rows) {
-  const ref = r.ref ? rows.find((x) => x.id === r.ref) : null;
-  const perRound = (f) => (ref ? r.rounds.map((x, i) => f(x, ref.rounds[i])) : null);
-  const roundRatios = r.ref ? perRound((x, y) => x.rps / y.rps) : r.rounds.map((x) => x.rps / x.baselineRps);
-  const targetRatio = roundRatios ? median(roundRatios) : null;
-  const cpuRounds = perRound((x, y) => (x.cpuMs && y.cpuMs ? x.cpuMs / y.cpuMs : null));
-  const cpuRatio = cpuRounds?.every((x) => x !== null) ? median(cpuRounds) : null;
-  return {
-    roundRatios,
-    targetRatio,
-    ratioPass: r.target === null || targetRatio === null ? null : targetRatio >= r.target,
-    cpuRatio,
-    cpuPass: r.cpuTarget === undefined || cpuRatio === null ? null : cpuRatio <= r.cpuTarget,
-    p99Ref: r.ref ? (ref?.result.p99 ?? null) : null,
-  };
-}
-
-/**
- * A row's figures over its rounds: the median of each (a round is one run of DURATION seconds), and
- * every answer that was not the one expected, summed.
- */
-function medianRun(rounds) {
-  const of = (f) => median(rounds.map(f).filter((x) => x !== null && x !== undefined));
-  const sum = (f) => rounds.reduce((n, x) => n + f(x), 0);
-  return {
-    rps: of((x) => x.rps),
-    p50: of((x) => x.p50),
-    p99: of((x) => x.p99),
-    max: Math.max(...rounds.map((x) => x.max)),
-    cpuMs: of((x) => x.cpuMs),
-    ratio: of((x) => x.rps / x.baselineRps),
-    non2xx: sum((x) => x.non2xx),
-    errors: sum((x) => x.errors),
-    statusCodes: rounds.reduce((all, x) => {
-      for (const [code, n] of Object.entries(x.statusCodes)) all[code] = (all[code] ?? 0) + n;
-      return all;
-    }, {}),
-  };
-}
-
-/**
  * Waits until the Worker's runtime is idle (at most 20 s): what a row leaves behind — a creation's
  * projection after its 201, request-log flushes — must not be billed to the row after it, nor to
  * the baseline.
@@ -615,16 +552,6 @@ async function settle() {
   }
 }
 
-/**
- * p99 at CONNECTIONS within P99_FACTOR of its reference row's p99, or of the baseline's median p99
- * (null for reference rows, and where the reference row was not measured).
- */
-function p99Pass(r, baseAll) {
-  if (r.p99Target === false) return null;
-  const ref = r.ref ? r.p99Ref : baseAll.p99;
-  return ref === null ? null : r.result.p99 <= P99_FACTOR * ref;
-}
-
 function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
   if (s.length === 0) return null;
@@ -632,61 +559,45 @@ function median(xs) {
   return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
 }
 
-function renderTable(baseline, baseAll, baselines, rows) {
+function renderTable(rows) {
   const head = [
     "endpoint",
     "req/s",
     "p50 ms",
     "p99 ms",
     "CPU ms",
-    "ratio",
+    "reference: req/s, p99, CPU",
+    "ratio (CPU)",
     "1 conn: req/s, ms each",
     "target",
-    `p99 ≤ ${P99_FACTOR}× reference`,
+    `p99 ≤ ${P99_FACTOR}× reference's`,
   ];
-  // autocannon's latencies are whole milliseconds; with one connection 1000 / (req/s) is the time
-  // each request takes end to end (client included), to a fraction of a millisecond.
+  // Latencies to a tenth of a millisecond; with one connection 1000 / (req/s) is the time each
+  // request takes end to end (client included).
   const serial = (x) => `${fmt(x.rps)}, ${fmt(1000 / x.rps, 2)}`;
-  const body = [
-    [
-      baseline.label,
-      fmt(baseAll.rps),
-      fmt(baseAll.p50),
-      fmt(baseAll.p99),
-      fmt(baseAll.cpuMs, 3),
-      "1.00",
-      serial(baseAll.serial),
-      `(${baselines.length} runs)`,
-      "—",
-    ],
-    ...rows.map((r) => {
-      const errs = r.result.non2xx + r.result.errors + r.serial.non2xx + r.serial.errors;
-      const verdict = (pass) => ({ true: "pass", false: "FAIL", null: "—" })[String(pass)];
-      const rounds = (xs) => (xs && xs.length > 1 ? ` [rounds ${xs.map((x) => fmt(x, 2)).join(", ")}]` : "");
-      const of = r.ref ?? "baseline";
-      const targets = [];
-      if (r.target !== null)
-        targets.push(
-          `${fmt(r.targetRatio, 2)} of ${of} (≥ ${r.target}) ${verdict(r.ratioPass)}${rounds(r.roundRatios)}`,
-        );
-      if (r.cpuTarget !== undefined)
-        targets.push(`CPU ${fmt(r.cpuRatio, 2)}× ${of}'s (≤ ${r.cpuTarget}) ${verdict(r.cpuPass)}`);
-      return [
-        r.label,
-        fmt(r.result.rps),
-        fmt(r.result.p50),
-        fmt(r.result.p99),
-        fmt(r.result.cpuMs, 3),
-        fmt(r.result.ratio, 2),
-        serial(r.serial),
-        targets.join("; ") || "—",
-        verdict(p99Pass(r, baseAll)) +
-          (r.ref && r.p99Target !== false ? ` (of ${of}'s)` : "") +
-          (errs ? ` (${errs} errors!)` : ""),
-      ];
-    }),
-  ];
-  return markdownTable(head, body, new Set([1, 2, 3, 4, 5, 6]));
+  const verdict = (pass) => ({ true: "pass", false: "FAIL", null: "—" })[String(pass)];
+  const body = rows.map((r) => {
+    const { a, b } = r.pair;
+    const errs = a.non2xx + a.errors + b.non2xx + b.errors + r.serial.non2xx + r.serial.errors;
+    const targets = [];
+    if (r.target !== null)
+      targets.push(`${fmt(r.pair.ratio, 2)} of ${r.ref.id} (≥ ${r.target}) ${verdict(r.ratioPass)}`);
+    if (r.cpuTarget !== undefined)
+      targets.push(`CPU ${fmt(r.pair.cpuRatio, 2)}× ${r.ref.id}'s (≤ ${r.cpuTarget}) ${verdict(r.cpuPass)}`);
+    return [
+      r.label,
+      fmt(a.rps),
+      fmt(a.p50, 1),
+      fmt(a.p99, 1),
+      fmt(a.cpuMs, 3),
+      `${r.ref.id}: ${fmt(b.rps)}, ${fmt(b.p99, 1)}, ${fmt(b.cpuMs, 3)}`,
+      `${fmt(r.pair.ratio, 2)} (${fmt(r.pair.cpuRatio === null ? null : 1 / r.pair.cpuRatio, 2)})`,
+      serial(r.serial),
+      targets.join("; ") || "—",
+      verdict(r.p99Pass) + (errs ? ` (${errs} errors!)` : ""),
+    ];
+  });
+  return markdownTable(head, body, new Set([1, 2, 3, 4, 7]));
 }
 
 /** A Markdown table, right-aligning the `numeric` columns. */
