@@ -271,20 +271,25 @@ async function table() {
   };
   const check = await call(base, "GET", baseline.path);
   if (check.status !== 200) throw new Error(`baseline route answered ${check.status}`);
+  // Each floor answers as many bytes as the route it floors, as the baseline does /currencies'.
+  const created = await createOrder(base, key, ORDER_BODY);
+  const createdBytes = Buffer.byteLength(JSON.stringify(created.order));
+  const read = await call(base, "GET", `/api/v1/partner/orders/${orders[0].id}`, { token: key });
+  const readBytes = Buffer.byteLength(JSON.stringify(read.body));
   // The floor of a creation here: a fresh Durable Object that writes one row and arms an alarm
   // (no auth, pricing, allocation or projection).
   const objectFloor = {
     id: "object-floor",
-    label: "new object + 1 row + alarm",
-    path: "/api/v1/_bench/new-object",
+    label: `new object + 1 row + alarm, ${createdBytes} B`,
+    path: `/api/v1/_bench/new-object?bytes=${createdBytes}`,
     method: "POST",
   };
-  // The floor of an order read here: one call to an object that already exists (as many objects
-  // as seeded orders, each called once before the row).
+  // The floor of an order read here: one call to an object that already exists and answers a kept
+  // text (as many objects as seeded orders, each called once before the row).
   const objectCall = {
     id: "object-call",
-    label: "call to an existing object",
-    paths: orders.map((_, i) => `/api/v1/_bench/object/o${i}`),
+    label: `call to an existing object, ${readBytes} B`,
+    paths: orders.map((_, i) => `/api/v1/_bench/object/o${i}?bytes=${readBytes}`),
   };
   const uuidReads = { paths: orders.map((o) => `/api/v1/partner/orders/${o.id}`), headers: auth };
 
@@ -422,6 +427,7 @@ async function table() {
     local_observability: args["local-observability"],
     target: target.via,
     currencies_body_bytes: bodyBytes,
+    order_body_bytes: { created: createdBytes, read: readBytes },
     rows: selected.map((r) => ({
       id: r.id,
       label: r.label,

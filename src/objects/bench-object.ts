@@ -1,12 +1,31 @@
 import { DurableObject } from "cloudflare:workers";
 
+const bodies = new Map<number, string>();
+
+/**
+ * `{"pad":"xxx…"}` of exactly `bytes` bytes (never shorter than the 10 bytes of `{"pad":""}`), built
+ * once per size: the bench's constant answers, so a reference moves the same bytes as the route it
+ * is the floor of.
+ */
+export function constantBody(bytes: number): string {
+  let body = bodies.get(bytes);
+  if (body === undefined) {
+    const empty = '{"pad":""}';
+    body = `{"pad":"${"x".repeat(Math.max(0, bytes - empty.length))}"}`;
+    if (bodies.size >= 16) bodies.clear();
+    bodies.set(bytes, body);
+  }
+  return body;
+}
+
 /**
  * The floor of order creation in this runtime (docs/performance.md): a fresh object per call that
  * writes one row in one transaction and arms one alarm, nothing else. `POST /api/v1/_bench/new-object`
  * (BENCH_ROUTES only) creates one per request; its ratio against `POST /partner/orders` is the share
  * of a creation that is the runtime's new-object cost rather than ours. `GET /api/v1/_bench/object/{name}`
  * calls `ping` on an object that already exists: the floor of an order read, which is one call to the
- * order's object.
+ * order's object that answers the order's kept JSON text (`ping` answers a kept text of the size
+ * asked for).
  */
 export class BenchObject extends DurableObject<Env> {
   async create(at: number): Promise<number> {
@@ -15,8 +34,8 @@ export class BenchObject extends DurableObject<Env> {
     return at;
   }
 
-  ping(at: number): number {
-    return at;
+  ping(bytes: number): string {
+    return constantBody(bytes);
   }
 
   /** Armed only so that the floor pays for an alarm like an order does; there is nothing to do. */

@@ -5,6 +5,7 @@
 // As separate files each paid a workerd start and a load of the Worker (≈ 5 s of CPU) for a second
 // or less of tests (docs/performance.md, "Test-suite time"). Each module keeps its describes and
 // test names; run one with -t.
+import "./surface/bench-routes";
 import "./surface/conditional-get";
 import "./surface/cors-and-methods";
 import "./surface/document-strictness";

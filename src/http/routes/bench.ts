@@ -1,4 +1,5 @@
 import { type Context, Hono } from "hono";
+import { constantBody } from "../../objects/bench-object";
 import type { AppEnv } from "../app-env";
 import { ApiError } from "../errors";
 import { publicRateLimit } from "../middleware/auth";
@@ -11,7 +12,8 @@ import { publicRateLimit } from "../middleware/auth";
  * the endpoint's own work), and `/_bench/limited`, the same behind the per-IP rate limiter.
  * `POST /_bench/new-object` is the floor of order creation: a fresh Durable Object per request that
  * writes one row and arms an alarm (src/objects/bench-object.ts); `GET /_bench/object/{name}` is the
- * floor of an order read: one call to an object that already exists.
+ * floor of an order read: one call to an object that already exists. Each answers `?bytes=` bytes,
+ * so that a floor moves as many as the route it is measured against.
  *
  * Enabled only when the var BENCH_ROUTES is "true"; otherwise it answers like an unknown route.
  * A plain Hono route, so it never appears in the OpenAPI document.
@@ -19,32 +21,23 @@ import { publicRateLimit } from "../middleware/auth";
 
 const DEFAULT_BYTES = 1024;
 const MAX_BYTES = 1024 * 1024;
-const bodies = new Map<number, string>();
-
-/** `{"pad":"xxx…"}` of exactly `bytes` bytes (never shorter than the 10 bytes of `{"pad":""}`), built once. */
-function constantBody(bytes: number): string {
-  let body = bodies.get(bytes);
-  if (body === undefined) {
-    const empty = '{"pad":""}';
-    body = `{"pad":"${"x".repeat(Math.max(0, bytes - empty.length))}"}`;
-    if (bodies.size >= 16) bodies.clear();
-    bodies.set(bytes, body);
-  }
-  return body;
-}
 
 export function enabled(env: Env): boolean {
   return (env as unknown as { BENCH_ROUTES?: unknown }).BENCH_ROUTES === "true";
 }
 
-function constant(c: Context<AppEnv>) {
+/** `?bytes=N`: the size of the answer (default 1 KiB, at most 1 MiB). */
+function bytesAsked(c: Context<AppEnv>): number {
   const raw = c.req.query("bytes");
   const n = raw === undefined ? DEFAULT_BYTES : Number(raw);
-  const bytes = Number.isInteger(n) && n > 0 && n <= MAX_BYTES ? n : DEFAULT_BYTES;
-  return c.body(constantBody(bytes), 200, {
-    "Content-Type": "application/json",
-    "Cache-Control": "no-store",
-  });
+  return Number.isInteger(n) && n > 0 && n <= MAX_BYTES ? n : DEFAULT_BYTES;
+}
+
+const answer = (c: Context<AppEnv>, body: string, status: 200 | 201) =>
+  c.body(body, status, { "Content-Type": "application/json", "Cache-Control": "no-store" });
+
+function constant(c: Context<AppEnv>) {
+  return answer(c, constantBody(bytesAsked(c)), 200);
 }
 
 function benchObjects(c: Context<AppEnv>): NonNullable<Env["BENCH_OBJECTS"]> {
@@ -53,18 +46,21 @@ function benchObjects(c: Context<AppEnv>): NonNullable<Env["BENCH_OBJECTS"]> {
   return ns;
 }
 
-/** A fresh object per request (a random name, like a new order's), created and answered. */
+/** A fresh object per request (a random name, like a new order's), created; `?bytes=` answered. */
 async function newObject(c: Context<AppEnv>) {
-  const at = await benchObjects(c).getByName(crypto.randomUUID()).create(Date.now());
-  return c.json({ at }, 201, { "Cache-Control": "no-store" });
+  await benchObjects(c).getByName(crypto.randomUUID()).create(Date.now());
+  return answer(c, constantBody(bytesAsked(c)), 201);
 }
 
-/** One call to the named object, which exists after its first call (like an order's, read). */
+/**
+ * One call to the named object, which exists after its first call and answers a kept text of
+ * `?bytes=` bytes (like an order's object, read, answers its kept view).
+ */
 async function callObject(c: Context<AppEnv>) {
-  const at = await benchObjects(c)
+  const body = await benchObjects(c)
     .getByName(c.req.param("name") ?? "")
-    .ping(Date.now());
-  return c.json({ at }, 200, { "Cache-Control": "no-store" });
+    .ping(bytesAsked(c));
+  return answer(c, body, 200);
 }
 
 export const benchRouter = new Hono<AppEnv>()
