@@ -133,7 +133,15 @@ export default defineConfig(async () => ({
       {
         // Plain functions (src/domain, src/lib) tested without workerd: a file here starts in well
         // under a second, where a workers file starts a workerd and loads the whole Worker.
-        test: { name: "unit", include: UNIT, exclude: DOMAIN_IN_WORKERD, environment: "node" },
+        test: {
+          name: "unit",
+          include: UNIT,
+          exclude: DOMAIN_IN_WORKERD,
+          environment: "node",
+          // Two at a time, as `workers` (projects of one group must agree), so these files run in
+          // the first group of their process instead of a one-at-a-time group after every other.
+          maxWorkers: "100%",
+        },
       },
       {
         test: {
@@ -144,6 +152,9 @@ export default defineConfig(async () => ({
           // test/browser/global-setup.ts; the files run one after another against them.
           globalSetup: ["./test/browser/global-setup.ts"],
           fileParallelism: false,
+          // After the unit files when they share a process (`npm test`, scripts/test.mjs): those
+          // run while `wrangler dev` and Chromium start.
+          sequence: { groupOrder: 1 },
           testTimeout: 120_000,
           hookTimeout: 180_000,
           // A page answers within a second on a quiet machine; on a loaded CI runner a debounced

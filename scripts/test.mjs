@@ -1,11 +1,13 @@
 #!/usr/bin/env node
-// `npm test`: the Worker's projects (workers, unit) and the browser project in two Vitest
-// processes side by side. Vitest runs a project whose files go one at a time (the browser files
-// share one `wrangler dev` and one Chromium) in a group of its own after every other file, so in
-// one process the ≈ 2 minutes of browser files waited for the workers files. Those keep about one
-// core of two busy (they wait on module fetches and RPC round trips more than they compute), so the
-// browser files run in the other core's idle time instead. Arguments are passed to both runs, and
-// the exit status is the worse of the two. docs/performance.md, "Test-suite time".
+// `npm test`: the workerd files (project workers) in one Vitest process, and beside it the Node
+// files (unit) then the browser files in another. Vitest runs a project whose files go one at a
+// time (the browser files share one `wrangler dev` and one Chromium) in a group of its own after
+// every other file, so in one process the ≈ 2 minutes of browser files waited for the workers
+// files. Those keep about one core of two busy (they wait on module fetches and RPC round trips
+// more than they compute), so the browser files run in the other core's idle time instead. The unit
+// files go first in the browser's process, while its `wrangler dev` and Chromium start, instead of
+// after the last workers file. Arguments are passed to both runs, and the exit status is the worse
+// of the two. docs/performance.md, "Test-suite time".
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -24,5 +26,5 @@ function run(projects) {
   });
 }
 
-const codes = await Promise.all([run(["workers", "unit"]), run(["browser"])]);
+const codes = await Promise.all([run(["workers"]), run(["unit", "browser"])]);
 process.exit(Math.max(...codes));

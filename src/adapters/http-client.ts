@@ -22,6 +22,26 @@ export type HttpFail = (
 export const runtimeFetch: FetchFn = (input, init) => fetch(input, init);
 
 /**
+ * Runs one exchange (a fetch and the reading of its body) under a signal that aborts after `ms`
+ * like `AbortSignal.timeout(ms)` (a "TimeoutError" DOMException), and clears the timer as soon as
+ * the exchange settles. `AbortSignal.timeout`'s timer runs on for the full `ms` after the answer
+ * came, and in a Durable Object a pending timer keeps the object from being evicted until it fires
+ * (docs/performance.md, "Test-suite time", 2026-11-26 fifth session).
+ */
+export async function withTimeout<T>(ms: number, exchange: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () => controller.abort(new DOMException("The operation was aborted due to timeout", "TimeoutError")),
+    ms,
+  );
+  try {
+    return await exchange(controller.signal);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * Validates an http(s) URL without query or fragment. REST bases lose trailing slashes (paths are
  * appended); a JSON-RPC endpoint is used exactly as given (`keepTrailingSlash`), because some
  * providers' endpoint URLs end with "/".
@@ -80,9 +100,14 @@ export function createHttpClient(source: string, options: HttpClientOptions): Ht
   const timeoutMs = checkTimeout(source, options.timeoutMs, options.defaultTimeoutMs);
   const extraHeaders = options.headers ?? {};
 
-  const request = async (url: string, init: { method: string; body?: string; accept: string }) => {
-    // One signal for the whole exchange, so a server that trickles its body also times out.
-    const signal = AbortSignal.timeout(timeoutMs);
+  // One signal for the whole exchange, so a server that trickles its body also times out.
+  const request = (url: string, init: { method: string; body?: string; accept: string }) =>
+    withTimeout(timeoutMs, (signal) => exchange(url, init, signal));
+  const exchange = async (
+    url: string,
+    init: { method: string; body?: string; accept: string },
+    signal: AbortSignal,
+  ) => {
     const headers: Record<string, string> = { accept: init.accept, ...extraHeaders };
     if (init.body !== undefined) headers["content-type"] = "application/json";
     let res: Response;

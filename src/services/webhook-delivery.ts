@@ -1,3 +1,4 @@
+import { withTimeout } from "../adapters/http-client";
 import type { Config } from "../config";
 import { checkWebhookUrl, type WebhookUrlRules } from "../domain/webhook-url";
 import {
@@ -130,19 +131,22 @@ export async function attemptDelivery(
   };
   let status_code: number | null = null;
   let error: string | null = null;
-  let answer: { text: string; truncated: boolean } | null = null;
+  // Set inside the timed exchange (a cast, so the closure's assignment is not narrowed away).
+  let answer = null as { text: string; truncated: boolean } | null;
   try {
-    const res = await (options.fetch ?? fetch)(checked.url, {
-      method: "POST",
-      body: delivery.payload,
-      headers,
-      signal: AbortSignal.timeout(options.timeoutMs),
-      redirect: "manual",
+    await withTimeout(options.timeoutMs, async (signal) => {
+      const res = await (options.fetch ?? fetch)(checked.url, {
+        method: "POST",
+        body: delivery.payload,
+        headers,
+        signal,
+        redirect: "manual",
+      });
+      status_code = res.status;
+      const prefix = await responsePrefix(res, RESPONSE_BODY_LIMIT);
+      answer = prefix ? bodyPrefix(prefix, RESPONSE_BODY_LIMIT) : null;
+      if (res.status < 200 || res.status >= 300) error = `HTTP ${res.status}`;
     });
-    status_code = res.status;
-    const prefix = await responsePrefix(res, RESPONSE_BODY_LIMIT);
-    answer = prefix ? bodyPrefix(prefix, RESPONSE_BODY_LIMIT) : null;
-    if (res.status < 200 || res.status >= 300) error = `HTTP ${res.status}`;
   } catch (err) {
     error =
       err instanceof Error && err.name === "TimeoutError"

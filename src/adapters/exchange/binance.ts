@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Market } from "../../domain/venue-route";
-import { type FetchFn, runtimeFetch } from "../http-client";
+import { type FetchFn, runtimeFetch, withTimeout } from "../http-client";
 import type { LegExecution, SpotVenue, VenueOrder, VenueOutcome } from "./types";
 
 /**
@@ -167,10 +167,12 @@ export function createBinanceVenue(options: BinanceOptions): SpotVenue {
     return key;
   };
 
-  async function publicGet(path: string): Promise<unknown> {
-    const res = await fetchFn(`${base}${path}`, { signal: AbortSignal.timeout(timeoutMs) });
-    if (!res.ok) throw new Error(`venue ${path}: HTTP ${res.status}`);
-    return res.json();
+  function publicGet(path: string): Promise<unknown> {
+    return withTimeout(timeoutMs, async (signal) => {
+      const res = await fetchFn(`${base}${path}`, { signal });
+      if (!res.ok) throw new Error(`venue ${path}: HTTP ${res.status}`);
+      return res.json();
+    });
   }
 
   async function resync(): Promise<void> {
@@ -190,18 +192,20 @@ export function createBinanceVenue(options: BinanceOptions): SpotVenue {
     }).toString();
     const mac = await crypto.subtle.sign("HMAC", await hmacKey(), new TextEncoder().encode(query));
     const signature = [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, "0")).join("");
-    let res: Response;
-    try {
-      res = await fetchFn(`${base}${path}?${query}&signature=${signature}`, {
-        method,
-        headers: { "X-MBX-APIKEY": options.apiKey },
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-    } catch (err) {
-      return { error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) };
-    }
-    const body: unknown = await res.json().catch(() => null);
-    return { status: res.status, headers: res.headers, body };
+    return withTimeout(timeoutMs, async (signal): Promise<Answer> => {
+      let res: Response;
+      try {
+        res = await fetchFn(`${base}${path}?${query}&signature=${signature}`, {
+          method,
+          headers: { "X-MBX-APIKEY": options.apiKey },
+          signal,
+        });
+      } catch (err) {
+        return { error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) };
+      }
+      const body: unknown = await res.json().catch(() => null);
+      return { status: res.status, headers: res.headers, body };
+    });
   }
 
   const outcomeOf = (a: Answer, call: "place" | "lookup" = "place"): VenueOutcome =>

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { hmacSha256Hex, signatureValid } from "../../domain/credentials";
 import { parseDecimal } from "../../domain/money";
-import { runtimeFetch } from "../http-client";
+import { runtimeFetch, withTimeout } from "../http-client";
 import type {
   BalanceSource,
   GatewayBalance,
@@ -123,11 +123,11 @@ export function createHttpPayout(options: HttpPayoutOptions): PayoutGateway & Ba
 
   /** A signed GET of `path` (the request line is what is signed). */
   async function signedGet(path: string, key?: string): Promise<{ res: Response; text: string }> {
-    const res = await doFetch(`${base}${path}`, {
-      headers: await signedHeaders(`GET ${basePath}${path}`, key),
-      signal: AbortSignal.timeout(timeout),
+    const headers = await signedHeaders(`GET ${basePath}${path}`, key);
+    return withTimeout(timeout, async (signal) => {
+      const res = await doFetch(`${base}${path}`, { headers, signal });
+      return { res, text: await res.text() };
     });
-    return { res, text: await res.text() };
   }
 
   const clip = (text: string) => text.slice(0, 200);
@@ -138,13 +138,11 @@ export function createHttpPayout(options: HttpPayoutOptions): PayoutGateway & Ba
       let res: Response;
       let text: string;
       try {
-        res = await doFetch(`${base}/payouts`, {
-          method: "POST",
-          body,
-          headers: await signedHeaders(body, req.idempotencyKey),
-          signal: AbortSignal.timeout(timeout),
-        });
-        text = await res.text();
+        const headers = await signedHeaders(body, req.idempotencyKey);
+        ({ res, text } = await withTimeout(timeout, async (signal) => {
+          const res = await doFetch(`${base}/payouts`, { method: "POST", body, headers, signal });
+          return { res, text: await res.text() };
+        }));
       } catch (err) {
         return { status: "unknown", error: `payout gateway unreachable: ${String(err)}` };
       }
