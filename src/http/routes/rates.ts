@@ -133,14 +133,14 @@ export const ratesRouter = createRouter().openapi(route, async (c) => {
     partner?.markupBps ?? 0,
     now,
     livemode,
-    endUserCountry(c),
+    () => endUserCountry(c),
   );
   const { pair, quote } = priced;
   const maxAmount = await quotedMaximum(
     c.env,
     config,
     priced,
-    regionOf(c.req.raw.cf?.continent),
+    () => regionOf(c.req.raw.cf?.continent),
     livemode,
     (p) => c.executionCtx.waitUntil(p),
   );
