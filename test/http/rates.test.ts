@@ -156,6 +156,18 @@ describe("GET /api/v1/partner/rates: quotes", () => {
     }
   });
 
+  it("X-End-User-Country asked again is checked as itself: a valid one (or none) answers, a malformed one never", async () => {
+    // The isolate remembers each valid header set's parse (repeatableHeaders in src/http/router.ts).
+    const query = "coin_from=BTC&coin_to=ETH&amount=0.1";
+    for (let i = 0; i < 2; i++) {
+      expect((await rates(query)).status).toBe(200);
+      expect((await rates(query, { "X-End-User-Country": "de" })).status).toBe(200);
+      const bad = await rates(query, { "X-End-User-Country": "D1" });
+      await expectError(bad.clone(), 400, "invalid_request");
+      expect((await json<{ errors: { field: string }[] }>(bad)).errors[0]?.field).toBe("x-end-user-country");
+    }
+  });
+
   it("a stablecoin pair on chosen networks, rounded to 6 decimals", async () => {
     // USDT/TRX → USDC/ETH: mid 1, 0.995 × 100 − 5 = 94.5
     const q = await json<RateQuote>(
