@@ -144,9 +144,21 @@ export function toDecimalString(x: Decimal): string {
 }
 
 /** Basis points as a fraction: bps(50) = 0.005. */
+/**
+ * Fractions by their basis points: the few spreads and markups in use recur on every quote (a fee
+ * split made four of them), and a Decimal never changes, so each is made once.
+ */
+const fractions = new Map<number, Decimal>();
+
 export function bps(n: number): Decimal {
-  if (!Number.isFinite(n)) throw new RangeError(`basis points must be finite, got ${n}`);
-  return new Dec(n).div(10_000);
+  let fraction = fractions.get(n);
+  if (fraction === undefined) {
+    if (!Number.isFinite(n)) throw new RangeError(`basis points must be finite, got ${n}`);
+    fraction = new Dec(n).div(10_000);
+    if (fractions.size >= 256) fractions.clear();
+    fractions.set(n, fraction);
+  }
+  return fraction;
 }
 
 function describe(input: unknown): string {

@@ -16,6 +16,13 @@ export const NO_RESTRICTIONS: RegionRestrictions = { countries: [], coins: {} };
 
 export const COUNTRY_RE = /^[A-Z]{2}$/;
 
+/** Whether any country is refused anything: without restrictions, where a request comes from does not matter. */
+export function restrictsAny(r: RegionRestrictions): boolean {
+  if (r.countries.length > 0) return true;
+  for (const _ in r.coins) return true;
+  return false;
+}
+
 /** Whether a country is refused everything. Without a country (unknown origin) nothing is refused. */
 export function countryRestricted(r: RegionRestrictions, country: string | null): boolean {
   return country !== null && r.countries.includes(country);

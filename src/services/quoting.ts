@@ -7,7 +7,7 @@ import { liveModeProblems } from "../domain/live-modes";
 import { type Decimal, toJsonNumber } from "../domain/money";
 import { type AssetRef, assessPair, type ResolvedPair } from "../domain/pairs";
 import { type PricingInput, pairLimits, type Quote, quoteForward, quoteReverse } from "../domain/pricing";
-import { regionRefusals } from "../domain/region-restrictions";
+import { regionRefusals, restrictsAny } from "../domain/region-restrictions";
 import { networkRefusals } from "../domain/service-status";
 import { testDepositScheme } from "../domain/test-mode";
 import { TtlCache } from "../lib/ttl-cache";
@@ -132,8 +132,11 @@ export async function priceQuote(
   now: number,
   /** False for a test key: the same prices, the test deposit keys (docs/test-mode.md). */
   livemode = true,
-  /** The end user's country (ISO 3166-1 alpha-2), when known. */
-  country: string | null = null,
+  /**
+   * The end user's country (ISO 3166-1 alpha-2), when known; a function is asked only when some
+   * region is restricted (reading `request.cf` has the runtime parse it, docs/performance.md).
+   */
+  endUserCountry: string | null | (() => string | null) = null,
 ): Promise<PricedQuote> {
   if (livemode) refuseMisconfiguredLive(config);
   const [catalog, restrictions, status] = await Promise.all([
@@ -141,6 +144,8 @@ export async function priceQuote(
     loadRegionRestrictions(env.DB),
     loadServiceStatus(env.DB),
   ]);
+  let country = typeof endUserCountry === "function" ? null : endUserCountry;
+  if (typeof endUserCountry === "function" && restrictsAny(restrictions)) country = endUserCountry();
   const assessed = assessPair(catalog, params.from, params.to, "new_order");
   if (!assessed.ok) {
     const coins = { from: params.from.coin?.toUpperCase(), to: params.to.coin?.toUpperCase() };

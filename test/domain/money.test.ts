@@ -123,6 +123,14 @@ describe("rounding helpers", () => {
     expect(() => bps(Number.NaN)).toThrow(RangeError);
   });
 
+  it("bps: a fraction asked again is the one made before, and still exact", () => {
+    const first = bps(37.5);
+    expect(bps(37.5)).toBe(first);
+    expect(toDecimalString(bps(37.5))).toBe("0.00375");
+    expect(() => bps(Number.POSITIVE_INFINITY)).toThrow(RangeError);
+    expect(() => bps(Number.POSITIVE_INFINITY)).toThrow(RangeError);
+  });
+
   it("the private clone works at 50 digits and truncates", () => {
     expect(Dec.precision).toBe(50);
     expect(Dec.rounding).toBe(Dec.ROUND_DOWN);

@@ -4,9 +4,11 @@ import { base64urlnopad } from "@scure/base";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { getConfig } from "../../src/config";
 import worker from "../../src/index";
+import { FREE_CACHE_MS } from "../../src/services/liquidity-cap";
 import { refreshPrices } from "../../src/storage/market";
 import {
   admin,
+  BASE,
   call,
   createPartner,
   expectError,
@@ -154,12 +156,57 @@ describe("GET /api/v1/partner/rates: quotes", () => {
     }
   });
 
+  it("X-End-User-Country asked again is checked as itself: a valid one (or none) answers, a malformed one never", async () => {
+    // The isolate remembers each valid header set's parse (repeatableHeaders in src/http/router.ts).
+    const query = "coin_from=BTC&coin_to=ETH&amount=0.1";
+    for (let i = 0; i < 2; i++) {
+      expect((await rates(query)).status).toBe(200);
+      expect((await rates(query, { "X-End-User-Country": "de" })).status).toBe(200);
+      const bad = await rates(query, { "X-End-User-Country": "D1" });
+      await expectError(bad.clone(), 400, "invalid_request");
+      expect((await json<{ errors: { field: string }[] }>(bad)).errors[0]?.field).toBe("x-end-user-country");
+    }
+  });
+
   it("a stablecoin pair on chosen networks, rounded to 6 decimals", async () => {
     // USDT/TRX → USDC/ETH: mid 1, 0.995 × 100 − 5 = 94.5
     const q = await json<RateQuote>(
       await rates("coin_from=USDT&network_from=TRX&coin_to=USDC&network_to=ETH&amount=100"),
     );
     expect(q).toMatchObject({ network_from: "TRX", network_to: "ETH", amount_to: 94.5, rate: 0.945 });
+  });
+});
+
+describe("GET /api/v1/partner/rates: where the caller is, read only when it matters", () => {
+  /** A quote whose `request.cf` counts its reads (the runtime parses it on the first). */
+  const quoteCountingCf = async (query: string, headers: Record<string, string> = {}) => {
+    const req = new Request(`${BASE}/api/v1/partner/rates?${query}`, {
+      headers: { "cf-connecting-ip": freshIp(), ...headers },
+    });
+    let reads = 0;
+    Object.defineProperty(req, "cf", {
+      get: () => {
+        reads++;
+        return { country: "DE", continent: "EU" };
+      },
+    });
+    // Straight to the Worker's handler: through `exports` the request would be copied, getter and all.
+    const ctx = createExecutionContext();
+    const res = await worker.fetch(req, env, ctx);
+    await waitOnExecutionContext(ctx);
+    expect(res.status).toBe(200);
+    return reads;
+  };
+
+  it("without region restrictions, a coin the ledger does not limit is quoted without request.cf", async () => {
+    const query = "coin_from=BTC&coin_to=ETH&amount=0.1";
+    // Past what earlier quotes learnt: the first quote asks its region's shard again, and the
+    // shard's "not limited" then holds for the coin.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + FREE_CACHE_MS);
+    expect(await quoteCountingCf(query)).toBeGreaterThan(0);
+    expect(await quoteCountingCf(query)).toBe(0);
+    expect(await quoteCountingCf(`${query}&rate_type=fixed`)).toBe(0);
   });
 });
 

@@ -15,7 +15,7 @@ import {
 } from "../asset-params";
 import { badRequest } from "../errors";
 import { keyedOperation } from "../middleware/scopes";
-import { createRouter, repeatableQuery } from "../router";
+import { createRouter, repeatableHeaders, repeatableQuery } from "../router";
 import { decimalAmount, errorResponses, FeesSchema, okResponse, out, ticker, withCors } from "../schemas";
 
 const decimalParam = (description: string) =>
@@ -105,7 +105,7 @@ const route = createRoute({
   summary: "Quote a rate and the pair's limits",
   description:
     "Public. With `X-API-Key` (or `Authorization: Bearer`), the quote reflects the partner's pricing. `min_amount`/`max_amount` are the pair's limits; validate user input against them before creating an order.",
-  request: { query: RatesQuery, headers: z.object(EndUserCountryHeader) },
+  request: { query: RatesQuery, headers: repeatableHeaders(z.object(EndUserCountryHeader)) },
   responses: withCors({
     200: okResponse("limited", "The quote.", RateQuoteSchema),
     ...errorResponses(400, 401, 403, 422, 429, 451, 503),
@@ -133,14 +133,14 @@ export const ratesRouter = createRouter().openapi(route, async (c) => {
     partner?.markupBps ?? 0,
     now,
     livemode,
-    endUserCountry(c),
+    () => endUserCountry(c),
   );
   const { pair, quote } = priced;
   const maxAmount = await quotedMaximum(
     c.env,
     config,
     priced,
-    regionOf(c.req.raw.cf?.continent),
+    () => regionOf(c.req.raw.cf?.continent),
     livemode,
     (p) => c.executionCtx.waitUntil(p),
   );
