@@ -75,33 +75,25 @@ function queryText(url: string): string {
 }
 
 /**
- * A route's query, path parameters or headers, validated synchronously: @hono/zod-validator parses
+ * Validates a route's query, path parameters or headers synchronously: @hono/zod-validator parses
  * every part with `safeParseAsync` (a promise chain per field) and reads all request headers for a
  * header schema. Same input, same schema, same 400 as the default hook, same `c.req.valid(target)`.
  */
-function validated(c: Parameters<MiddlewareHandler>[0], target: Target, schema: ObjectSchemaLike): object {
+function validate(target: Target, schema: ObjectSchemaLike): MiddlewareHandler {
   const known = target === "query" ? remembered.get(schema) : undefined;
-  const text = known && queryText(c.req.url);
-  const kept = text === undefined ? undefined : known?.get(text);
-  if (kept !== undefined) return kept;
-  const result = schema.safeParse(rawInput(c, target, schema));
-  if (!result.success) invalid(target, result.error.issues);
-  const data = result.data as object;
-  if (known && text !== undefined) {
-    if (known.size >= MAX_REMEMBERED_QUERIES) known.clear();
-    known.set(text, Object.freeze(data));
-  }
-  return data;
-}
-
-/**
- * One middleware for all the parts a route declares, checked in the library's order (query,
- * parameters, headers; the first invalid one answers): one step of the route's chain, not one per
- * part.
- */
-function validate(parts: readonly (readonly [Target, ObjectSchemaLike])[]): MiddlewareHandler {
   return async (c, next) => {
-    for (const [target, schema] of parts) c.req.addValidatedData(target, validated(c, target, schema));
+    const text = known && queryText(c.req.url);
+    let data = text === undefined ? undefined : known?.get(text);
+    if (data === undefined) {
+      const result = schema.safeParse(rawInput(c, target, schema));
+      if (!result.success) invalid(target, result.error.issues);
+      data = result.data as object;
+      if (known && text !== undefined) {
+        if (known.size >= MAX_REMEMBERED_QUERIES) known.clear();
+        known.set(text, Object.freeze(data));
+      }
+    }
+    c.req.addValidatedData(target, data);
     await next();
   };
 }
@@ -112,7 +104,7 @@ type RouteConfig = Parameters<OpenApi>[0];
 /**
  * Every router is created here so schema failures (missing field, wrong type, unknown enum) all
  * become the same 400 `invalid_request` with per-field `errors`. A route's query, parameters and
- * headers are checked by `validate` (in the library's order, in one step after the route's own middleware);
+ * headers are checked by `validate` (in the library's order, after the route's own middleware);
  * its body still by the library. The document is registered from the route as declared.
  */
 export function createRouter<E extends HonoEnv = AppEnv>(): OpenAPIHono<E> {
@@ -130,15 +122,13 @@ export function createRouter<E extends HonoEnv = AppEnv>(): OpenAPIHono<E> {
     if (!request || !(request.query || request.params || request.headers)) return openapi(route, ...rest);
     if (!hide) app.openAPIRegistry.registerPath({ ...declared, request });
     const { query, params, headers, ...others } = request;
-    const parts: [Target, ObjectSchemaLike][] = [];
-    if (query) parts.push(["query", query as unknown as ObjectSchemaLike]);
-    if (params) parts.push(["param", params as unknown as ObjectSchemaLike]);
-    if (headers) parts.push(["header", headers as unknown as ObjectSchemaLike]);
+    const checks = [
+      ...(query ? [validate("query", query as unknown as ObjectSchemaLike)] : []),
+      ...(params ? [validate("param", params as unknown as ObjectSchemaLike)] : []),
+      ...(headers ? [validate("header", headers as unknown as ObjectSchemaLike)] : []),
+    ];
     const own = middleware === undefined ? [] : Array.isArray(middleware) ? middleware : [middleware];
-    return openapi(
-      { ...declared, hide: true, request: others, middleware: [...own, validate(parts)] },
-      ...rest,
-    );
+    return openapi({ ...declared, hide: true, request: others, middleware: [...own, ...checks] }, ...rest);
   }) as unknown as OpenApi;
   (app as unknown as { openapi: OpenApi }).openapi = patched;
   return app;
