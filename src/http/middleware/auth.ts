@@ -128,8 +128,8 @@ function refuse(c: Context<AppEnv>, limits: Record<string, string>, err: unknown
 }
 
 /**
- * Partner authentication, rate limiting and the key's scope for `operation`, in one middleware
- * (one step of the route's chain, not two: a keyed read is short enough for that to show).
+ * Partner authentication, rate limiting and the key's scope for `operation`, in one middleware:
+ * the scope is the key's, and its refusal must be counted and carry the limit's headers like any.
  * Authenticated requests count against the partner's own limit; anonymous and failed ones against
  * the client IP (so key guessing is throttled too). A key without the operation's scope is refused
  * 403 after it is counted. `optional`: a request without any key passes anonymously (public pricing).
