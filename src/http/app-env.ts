@@ -14,7 +14,7 @@ export interface AppEnv {
     operator: string;
     /** The key id the partner authenticated with: who made a decision, in the order's log. */
     apiKeyId?: string;
-    /** What that key may do (src/domain/key-scopes.ts); checked by requireScope. */
+    /** What that key may do (src/domain/key-scopes.ts); checked by partnerAuth. */
     keyScopes?: readonly KeyScope[];
     /** The order a POST /partner/orders answered with, for the partner's request log. */
     createdOrderId?: string;

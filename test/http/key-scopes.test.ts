@@ -1,7 +1,7 @@
 // Key scopes (docs/auth-and-limits.md, "Key scopes"), through the public surface: the partner
 // OpenAPI document names the scope of every keyed operation (and this fails for an operation
 // OPERATION_SCOPES does not know), a key without an operation's scope gets 403
-// insufficient_scope naming it on every such operation, the operator creates and lists keys with
+// insufficient_scope naming it on every such operation (with the partner's rate-limit headers), the operator creates and lists keys with
 // scopes, and a key made before scopes keeps everything but orders:act.
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -90,6 +90,9 @@ describe("key scopes", () => {
       const body = await json<{ code: string; detail: string }>(refused);
       expect(body.code).toBe("insufficient_scope");
       expect(body.detail).toContain(`\`${scope}\``);
+      // Counted against the partner's limit before it is refused, and told so like any answer.
+      expect(refused.headers.get("RateLimit-Policy"), op.operationId).toMatch(/^"partner";q=100000;/);
+      expect(refused.headers.get("RateLimit-Remaining"), op.operationId).toMatch(/^\d+$/);
       const allowed = await send(method, path, only);
       const answer = allowed.status === 403 ? (await json<{ code: string }>(allowed)).code : allowed.status;
       expect(answer, `${op.operationId} with only ${scope}`).not.toBe("insufficient_scope");

@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { createMiddleware } from "hono/factory";
 import { parseApiKey, sameSecret, secretMatches, signatureValid } from "../../domain/credentials";
-import { type KeyScope, parseScopes } from "../../domain/key-scopes";
+import { type KeyScope, OPERATION_SCOPES, type PartnerOperation, parseScopes } from "../../domain/key-scopes";
 import type { Partner } from "../../domain/partner";
 import { findKey, type KeyWithPartner, touchKey } from "../../storage/partners";
 import { setAnswerHeaders } from "../answer-headers";
@@ -111,12 +111,34 @@ function identityOf(found: KeyWithPartner): Authenticated {
   return identity;
 }
 
+/** 403 `insufficient_scope` naming the scope `operation` needs, for a key without it. */
+function insufficientScope(operation: PartnerOperation, scopes: readonly KeyScope[]): ApiError {
+  const scope = OPERATION_SCOPES[operation];
+  return new ApiError(
+    403,
+    "insufficient_scope",
+    `This API key lacks the \`${scope}\` scope that ${operation} needs; create a key with it (its scopes: ${scopes.join(", ") || "none"}).`,
+  );
+}
+
+/** Puts the rate-limit headers on the answer onError makes of `err`, and throws it. */
+function refuse(c: Context<AppEnv>, limits: Record<string, string>, err: unknown): never {
+  for (const [k, v] of Object.entries(limits)) c.header(k, v);
+  throw err;
+}
+
 /**
- * Partner authentication plus rate limiting. Authenticated requests count against the partner's
- * own limit; anonymous and failed ones against the client IP (so key guessing is throttled too).
- * `optional`: a request without any key passes anonymously (public pricing).
+ * Partner authentication, rate limiting and the key's scope for `operation`, in one middleware:
+ * the scope is the key's, and its refusal must be counted and carry the limit's headers like any.
+ * Authenticated requests count against the partner's own limit; anonymous and failed ones against
+ * the client IP (so key guessing is throttled too). A key without the operation's scope is refused
+ * 403 after it is counted. `optional`: a request without any key passes anonymously (public pricing).
  */
-export function partnerAuth(mode: "required" | "optional"): MiddlewareHandler<AppEnv> {
+export function partnerAuth(
+  mode: "required" | "optional",
+  operation: PartnerOperation,
+): MiddlewareHandler<AppEnv> {
+  const scope = OPERATION_SCOPES[operation];
   return createMiddleware<AppEnv>(async (c, next) => {
     const config = c.get("config");
     let result: Authenticated | null = null;
@@ -127,11 +149,7 @@ export function partnerAuth(mode: "required" | "optional"): MiddlewareHandler<Ap
       if (raw !== null) result = await authenticate(c, raw);
     } catch (err) {
       // The refusal carries the headers too: onError's answer takes the ones set here.
-      for (const [k, v] of Object.entries(
-        await enforceRateLimit(c, ipBucket(c), config.PUBLIC_RATE_LIMIT_PER_MINUTE),
-      ))
-        c.header(k, v);
-      throw err;
+      refuse(c, await enforceRateLimit(c, ipBucket(c), config.PUBLIC_RATE_LIMIT_PER_MINUTE), err);
     }
     let limits: Record<string, string>;
     if (!result) {
@@ -144,6 +162,7 @@ export function partnerAuth(mode: "required" | "optional"): MiddlewareHandler<Ap
       limits = await enforceRateLimit(c, partnerBucket(result.partner.id), result.partner.rateLimitPerMinute);
       const touched = touchKey(c.env.DB, result.keyId);
       if (touched) c.executionCtx.waitUntil(touched);
+      if (!result.scopes.includes(scope)) refuse(c, limits, insufficientScope(operation, result.scopes));
     }
     await next();
     setAnswerHeaders(c, limits);

@@ -1,27 +1,8 @@
 // Key scopes on the partner API (docs/auth-and-limits.md, "Key scopes"). Every keyed operation is
 // declared through keyedOperation: its security requirement names the scope, `x-required-scope`
-// carries it for tools, and its middleware authenticates the key and then refuses a key without it.
-import type { MiddlewareHandler } from "hono";
-import { createMiddleware } from "hono/factory";
+// carries it for tools, and its middleware (partnerAuth) authenticates the key and then refuses a key without it.
 import { OPERATION_SCOPES, type PartnerOperation } from "../../domain/key-scopes";
-import type { AppEnv } from "../app-env";
-import { ApiError } from "../errors";
 import { partnerAuth } from "./auth";
-
-/** 403 `insufficient_scope` naming the scope, for a key without it; anonymous requests pass. */
-export function requireScope(operation: PartnerOperation): MiddlewareHandler<AppEnv> {
-  const scope = OPERATION_SCOPES[operation];
-  return createMiddleware<AppEnv>(async (c, next) => {
-    const scopes = c.get("keyScopes");
-    if (scopes && !scopes.includes(scope))
-      throw new ApiError(
-        403,
-        "insufficient_scope",
-        `This API key lacks the \`${scope}\` scope that ${operation} needs; create a key with it (its scopes: ${scopes.join(", ") || "none"}).`,
-      );
-    await next();
-  });
-}
 
 /**
  * The OpenAPI fields of a keyed partner operation: its id, its security (the scope as the
@@ -38,6 +19,6 @@ export function keyedOperation<const Op extends PartnerOperation>(
     operationId,
     security: auth === "optional" ? [{}, ...keyed] : keyed,
     "x-required-scope": scope,
-    middleware: [partnerAuth(auth), requireScope(operationId)],
+    middleware: [partnerAuth(auth, operationId)],
   };
 }
