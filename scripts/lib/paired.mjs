@@ -82,13 +82,31 @@ export async function runPaired(opts) {
   await pool.close();
 
   const [a, b] = kinds.map((_, i) => summary(tally[i], spans[i]));
+  const windowRatios = pairRatios(a.perWindow, b.perWindow);
+  const ratio = a.rps / b.rps;
   return {
     a,
     b,
-    ratio: a.rps / b.rps,
+    ratio,
+    interval: interval95(ratio, windowRatios),
     cpuRatio: a.cpuMs && b.cpuMs ? a.cpuMs / b.cpuMs : null,
-    windowRatios: pairRatios(a.perWindow, b.perWindow),
+    windowRatios,
   };
+}
+
+/**
+ * A 95 % interval around the pooled ratio, from how much the window pairs' ratios spread (the
+ * standard error of their mean logarithm, ×1.96): how far this run's ratio can be from what the
+ * same code would give with endless windows on this machine. Null with fewer than two pairs or a
+ * window without answers.
+ */
+export function interval95(ratio, windowRatios) {
+  const logs = windowRatios.map(Math.log);
+  if (logs.length < 2 || !logs.every(Number.isFinite)) return null;
+  const mean = logs.reduce((s, x) => s + x, 0) / logs.length;
+  const sd = Math.sqrt(logs.reduce((s, x) => s + (x - mean) ** 2, 0) / (logs.length - 1));
+  const half = (1.96 * sd) / Math.sqrt(logs.length);
+  return [ratio * Math.exp(-half), ratio * Math.exp(half)];
 }
 
 /** A B B A A B B A …: `n` windows of each kind. */
