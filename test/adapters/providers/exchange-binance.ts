@@ -1,18 +1,18 @@
 import { delay, HttpResponse, http } from "msw";
 import { beforeEach, describe, expect, it } from "vitest";
-import { classify, createBinanceVenue } from "../../src/adapters/exchange/binance";
-import type { VenueOrder } from "../../src/adapters/exchange/types";
-import { stepLeg } from "../../src/adapters/exchange/venue-legs";
-import { parseDecimal } from "../../src/domain/money";
-import { type LegState, LOOKUP_INTERVAL_MS, LOST_WINDOW_MS } from "../../src/domain/venue-policy";
-import { legClientOrderId, routeLegs, sizeLeg } from "../../src/domain/venue-route";
-import errors from "../fixtures/venue/errors.json";
-import symbolInfo from "../fixtures/venue/exchange-info-symbol.json";
-import myTrades from "../fixtures/venue/my-trades.json";
-import filledFull from "../fixtures/venue/order-full-filled.json";
-import orderQuery from "../fixtures/venue/order-query.json";
-import serverTime from "../fixtures/venue/time.json";
-import { createMockNetwork } from "../support/msw";
+import { classify, createBinanceVenue } from "../../../src/adapters/exchange/binance";
+import type { VenueOrder } from "../../../src/adapters/exchange/types";
+import { stepLeg } from "../../../src/adapters/exchange/venue-legs";
+import { parseDecimal } from "../../../src/domain/money";
+import { type LegState, LOOKUP_INTERVAL_MS, LOST_WINDOW_MS } from "../../../src/domain/venue-policy";
+import { legClientOrderId, routeLegs, sizeLeg } from "../../../src/domain/venue-route";
+import errors from "../../fixtures/venue/errors.json";
+import symbolInfo from "../../fixtures/venue/exchange-info-symbol.json";
+import myTrades from "../../fixtures/venue/my-trades.json";
+import filledFull from "../../fixtures/venue/order-full-filled.json";
+import orderQuery from "../../fixtures/venue/order-query.json";
+import serverTime from "../../fixtures/venue/time.json";
+import { createMockNetwork } from "../../support/msw";
 
 // Binance spot on recorded response shapes (test/fixtures/venue/README.md), served by MSW. A tiny
 // book of orders by client id stands in for the venue's memory, so lookups answer what was placed.

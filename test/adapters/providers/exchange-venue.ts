@@ -3,11 +3,11 @@
  * middle of a POST (the leg stored as `sending`, the answer never read), against the fake venue.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createBinanceVenue } from "../../src/adapters/exchange/binance";
-import type { ExchangeRequest } from "../../src/adapters/exchange/types";
-import { createVenueExchange, type VenueExchangeState } from "../../src/adapters/exchange/venue-exchange";
-import { LOST_WINDOW_MS } from "../../src/domain/venue-policy";
-import { createFakeVenue, type FakeVenue, VENUE_URL } from "../support/fake-venue";
+import { createBinanceVenue } from "../../../src/adapters/exchange/binance";
+import type { ExchangeRequest } from "../../../src/adapters/exchange/types";
+import { createVenueExchange, type VenueExchangeState } from "../../../src/adapters/exchange/venue-exchange";
+import { LOST_WINDOW_MS } from "../../../src/domain/venue-policy";
+import { createFakeVenue, type FakeVenue, VENUE_URL } from "../../support/fake-venue";
 
 const ORDER_ID = "5d0c1f8e-7a2b-4c3d-9e8f-0a1b2c3d4e5f";
 const LEG = "5d0c1f8e7a2b4c3d9e8f0a1b2c3d4e5f-1";

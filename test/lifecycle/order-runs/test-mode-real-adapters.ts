@@ -7,12 +7,12 @@
 import { env } from "cloudflare:workers";
 import { HttpResponse, http } from "msw";
 import { afterEach, beforeAll, expect, it, vi } from "vitest";
-import { orderAdapters } from "../../src/adapters/registry";
-import type { Config } from "../../src/config";
-import { admin, call, createPartner, json, setPrices } from "../helpers";
-import { createMockNetwork } from "../support/msw";
-import { BTC_TO_USDT, type Order, statusPath } from "../support/orders";
-import { objectConfig } from "../support/real-chain";
+import { orderAdapters } from "../../../src/adapters/registry";
+import type { Config } from "../../../src/config";
+import { admin, call, createPartner, json, setPrices } from "../../helpers";
+import { createMockNetwork } from "../../support/msw";
+import { BTC_TO_USDT, type Order, statusPath } from "../../support/orders";
+import { objectConfig } from "../../support/real-chain";
 
 const net = createMockNetwork(
   http.all("*", () => HttpResponse.json({ error: "should not be called" }, { status: 500 })),

@@ -6,9 +6,9 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { type Config, getConfig } from "../../src/config";
-import { createPartner, setPrices, type TestPartner } from "../helpers";
-import { advance, BTC_TO_USDT, createOrder, read, simMine, simSend, startClock } from "../support/orders";
+import { type Config, getConfig } from "../../../src/config";
+import { createPartner, setPrices, type TestPartner } from "../../helpers";
+import { advance, BTC_TO_USDT, createOrder, read, simMine, simSend, startClock } from "../../support/orders";
 
 let partner: TestPartner;
 let config: Config;

@@ -3,11 +3,11 @@
 import { env } from "cloudflare:workers";
 import { HttpResponse, http } from "msw";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { orderIdOf } from "../../src/domain/order-id";
-import { admin, call, createPartner, json, setPrices } from "../helpers";
-import { acceptInvite, cab, csrfOf, invite, partnerWithAdmin } from "../support/cabinet";
-import { createMockNetwork, type MockNetwork } from "../support/msw";
-import { queueOrderEvent } from "../support/webhook-events";
+import { orderIdOf } from "../../../src/domain/order-id";
+import { admin, call, createPartner, json, setPrices } from "../../helpers";
+import { acceptInvite, cab, csrfOf, invite, partnerWithAdmin } from "../../support/cabinet";
+import { createMockNetwork, type MockNetwork } from "../../support/msw";
+import { queueOrderEvent } from "../../support/webhook-events";
 
 const HOOK = "https://hooks.wallet.example/in";
 beforeAll(() => setPrices());

@@ -3,8 +3,8 @@
 // printable view, and the test-mode month close.
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { admin, json, setPrices } from "../helpers";
-import { acceptInvite, cab, csrfOf, invite, partnerWithAdmin, stepUp } from "../support/cabinet";
+import { admin, json, setPrices } from "../../helpers";
+import { acceptInvite, cab, csrfOf, invite, partnerWithAdmin, stepUp } from "../../support/cabinet";
 
 const TRON = "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL";
 const BTC = "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4";

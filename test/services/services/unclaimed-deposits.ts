@@ -1,12 +1,12 @@
 import { env } from "cloudflare:workers";
 import { HttpResponse, http } from "msw";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { getConfig } from "../../src/config";
-import { watchMemoAddresses } from "../../src/services/unclaimed-deposits";
-import page from "../fixtures/chain/rippled-account-tx-p2.json";
-import { createPartner, setPrices, type TestPartner } from "../helpers";
-import { createMockNetwork } from "../support/msw";
-import { createOrder, TRON_ADDR, XRP_ADDR } from "../support/orders";
+import { getConfig } from "../../../src/config";
+import { watchMemoAddresses } from "../../../src/services/unclaimed-deposits";
+import page from "../../fixtures/chain/rippled-account-tx-p2.json";
+import { createPartner, setPrices, type TestPartner } from "../../helpers";
+import { createMockNetwork } from "../../support/msw";
+import { createOrder, TRON_ADDR, XRP_ADDR } from "../../support/orders";
 
 const RPC = "https://rippled.test/";
 const SENDER = "rPT1Sjq2YGrBMTttX4GZHjKu9dyfzbpAYe";

@@ -5,9 +5,9 @@
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { PartnerView } from "../../src/objects/order/view";
-import { admin, call, createPartner, expectError, json, setPrices, type TestPartner } from "../helpers";
-import { useFakeGateway } from "../support/fake-gateway";
+import { PartnerView } from "../../../src/objects/order/view";
+import { admin, call, createPartner, expectError, json, setPrices, type TestPartner } from "../../helpers";
+import { useFakeGateway } from "../../support/fake-gateway";
 import {
   BTC_REFUND,
   BTC_TO_USDT,
@@ -19,7 +19,7 @@ import {
   simSend,
   step,
   TRON_ADDR,
-} from "../support/orders";
+} from "../../support/orders";
 
 const NEW_BTC = "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq";
 const NEW_TRON = "TZ1RFjs5gov1Qse96dMz7uCuMvabw7X72i";
