@@ -4,7 +4,11 @@ import { mnemonicToSeedSync } from "@scure/bip39";
 import { describe, expect, it } from "vitest";
 import { deriveDepositAddress, validateTag } from "../../../src/domain/addresses";
 import { p2wpkhAddress } from "../../../src/domain/addresses/bitcoin";
-import { depositPath, FIRST_DERIVED_MEMO_TAG, memoTagCandidate } from "../../../src/domain/deposit-allocation";
+import {
+  depositPath,
+  FIRST_DERIVED_MEMO_TAG,
+  memoTagCandidate,
+} from "../../../src/domain/deposit-allocation";
 import { idempotentOrderId } from "../../../src/domain/order";
 import {
   type CreationKey,
