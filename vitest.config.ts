@@ -79,10 +79,7 @@ const PREBUNDLED = [
  * Worker's bindings or modules); they stay in `workers`.
  */
 const UNIT = ["test/domain/**/*.test.ts", "test/lib/**/*.test.ts", "test/docs/**/*.test.ts"];
-const DOMAIN_IN_WORKERD = [
-  "test/domain/addresses-derive.test.ts",
-  "test/domain/in-workerd.test.ts",
-];
+const DOMAIN_IN_WORKERD = ["test/domain/addresses-derive.test.ts", "test/domain/in-workerd.test.ts"];
 
 // Three projects: the Worker's tests inside workerd, plain functions' in Node (above), and the
 // cabinet's browser tests (Chromium via playwright-core against one `wrangler dev`, test/browser/).
