@@ -75,15 +75,11 @@ const PREBUNDLED = [
 ];
 
 /**
- * Domain logic's test files run without workerd (project `unit`), except three that need it (the
+ * Domain logic's test files run without workerd (project `unit`), except two that need it (the
  * Worker's bindings or modules); they stay in `workers`.
  */
 const UNIT = ["test/domain/**/*.test.ts", "test/lib/**/*.test.ts", "test/docs/**/*.test.ts"];
-const DOMAIN_IN_WORKERD = [
-  "test/domain/addresses-derive.test.ts",
-  "test/domain/order-id.test.ts",
-  "test/domain/test-mode.test.ts",
-];
+const DOMAIN_IN_WORKERD = ["test/domain/addresses-derive.test.ts", "test/domain/in-workerd.test.ts"];
 
 // Three projects: the Worker's tests inside workerd, plain functions' in Node (above), and the
 // cabinet's browser tests (Chromium via playwright-core against one `wrangler dev`, test/browser/).

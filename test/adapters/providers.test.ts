@@ -6,6 +6,8 @@
 // test names; run one with -t.
 import "./providers/chain-account-state";
 import "./providers/chain-shared-reads";
+import "./providers/exchange-binance";
+import "./providers/exchange-venue";
 import "./providers/http-timeout";
 import "./providers/payout-http";
 import "./providers/prices-msw-helper";

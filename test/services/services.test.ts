@@ -7,5 +7,6 @@
 import "./services/fixed-quotes";
 import "./services/rate-limiting";
 import "./services/sweep-plan";
+import "./services/unclaimed-deposits";
 import "./services/unlimited-coins";
 import "./services/webhook-retention";

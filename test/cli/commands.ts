@@ -1,4 +1,4 @@
-// The operator CLI's commands beyond partners and keys (test/cli.test.ts), driven through its core
+// The operator CLI's commands beyond partners and keys (./partners-and-keys.ts), driven through its core
 // against the Worker in workerd (test/support/cli.ts). One file, one describe per command group:
 // each was a file of its own that paid a workerd start and a load of the Worker for a second or
 // two of tests (docs/performance.md, "Test-suite time"). The groups share the file's storage; each
@@ -6,8 +6,8 @@
 // changes (liquidity, regions).
 import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { admin, createPartner, json, setPrices, type TestPartner } from "./helpers";
-import { cli } from "./support/cli";
+import { admin, createPartner, json, setPrices, type TestPartner } from "../helpers";
+import { cli } from "../support/cli";
 import {
   BTC_TO_USDT,
   createOrder,
@@ -18,7 +18,7 @@ import {
   simSend,
   startClock,
   step,
-} from "./support/orders";
+} from "../support/orders";
 
 describe("CLI: currency and audit commands", () => {
   it("adds a coin, switches its deposits off by COIN/NETWORK, and shows both changes in the audit log", async () => {

@@ -3,11 +3,11 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import worker from "../../src/index";
-import { purgeExpiredCabinetState } from "../../src/services/cabinet-auth";
-import { expectError } from "../helpers";
-import { SoftAuthenticator } from "../support/authenticator";
-import { cab, partnerWithAdmin, signInWith } from "../support/cabinet";
+import worker from "../../../src/index";
+import { purgeExpiredCabinetState } from "../../../src/services/cabinet-auth";
+import { expectError } from "../../helpers";
+import { SoftAuthenticator } from "../../support/authenticator";
+import { cab, partnerWithAdmin, signInWith } from "../../support/cabinet";
 
 const challenges = async () =>
   (await env.DB.prepare("SELECT COUNT(*) AS n FROM cabinet_challenges").first<{ n: number }>())!.n;

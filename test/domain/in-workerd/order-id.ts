@@ -2,10 +2,14 @@ import { env } from "cloudflare:workers";
 import { HDKey } from "@scure/bip32";
 import { mnemonicToSeedSync } from "@scure/bip39";
 import { describe, expect, it } from "vitest";
-import { deriveDepositAddress, validateTag } from "../../src/domain/addresses";
-import { p2wpkhAddress } from "../../src/domain/addresses/bitcoin";
-import { depositPath, FIRST_DERIVED_MEMO_TAG, memoTagCandidate } from "../../src/domain/deposit-allocation";
-import { idempotentOrderId } from "../../src/domain/order";
+import { deriveDepositAddress, validateTag } from "../../../src/domain/addresses";
+import { p2wpkhAddress } from "../../../src/domain/addresses/bitcoin";
+import {
+  depositPath,
+  FIRST_DERIVED_MEMO_TAG,
+  memoTagCandidate,
+} from "../../../src/domain/deposit-allocation";
+import { idempotentOrderId } from "../../../src/domain/order";
 import {
   type CreationKey,
   creationVerdict,
@@ -15,8 +19,8 @@ import {
   shortIdOfOrderId,
   shortIdOfValue,
   shortIdValue,
-} from "../../src/domain/order-id";
-import { newShortId } from "../../src/domain/short-id";
+} from "../../../src/domain/order-id";
+import { newShortId } from "../../../src/domain/short-id";
 
 const MNEMONIC =
   "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about";

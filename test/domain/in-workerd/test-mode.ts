@@ -1,17 +1,17 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { getConfig } from "../../src/config";
-import { deriveDepositAddress, validateAddress } from "../../src/domain/addresses";
+import { getConfig } from "../../../src/config";
+import { deriveDepositAddress, validateAddress } from "../../../src/domain/addresses";
 import {
   BITCOIN_TESTNET,
   DOGECOIN_TESTNET,
   LITECOIN_TESTNET,
   type UtxoChain,
   validateUtxoAddress,
-} from "../../src/domain/addresses/bitcoin";
-import { generateApiKey, parseApiKey } from "../../src/domain/credentials";
-import type { DepositConfig } from "../../src/domain/deposit";
-import { testDepositScheme } from "../../src/domain/test-mode";
+} from "../../../src/domain/addresses/bitcoin";
+import { generateApiKey, parseApiKey } from "../../../src/domain/credentials";
+import type { DepositConfig } from "../../../src/domain/deposit";
+import { testDepositScheme } from "../../../src/domain/test-mode";
 
 const config = getConfig(env);
 
