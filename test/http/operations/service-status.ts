@@ -153,7 +153,7 @@ describe("service-status", () => {
         const orderBody = await expectError(order, 400, "pair_unavailable");
         expect(orderBody.errors?.[0]).toMatchObject({ code: "network_unavailable", side: "from" });
         // A test key's orders run on their own SimChain: the real network's outage does not refuse them.
-        // (Test keys are covered by test-mode.test.ts; here the live refusal is the point.)
+        // (Test keys are covered by partner-routes/test-mode.ts; here the live refusal is the point.)
 
         // The operator's note: audited, public without its author.
         const noted = await admin(`/incidents/${opened?.id}/notes`, {
