@@ -60,7 +60,7 @@ export interface TestPartner {
   keyId: string;
 }
 
-/** Every key scope: the tests' partners may do everything (key-scopes.test.ts tests less). */
+/** Every key scope: the tests' partners may do everything (partner-routes/key-scopes.ts tests less). */
 export const ALL_SCOPES = ["read", "orders:write", "orders:act", "webhooks:write"];
 
 /** Creates a partner and an API key (with every scope) through the operator API. */

@@ -24,8 +24,8 @@ export const READ_ONLY_SCOPES: readonly KeyScope[] = ["read"];
 
 /**
  * Every keyed partner operation, by its OpenAPI operationId, and the scope it needs. A new keyed
- * operation must be added here: test/http/key-scopes.test.ts fails for one the document has and
- * this table lacks.
+ * operation must be added here: test/http/partner-routes/key-scopes.ts fails for one the document
+ * has and this table lacks.
  */
 export const OPERATION_SCOPES = {
   getRate: "read",

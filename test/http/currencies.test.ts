@@ -23,7 +23,7 @@ const REQUIRED: Record<string, string> = {
   is_memo: "boolean",
 };
 const NULLABLE_STRINGS = ["explorer_tx_url", "explorer_address_url", "icon_url", "contract_address"];
-// Beyond the contract: the EIP-155 chain id of EVM networks (test/http/wallet-assets.test.ts).
+// Beyond the contract: the EIP-155 chain id of EVM networks (test/http/partner-routes/wallet-assets.ts).
 const NULLABLE_NUMBERS = ["chain_id"];
 
 describe("GET /api/v1/currencies", () => {

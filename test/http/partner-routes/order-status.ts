@@ -1,0 +1,176 @@
+/**
+ * The end user's view of an order without a key (docs/widget.md): GET /api/v1/orders/{id}/status
+ * and the tracking page /track/{id}: UUID only, masked addresses, never the partner, cacheable for
+ * seconds, rate-limited per IP, and the page's timeline, deposit, support contact and CSP.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { orderIdOf } from "../../../src/domain/order-id";
+import { admin, call, createPartner, expectError, json, setPrices, type TestPartner } from "../../helpers";
+import { BTC_REFUND, BTC_TO_USDT, createOrder, type Order, TRON_ADDR } from "../../support/orders";
+
+describe("order-status", () => {
+  let p: TestPartner;
+  let testKey: string;
+
+  beforeAll(async () => {
+    await setPrices();
+    p = await createPartner({ name: "status-wallet", rate_limit_per_minute: 100_000 });
+    const k = await json<{ key: string }>(
+      await admin(`/partners/${p.id}/keys`, { method: "POST", json: { mode: "test" } }),
+    );
+    testKey = k.key;
+    expect(
+      (
+        await admin(`/partners/${p.id}`, {
+          method: "PATCH",
+          json: { contact_email: "help@status-wallet.example" },
+        })
+      ).status,
+    ).toBe(200);
+  });
+
+  const asTest = (): TestPartner => ({ ...p, key: testKey });
+
+  async function helper(orderId: string, name: string, body?: unknown): Promise<Order> {
+    const res = await call(`/api/v1/partner/test/orders/${orderId}/${name}`, {
+      method: "POST",
+      headers: {
+        Authorization: `Bearer ${testKey}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    expect(res.status, await res.clone().text()).toBe(200);
+    return json<Order>(res);
+  }
+
+  const status = (id: string, headers: Record<string, string> = {}) =>
+    call(`/api/v1/orders/${id}/status`, { headers });
+
+  describe("GET /api/v1/orders/{id}/status", () => {
+    it("answers without a key: the order's progress, addresses masked, no partner, short cache, any origin", async () => {
+      const o = await createOrder(p, { ...BTC_TO_USDT, refund_address: BTC_REFUND });
+      const res = await status(o.id, { Origin: "https://wallet.example" });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("cache-control")).toBe("public, max-age=5");
+      expect(res.headers.get("access-control-allow-origin")).toBe("*");
+      expect(res.headers.get("ratelimit-limit")).toBe("60");
+      const body = await json<Record<string, unknown>>(res);
+      expect(body).toMatchObject({
+        id: o.id,
+        status: "waiting_deposit",
+        coin_from: "BTC",
+        coin_to: "USDT",
+        deposit_address: o.deposit_address,
+        amount_from_expected: o.amount_from_expected,
+        recipient_address: `${TRON_ADDR.slice(0, 6)}…${TRON_ADDR.slice(-4)}`,
+        refund_address: `${BTC_REFUND.slice(0, 6)}…${BTC_REFUND.slice(-4)}`,
+        expires_at: o.expires_at,
+        livemode: true,
+      });
+      const text = JSON.stringify(body);
+      expect(text).not.toContain(TRON_ADDR);
+      expect(text).not.toContain(BTC_REFUND);
+      expect(text).not.toContain(p.id);
+      for (const hidden of [
+        "partner_id",
+        "short_id",
+        "actions",
+        "recipient_address_tag",
+        "refund_address_tag",
+      ])
+        expect(body).not.toHaveProperty(hidden);
+      // The upper-case form names the same order.
+      expect((await status(o.id.toUpperCase())).status).toBe(200);
+    });
+
+    it("404 order_not_found for an unknown UUID of either layout, a short_id, or junk", async () => {
+      const o = await createOrder(p, BTC_TO_USDT);
+      for (const id of [
+        orderIdOf("0000000000"),
+        "6f1c1f2e-3b7a-4c55-9d2e-8a1b2c3d4e5f",
+        o.short_id,
+        o.short_id.toLowerCase(),
+        "not-an-order",
+      ])
+        await expectError(await status(id), 404, "order_not_found");
+    });
+
+    it("counts against the client's IP like every public route: 429 with Retry-After past the limit", async () => {
+      const o = await createOrder(p, BTC_TO_USDT);
+      const ip = { "cf-connecting-ip": "198.51.100.77" };
+      for (let i = 0; i < 60; i++) expect((await status(o.id, ip)).status).toBe(200);
+      const refused = await status(o.id, ip);
+      await expectError(refused, 429, "rate_limited");
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+      // Another address is not affected.
+      expect((await status(o.id)).status).toBe(200);
+    });
+  });
+
+  const page = async (id: string) => {
+    const res = await call(`/track/${id}`);
+    return { res, html: await res.text() };
+  };
+
+  describe("the tracking page /track/{id}", () => {
+    it("shows the deposit with its QR code and countdown, masks the payout address, and may not be framed", async () => {
+      const o = await createOrder(p, BTC_TO_USDT);
+      const { res, html } = await page(o.id);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toMatch(/^text\/html/);
+      const csp = res.headers.get("content-security-policy") ?? "";
+      expect(csp).toContain("default-src 'self'");
+      expect(csp).toContain("frame-ancestors 'none'");
+      expect(csp).not.toMatch(/unsafe-inline|https:/);
+      expect(res.headers.get("cache-control")).toBe("no-store");
+      expect(html).toContain("Waiting for your deposit");
+      expect(html).toContain(o.deposit_address);
+      expect(html).toMatch(/<svg[^>]*viewBox/);
+      expect(html).toContain(`data-countdown="${o.expires_at}"`);
+      expect(html).toContain(`${TRON_ADDR.slice(0, 6)}…${TRON_ADDR.slice(-4)}`);
+      expect(html).not.toContain(TRON_ADDR);
+      expect(html).not.toContain(p.id);
+      expect(html).not.toContain("help@status-wallet.example");
+      // No inline script or style: everything the page runs is a 'self' file.
+      expect(html).not.toMatch(/<script>|<script [^>]*>[^<]|style=/);
+    });
+
+    it("follows a test order to Sent, with no explorer links for test orders", async () => {
+      const o = await createOrder(asTest(), BTC_TO_USDT);
+      expect((await page(o.id)).html).toContain("Test order: nothing real moves.");
+      await helper(o.id, "deposit");
+      const confirming = await page(o.id);
+      expect(confirming.html).toContain("Confirming 0/2");
+      // The deposit is seen: no QR code asks for another one.
+      expect(confirming.html).not.toContain('data-testid="qr"');
+      const done = await helper(o.id, "confirm");
+      expect(done.status).toBe("completed");
+      const { html } = await page(o.id);
+      expect(html).toContain('data-status="completed"');
+      expect(html).toContain('data-final="true"');
+      expect(html).toContain(done.payout_txid ?? "missing payout txid");
+      expect(html).not.toContain('<a href="http');
+    });
+
+    it("an order on hold says what happens next with the partner's support contact", async () => {
+      // No refund address: a failed exchange holds the funds for a decision.
+      const o = await createOrder(asTest(), BTC_TO_USDT);
+      await helper(o.id, "deposit");
+      await helper(o.id, "fail", { step: "exchange" });
+      expect((await helper(o.id, "confirm")).status).toBe("failed");
+      const { html } = await page(o.id);
+      expect(html).toContain("What happens next");
+      expect(html).toContain("mailto:help@status-wallet.example");
+    });
+
+    it("404 page for an unknown id and for a short_id", async () => {
+      const o = await createOrder(p, BTC_TO_USDT);
+      for (const id of [orderIdOf("0000000000"), o.short_id]) {
+        const { res, html } = await page(id);
+        expect(res.status).toBe(404);
+        expect(html).toContain("Order not found");
+      }
+    });
+  });
+});
