@@ -143,13 +143,13 @@ export function toDecimalString(x: Decimal): string {
   return x.toFixed();
 }
 
-/** Basis points as a fraction: bps(50) = 0.005. */
 /**
  * Fractions by their basis points: the few spreads and markups in use recur on every quote (a fee
  * split made four of them), and a Decimal never changes, so each is made once.
  */
 const fractions = new Map<number, Decimal>();
 
+/** Basis points as a fraction: bps(50) = 0.005. */
 export function bps(n: number): Decimal {
   let fraction = fractions.get(n);
   if (fraction === undefined) {
