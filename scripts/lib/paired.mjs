@@ -100,7 +100,7 @@ export async function runPaired(opts) {
  * same code would give with endless windows on this machine. Null with fewer than two pairs or a
  * window without answers.
  */
-export function interval95(ratio, windowRatios) {
+function interval95(ratio, windowRatios) {
   const logs = windowRatios.map(Math.log);
   if (logs.length < 2 || !logs.every(Number.isFinite)) return null;
   const mean = logs.reduce((s, x) => s + x, 0) / logs.length;
