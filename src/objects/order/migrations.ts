@@ -1,7 +1,7 @@
 import { ALERTS_TABLE } from "./alerts";
 import { OUTBOX_TABLE } from "./outbox";
 import { SCHEDULE_TABLE } from "./schedule";
-import { moveVenueLegs, SENDS_NUMBER_AND_PROGRESS, SENDS_TABLE, SENDS_TABLE_LATEST } from "./sends-ledger";
+import { moveVenueLegs, SENDS_NUMBER_AND_PROGRESS, SENDS_TABLE } from "./sends-ledger";
 
 /** One schema step: its statements, and what moves data the statements cannot reach (key-value storage). */
 export type Migration = string | { sql: string; data(storage: DurableObjectStorage): void };
@@ -31,20 +31,12 @@ export const ORDER_MIGRATIONS: readonly Migration[] = [
 ];
 
 /**
- * For this release only, a new store still makes the tables the accessors would make on first
- * write: a Worker from before `LazyTable` reads them unconditionally, so until this release has
- * been deployed no order may lack them (rolling back to the earlier version must stay possible).
- * The next release stops making them (docs/lifecycle.md, "Rolling back").
- */
-const MADE_UP_FRONT_FOR_ROLLBACK = `${SENDS_TABLE_LATEST}; ${OUTBOX_TABLE}; ${ALERTS_TABLE};`;
-
-/**
  * A new store (every order is one), in one `exec`: what ORDER_MIGRATIONS leave, less what a new
  * order does not use, made as cheap to create as SQLite allows (docs/performance.md, "a creation's
  * schema: only the tables it writes"). The migrations' steps were 14 % of a creation's CPU in the
  * 2026-11-26 profile, then the six tables' DDL in one step ≈ 7 %.
- * - **Made on first write** (from the next release; made up front by this one, above): `sends`
- *   (SENDS_TABLE_LATEST), `outbox` and `alerts` (ALERTS_TABLE) are created by their first write, through their `LazyTable` (src/objects/order/lazy-table.ts),
+ * - **Made on first write**: `sends` (SENDS_TABLE_LATEST), `outbox` and `alerts` (ALERTS_TABLE)
+ *   are created by their first write, through their `LazyTable` (src/objects/order/lazy-table.ts),
  *   at the latest shape; a read before answers no rows. A later migration that changes one of
  *   them must skip a store that has not made it yet (its first write makes the new shape).
  * - `meta` and `schedule` are `WITHOUT ROWID` (their text key is the table: no second b-tree for
@@ -55,7 +47,7 @@ const MADE_UP_FRONT_FOR_ROLLBACK = `${SENDS_TABLE_LATEST}; ${OUTBOX_TABLE}; ${AL
  * test/objects/storage/order-migrations.ts checks that both leave the same columns.
  */
 export const ORDER_SCHEMA = `${META_TABLE} WITHOUT ROWID; ${EVENTS_TABLE.replace(" AUTOINCREMENT", "")};
-  ${SCHEDULE_TABLE} WITHOUT ROWID; ${MADE_UP_FRONT_FOR_ROLLBACK}`;
+  ${SCHEDULE_TABLE} WITHOUT ROWID;`;
 
 /** The schema version the storage is at (0: nothing created yet). */
 export function schemaVersion(sql: SqlStorage): number {

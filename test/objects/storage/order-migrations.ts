@@ -77,8 +77,7 @@ describe("order object migrations", () => {
     const stub = env.ORDERS.getByName(`migrations-${crypto.randomUUID()}`);
     await runInDurableObject(stub, (_obj, state) => {
       expect(schemaVersion(state.storage.sql)).toBe(ORDER_MIGRATIONS.length);
-      // Until the next release, also the tables the accessors make on first write (migrations.ts).
-      expect(tables(state.storage.sql)).toEqual(["alerts", "events", "meta", "outbox", "schedule", "sends"]);
+      expect(tables(state.storage.sql)).toEqual(["events", "meta", "schedule"]);
       // No sqlite_sequence either: the log numbers its rows without AUTOINCREMENT.
       state.storage.sql.exec("INSERT INTO events (at, to_status, reason) VALUES ('now', 'x', 'y')");
       expect(
@@ -141,7 +140,7 @@ describe("order object migrations", () => {
 
 describe("order tables made on first write (src/objects/order/lazy-table.ts)", () => {
   const has = (sql: SqlStorage, table: string) => tables(sql).includes(table);
-  /** A new store without the tables made on first write (the release after MADE_UP_FRONT_FOR_ROLLBACK). */
+  /** A new store without the tables made on first write (as every new store is since 2026-11-27). */
   const withoutLazyTables = (sql: SqlStorage) =>
     sql.exec("DROP TABLE IF EXISTS sends; DROP TABLE IF EXISTS outbox; DROP TABLE IF EXISTS alerts;");
 
