@@ -12,7 +12,7 @@ import {
   projectRecord,
   scheduleOutbox,
 } from "./projection";
-import { DUE } from "./schedule";
+import { DUE, type DueRow, nextAlarm } from "./schedule";
 
 /** What a creation uses of the order's context: the record, its storage, log and schedule. */
 export type CreationHost = ProjectionHost &
@@ -93,6 +93,13 @@ async function createOnce(
   // answer (the projection flag is the outbox). The alarm is armed first as the projection's
   // backstop, so no eviction can leave a record that nothing will project.
   const armed = c.storage.setAlarm(Date.now() + PROJECTION_RETRY_MS);
+  const firstDue: DueRow[] = [
+    {
+      name: DUE.poll,
+      dueAt: nextPoll(Date.parse(created.createdAt), 0, true, c.config.CHAIN_POLL_SECONDS * 1000).at,
+    },
+    { name: DUE.expiry, dueAt: Date.parse(created.expiresAt) },
+  ];
   const version = c.storage.transactionSync(() => {
     c.saveRecord(created);
     c.kv.put(CREATED_VIEW, view);
@@ -102,17 +109,11 @@ async function createOnce(
       amount_from_expected: created.amountFromExpected,
       rate_quoted: created.rateQuoted,
     });
-    markProjection(c.kv, c.schedule, Date.now(), [
-      {
-        name: DUE.poll,
-        dueAt: nextPoll(Date.parse(created.createdAt), 0, true, c.config.CHAIN_POLL_SECONDS * 1000).at,
-      },
-      { name: DUE.expiry, dueAt: Date.parse(created.expiresAt) },
-    ]);
+    markProjection(c.kv, c.schedule, Date.now(), firstDue);
     return logged;
   });
   await armed;
-  void projectCreated(c, created, version, needsAction);
+  void projectCreated(c, created, version, firstDue, needsAction);
   return { kind: "created", order: view };
 }
 
@@ -124,9 +125,17 @@ async function projectCreated(
   c: CreationHost,
   r: OrderRecord,
   version: number,
+  firstDue: readonly DueRow[],
   needsAction: (r: OrderRecord) => boolean,
 ) {
-  await projectRecord(c, r, needsAction, version);
+  if ((await projectRecord(c, r, needsAction, version)) === "untouched") {
+    // Nothing has written to the order since its creation, which sends no webhook, alert or
+    // liquidity step: the outbox row was the index row's alone, and the first poll or the deadline
+    // is next (a new order's clock is real time). What scheduleOutbox and arm would find, unread.
+    c.schedule.clear(DUE.outbox);
+    await c.storage.setAlarm(nextAlarm(firstDue, Date.now()) ?? Date.now());
+    return;
+  }
   scheduleOutbox(c, Date.now());
   await c.arm(Date.now());
 }

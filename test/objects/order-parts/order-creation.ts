@@ -107,6 +107,31 @@ describe("OrderCreation", () => {
     expect(await indexVersion(d.id)).toBeNull();
   });
 
+  it("once its index row is written, a new order waits for its first poll or deadline and nothing else", async () => {
+    const now = Date.now();
+    const d = {
+      ...draft("key-6"),
+      createdAt: new Date(now).toISOString(),
+      expiresAt: new Date(now + 3_600_000).toISOString(),
+    };
+    await runInDurableObject(env.ORDERS.getByName(d.id), async (_obj, state) => {
+      const c = orderContext(state.storage, env);
+      expect((await new OrderCreation().create(c, d, btc(), never)).kind).toBe("created");
+      await indexed(d.id);
+      await new Promise((r) => setTimeout(r, 20));
+      const poll = nextPoll(now, 0, true, c.config.CHAIN_POLL_SECONDS * 1000).at;
+      expect(c.schedule.rows()).toEqual(
+        [
+          { name: DUE.poll, dueAt: poll },
+          { name: DUE.expiry, dueAt: Date.parse(d.expiresAt) },
+        ].sort((a, b) => a.dueAt - b.dueAt),
+      );
+      expect(projectionPending(c.kv)).toBe(false);
+      expect(await state.storage.getAlarm()).toBe(Math.min(poll, Date.parse(d.expiresAt)));
+    });
+    expect(await indexVersion(d.id)).toBe(1);
+  });
+
   it("the same key with another request conflicts; another creation finds the id taken", async () => {
     const d = draft("key-2", "hash-2");
     await runInDurableObject(env.ORDERS.getByName(d.id), async (_obj, state) => {
