@@ -27,8 +27,11 @@ export type CreateResult =
   | { kind: "taken" }
   | { kind: "unavailable"; reason: string };
 
-/** The 201 body as first sent, so an Idempotency-Key replay returns exactly the same body. */
-const CREATED_VIEW = "created_view";
+/**
+ * The 201 body as first sent, so an Idempotency-Key replay returns exactly the same body. Kept only
+ * for a creation under an Idempotency-Key: nothing else can be replayed (creationVerdict).
+ */
+export const CREATED_VIEW = "created_view";
 
 /**
  * The answer to a repeated Idempotency-Key: the first response, or a conflict when the request
@@ -102,7 +105,7 @@ async function createOnce(
   ];
   const version = c.storage.transactionSync(() => {
     c.saveRecord(created);
-    c.kv.put(CREATED_VIEW, view);
+    if (created.idempotencyKey !== null) c.kv.put(CREATED_VIEW, view);
     const logged = c.log(created.createdAt, null, created.status, "order created", {
       deposit_address: created.depositAddress,
       deposit_address_tag: created.depositAddressTag,
