@@ -6,6 +6,7 @@ import { payoutSentMessage } from "../domain/payout-events";
 import type { SendPolicy } from "../domain/send-step";
 import { settleStatementPayout } from "../storage/statements";
 import { ALERTS_TABLE, OrderAlerts } from "./order/alerts";
+import { orderTables } from "./order/context";
 import { type Migration, migrate } from "./order/migrations";
 import { OrderSchedule, SCHEDULE_TABLE } from "./order/schedule";
 import { sendOnce } from "./order/send-once";
@@ -65,8 +66,9 @@ export class PartnerPayouts extends DurableObject<Env> {
     const sql = ctx.storage.sql;
     ctx.blockConcurrencyWhile(async () => migrate(ctx.storage, PAYOUTS_MIGRATIONS));
     this.#schedule = new OrderSchedule(sql);
-    this.#ledger = new SendsLedger(sql, this.#schedule);
-    this.#alerts = new OrderAlerts(sql);
+    const tables = orderTables(sql);
+    this.#ledger = new SendsLedger(tables.sends, this.#schedule);
+    this.#alerts = new OrderAlerts(tables.alerts);
   }
 
   #gateway(intent: PayoutIntent): PayoutGateway {

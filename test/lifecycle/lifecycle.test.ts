@@ -1,12 +1,16 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { ALERTS_TABLE } from "../../src/objects/order/alerts";
+import { OUTBOX_TABLE } from "../../src/objects/order/outbox";
+import { SENDS_TABLE_LATEST } from "../../src/objects/order/sends-ledger";
 import { admin, createPartner, setPrices, type TestPartner } from "../helpers";
 import {
   BTC_REFUND,
   BTC_TO_USDT,
   createOrder,
   events,
+  evict,
   outgoing,
   read,
   simMine,
@@ -684,4 +688,66 @@ describe("outside failures: retries with backoff, then the failure branch", () =
     await step(o.id);
     expect((await read(partner, o.id)).status).toBe("completed");
   });
+});
+
+describe("the order's storage: tables made on first write, or all made up front by an earlier version", () => {
+  /** Which of the tables a new order does not write yet the order's storage has. */
+  const madeTables = (id: string) =>
+    runInDurableObject(env.ORDERS.getByName(id), (_obj, state) =>
+      state.storage.sql
+        .exec<{ name: string }>(
+          "SELECT name FROM sqlite_master WHERE name IN ('sends', 'outbox', 'alerts') ORDER BY name",
+        )
+        .toArray()
+        .map((r) => r.name),
+    );
+
+  const cases = [
+    { layout: "made on first write", earlier: false, ends: "completed", deposit: "0.01" },
+    { layout: "an earlier version's", earlier: true, ends: "completed", deposit: "0.01" },
+    { layout: "made on first write", earlier: false, ends: "refunded", deposit: "9" },
+    { layout: "an earlier version's", earlier: true, ends: "refunded", deposit: "9" },
+  ] as const;
+  for (const { layout, earlier, ends, deposit } of cases)
+    it(`tables ${layout}: the order ends ${ends}, paying once, with every webhook in order`, async () => {
+      const o = await createOrder(partner, { ...BTC_TO_USDT, refund_address: BTC_REFUND });
+      await step(o.id);
+      const stub = env.ORDERS.getByName(o.id);
+      // Either layout as its version leaves it: every order created before 2026-11-27 has all six
+      // tables from its constructor, a new one only the tables a creation writes. The object then
+      // restarts (a deploy), so nothing of this one's memory is left.
+      await runInDurableObject(stub, (_obj, state) =>
+        state.storage.sql.exec(
+          earlier
+            ? `${SENDS_TABLE_LATEST}; ${OUTBOX_TABLE}; ${ALERTS_TABLE};`.replaceAll(
+                "CREATE TABLE ",
+                "CREATE TABLE IF NOT EXISTS ",
+              )
+            : "DROP TABLE IF EXISTS sends; DROP TABLE IF EXISTS outbox; DROP TABLE IF EXISTS alerts;",
+        ),
+      );
+      await evict(stub);
+      // A waiting order's runs read the outbox and the alerts without making them.
+      expect(await madeTables(o.id)).toEqual(earlier ? ["alerts", "outbox", "sends"] : []);
+      expect(await stub.webhookEvents()).toEqual([]);
+
+      await simSend("BTC", o.deposit_address, deposit);
+      await simMine("BTC", 2);
+      for (let i = 0; i < 6; i++) await step(o.id, 120_000);
+      expect((await read(partner, o.id)).status).toBe(ends);
+
+      const kind = ends === "completed" ? "payout" : "refund";
+      const sent = [...(await outgoing("TRX")), ...(await outgoing("BTC"))].filter(
+        (t) => t.order_id === o.id,
+      );
+      expect(sent.map((t) => t.kind)).toEqual([kind]);
+      const hooks = await stub.webhookEvents();
+      expect(hooks.map((e) => e.sequence)).toEqual(hooks.map((_e, i) => i + 1));
+      expect(hooks.every((e) => e.sent)).toBe(true);
+      const last = JSON.parse(hooks.at(-1)?.message.body ?? "{}") as {
+        data?: { order?: { status?: string } };
+      };
+      expect(last.data?.order?.status).toBe(ends);
+      expect(await madeTables(o.id)).toEqual(earlier ? ["alerts", "outbox", "sends"] : ["outbox", "sends"]);
+    });
 });

@@ -1,5 +1,6 @@
 import { type AlertNotice, type AlertState, clearAlert, raiseAlert } from "../../domain/alerts";
 import { type AlertRow, projectAlertRows } from "../../storage/alerts";
+import type { LazyTable } from "./lazy-table";
 
 export const ALERTS_TABLE = `CREATE TABLE alerts (
   kind TEXT NOT NULL,
@@ -39,12 +40,12 @@ const stateOf = (row: Stored): AlertState => ({
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
- * The order's operator alerts (table `alerts`, src/domain/alerts.ts): written beside the step that
+ * The order's operator alerts (table `alerts`, made by the order's first alert; src/domain/alerts.ts): written beside the step that
  * saw the problem, with no await between, and projected to D1 (`GET /admin/v1/alerts`) by the
  * alarm's outbox step like the index row: a row stays unprojected until D1 has it.
  */
 export class OrderAlerts {
-  constructor(private readonly sql: SqlStorage) {}
+  constructor(private readonly table: LazyTable) {}
 
   /** The problem `kind` is seen now: one line when it opens and on each reminder, none otherwise. */
   raise(orderId: string, kind: string, message: string, data: Record<string, unknown>, now: number): void {
@@ -67,19 +68,18 @@ export class OrderAlerts {
   }
 
   open(): AlertState[] {
-    return this.sql
-      .exec<Stored>("SELECT * FROM alerts WHERE cleared_at IS NULL ORDER BY opened_at")
-      .toArray()
+    return this.table
+      .rows<Stored>("SELECT * FROM alerts WHERE cleared_at IS NULL ORDER BY opened_at")
       .map(stateOf);
   }
 
   pending(): boolean {
-    return this.sql.exec("SELECT 1 FROM alerts WHERE projected = 0 LIMIT 1").toArray().length > 0;
+    return this.table.rows("SELECT 1 FROM alerts WHERE projected = 0 LIMIT 1").length > 0;
   }
 
   /** Writes the alerts D1 does not have yet; a failure is logged and left for the next run. */
   async project(db: D1Database, orderId: string): Promise<void> {
-    const rows = this.sql.exec<Stored>("SELECT * FROM alerts WHERE projected = 0").toArray();
+    const rows = this.table.rows<Stored>("SELECT * FROM alerts WHERE projected = 0");
     if (rows.length === 0) return;
     const out: AlertRow[] = rows.map((r) => ({
       order_id: orderId,
@@ -95,7 +95,7 @@ export class OrderAlerts {
       await projectAlertRows(db, out);
       // Only the rows as written: one changed meanwhile stays for the next run.
       for (const r of rows)
-        this.sql.exec(
+        this.table.write(
           "UPDATE alerts SET projected = 1 WHERE kind = ? AND opened_at = ? AND last_at = ? AND reminders = ? AND cleared_at IS ?",
           r.kind,
           r.opened_at,
@@ -116,15 +116,16 @@ export class OrderAlerts {
   }
 
   #open(kind: string): AlertState | null {
-    const row = this.sql
-      .exec<Stored>("SELECT * FROM alerts WHERE kind = ? AND cleared_at IS NULL", kind)
-      .toArray()[0];
+    const row = this.table.rows<Stored>(
+      "SELECT * FROM alerts WHERE kind = ? AND cleared_at IS NULL",
+      kind,
+    )[0];
     return row ? stateOf(row) : null;
   }
 
   /** A row D1 must learn of (opened, reminded, cleared) is marked unprojected; a quiet sighting is not. */
   #write(a: AlertState, project: boolean): void {
-    this.sql.exec(
+    this.table.write(
       `INSERT INTO alerts (kind, opened_at, message, data, last_at, reminders, next_reminder_at, cleared_at, projected)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (kind, opened_at) DO UPDATE SET message = excluded.message, data = excluded.data,

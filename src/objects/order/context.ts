@@ -4,12 +4,13 @@ import { type Config, getConfig } from "../../config";
 import type { OrderRecord } from "../../domain/order";
 import type { ClockJump } from "../../domain/test-clock";
 import { adaptersOf } from "./adapters";
-import { OrderAlerts } from "./alerts";
+import { ALERTS_TABLE, OrderAlerts } from "./alerts";
 import { ExtraDeposits } from "./extra-deposits";
 import { OrderJournal } from "./journal";
-import { OrderOutbox } from "./outbox";
+import { type LazyTable, LazyTables } from "./lazy-table";
+import { OrderOutbox, OUTBOX_TABLE } from "./outbox";
 import { OrderSchedule } from "./schedule";
-import { SendsLedger } from "./sends-ledger";
+import { SENDS_TABLE_LATEST, SendsLedger } from "./sends-ledger";
 import type { OrderTransitions } from "./transitions";
 
 const K = {
@@ -60,13 +61,28 @@ export interface OrderContext extends OrderTransitions {
   log: OrderJournal["log"];
 }
 
+/**
+ * The tables a new order does not write yet, each made by its first write through its accessor
+ * (src/objects/order/migrations.ts, ORDER_SCHEMA); a store that has them (an earlier version's
+ * order, the partner payouts object) uses them as they are.
+ */
+export function orderTables(sql: SqlStorage): Record<"sends" | "outbox" | "alerts", LazyTable> {
+  const lazy = new LazyTables(sql);
+  return {
+    sends: lazy.table("sends", SENDS_TABLE_LATEST),
+    outbox: lazy.table("outbox", OUTBOX_TABLE),
+    alerts: lazy.table("alerts", ALERTS_TABLE),
+  };
+}
+
 export function orderContext(storage: DurableObjectStorage, env: Env): OrderContext {
   const { kv, sql } = storage;
   const config = getConfig(env);
   const schedule = new OrderSchedule(sql);
-  const ledger = new SendsLedger(sql, schedule);
-  const outbox = new OrderOutbox(sql, env.WEBHOOKS);
-  const alerts = new OrderAlerts(sql);
+  const tables = orderTables(sql);
+  const ledger = new SendsLedger(tables.sends, schedule);
+  const outbox = new OrderOutbox(tables.outbox, env.WEBHOOKS);
+  const alerts = new OrderAlerts(tables.alerts);
   const saveRecord = (r: OrderRecord) => kv.put(K.record, r);
   const journal = new OrderJournal({ storage, schedule, ledger, outbox, alerts, saveRecord });
   const clock = () => kv.get<number>(K.testClock) ?? 0;

@@ -12,7 +12,7 @@ import {
   projectRecord,
   scheduleOutbox,
 } from "./projection";
-import { DUE } from "./schedule";
+import { DUE, type DueRow, nextAlarm } from "./schedule";
 
 /** What a creation uses of the order's context: the record, its storage, log and schedule. */
 export type CreationHost = ProjectionHost &
@@ -27,8 +27,11 @@ export type CreateResult =
   | { kind: "taken" }
   | { kind: "unavailable"; reason: string };
 
-/** The 201 body as first sent, so an Idempotency-Key replay returns exactly the same body. */
-const CREATED_VIEW = "created_view";
+/**
+ * The 201 body as first sent, so an Idempotency-Key replay returns exactly the same body. Kept only
+ * for a creation under an Idempotency-Key: nothing else can be replayed (creationVerdict).
+ */
+export const CREATED_VIEW = "created_view";
 
 /**
  * The answer to a repeated Idempotency-Key: the first response, or a conflict when the request
@@ -93,26 +96,27 @@ async function createOnce(
   // answer (the projection flag is the outbox). The alarm is armed first as the projection's
   // backstop, so no eviction can leave a record that nothing will project.
   const armed = c.storage.setAlarm(Date.now() + PROJECTION_RETRY_MS);
+  const firstDue: DueRow[] = [
+    {
+      name: DUE.poll,
+      dueAt: nextPoll(Date.parse(created.createdAt), 0, true, c.config.CHAIN_POLL_SECONDS * 1000).at,
+    },
+    { name: DUE.expiry, dueAt: Date.parse(created.expiresAt) },
+  ];
   const version = c.storage.transactionSync(() => {
     c.saveRecord(created);
-    c.kv.put(CREATED_VIEW, view);
+    if (created.idempotencyKey !== null) c.kv.put(CREATED_VIEW, view);
     const logged = c.log(created.createdAt, null, created.status, "order created", {
       deposit_address: created.depositAddress,
       deposit_address_tag: created.depositAddressTag,
       amount_from_expected: created.amountFromExpected,
       rate_quoted: created.rateQuoted,
     });
-    markProjection(c.kv, c.schedule, Date.now(), [
-      {
-        name: DUE.poll,
-        dueAt: nextPoll(Date.parse(created.createdAt), 0, true, c.config.CHAIN_POLL_SECONDS * 1000).at,
-      },
-      { name: DUE.expiry, dueAt: Date.parse(created.expiresAt) },
-    ]);
+    markProjection(c.kv, c.schedule, Date.now(), firstDue);
     return logged;
   });
   await armed;
-  void projectCreated(c, created, version, needsAction);
+  void projectCreated(c, created, version, firstDue, needsAction);
   return { kind: "created", order: view };
 }
 
@@ -124,9 +128,17 @@ async function projectCreated(
   c: CreationHost,
   r: OrderRecord,
   version: number,
+  firstDue: readonly DueRow[],
   needsAction: (r: OrderRecord) => boolean,
 ) {
-  await projectRecord(c, r, needsAction, version);
+  if ((await projectRecord(c, r, needsAction, version)) === "untouched") {
+    // Nothing has written to the order since its creation, which sends no webhook, alert or
+    // liquidity step: the outbox row was the index row's alone, and the first poll or the deadline
+    // is next (a new order's clock is real time). What scheduleOutbox and arm would find, unread.
+    c.schedule.clear(DUE.outbox);
+    await c.storage.setAlarm(nextAlarm(firstDue, Date.now()) ?? Date.now());
+    return;
+  }
   scheduleOutbox(c, Date.now());
   await c.arm(Date.now());
 }

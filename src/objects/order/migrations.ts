@@ -1,6 +1,7 @@
 import { ALERTS_TABLE } from "./alerts";
+import { OUTBOX_TABLE } from "./outbox";
 import { SCHEDULE_TABLE } from "./schedule";
-import { moveVenueLegs, SENDS_NUMBER_AND_PROGRESS, SENDS_TABLE, SENDS_TABLE_LATEST } from "./sends-ledger";
+import { moveVenueLegs, SENDS_NUMBER_AND_PROGRESS, SENDS_TABLE } from "./sends-ledger";
 
 /** One schema step: its statements, and what moves data the statements cannot reach (key-value storage). */
 export type Migration = string | { sql: string; data(storage: DurableObjectStorage): void };
@@ -14,15 +15,6 @@ const EVENTS_TABLE = `CREATE TABLE events (
   to_status TEXT NOT NULL,
   reason TEXT NOT NULL,
   data TEXT
-)`;
-
-// Webhook events wait here, written in the same transaction as their transition, until the queue
-// has accepted them: a failed send is retried, never lost.
-const OUTBOX_TABLE = `CREATE TABLE outbox (
-  sequence INTEGER PRIMARY KEY,
-  event_id TEXT NOT NULL,
-  message TEXT NOT NULL,
-  sent_at TEXT
 )`;
 
 /**
@@ -39,15 +31,23 @@ export const ORDER_MIGRATIONS: readonly Migration[] = [
 ];
 
 /**
- * What ORDER_MIGRATIONS leave, as one script: a new object (every order is one) is created at the
- * latest schema in one `exec`, every table at its latest shape, instead of running each step, whose
- * DDL every creation paid for (the `ALTER TABLE`s above rewrite the schema; the steps were 14 % of
- * a creation's CPU in the 2026-11-26 profile, docs/performance.md). A store that has any version
- * still takes the steps it lacks. A new migration changes this script too:
- * test/objects/storage/order-migrations.ts checks that both leave the same tables, columns and indexes.
+ * A new store (every order is one), in one `exec`: what ORDER_MIGRATIONS leave, less what a new
+ * order does not use, made as cheap to create as SQLite allows (docs/performance.md, "a creation's
+ * schema: only the tables it writes"). The migrations' steps were 14 % of a creation's CPU in the
+ * 2026-11-26 profile, then the six tables' DDL in one step ≈ 7 %.
+ * - **Made on first write**: `sends` (SENDS_TABLE_LATEST), `outbox` and `alerts` (ALERTS_TABLE)
+ *   are created by their first write, through their `LazyTable` (src/objects/order/lazy-table.ts),
+ *   at the latest shape; a read before answers no rows. A later migration that changes one of
+ *   them must skip a store that has not made it yet (its first write makes the new shape).
+ * - `meta` and `schedule` are `WITHOUT ROWID` (their text key is the table: no second b-tree for
+ *   its index); `events` numbers its rows without `AUTOINCREMENT` (no `sqlite_sequence` table and
+ *   no write to it per row): the log never deletes a row, so `seq` is the same max + 1 either way.
+ * A store that has any version still takes the steps it lacks, and keeps its tables as they are
+ * (every reader and writer works on either). A new migration changes this script too:
+ * test/objects/storage/order-migrations.ts checks that both leave the same columns.
  */
-export const ORDER_SCHEMA = `${META_TABLE}; ${EVENTS_TABLE}; ${SENDS_TABLE_LATEST}; ${OUTBOX_TABLE};
-  ${SCHEDULE_TABLE}; ${ALERTS_TABLE};`;
+export const ORDER_SCHEMA = `${META_TABLE} WITHOUT ROWID; ${EVENTS_TABLE.replace(" AUTOINCREMENT", "")};
+  ${SCHEDULE_TABLE} WITHOUT ROWID;`;
 
 /** The schema version the storage is at (0: nothing created yet). */
 export function schemaVersion(sql: SqlStorage): number {

@@ -7,6 +7,16 @@ import {
   type WebhookEvent,
   type WebhookMessage,
 } from "../../domain/webhooks";
+import type { LazyTable } from "./lazy-table";
+
+// Webhook events wait here, written in the same transaction as their transition, until the queue
+// has accepted them: a failed send is retried, never lost.
+export const OUTBOX_TABLE = `CREATE TABLE outbox (
+  sequence INTEGER PRIMARY KEY,
+  event_id TEXT NOT NULL,
+  message TEXT NOT NULL,
+  sent_at TEXT
+)`;
 
 export interface OutboxEntry {
   sequence: number;
@@ -39,20 +49,21 @@ export function queueBatches<T extends { message: string }>(rows: readonly T[]):
 }
 
 /**
- * The order's webhook outbox (table `outbox`, src/objects/order/migrations.ts): each status
- * change's event is written in the transition's own transaction and handed to the queue after it,
- * in order; whatever the queue does not take stays for the next run, never lost.
+ * The order's webhook outbox (table `outbox`, src/objects/order/migrations.ts, made by the order's
+ * first status change): each status change's event is written in the transition's own transaction
+ * and handed to the queue after it, in order; whatever the queue does not take stays for the next
+ * run, never lost.
  */
 export class OrderOutbox {
   constructor(
-    private readonly sql: SqlStorage,
+    private readonly table: LazyTable,
     private readonly queue: Queue,
   ) {}
 
   /** Writes the webhook event of a status change (call inside the transition's transaction). */
   enqueue(next: OrderRecord, previous: OrderStatus, at: string, actions: OrderActions | null = null): void {
-    const row = this.sql.exec<{ n: number | null }>("SELECT MAX(sequence) AS n FROM outbox").one();
-    const sequence = (row.n ?? 0) + 1;
+    const row = this.table.rows<{ n: number | null }>("SELECT MAX(sequence) AS n FROM outbox")[0];
+    const sequence = (row?.n ?? 0) + 1;
     const event: WebhookEvent = {
       id: newEventId(),
       type: WEBHOOK_EVENT_TYPE,
@@ -70,7 +81,7 @@ export class OrderOutbox {
       created_at: at,
       body: JSON.stringify(event),
     };
-    this.sql.exec(
+    this.table.write(
       "INSERT INTO outbox (sequence, event_id, message) VALUES (?, ?, ?)",
       sequence,
       event.id,
@@ -83,18 +94,16 @@ export class OrderOutbox {
    * (with every later one) for the next run.
    */
   async flush(now: number, orderId: string | undefined): Promise<void> {
-    const pending = this.sql
-      .exec<{ sequence: number; message: string }>(
-        "SELECT sequence, message FROM outbox WHERE sent_at IS NULL ORDER BY sequence",
-      )
-      .toArray();
+    const pending = this.table.rows<{ sequence: number; message: string }>(
+      "SELECT sequence, message FROM outbox WHERE sent_at IS NULL ORDER BY sequence",
+    );
     if (pending.length === 0) return;
     const at = new Date(now).toISOString();
     try {
       for (const batch of queueBatches(pending)) {
         await this.queue.sendBatch(batch.map((p) => ({ body: JSON.parse(p.message) as WebhookMessage })));
         for (const p of batch)
-          this.sql.exec("UPDATE outbox SET sent_at = ? WHERE sequence = ?", at, p.sequence);
+          this.table.write("UPDATE outbox SET sent_at = ? WHERE sequence = ?", at, p.sequence);
       }
     } catch (err) {
       console.error(
@@ -109,16 +118,15 @@ export class OrderOutbox {
   }
 
   pending(): boolean {
-    return this.sql.exec("SELECT 1 FROM outbox WHERE sent_at IS NULL LIMIT 1").toArray().length > 0;
+    return this.table.rows("SELECT 1 FROM outbox WHERE sent_at IS NULL LIMIT 1").length > 0;
   }
 
   /** Every event of the order, oldest first, and whether the queue has taken it. */
   entries(): OutboxEntry[] {
-    return this.sql
-      .exec<{ sequence: number; event_id: string; message: string; sent_at: string | null }>(
+    return this.table
+      .rows<{ sequence: number; event_id: string; message: string; sent_at: string | null }>(
         "SELECT sequence, event_id, message, sent_at FROM outbox ORDER BY sequence",
       )
-      .toArray()
       .map((r) => ({
         sequence: r.sequence,
         event_id: r.event_id,

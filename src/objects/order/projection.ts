@@ -87,7 +87,16 @@ export interface ProjectionHost {
   readonly journal: { version(): number };
   record(): OrderRecord | undefined;
   saveRecord(r: OrderRecord): void;
+  writes(): number;
 }
+
+/**
+ * What a projection left: `untouched` — the row is written and nothing at all was written to the
+ * order's storage while D1 answered (the flag is cleared); `cleared` — the row is written and the
+ * record had not moved on (the flag is cleared); `pending` — failed, or the record moved on, so the
+ * flag stays for the next run.
+ */
+export type Projected = "untouched" | "cleared" | "pending";
 
 /**
  * Writes the order's index row as of the log's position (`version` when the caller knows the log
@@ -99,7 +108,7 @@ export async function projectRecord(
   record: OrderRecord,
   needsAction: (r: OrderRecord) => boolean,
   version?: number,
-): Promise<void> {
+): Promise<Projected> {
   try {
     let r = record;
     // The price read lets other events in, so earnings are added to the record as it is after it.
@@ -112,10 +121,15 @@ export async function projectRecord(
       }
     }
     const at = r === record && version !== undefined ? version : c.journal.version();
+    const mark = c.writes();
     await projectOrder(c.env.DB, r, at, needsAction(r));
     // Only when the record has not moved on meanwhile; else the next run projects the newer one.
-    const now = c.record();
-    if (now?.status === r.status && now.updatedAt === r.updatedAt) c.kv.delete(PENDING);
+    // With no write at all since (the usual case), the record is not read back to tell.
+    const untouched = c.writes() === mark;
+    const now = untouched ? r : c.record();
+    if (now?.status !== r.status || now.updatedAt !== r.updatedAt) return "pending";
+    c.kv.delete(PENDING);
+    return untouched ? "untouched" : "cleared";
   } catch (err) {
     console.error(
       JSON.stringify({
@@ -125,5 +139,6 @@ export async function projectRecord(
         error: String(err),
       }),
     );
+    return "pending";
   }
 }

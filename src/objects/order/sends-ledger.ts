@@ -1,4 +1,5 @@
 import type { SendRow } from "../../domain/send-step";
+import type { LazyTable } from "./lazy-table";
 import { DUE, type OrderSchedule } from "./schedule";
 
 /** The ledger's columns as schema 1 created them. */
@@ -58,14 +59,17 @@ type Stored = {
  * the same transfer. Rows are never deleted; a finished one keeps its outcome and txid.
  */
 export class SendsLedger {
-  /** Each unfinished send keeps its row in the order's schedule at its next moment. */
+  /**
+   * `table`: `sends`, made by the order's first send (SENDS_TABLE_LATEST). Each unfinished send
+   * keeps its row in the order's schedule at its next moment.
+   */
   constructor(
-    private readonly sql: SqlStorage,
+    private readonly table: LazyTable,
     private readonly schedule: OrderSchedule,
   ) {}
 
   get<R>(key: string): (SendRow<R> & { outcome: string | null; txid: string | null }) | null {
-    const row = this.sql.exec<Stored>("SELECT * FROM sends WHERE key = ?", key).toArray()[0];
+    const row = this.table.rows<Stored>("SELECT * FROM sends WHERE key = ?", key)[0];
     if (!row) return null;
     return {
       key: row.key,
@@ -82,36 +86,35 @@ export class SendsLedger {
 
   /** How many sends of this kind the order has started (each under its own key). */
   count(kind: SendRow<unknown>["kind"]): number {
-    return this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM sends WHERE kind = ?", kind).one().n;
+    return this.table.rows<{ n: number }>("SELECT COUNT(*) AS n FROM sends WHERE kind = ?", kind)[0]?.n ?? 0;
   }
 
   /** Keys of the sends of this kind not yet finished: pending, or of unknown outcome at the gateway. */
   unfinished(kind: SendRow<unknown>["kind"]): string[] {
-    return this.sql
-      .exec<{ key: string }>("SELECT key FROM sends WHERE kind = ? AND outcome IS NULL ORDER BY key", kind)
-      .toArray()
+    return this.table
+      .rows<{ key: string }>("SELECT key FROM sends WHERE kind = ? AND outcome IS NULL ORDER BY key", kind)
       .map((r) => r.key);
   }
 
   /** The row's number among the order's sends of its kind (the `N` of an exchange's venue ids). */
   number(key: string): number | null {
     return (
-      this.sql.exec<{ number: number }>("SELECT number FROM sends WHERE key = ?", key).toArray()[0]?.number ??
-      null
+      this.table.rows<{ number: number }>("SELECT number FROM sends WHERE key = ?", key)[0]?.number ?? null
     );
   }
 
   /** What the send has done so far beyond its attempts (an exchange's venue legs); null before anything. */
   progress<P>(key: string): P | null {
-    const row = this.sql
-      .exec<{ progress: string | null }>("SELECT progress FROM sends WHERE key = ?", key)
-      .toArray()[0];
+    const row = this.table.rows<{ progress: string | null }>(
+      "SELECT progress FROM sends WHERE key = ?",
+      key,
+    )[0];
     return row?.progress ? (JSON.parse(row.progress) as P) : null;
   }
 
   /** Stores the send's progress in its row (durable before the next outgoing request: the object's output gate). */
   saveProgress<P>(key: string, progress: P): void {
-    this.sql.exec("UPDATE sends SET progress = ? WHERE key = ?", JSON.stringify(progress), key);
+    this.table.write("UPDATE sends SET progress = ? WHERE key = ?", JSON.stringify(progress), key);
   }
 
   /**
@@ -119,7 +122,7 @@ export class SendsLedger {
    * existing one; its request never changes once written.
    */
   put<R>(row: SendRow<R>, at: string): void {
-    this.sql.exec(
+    this.table.write(
       `INSERT INTO sends (key, kind, request, attempts, failures, unknown_lookups, next_at, updated_at, number)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, (SELECT COUNT(*) + 1 FROM sends WHERE kind = ?))
        ON CONFLICT (key) DO UPDATE SET attempts = excluded.attempts, failures = excluded.failures,
@@ -144,7 +147,7 @@ export class SendsLedger {
     error: string | null,
     at: string,
   ): void {
-    this.sql.exec(
+    this.table.write(
       "UPDATE sends SET outcome = ?, txid = ?, error = ?, updated_at = ? WHERE key = ?",
       outcome,
       txid,

@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { getConfig } from "../../../src/config";
 import { beforeSend } from "../../../src/domain/send-step";
 import { payoutKey, statementId } from "../../../src/domain/statements";
+import { orderTables } from "../../../src/objects/order/context";
 import { OrderSchedule } from "../../../src/objects/order/schedule";
 import { SendsLedger } from "../../../src/objects/order/sends-ledger";
 import type { PartnerPayouts } from "../../../src/objects/partner-payouts";
@@ -258,7 +259,10 @@ describe("statements", () => {
           key,
           JSON.stringify(intent),
         );
-        const ledger = new SendsLedger(state.storage.sql, new OrderSchedule(state.storage.sql));
+        const ledger = new SendsLedger(
+          orderTables(state.storage.sql).sends,
+          new OrderSchedule(state.storage.sql),
+        );
         const row = {
           key,
           kind: "payout" as const,

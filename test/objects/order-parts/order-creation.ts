@@ -13,7 +13,7 @@ import type { OrderDraft, OrderRecord } from "../../../src/domain/order";
 import { orderIdOf } from "../../../src/domain/order-id";
 import { newShortId } from "../../../src/domain/short-id";
 import { orderContext } from "../../../src/objects/order/context";
-import { OrderCreation, replayCreation } from "../../../src/objects/order/creation";
+import { CREATED_VIEW, OrderCreation, replayCreation } from "../../../src/objects/order/creation";
 import { PROJECTION_RETRY_MS, projectionPending } from "../../../src/objects/order/projection";
 import { DUE } from "../../../src/objects/order/schedule";
 import { createPartner, setPrices } from "../../helpers";
@@ -62,6 +62,7 @@ describe("OrderCreation", () => {
       expect(first.kind).toBe("created");
       expect(second).toEqual({ ...first, kind: "replayed" });
       expect(await new OrderCreation().create(c, d, btc(), never)).toEqual(second);
+      expect(c.kv.get(CREATED_VIEW)).toEqual((first as { order: unknown }).order);
       expect(c.journal.events().map((e) => e.reason)).toEqual(["order created"]);
       expect(c.record()).toMatchObject({ id: d.id, status: "waiting_deposit" });
       // The outbox row, the index projection's backstop, may already be gone with the projection.
@@ -105,6 +106,34 @@ describe("OrderCreation", () => {
       expect(await state.storage.getAlarm()).not.toBeNull();
     });
     expect(await indexVersion(d.id)).toBeNull();
+  });
+
+  it("once its index row is written, a new order waits for its first poll or deadline and nothing else", async () => {
+    const now = Date.now();
+    const d = {
+      ...draft("key-6"),
+      idempotencyKey: null,
+      createdAt: new Date(now).toISOString(),
+      expiresAt: new Date(now + 3_600_000).toISOString(),
+    };
+    await runInDurableObject(env.ORDERS.getByName(d.id), async (_obj, state) => {
+      const c = orderContext(state.storage, env);
+      expect((await new OrderCreation().create(c, d, btc(), never)).kind).toBe("created");
+      await indexed(d.id);
+      await new Promise((r) => setTimeout(r, 20));
+      const poll = nextPoll(now, 0, true, c.config.CHAIN_POLL_SECONDS * 1000).at;
+      expect(c.schedule.rows()).toEqual(
+        [
+          { name: DUE.poll, dueAt: poll },
+          { name: DUE.expiry, dueAt: Date.parse(d.expiresAt) },
+        ].sort((a, b) => a.dueAt - b.dueAt),
+      );
+      expect(projectionPending(c.kv)).toBe(false);
+      expect(await state.storage.getAlarm()).toBe(Math.min(poll, Date.parse(d.expiresAt)));
+      // Without an Idempotency-Key nothing can replay it: no first body is kept.
+      expect(c.kv.get(CREATED_VIEW)).toBeUndefined();
+    });
+    expect(await indexVersion(d.id)).toBe(1);
   });
 
   it("the same key with another request conflicts; another creation finds the id taken", async () => {

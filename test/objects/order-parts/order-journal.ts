@@ -8,6 +8,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { OrderRecord } from "../../../src/domain/order";
 import { OrderAlerts } from "../../../src/objects/order/alerts";
+import { orderTables } from "../../../src/objects/order/context";
 import { eventData, OrderJournal } from "../../../src/objects/order/journal";
 import { OrderOutbox } from "../../../src/objects/order/outbox";
 import { PROJECTION_RETRY_MS, projectionPending } from "../../../src/objects/order/projection";
@@ -38,10 +39,11 @@ async function withJournal(
   await runInDurableObject(env.ORDERS.getByName(o.id), (_obj, state) => {
     const { storage } = state;
     const schedule = new OrderSchedule(storage.sql);
-    const ledger = new SendsLedger(storage.sql, schedule);
-    const outbox = new OrderOutbox(storage.sql, env.WEBHOOKS);
+    const tables = orderTables(storage.sql);
+    const ledger = new SendsLedger(tables.sends, schedule);
+    const outbox = new OrderOutbox(tables.outbox, env.WEBHOOKS);
     const saved: OrderRecord[] = [];
-    const alerts = new OrderAlerts(storage.sql);
+    const alerts = new OrderAlerts(tables.alerts);
     const journal = new OrderJournal({
       storage,
       schedule,

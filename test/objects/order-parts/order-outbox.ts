@@ -9,6 +9,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { OrderRecord } from "../../../src/domain/order";
 import type { WebhookMessage } from "../../../src/domain/webhooks";
+import { orderTables } from "../../../src/objects/order/context";
 import { OrderOutbox } from "../../../src/objects/order/outbox";
 import { createPartner, setPrices, type TestPartner } from "../../helpers";
 import { BTC_TO_USDT, createOrder } from "../../support/orders";
@@ -41,7 +42,7 @@ describe("OrderOutbox.flush", () => {
     const o = await createOrder(partner, BTC_TO_USDT);
     await runInDurableObject(env.ORDERS.getByName(o.id), async (_obj, state) => {
       const q = limitedQueue();
-      const outbox = new OrderOutbox(state.storage.sql, q.queue);
+      const outbox = new OrderOutbox(orderTables(state.storage.sql).outbox, q.queue);
       const record = state.storage.kv.get<OrderRecord>("order")!;
       // The object's own creation event went out already; these 250 wait.
       const before = outbox.entries().length;

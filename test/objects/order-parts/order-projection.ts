@@ -48,7 +48,7 @@ describe("projectRecord", () => {
       const expired = c.apply(r, { type: "expire" }, Date.parse(r.expiresAt) + 1);
       if (!expired) throw new Error("not expired");
       expect(projectionPending(c.kv)).toBe(true);
-      await projectRecord(c, expired, () => true);
+      expect(await projectRecord(c, expired, () => true)).toBe("untouched");
       expect(await row(r.id)).toEqual({ status: "expired", needs_action: 1, version: c.journal.version() });
       expect(projectionPending(c.kv)).toBe(false);
     });
@@ -76,10 +76,11 @@ describe("projectRecord", () => {
     await withOrder(async (c, r) => {
       markProjection(c.kv, c.schedule, Date.now());
       // needs_action is read as the write starts: the record moving on then is "meanwhile".
-      await projectRecord(c, r, (x) => {
+      const moved = await projectRecord(c, r, (x) => {
         c.saveRecord({ ...x, updatedAt: new Date(Date.parse(x.updatedAt) + 1).toISOString() });
         return false;
       });
+      expect(moved).toBe("pending");
       expect(projectionPending(c.kv)).toBe(true);
       const broken = {
         ...c,
@@ -92,8 +93,20 @@ describe("projectRecord", () => {
           } as unknown as D1Database,
         },
       };
-      await projectRecord(broken, c.record() as OrderRecord, () => false);
+      expect(await projectRecord(broken, c.record() as OrderRecord, () => false)).toBe("pending");
       expect(projectionPending(c.kv)).toBe(true);
+    });
+  });
+
+  it("a write meanwhile that leaves the record as it was: the record is read back, and the flag cleared", async () => {
+    await withOrder(async (c, r) => {
+      markProjection(c.kv, c.schedule, Date.now());
+      const projected = await projectRecord(c, r, () => {
+        c.kv.put("unrelated", 1);
+        return false;
+      });
+      expect(projected).toBe("cleared");
+      expect(projectionPending(c.kv)).toBe(false);
     });
   });
 });

@@ -14,6 +14,7 @@ import type {
   PayoutResult,
 } from "../../../src/adapters/payout/types";
 import type { SendAlert, SendPolicy } from "../../../src/domain/send-step";
+import { orderTables } from "../../../src/objects/order/context";
 import { DUE, OrderSchedule } from "../../../src/objects/order/schedule";
 import { sendOnce } from "../../../src/objects/order/send-once";
 import { SendsLedger } from "../../../src/objects/order/sends-ledger";
@@ -68,7 +69,7 @@ function withLedger(
 ): Promise<void> {
   return runInDurableObject(env.ORDERS.getByName(crypto.randomUUID()), async (_obj, state) => {
     const schedule = new OrderSchedule(state.storage.sql);
-    await fn({ ledger: new SendsLedger(state.storage.sql, schedule), schedule });
+    await fn({ ledger: new SendsLedger(orderTables(state.storage.sql).sends, schedule), schedule });
   });
 }
 
