@@ -37,7 +37,13 @@ import {
   seedPartner,
 } from "./lib/api.mjs";
 import { runLoad, warmUp } from "./lib/load.mjs";
-import { compareNative, nativeShares, perfAvailable, startNativeProfile } from "./lib/native-profile.mjs";
+import {
+  compareBySpan,
+  FREQUENCY,
+  perfAvailable,
+  samplesBySpan,
+  startNativeProfile,
+} from "./lib/native-profile.mjs";
 import { runPaired } from "./lib/paired.mjs";
 import { selfTimes, startProfile, writeProfile } from "./lib/profile.mjs";
 import {
@@ -68,9 +74,10 @@ const HELP = `Usage: npm run bench -- [options]
   --keep                 leave wrangler dev running at the end (prints its URL and pid)
   --profile <dir>        record a CPU profile of the Worker runtime during each endpoint's
                          20-connection run (<dir>/<id>.cpuprofile) and print its top self times
-  --perf <dir>           as --profile, a native profile with Linux perf (<dir>/<id>.perf.data): the
-                         runtime's CPU per request by what it does (SQLite, a new object, HTTP,
-                         RPC, GC, JavaScript …), each row beside its reference's (needs perf)
+  --perf <dir>           a native profile (Linux perf) of the runtime during each row's paired
+                         windows (<dir>/<id>.perf.data): its CPU per request by what it does
+                         (SQLite, a new object, HTTP, RPC, GC, JavaScript …), the row beside its
+                         reference in the same windows (needs perf, run as root)
 
   --widget-size          instead of the table: the widget's scripts and CSS, gzipped (≤ 60 KB)
   --scale                instead of the table: read latency with 1,000 and 50,000 orders
@@ -214,19 +221,14 @@ async function measure(base, ep, { connections = CONNECTIONS, duration = DURATIO
   await warmUp(opts, warmup);
   const profiling = args.profile && connections === CONNECTIONS;
   const stop = profiling ? await startProfile(PORT + 1) : null;
-  const native =
-    args.perf && connections === CONNECTIONS && runtimePid ? join(args.perf, `${ep.id}.perf.data`) : null;
-  const stopNative = native ? startNativeProfile(runtimePid, native) : null;
   const cpuBefore = runtimePid ? cpuTimeMs(runtimePid) : null;
   const r = await runLoad(opts);
   const cpuAfter = runtimePid ? cpuTimeMs(runtimePid) : null;
-  if (stopNative) await stopNative();
   // The runtime's CPU time per request: what the load of other processes on the machine changes
   // least (req/s and latency move with it; this moves with the work done per request).
   r.cpuMs =
     cpuBefore !== null && cpuAfter !== null && r.requests > 0 ? (cpuAfter - cpuBefore) / r.requests : null;
   if (stop) reportProfile(ep.id, await stop());
-  if (native && r.cpuMs !== null) r.native = { ...nativeShares(native), cpuMs: r.cpuMs };
   process.stdout.write(
     `  ${pad(ep.id, 18)} ${lpad(connections, 2)} conn ${lpad(fmt(r.rps), 6)} req/s  p50 ${lpad(fmt(r.p50), 3)} ms  p99 ${lpad(fmt(r.p99), 3)} ms  cpu ${fmt(r.cpuMs, 2)} ms/req` +
       `${r.non2xx || r.errors ? `  non-2xx ${r.non2xx} errors ${r.errors} ${JSON.stringify(r.statusCodes)}` : ""}\n`,
@@ -241,17 +243,23 @@ function reportProfile(id, profile) {
     console.log(`      ${lpad(fmt(share * 100, 1), 5)} %  ${fn}`);
 }
 
-/** A row's native profile beside its reference's: ms of runtime CPU per request by category. */
-function reportNative(row, native, ref) {
+/**
+ * The pair's native profile: the row's and its reference's runtime CPU per request by category,
+ * from the samples inside each kind's counted spans (the same windows as the ratio).
+ */
+function reportNative(row, pair, file) {
+  const [a, b] = samplesBySpan(file, pair.counted);
+  const parts = compareBySpan(a, b, pair.a.ok, pair.b.ok);
+  const total = (k, answers) => (answers > 0 ? (k.samples * 1000) / FREQUENCY / answers : null);
   console.log(
-    `      native, ms per request: ${row.id} (${fmt(native.cpuMs, 3)}) vs ${row.ref.id} (${fmt(ref.cpuMs, 3)})`,
+    `      native, ms per request in the same windows: ${row.id} ${fmt(total(a, pair.a.ok), 3)} vs ${row.ref.id} ${fmt(total(b, pair.b.ok), 3)}`,
   );
-  for (const c of compareNative(native, ref))
+  for (const c of parts)
     console.log(
       `      ${pad(c.name, 20)} ${lpad(fmt(c.rowMs, 3), 7)} ${lpad(fmt(c.refMs, 3), 7)} ${lpad(`${c.diffMs >= 0 ? "+" : ""}${fmt(c.diffMs, 3)}`, 7)}` +
         (c.rowParseMs >= 0.0005 ? `  (parsing SQL ${fmt(c.rowParseMs, 3)})` : ""),
     );
-  row.native = { row: native, reference: ref };
+  return parts;
 }
 
 /** The same endpoint with one connection: its service time, without queueing behind others. */
@@ -425,20 +433,18 @@ async function table() {
   console.log(
     `\nMeasuring each row against its reference: ${WINDOWS} windows of ${WINDOW_MS} ms each (the request log ${REQUEST_LOG_WINDOWS_FACTOR * WINDOWS}) (the first ${GUARD_MS} ms of each not counted), alternating, at ${CONNECTIONS} connections; then the row alone for ${SERIAL.duration} s with 1 connection.`,
   );
-  const profiledRefs = new Map();
+  const profiledRefs = new Set();
   for (const row of selected) {
     await warmUp(measureOpts(base, row), WARMUP);
     await warmUp(measureOpts(base, row.ref), WARMUP);
     await settle();
     Object.assign(row, judge(row, await measurePair(base, row)));
     row.serial = await measure(base, row, SERIAL);
-    if (args.profile || args.perf) {
-      const alone = await measure(base, row, { warmup: 0 });
+    if (args.profile) {
+      await measure(base, row, { warmup: 0 });
       // Each reference once too: a row's profile is read against its reference's.
-      if (!profiledRefs.has(row.ref.id))
-        profiledRefs.set(row.ref.id, await measure(base, row.ref, { warmup: 0 }));
-      const ref = profiledRefs.get(row.ref.id);
-      if (alone.native && ref.native) reportNative(row, alone.native, ref.native);
+      if (!profiledRefs.has(row.ref.id)) await measure(base, row.ref, { warmup: 0 });
+      profiledRefs.add(row.ref.id);
     }
   }
 
@@ -510,6 +516,8 @@ const REQUEST_LOG_WINDOWS_FACTOR = 4;
 
 /** A row and its reference in alternating windows over the same connections. */
 async function measurePair(base, row) {
+  const native = args.perf && runtimePid ? join(args.perf, `${row.id}.perf.data`) : null;
+  const stopNative = native ? startNativeProfile(runtimePid, native) : null;
   const pair = await runPaired({
     baseUrl: base,
     a: row,
@@ -528,6 +536,10 @@ async function measurePair(base, row) {
   console.log(
     `  ${pad(`  ${row.ref.id}`, 18)} ${side(pair.b)}  → ${fmt(pair.ratio, 3)}${within} (CPU ${fmt(pair.cpuRatio, 3)})`,
   );
+  if (stopNative) {
+    await stopNative();
+    pair.native = reportNative(row, pair, native);
+  }
   return pair;
 }
 

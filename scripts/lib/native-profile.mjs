@@ -52,11 +52,16 @@ export function perfAvailable() {
   }
 }
 
-/** Starts recording `pid` with call stacks into `file`; the returned function stops it. */
-export function startNativeProfile(pid, file, frequency = 999) {
-  const perf = spawn("perf", ["record", "-q", "-F", String(frequency), "-g", "-p", String(pid), "-o", file], {
-    stdio: "ignore",
-  });
+/** Samples a second per running thread: one sample stands for 1 / FREQUENCY s of CPU. */
+export const FREQUENCY = 999;
+
+/**
+ * Starts recording `pid` with call stacks into `file`, samples stamped on the monotonic clock
+ * (the paired runner's spans are on it too); the returned function stops it.
+ */
+export function startNativeProfile(pid, file) {
+  const args = ["record", "-q", "-k", "CLOCK_MONOTONIC", "-F", String(FREQUENCY), "-g", "-p", String(pid)];
+  const perf = spawn("perf", [...args, "-o", file], { stdio: "ignore" });
   const exited = new Promise((resolve) => perf.on("exit", resolve));
   return async () => {
     perf.kill("SIGINT");
@@ -72,45 +77,61 @@ export function categoryOf(frames) {
 }
 
 /**
- * Shares of the samples in `file` by category, and the share of each category spent parsing SQL.
- * `{ samples, shares: { [category]: share }, parsing: { [category]: share } }`.
+ * The samples in `file` that fall in the paired runner's counted spans (`{ kind, from, to }`, in
+ * monotonic seconds), by kind and category: `[{ samples, counts, parsing }, …]` per kind, where
+ * `counts` and `parsing` map a category to its samples (`parsing`: those spent in SQLite's
+ * statement parser).
  */
-export function nativeShares(file) {
-  const text = execFileSync("perf", ["script", "-i", file, "-F", "ip,sym"], {
+export function samplesBySpan(file, spans, kinds = 2) {
+  const text = execFileSync("perf", ["script", "-i", file, "-F", "time,ip,sym"], {
     encoding: "utf8",
     maxBuffer: 1 << 30,
     stdio: ["ignore", "pipe", "ignore"],
   });
-  const counts = new Map();
-  const parsing = new Map();
-  let samples = 0;
+  const sorted = [...spans].sort((x, y) => x.from - y.from);
+  const out = Array.from({ length: kinds }, () => ({ samples: 0, counts: {}, parsing: {} }));
   for (const block of text.split(/\n\s*\n/)) {
-    const frames = block
-      .split("\n")
-      .map((line) => line.trim().replace(/^[0-9a-f]+ /, ""))
-      .filter(Boolean);
-    if (frames.length === 0) continue;
-    samples++;
+    const lines = block.split("\n").filter((l) => l.trim());
+    const at = Number.parseFloat(lines[0] ?? "");
+    if (!Number.isFinite(at)) continue;
+    const span = spanAt(sorted, at);
+    if (!span) continue;
+    const frames = lines.slice(1).map((line) => line.trim().replace(/^[0-9a-f]+ /, ""));
+    const k = out[span.kind];
     const category = categoryOf(frames);
-    counts.set(category, (counts.get(category) ?? 0) + 1);
-    if (frames.some((f) => f.includes(PREPARE))) parsing.set(category, (parsing.get(category) ?? 0) + 1);
+    k.samples++;
+    k.counts[category] = (k.counts[category] ?? 0) + 1;
+    if (frames.some((f) => f.includes(PREPARE))) k.parsing[category] = (k.parsing[category] ?? 0) + 1;
   }
-  const share = (m) => Object.fromEntries([...m].map(([k, n]) => [k, n / Math.max(1, samples)]));
-  return { samples, shares: share(counts), parsing: share(parsing) };
+  return out;
+}
+
+/** The span that holds `at`, by binary search over spans sorted by start; null between spans. */
+function spanAt(sorted, at) {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const s = sorted[mid];
+    if (at < s.from) hi = mid - 1;
+    else if (at > s.to) lo = mid + 1;
+    else return s;
+  }
+  return null;
 }
 
 /**
- * A row's and its reference's CPU per request by category, side by side (each category's share of
- * its run times that run's CPU per request), largest difference first.
+ * A row's and its reference's CPU per request by category from the same paired windows: each
+ * kind's samples in a category over the answers it counted, largest difference first.
  */
-export function compareNative(row, ref) {
-  const names = new Set([...Object.keys(row.shares), ...Object.keys(ref.shares)]);
+export function compareBySpan(row, ref, rowAnswers, refAnswers) {
+  const ms = (n, answers) => (answers > 0 ? ((n ?? 0) * 1000) / FREQUENCY / answers : 0);
+  const names = new Set([...Object.keys(row.counts), ...Object.keys(ref.counts)]);
   return [...names]
     .map((name) => {
-      const a = (row.shares[name] ?? 0) * row.cpuMs;
-      const b = (ref.shares[name] ?? 0) * ref.cpuMs;
-      const parse = (row.parsing[name] ?? 0) * row.cpuMs;
-      return { name, rowMs: a, refMs: b, diffMs: a - b, rowParseMs: parse };
+      const rowMs = ms(row.counts[name], rowAnswers);
+      const refMs = ms(ref.counts[name], refAnswers);
+      return { name, rowMs, refMs, diffMs: rowMs - refMs, rowParseMs: ms(row.parsing[name], rowAnswers) };
     })
     .sort((x, y) => y.diffMs - x.diffMs);
 }

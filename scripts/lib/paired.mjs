@@ -62,15 +62,20 @@ export async function runPaired(opts) {
 
   const clients = Array.from({ length: opts.connections }, client);
   const spans = kinds.map(() => ({ ms: 0, cpuMs: 0, cpuKnown: true, perWindow: [] }));
+  /** Every counted span on the system's monotonic clock, in seconds (a native profile's samples are placed by it). */
+  const counted = [];
+  const monotonic = () => Number(process.hrtime.bigint()) / 1e9;
   for (const kind of abba(opts.windows)) {
     const window = { kind, from: performance.now() + opts.guardMs, to: Number.POSITIVE_INFINITY };
     current = window;
     await sleep(opts.guardMs);
     const before = { at: performance.now(), ok: tally[kind].ok, cpu: opts.cpuMs?.() ?? null };
     window.from = before.at;
+    const from = monotonic();
     await sleep(opts.windowMs - opts.guardMs);
     const after = { at: performance.now(), ok: tally[kind].ok, cpu: opts.cpuMs?.() ?? null };
     window.to = after.at;
+    counted.push({ kind, from, to: monotonic() });
     const span = spans[kind];
     span.ms += after.at - before.at;
     if (before.cpu === null || after.cpu === null) span.cpuKnown = false;
@@ -91,6 +96,7 @@ export async function runPaired(opts) {
     interval: interval95(ratio, windowRatios),
     cpuRatio: a.cpuMs && b.cpuMs ? a.cpuMs / b.cpuMs : null,
     windowRatios,
+    counted,
   };
 }
 
