@@ -247,8 +247,8 @@ function reportProfile(id, profile) {
  * The pair's native profile: the row's and its reference's runtime CPU per request by category,
  * from the samples inside each kind's counted spans (the same windows as the ratio).
  */
-function reportNative(row, pair, file) {
-  const [a, b] = samplesBySpan(file, pair.counted);
+async function reportNative(row, pair, file) {
+  const [a, b] = await samplesBySpan(file, pair.counted);
   const parts = compareBySpan(a, b, pair.a.ok, pair.b.ok);
   const total = (k, answers) => (answers > 0 ? (k.samples * 1000) / FREQUENCY / answers : null);
   console.log(
@@ -538,7 +538,7 @@ async function measurePair(base, row) {
   );
   if (stopNative) {
     await stopNative();
-    pair.native = reportNative(row, pair, native);
+    pair.native = await reportNative(row, pair, native);
   }
   return pair;
 }

@@ -8,6 +8,7 @@
  * `npm run bench -- --perf <dir>` (docs/performance.md, "Native profiles").
  */
 import { execFileSync, spawn } from "node:child_process";
+import { createInterface } from "node:readline";
 
 /**
  * Categories, most specific first: a sample belongs to the first whose marker appears anywhere in
@@ -82,27 +83,34 @@ export function categoryOf(frames) {
  * `counts` and `parsing` map a category to its samples (`parsing`: those spent in SQLite's
  * statement parser).
  */
-export function samplesBySpan(file, spans, kinds = 2) {
-  const text = execFileSync("perf", ["script", "-i", file, "-F", "time,ip,sym"], {
-    encoding: "utf8",
-    maxBuffer: 1 << 30,
-    stdio: ["ignore", "pipe", "ignore"],
-  });
+export async function samplesBySpan(file, spans, kinds = 2) {
   const sorted = [...spans].sort((x, y) => x.from - y.from);
   const out = Array.from({ length: kinds }, () => ({ samples: 0, counts: {}, parsing: {} }));
-  for (const block of text.split(/\n\s*\n/)) {
-    const lines = block.split("\n").filter((l) => l.trim());
-    const at = Number.parseFloat(lines[0] ?? "");
-    if (!Number.isFinite(at)) continue;
+  const add = (at, frames) => {
     const span = spanAt(sorted, at);
-    if (!span) continue;
-    const frames = lines.slice(1).map((line) => line.trim().replace(/^[0-9a-f]+ /, ""));
+    if (!span) return;
     const k = out[span.kind];
     const category = categoryOf(frames);
     k.samples++;
     k.counts[category] = (k.counts[category] ?? 0) + 1;
     if (frames.some((f) => f.includes(PREPARE))) k.parsing[category] = (k.parsing[category] ?? 0) + 1;
+  };
+  // Streamed: a long run's script is larger than one string can be.
+  const perf = spawn("perf", ["script", "-i", file, "-F", "time,ip,sym"], {
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  let at = Number.NaN;
+  let frames = [];
+  for await (const raw of createInterface({ input: perf.stdout })) {
+    const line = raw.trim();
+    if (line === "") {
+      if (Number.isFinite(at)) add(at, frames);
+      at = Number.NaN;
+      frames = [];
+    } else if (Number.isNaN(at) && frames.length === 0) at = Number.parseFloat(line);
+    else frames.push(line.replace(/^[0-9a-f]+ /, ""));
   }
+  if (Number.isFinite(at)) add(at, frames);
   return out;
 }
 
