@@ -7,7 +7,7 @@ import { LOG_COLUMNS, type RequestLogEntry, type RequestLogFilter, statusRange }
  */
 const TRIM_BATCH = 500;
 
-/** A batch (encodeLogBatch: a JSON array of entries, each an array in LOG_COLUMNS order), in one statement. */
+/** A batch (logBatchText: a JSON array of entries, each an array in LOG_COLUMNS order), in one statement. */
 const INSERT_BATCH = `INSERT INTO entries (${LOG_COLUMNS.join(", ")})
   SELECT ${LOG_COLUMNS.map((_, i) => `value->>${i}`).join(", ")} FROM json_each(?)`;
 
@@ -34,7 +34,7 @@ export class RequestLog extends DurableObject<Env> {
     this.sql.exec("CREATE INDEX IF NOT EXISTS entries_order ON entries (order_id)");
   }
 
-  /** Appends a batch (encodeLogBatch) and trims what is older than `cutoffMs`; one transaction. */
+  /** Appends a batch (logBatchText) and trims what is older than `cutoffMs`; one transaction. */
   append(batch: string, cutoffMs: number): void {
     this.ctx.storage.transactionSync(() => {
       this.sql.exec(INSERT_BATCH, batch);

@@ -1,6 +1,7 @@
 import { LogBatch } from "../domain/log-batch";
 import {
-  encodeLogBatch,
+  encodeLogEntry,
+  logBatchText,
   type NewRequestLogEntry,
   type RequestLogEntry,
   type RequestLogFilter,
@@ -21,14 +22,14 @@ export const FLUSH_ENTRIES = 200;
 export const logName = (partnerId: string, livemode: boolean) => `${partnerId}:${livemode ? "live" : "test"}`;
 
 /** This isolate's entries not yet written, by log name (src/domain/log-batch.ts says when). */
-const batch = new LogBatch<NewRequestLogEntry>(FLUSH_ENTRIES, FLUSH_DELAY_MS);
+const batch = new LogBatch<string>(FLUSH_ENTRIES, FLUSH_DELAY_MS);
 
-async function write(env: Env, entries: Map<string, NewRequestLogEntry[]>, retentionDays: number) {
+async function write(env: Env, entries: Map<string, string[]>, retentionDays: number) {
   const cutoff = retentionCutoff(Date.now(), retentionDays);
   await Promise.all(
     [...entries].map(async ([name, pending]) => {
       try {
-        await env.REQUEST_LOGS.getByName(name).append(encodeLogBatch(pending), cutoff);
+        await env.REQUEST_LOGS.getByName(name).append(logBatchText(pending), cutoff);
       } catch (err) {
         // The log is a convenience: a failed write loses these entries, never the requests.
         console.error(`request log ${name}: ${entriesLost(pending.length)}`, err);
@@ -52,7 +53,7 @@ export function logRequest(
   entry: NewRequestLogEntry,
   retentionDays: number,
 ): void {
-  const step = batch.add(name, entry, Date.now());
+  const step = batch.add(name, encodeLogEntry(entry), Date.now());
   if (step === "write") ctx.waitUntil(write(env, batch.take(), retentionDays));
   else if (step === "arm")
     ctx.waitUntil(

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { encodeLogBatch, LOG_COLUMNS, type NewRequestLogEntry } from "../../src/domain/request-log";
+import {
+  encodeLogEntry,
+  LOG_COLUMNS,
+  logBatchText,
+  type NewRequestLogEntry,
+} from "../../src/domain/request-log";
 
 const entry: NewRequestLogEntry = {
   at_ms: 1_795_680_000_123,
@@ -16,11 +21,11 @@ const entry: NewRequestLogEntry = {
   error_body: '{"detail":"bad \\"x\\"","code":"invalid_request"}',
 };
 
-describe("encodeLogBatch: a batch as the log object inserts it", () => {
+describe("encodeLogEntry and logBatchText: a batch as the log object inserts it", () => {
   it("carries every field of every entry, in LOG_COLUMNS order, nulls and quotes intact", () => {
     expect([...LOG_COLUMNS].sort()).toEqual(Object.keys(entry).sort());
     const second = { ...entry, status: 200, code: null, error_body: null, order_id: "o-1" };
-    const rows: unknown[][] = JSON.parse(encodeLogBatch([entry, second]));
+    const rows: unknown[][] = JSON.parse(logBatchText([entry, second].map(encodeLogEntry)));
     expect(rows.map((row) => Object.fromEntries(LOG_COLUMNS.map((column, i) => [column, row[i]])))).toEqual([
       entry,
       second,

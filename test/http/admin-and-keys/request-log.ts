@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { encodeLogBatch, retentionCutoff } from "../../../src/domain/request-log";
+import { encodeLogEntry, logBatchText, retentionCutoff } from "../../../src/domain/request-log";
 import { admin, call, createPartner, expectError, json, setPrices } from "../../helpers";
 import { BTC_TO_USDT } from "../../support/orders";
 
@@ -171,11 +171,13 @@ describe("GET /api/v1/partner/logs", () => {
     });
     const cutoff = retentionCutoff(now, 7);
     await log.append(
-      encodeLogBatch([entry(now - 8 * 86_400_000, "old"), entry(now - 6 * 86_400_000, "recent")]),
+      logBatchText(
+        [entry(now - 8 * 86_400_000, "old"), entry(now - 6 * 86_400_000, "recent")].map(encodeLogEntry),
+      ),
       0,
     );
     expect((await log.list({}, null, 10, cutoff)).map((e) => e.request_id)).toEqual(["recent"]);
-    await log.append(encodeLogBatch([entry(now, "new")]), cutoff);
+    await log.append(logBatchText([encodeLogEntry(entry(now, "new"))]), cutoff);
     expect((await log.list({}, null, 10, 0)).map((e) => e.request_id)).toEqual(["new", "recent"]);
   });
 });
