@@ -10,6 +10,7 @@ import { acceptInvite, cab, csrfOf, invite, partnerWithAdmin, stepUp } from "../
 import {
   BTC_TO_USDT,
   createOrder,
+  NEW_BTC,
   type Order,
   read,
   simMine,
@@ -17,8 +18,6 @@ import {
   startClock,
   step,
 } from "../support/orders";
-
-const NEW_BTC = "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq";
 
 type Team = Awaited<ReturnType<typeof partnerWithAdmin>> & { api: TestPartner };
 

@@ -12,6 +12,7 @@ import {
   BTC_TO_USDT,
   createOrder,
   events,
+  NEW_BTC,
   type Order,
   read,
   simMine,
@@ -221,7 +222,6 @@ describe("CLI: widget commands", () => {
   });
 });
 
-const NEW_BTC = "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq";
 const NEW_TRON = "TZ1RFjs5gov1Qse96dMz7uCuMvabw7X72i";
 
 describe("CLI: orders", () => {

@@ -269,15 +269,7 @@ describe("orders through a widget or a referral link", () => {
     const api = await json<Order & { source: string; widget_id: null }>(
       await call("/api/v1/partner/orders", {
         method: "POST",
-        body: JSON.stringify({
-          coin_from: "BTC",
-          network_from: "BTC",
-          coin_to: "USDT",
-          network_to: "TRX",
-          amount_from: "0.01",
-          rate_type: "float",
-          recipient_address: TRON_ADDR,
-        }),
+        body: JSON.stringify({ ...BTC_TO_USDT, amount_from: "0.01" }),
         headers: { Authorization: `Bearer ${p.key}`, "content-type": "application/json" },
       }),
     );

@@ -10,6 +10,7 @@ import {
   createOrder,
   events,
   evict,
+  NEW_BTC,
   type Order,
   read,
   simMine,
@@ -254,7 +255,6 @@ describe("fault injection", () => {
 
 describe("decisions under faults and evictions", () => {
   const DECIDED = 12;
-  const NEW_BTC = "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq";
   const NEW_TRON = "TZ1RFjs5gov1Qse96dMz7uCuMvabw7X72i";
   type Actions = {
     refund: { available: boolean; requires_address: boolean };

@@ -14,14 +14,13 @@ import {
   BTC_TO_USDT,
   createOrder,
   events,
+  NEW_BTC,
   type Order,
   read,
   simMine,
   simSend,
   step,
 } from "../support/orders";
-
-const NEW_BTC = "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq";
 
 interface ExtraAction {
   deposit: string;

@@ -42,6 +42,8 @@ export interface Outgoing {
 
 export const TRON_ADDR = "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t";
 export const BTC_REFUND = "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4";
+/** Another valid BTC address: a refund address an order is given after its creation. */
+export const NEW_BTC = "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq";
 export const XRP_ADDR = "rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh";
 
 export const BTC_TO_USDT = {

@@ -10,6 +10,7 @@ import {
   BTC_TO_USDT,
   createOrder,
   events,
+  NEW_BTC,
   type Order,
   read,
   simMine,
@@ -18,7 +19,6 @@ import {
 } from "../../support/orders";
 
 describe("admin-order-review", () => {
-  const NEW_BTC = "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq";
   const HAND_TXID = "a".repeat(64);
 
   interface QueueRow {

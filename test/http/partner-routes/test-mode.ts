@@ -6,6 +6,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { BITCOIN_TESTNET, validateUtxoAddress } from "../../../src/domain/addresses/bitcoin";
+import { ORDER_STATUSES } from "../../../src/domain/order-state";
 import { admin, call, createPartner, expectError, json, setPrices, type TestPartner } from "../../helpers";
 import { BTC_REFUND, BTC_TO_USDT, createOrder, type Order, read, statusPath } from "../../support/orders";
 
@@ -292,19 +293,7 @@ describe("test-mode", () => {
       expect(waiting).toMatchObject({ status: "failed", status_reason: "fixed_amount_mismatch" });
       expect(waiting.actions).not.toBeNull();
 
-      expect([...seen].sort()).toEqual(
-        [
-          "waiting_deposit",
-          "confirming",
-          "exchanging",
-          "sending",
-          "completed",
-          "expired",
-          "refunding",
-          "refunded",
-          "failed",
-        ].sort(),
-      );
+      expect([...seen].sort()).toEqual([...ORDER_STATUSES].sort());
     });
   });
 

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { admin, call, createPartner, expectError, json, setPrices, type TestPartner } from "../../helpers";
-import { BTC_REFUND, postOrder, TRON_ADDR } from "../../support/orders";
+import { BTC_REFUND, BTC_TO_USDT, postOrder, TRON_ADDR } from "../../support/orders";
 
 describe("wallet-assets", () => {
   interface Currency {
@@ -276,15 +276,7 @@ describe("wallet-assets", () => {
   });
 
   describe("§8 a partner's own reference, §5 reporting", () => {
-    const order = {
-      coin_from: "BTC",
-      network_from: "BTC",
-      coin_to: "USDT",
-      network_to: "TRX",
-      amount_from: "0.01",
-      rate_type: "float",
-      recipient_address: TRON_ADDR,
-    };
+    const order = { ...BTC_TO_USDT, amount_from: "0.01" };
     const send = (p: TestPartner, body: unknown, key?: string) =>
       call("/api/v1/partner/orders", {
         method: "POST",
@@ -477,15 +469,7 @@ describe("wallet-assets", () => {
           "content-type": "application/json",
           "X-End-User-Country": "KP",
         },
-        body: JSON.stringify({
-          coin_from: "BTC",
-          network_from: "BTC",
-          coin_to: "USDT",
-          network_to: "TRX",
-          amount_from: "0.01",
-          rate_type: "float",
-          recipient_address: TRON_ADDR,
-        }),
+        body: JSON.stringify({ ...BTC_TO_USDT, amount_from: "0.01" }),
       });
       await expectError(res, 451, "region_restricted");
       expect(await list()).toBe(before);

@@ -13,6 +13,7 @@ import {
   BTC_TO_USDT,
   createOrder,
   events,
+  NEW_BTC,
   type Order,
   read,
   simMine,
@@ -22,7 +23,6 @@ import {
 } from "../../support/orders";
 
 describe("order actions", () => {
-  const NEW_BTC = "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq";
   const NEW_TRON = "TZ1RFjs5gov1Qse96dMz7uCuMvabw7X72i";
 
   interface Actions {
