@@ -12,6 +12,8 @@ export const WINDOW_MS = 60_000;
  * Ascending timestamps of allowed requests, oldest first. Expiring from the front only moves a
  * head index; the array is compacted once the dead prefix is more than half of it, so a hit costs
  * amortised O(1) even with a limit of a million a minute (Array#splice(0, k) moved every entry).
+ * A lease's settlement finds its place by binary search: a linear scan from the head read the
+ * whole minute (360,000 entries at 6,000 requests a second) on every refill.
  */
 export class HitLog {
   #times: number[] = [];
@@ -32,21 +34,33 @@ export class HitLog {
 
   /** Adds `count` copies of `t` in order (a lease is stamped ahead of later single hits). */
   add(t: number, count: number): void {
-    const times = this.#times;
-    let i = times.length;
-    while (i > this.#head && (times[i - 1] ?? 0) > t) i--;
-    times.splice(i, 0, ...Array<number>(count).fill(t));
+    const i = this.#firstAbove(t, true);
+    if (count === 1) this.#times.splice(i, 0, t);
+    else this.#times.splice(i, 0, ...Array<number>(count).fill(t));
   }
 
   /** Removes up to `count` copies of `t` (lent slots that went unused); returns how many. */
   release(t: number, count: number): number {
     const times = this.#times;
-    let first = this.#head;
-    while (first < times.length && (times[first] ?? 0) < t) first++;
+    const first = this.#firstAbove(t, false);
     let n = 0;
     while (n < count && first + n < times.length && times[first + n] === t) n++;
     times.splice(first, n);
     return n;
+  }
+
+  /** The first live index past every timestamp below `t` (and, if `afterEqual`, those equal to it). */
+  #firstAbove(t: number, afterEqual: boolean): number {
+    const times = this.#times;
+    let lo = this.#head;
+    let hi = times.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const v = times[mid] as number;
+      if (v < t || (afterEqual && v === t)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
   /** Drops every timestamp at or before `cutoff`. */

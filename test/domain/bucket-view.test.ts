@@ -54,6 +54,35 @@ describe("lending slots (grantSlots, HitLog)", () => {
     expect(hits.release(12_345, 3)).toBe(0);
   });
 
+  it("HitLog: adds, releases and expiries keep the same log as a sorted list (random, with repeats)", () => {
+    const random = rng(7);
+    const hits = new HitLog();
+    let model: number[] = [];
+    for (let step = 0; step < 4_000; step++) {
+      const t = Math.floor(random() * 400) + Math.floor(step / 10);
+      const pick = random();
+      if (pick < 0.55) {
+        const count = 1 + Math.floor(random() * 3);
+        hits.add(t, count);
+        model.push(...Array<number>(count).fill(t));
+        model.sort((a, b) => a - b);
+      } else if (pick < 0.9) {
+        const at = model.length ? (model[Math.floor(random() * model.length)] as number) : t;
+        const count = 1 + Math.floor(random() * 4);
+        const first = model.indexOf(at);
+        const n = first < 0 ? 0 : Math.min(count, model.filter((v) => v === at).length);
+        expect(hits.release(at, count)).toBe(n);
+        if (n > 0) model.splice(first, n);
+      } else {
+        const cutoff = Math.floor(step / 10) + Math.floor(random() * 50);
+        hits.expire(cutoff);
+        model = model.filter((v) => v > cutoff);
+      }
+      expect(hits.size).toBe(model.length);
+    }
+    expect(Array.from({ length: hits.size }, (_, i) => hits.at(i))).toEqual(model);
+  });
+
   it("denies with the exact wait once every slot is recorded, lent or spent", () => {
     const hits = new HitLog();
     grantSlots(hits, 10, 0, { immediate: true, lease: true }); // 1 + 1 lent at LEASE_STAMP_MS
