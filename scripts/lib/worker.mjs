@@ -23,6 +23,7 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { freshDatabaseArgs } from "./migrations.mjs";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const BIN = join(ROOT, "node_modules/.bin");
@@ -97,7 +98,10 @@ export async function startWorker(opts) {
     mkdirSync(appDir, { recursive: true });
     for (const entry of SNAPSHOT) cpSync(join(ROOT, entry), join(appDir, entry), { recursive: true });
     symlinkSync(join(ROOT, "node_modules"), join(appDir, "node_modules"));
-    wranglerSync(appDir, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", persistDir]);
+    wranglerSync(
+      appDir,
+      freshDatabaseArgs(join(appDir, "migrations"), persistDir, join(stateDir, "migrations.sql")),
+    );
   } else if (!existsSync(appDir)) {
     throw new Error(`no snapshot in ${stateDir}; start with fresh: true first`);
   }

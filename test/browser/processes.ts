@@ -1,11 +1,13 @@
 // The processes behind the browser tests, started once for the whole `browser` project by
 // ./global-setup.ts: one `wrangler dev` (fresh local state, migrated) and one Chromium.
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import sparticuz from "@sparticuz/chromium";
 import { type BrowserServer, chromium } from "playwright-core";
+import { freshDatabaseArgs } from "../../scripts/lib/migrations.mjs";
 
 // Overridable so several checkouts on one machine can run the browser tests at once.
 export const PORT = Number(process.env.BROWSER_TEST_PORT ?? 8741);
@@ -29,19 +31,16 @@ export interface Server {
 
 /** `vars` are extra `--var NAME:value` settings. */
 export async function startWorker(vars: Record<string, string> = {}): Promise<Server> {
+  // Asynchronous, both: the global setup starts this in the background, and a synchronous spawn
+  // held the whole Vitest process, the unit files before the browser files too, for as long as it
+  // ran (about a minute of migrations beside the workers files, before scripts/lib/migrations.mjs).
   // The page script is bundled at install time; rebuild it so a changed src/client is what runs.
-  const assets = spawnSync(process.execPath, ["scripts/build-cabinet-assets.mjs"], { encoding: "utf8" });
-  if (assets.status !== 0) throw new Error(`cabinet assets build failed: ${assets.stderr}`);
+  await run("cabinet assets build", process.execPath, ["scripts/build-cabinet-assets.mjs"]);
   const state = mkdtempSync(join(tmpdir(), "cabinet-browser-"));
-  const migrate = spawnSync(
-    "npx",
-    ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", state],
-    {
-      env: ENV,
-      encoding: "utf8",
-    },
-  );
-  if (migrate.status !== 0) throw new Error(`migrations failed: ${migrate.stderr}`);
+  await run("migrations", "npx", [
+    "wrangler",
+    ...freshDatabaseArgs("migrations", state, join(state, "migrations.sql")),
+  ]);
   const child: ChildProcess = spawn(
     "npx",
     [
@@ -93,6 +92,16 @@ export async function startWorker(vars: Record<string, string> = {}): Promise<Se
       rmSync(state, { recursive: true, force: true });
     },
   };
+}
+
+const execFileAsync = promisify(execFile);
+
+async function run(what: string, command: string, args: string[]): Promise<void> {
+  try {
+    await execFileAsync(command, args, { env: ENV, maxBuffer: 16 * 1024 * 1024 });
+  } catch (err) {
+    throw new Error(`${what} failed: ${(err as { stderr?: string }).stderr || String(err)}`);
+  }
 }
 
 // @sparticuz/chromium's defaults are for Lambda: one process and no web security. One process

@@ -1,0 +1,3 @@
+// Types for the TypeScript callers of migrations.mjs (the browser tests' processes.ts).
+export function allMigrationsSql(dir: string): string;
+export function freshDatabaseArgs(migrationsDir: string, persistDir: string, sqlPath: string): string[];
