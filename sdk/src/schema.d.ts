@@ -1454,17 +1454,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -1492,17 +1492,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -1528,17 +1528,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
@@ -1616,17 +1616,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -1650,17 +1650,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -1684,17 +1684,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -1718,17 +1718,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -1752,17 +1752,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -1786,17 +1786,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
@@ -1822,17 +1822,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -1871,17 +1871,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
@@ -1921,17 +1921,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -1955,17 +1955,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -1989,17 +1989,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -2023,17 +2023,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -2057,17 +2057,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
@@ -2136,17 +2136,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -2171,17 +2171,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -2203,17 +2203,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -2235,17 +2235,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -2267,17 +2267,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
@@ -2336,17 +2336,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -2368,17 +2368,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -2400,17 +2400,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -2432,17 +2432,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -2464,17 +2464,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -2496,17 +2496,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -2528,17 +2528,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -2560,17 +2560,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -2592,17 +2592,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
@@ -2626,17 +2626,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -2671,17 +2671,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
@@ -2722,17 +2722,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -2754,17 +2754,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -2786,17 +2786,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -2818,17 +2818,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -2850,17 +2850,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -2882,17 +2882,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
@@ -2952,17 +2952,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -2984,17 +2984,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -3016,17 +3016,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -3048,17 +3048,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -3080,17 +3080,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -3112,17 +3112,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -3144,17 +3144,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -3176,17 +3176,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -3208,17 +3208,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -3240,17 +3240,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
@@ -3310,17 +3310,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -3342,17 +3342,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -3374,17 +3374,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -3406,17 +3406,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -3438,17 +3438,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -3470,17 +3470,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -3502,17 +3502,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -3534,17 +3534,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -3566,17 +3566,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -3598,17 +3598,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
@@ -3668,17 +3668,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -3700,17 +3700,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -3732,17 +3732,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -3764,17 +3764,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -3796,17 +3796,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -3828,17 +3828,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -3860,17 +3860,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -3892,17 +3892,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -3924,17 +3924,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -3956,17 +3956,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
@@ -4017,17 +4017,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -4051,17 +4051,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -4085,17 +4085,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
@@ -4150,17 +4150,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -4182,17 +4182,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -4214,17 +4214,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -4246,17 +4246,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
@@ -4311,17 +4311,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -4343,17 +4343,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -4375,17 +4375,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -4407,17 +4407,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -4439,17 +4439,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -4471,17 +4471,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -4503,17 +4503,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
@@ -4568,17 +4568,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -4604,17 +4604,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -4636,17 +4636,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -4668,17 +4668,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -4700,17 +4700,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -4732,17 +4732,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -4764,17 +4764,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
@@ -4835,17 +4835,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -4870,17 +4870,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -4902,17 +4902,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -4934,17 +4934,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -4966,17 +4966,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
@@ -5029,17 +5029,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -5061,17 +5061,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -5093,17 +5093,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -5125,17 +5125,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -5157,17 +5157,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -5189,17 +5189,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -5221,17 +5221,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
@@ -5282,17 +5282,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -5314,17 +5314,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -5346,17 +5346,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -5378,17 +5378,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -5410,17 +5410,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
@@ -5474,17 +5474,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -5508,17 +5508,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -5540,17 +5540,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -5572,17 +5572,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -5604,17 +5604,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
@@ -5665,17 +5665,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -5697,17 +5697,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -5729,17 +5729,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -5761,17 +5761,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
@@ -5829,17 +5829,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -5861,17 +5861,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -5893,17 +5893,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -5925,17 +5925,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -5957,17 +5957,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -5989,17 +5989,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -6021,17 +6021,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -6053,17 +6053,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -6085,17 +6085,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
@@ -6153,17 +6153,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -6185,17 +6185,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -6217,17 +6217,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -6249,17 +6249,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -6281,17 +6281,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -6313,17 +6313,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -6345,17 +6345,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -6377,17 +6377,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -6409,17 +6409,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
@@ -6477,17 +6477,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -6509,17 +6509,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -6541,17 +6541,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -6573,17 +6573,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -6605,17 +6605,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -6637,17 +6637,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -6669,17 +6669,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -6701,17 +6701,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -6733,17 +6733,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
@@ -6801,17 +6801,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -6833,17 +6833,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -6865,17 +6865,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -6897,17 +6897,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -6929,17 +6929,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -6961,17 +6961,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -6993,17 +6993,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -7025,17 +7025,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -7057,17 +7057,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
@@ -7125,17 +7125,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -7157,17 +7157,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -7189,17 +7189,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -7221,17 +7221,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -7253,17 +7253,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -7285,17 +7285,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -7317,17 +7317,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -7349,17 +7349,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -7381,17 +7381,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
@@ -7458,17 +7458,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -7493,17 +7493,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -7525,17 +7525,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -7557,17 +7557,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -7589,17 +7589,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */
@@ -7722,17 +7722,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -7760,17 +7760,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
@@ -7796,17 +7796,17 @@ export interface operations {
                     RateLimit?: string;
                     /**
                      * @deprecated
-                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Limit"?: number;
                     /**
                      * @deprecated
-                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Remaining"?: number;
                     /**
                      * @deprecated
-                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
                      */
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying. */

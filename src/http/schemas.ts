@@ -89,19 +89,19 @@ export const HEADERS = {
     },
     "RateLimit-Limit": {
       description:
-        "Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until the next release.",
+        "Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.",
       deprecated: true,
       schema: INT,
     },
     "RateLimit-Remaining": {
       description:
-        "Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until the next release.",
+        "Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.",
       deprecated: true,
       schema: INT,
     },
     "RateLimit-Reset": {
       description:
-        "Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until the next release.",
+        "Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.",
       deprecated: true,
       schema: INT,
     },

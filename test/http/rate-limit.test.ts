@@ -14,7 +14,7 @@ describe("rate limiting", () => {
       expect(res.status, `request ${i}`).toBe(200);
       expect(res.headers.get("ratelimit-limit")).toBe("60");
       expect(res.headers.get("ratelimit-remaining")).toBe(String(60 - i));
-      // The IETF draft's pair carries the same figures (the three above stay for one release).
+      // The IETF draft's pair carries the same figures (the three above are deprecated, still sent).
       expect(res.headers.get("ratelimit-policy")).toBe('"ip";q=60;w=60');
       expect(res.headers.get("ratelimit")).toBe(`"ip";r=${60 - i};t=${res.headers.get("ratelimit-reset")}`);
       await res.arrayBuffer();

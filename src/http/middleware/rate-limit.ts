@@ -8,8 +8,9 @@ const WINDOW_SECONDS = WINDOW_MS / 1000;
 
 /**
  * The IETF draft's fields (draft-ietf-httpapi-ratelimit-headers-10: `RateLimit-Policy` names the
- * quota and its window, `RateLimit` what is left of it and when), and, for one release, the three
- * separate fields of the earlier drafts that clients read today (docs/auth-and-limits.md).
+ * quota and its window, `RateLimit` what is left of it and when), and the three separate fields of
+ * the earlier drafts that clients read today, deprecated: the design's 429 names them, and partners
+ * pace on them, so they go only after an announced release (docs/auth-and-limits.md).
  */
 function headers(bucket: string, d: RateLimitDecision): Record<string, string> {
   // The policy is the bucket's kind (`ip` or `partner`), never its subject: no address or id leaks.
