@@ -9,73 +9,106 @@ export interface RateLimitDecision {
 export const WINDOW_MS = 60_000;
 
 /**
- * Ascending timestamps of allowed requests, oldest first. Expiring from the front only moves a
- * head index; the array is compacted once the dead prefix is more than half of it, so a hit costs
- * amortised O(1) even with a limit of a million a minute (Array#splice(0, k) moved every entry).
- * A lease's settlement finds its place by binary search: a linear scan from the head read the
- * whole minute (360,000 entries at 6,000 requests a second) on every refill.
+ * Allowed requests' timestamps, oldest first, kept as runs: one (time, count) per distinct
+ * millisecond. A lease is one run however many slots it lends, and a busy bucket's requests of one
+ * millisecond share one, so a spent slot's report, inserted in time order, moves only the runs
+ * after it (the leases still out, and the last few milliseconds), not every lent slot: with one
+ * entry per slot, 20 isolates holding 50 each moved 1,000 entries per reported slot. Runs are found
+ * by binary search (a scan from the head read the whole minute, 360,000 entries at 6,000 requests
+ * a second, on every refill). Expiring from the front only moves a head index; the arrays are
+ * compacted once the dead prefix is more than half of them, so expiry is amortised O(1).
  */
 export class HitLog {
   #times: number[] = [];
+  #counts: number[] = [];
   #head = 0;
+  #size = 0;
 
   get size(): number {
-    return this.#times.length - this.#head;
+    return this.#size;
   }
 
-  /** The i-th live timestamp, oldest first. */
+  /**
+   * The i-th live timestamp, oldest first. Walks runs from the head: cheap for what it serves, the
+   * oldest slot (i = 0) and, on a refusal, the first slot over the limit (i = size - limit, at most
+   * the slots lent and not yet reported).
+   */
   at(i: number): number | undefined {
-    return this.#times[this.#head + i];
-  }
-
-  push(t: number): void {
-    this.#times.push(t);
-  }
-
-  /** Adds `count` copies of `t` in order (a lease is stamped ahead of later single hits). */
-  add(t: number, count: number): void {
-    const i = this.#firstAbove(t, true);
-    if (count === 1) this.#times.splice(i, 0, t);
-    else this.#times.splice(i, 0, ...Array<number>(count).fill(t));
-  }
-
-  /** Removes up to `count` copies of `t` (lent slots that went unused); returns how many. */
-  release(t: number, count: number): number {
-    const times = this.#times;
-    const first = this.#firstAbove(t, false);
-    let n = 0;
-    while (n < count && first + n < times.length && times[first + n] === t) n++;
-    times.splice(first, n);
-    return n;
-  }
-
-  /** The first live index past every timestamp below `t` (and, if `afterEqual`, those equal to it). */
-  #firstAbove(t: number, afterEqual: boolean): number {
-    const times = this.#times;
-    let lo = this.#head;
-    let hi = times.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const v = times[mid] as number;
-      if (v < t || (afterEqual && v === t)) lo = mid + 1;
-      else hi = mid;
+    if (i < 0) return undefined;
+    let left = i;
+    for (let r = this.#head; r < this.#times.length; r++) {
+      const count = this.#counts[r] as number;
+      if (left < count) return this.#times[r];
+      left -= count;
     }
-    return lo;
+    return undefined;
+  }
+
+  /** Every live timestamp, oldest first (one per slot). */
+  values(): number[] {
+    const out: number[] = [];
+    for (let r = this.#head; r < this.#times.length; r++) {
+      for (let k = 0; k < (this.#counts[r] as number); k++) out.push(this.#times[r] as number);
+    }
+    return out;
+  }
+
+  /** Adds `count` slots at `t`, in time order (a lease is stamped ahead of later single hits). */
+  add(t: number, count: number): void {
+    const r = this.#firstAtOrAfter(t);
+    if (this.#times[r] === t) this.#counts[r] = (this.#counts[r] as number) + count;
+    else {
+      this.#times.splice(r, 0, t);
+      this.#counts.splice(r, 0, count);
+    }
+    this.#size += count;
+  }
+
+  /** Removes up to `count` slots at `t` (lent slots that went unused); returns how many. */
+  release(t: number, count: number): number {
+    const r = this.#firstAtOrAfter(t);
+    if (this.#times[r] !== t) return 0;
+    const held = this.#counts[r] as number;
+    const n = Math.min(count, held);
+    if (n === held) {
+      this.#times.splice(r, 1);
+      this.#counts.splice(r, 1);
+    } else this.#counts[r] = held - n;
+    this.#size -= n;
+    return n;
   }
 
   /** Drops every timestamp at or before `cutoff`. */
   expire(cutoff: number): void {
     const times = this.#times;
     let head = this.#head;
-    while (head < times.length && (times[head] ?? 0) <= cutoff) head++;
-    if (head > 1024 && head * 2 > times.length) {
-      this.#times = times.slice(head);
-      head = 0;
-    } else if (head === times.length) {
+    while (head < times.length && (times[head] as number) <= cutoff) {
+      this.#size -= this.#counts[head] as number;
+      head++;
+    }
+    if (head === times.length) {
       this.#times = [];
+      this.#counts = [];
+      head = 0;
+    } else if (head > 1024 && head * 2 > times.length) {
+      this.#times = times.slice(head);
+      this.#counts = this.#counts.slice(head);
       head = 0;
     }
     this.#head = head;
+  }
+
+  /** The first live run whose time is `t` or later (the end when none is). */
+  #firstAtOrAfter(t: number): number {
+    const times = this.#times;
+    let lo = this.#head;
+    let hi = times.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((times[mid] as number) < t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 }
 
@@ -88,7 +121,16 @@ export class HitLog {
  */
 export const LEASE_USE_MS = 10_000;
 export const LEASE_STAMP_MS = LEASE_USE_MS + 250;
-const MAX_LEASE = 50;
+
+/**
+ * The largest lease: 50 slots, or a thousandth of the limit above 50,000 a minute, up to 1,000. An
+ * isolate asks again when half its lease is spent, so a fixed 50 made a busy bucket's object answer
+ * one call per 25 requests however high its limit (240 calls a second at 6,000 requests a second);
+ * what an idle isolate can hold unspent stays a thousandth of the limit there.
+ */
+function maxLease(limit: number): number {
+  return Math.min(1_000, Math.max(50, Math.floor(limit / 1_000)));
+}
 
 /**
  * Slots lent to one isolate besides the one it spends now: an eighth of what stays free above the
@@ -97,7 +139,7 @@ const MAX_LEASE = 50;
  */
 export function leaseSize(free: number, limit: number): number {
   const nearZone = Math.max(1, Math.ceil(limit / 10));
-  return Math.max(0, Math.min(MAX_LEASE, Math.floor((free - nearZone) / 8)));
+  return Math.max(0, Math.min(maxLease(limit), Math.floor((free - nearZone) / 8)));
 }
 
 /** A lease done with (spent or lapsed): its `count` records at `stampedAt` become `spentAt`. */

@@ -31,12 +31,9 @@ export class RateLimiter extends DurableObject<Env> {
    */
   hitWindow(limit: number, windowMs: number): RateLimitDecision {
     const log = new HitLog();
-    for (const t of this.ctx.storage.kv.get<number[]>(WINDOW_LOG) ?? []) log.push(t);
+    for (const t of this.ctx.storage.kv.get<number[]>(WINDOW_LOG) ?? []) log.add(t, 1);
     const decision = slidingWindowHit(log, limit, Date.now(), windowMs);
-    this.ctx.storage.kv.put(
-      WINDOW_LOG,
-      Array.from({ length: log.size }, (_, i) => log.at(i) ?? 0),
-    );
+    this.ctx.storage.kv.put(WINDOW_LOG, log.values());
     return decision;
   }
 }

@@ -164,7 +164,7 @@ describe("sliding window (unit)", () => {
 
   it("a lowered limit takes effect immediately", () => {
     const hits = new HitLog();
-    for (let t = 1; t <= 5; t++) hits.push(t);
+    for (let t = 1; t <= 5; t++) hits.add(t, 1);
     expect(slidingWindowHit(hits, 2, 100).allowed).toBe(false);
   });
 
