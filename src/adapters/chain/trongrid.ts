@@ -46,7 +46,8 @@ import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
  *   info list must name exactly the block's transactions: a node that has not the block answers
  *   `[]` (java-tron's servlet; trident's client calls it "no transactions or the blockNum is
  *   incorrect"), which must never read as "no deposit". 1 request a block for TRX, 2 for a token,
- *   whatever the number of watched addresses (a block every 3 s).
+ *   whatever the number of watched addresses (a block every 3 s); the scans of one network share
+ *   each block's `getblockbynum` (one reader per network), so TRX and a token cost 2 a block.
  */
 import { z } from "zod";
 import { decodeBase58Check } from "../../domain/addresses/encoding";
@@ -56,6 +57,12 @@ import { ChainReaderError, type HttpReaderOptions, parseBody, readerBase, unitsT
 import type { AssetRef, ChainReader, IncomingTransfer, ScannedBlock } from "./types";
 
 export const TRONGRID_PAGE_LIMIT = 200;
+/**
+ * Blocks kept for the network's other scans: 72 s of TRON's 3-second blocks, more than one scan
+ * falls behind another that follows the same tip (each catches up when its orders poll), at a few
+ * hundred kilobytes a parsed mainnet block.
+ */
+const RECENT_BLOCKS = 24;
 export const TRX_DECIMALS = 6;
 
 export interface TronGridReaderOptions extends HttpReaderOptions {
@@ -142,6 +149,8 @@ const fullBlockSchema = z.object({
     )
     .optional(),
 });
+type FullBlock = z.infer<typeof fullBlockSchema>;
+
 const toAddressSchema = z.object({ to_address: z.string() });
 const blockTxInfosSchema = z.array(
   txInfoSchema.extend({
@@ -327,7 +336,7 @@ export function createTronGridReader(options: TronGridReaderOptions): ChainReade
   };
 
   /** Block `num` read whole; a node without it (an empty answer) or another block fails the read. */
-  const fullBlock = async (num: number) => {
+  const fetchBlock = async (num: number) => {
     const body = await http.postJson(`${base}/wallet/getblockbynum`, { num });
     if (blockSchema.safeParse(body).data?.blockID === undefined)
       throw new ChainReaderError(source, "invalid_body", `no block ${num} on this node yet`);
@@ -337,10 +346,35 @@ export function createTronGridReader(options: TronGridReaderOptions): ChainReade
     return block;
   };
 
+  /**
+   * Block `num` for one asset's scan. The scans of TRX and of each token on this network go through
+   * one reader (the network's ChainWatch) and read the same new blocks, so a block fetched for one
+   * serves the others; a scan that reads a height again (after a reorg) fetches it afresh.
+   */
+  const recentBlocks = new Map<number, { block: Promise<FullBlock>; scans: Set<string> }>();
+  const fullBlock = (num: number, scan: string): Promise<FullBlock> => {
+    const kept = recentBlocks.get(num);
+    if (kept && !kept.scans.has(scan)) {
+      kept.scans.add(scan);
+      return kept.block;
+    }
+    const block = fetchBlock(num);
+    recentBlocks.delete(num);
+    recentBlocks.set(num, { block, scans: new Set([scan]) });
+    block.catch(() => {
+      if (recentBlocks.get(num)?.block === block) recentBlocks.delete(num);
+    });
+    for (const oldest of recentBlocks.keys()) {
+      if (recentBlocks.size <= RECENT_BLOCKS) break;
+      recentBlocks.delete(oldest);
+    }
+    return block;
+  };
+
   /** The block's successful TransferContracts to watched addresses, as `trxTransfers` credits them. */
   const trxInBlock = (
     asset: AssetRef,
-    block: z.infer<typeof fullBlockSchema>,
+    block: FullBlock,
     watched: (address: string) => boolean,
   ): Array<Omit<IncomingTransfer, "blockHash">> => {
     const credited: Array<Omit<IncomingTransfer, "blockHash">> = [];
@@ -369,7 +403,7 @@ export function createTronGridReader(options: TronGridReaderOptions): ChainReade
   const trc20InBlock = async (
     asset: AssetRef,
     contract: string,
-    block: z.infer<typeof fullBlockSchema>,
+    block: FullBlock,
     watched: (address: string) => boolean,
   ): Promise<Array<Omit<IncomingTransfer, "blockHash">>> => {
     const num = block.block_header.raw_data.number;
@@ -431,7 +465,7 @@ export function createTronGridReader(options: TronGridReaderOptions): ChainReade
     },
 
     async blockTransfers(asset, height, watched): Promise<ScannedBlock> {
-      const block = await fullBlock(height);
+      const block = await fullBlock(height, asset.contract ?? "");
       const hash = block.blockID.toLowerCase();
       const found =
         asset.contract === null
