@@ -29,17 +29,27 @@ export class HitLog {
   }
 
   /**
-   * The i-th live timestamp, oldest first. Walks runs from the head: cheap for what it serves, the
-   * oldest slot (i = 0) and, on a refusal, the first slot over the limit (i = size - limit, at most
-   * the slots lent and not yet reported).
+   * The i-th live timestamp, oldest first. Walks runs from the nearer end: cheap for what it
+   * serves, the oldest slot (i = 0) and, on a refusal, the first slot over the limit (i = size -
+   * limit: the limit's worth of runs from the newest, or the slots lent and not yet reported from
+   * the oldest, whichever is fewer).
    */
   at(i: number): number | undefined {
-    if (i < 0) return undefined;
-    let left = i;
-    for (let r = this.#head; r < this.#times.length; r++) {
-      const count = this.#counts[r] as number;
-      if (left < count) return this.#times[r];
-      left -= count;
+    if (i < 0 || i >= this.#size) return undefined;
+    if (i * 2 < this.#size) {
+      let left = i;
+      for (let r = this.#head; r < this.#times.length; r++) {
+        const count = this.#counts[r] as number;
+        if (left < count) return this.#times[r];
+        left -= count;
+      }
+    } else {
+      let left = this.#size - 1 - i;
+      for (let r = this.#times.length - 1; r >= this.#head; r--) {
+        const count = this.#counts[r] as number;
+        if (left < count) return this.#times[r];
+        left -= count;
+      }
     }
     return undefined;
   }
