@@ -1,3 +1,2 @@
 // Types for the TypeScript callers of migrations.mjs (the browser tests' processes.ts).
-export function allMigrationsSql(dir: string): string;
 export function freshDatabaseArgs(migrationsDir: string, persistDir: string, sqlPath: string): string[];

@@ -23,7 +23,7 @@ const CREATE_TABLE = `CREATE TABLE IF NOT EXISTS ${TABLE}(
 );`;
 
 /** Every migration in `dir`, in name order, each followed by its `d1_migrations` row. */
-export function allMigrationsSql(dir) {
+function allMigrationsSql(dir) {
   const names = readdirSync(dir)
     .filter((n) => n.endsWith(".sql"))
     .sort();
