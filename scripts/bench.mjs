@@ -330,6 +330,21 @@ async function table() {
     paths: orders.map((_, i) => `/api/v1/_bench/object/o${i}?bytes=${readBytes}`),
   };
   const uuidReads = { paths: orders.map((o) => `/api/v1/partner/orders/${o.id}`), headers: auth };
+  // Two references proposed for re-basing issue 32's creation and read targets (docs/performance.md,
+  // "Issue 32: what is not done yet"): the creation floor that also derives a deposit address, and
+  // the existing-object call behind the key's check, the partner's limiter and the request log.
+  const addressFloor = {
+    id: "object-floor-address",
+    label: `new object + 1 row + alarm + a BTC deposit address, ${createdBytes} B`,
+    path: `/api/v1/_bench/new-object?bytes=${createdBytes}&address=btc`,
+    method: "POST",
+  };
+  const keyedCall = {
+    id: "object-call-keyed",
+    label: `call to an existing object behind key, limiter and request log, ${readBytes} B`,
+    paths: orders.map((_, i) => `/api/v1/_bench/keyed-object/o${i}?bytes=${readBytes}`),
+    headers: auth,
+  };
 
   // Each row is measured against its reference in alternating windows (scripts/lib/paired.mjs).
   const rows = [
@@ -409,6 +424,24 @@ async function table() {
       target: 0.9,
       paths: orders.map((o) => `/api/v1/partner/orders/${o.short_id}`),
       headers: auth,
+    },
+    // No targets: the proposed references (above), each against the route it would floor.
+    {
+      id: "order-create-vs-address-floor",
+      label: "POST /partner/orders, against a floor with its address",
+      ref: addressFloor,
+      target: null,
+      path: "/api/v1/partner/orders",
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify(ORDER_BODY),
+    },
+    {
+      id: "order-uuid-vs-keyed-call",
+      label: "GET /partner/orders/{uuid}, against a keyed call",
+      ref: keyedCall,
+      target: null,
+      ...uuidReads,
     },
     // Issue 31: the same keyed reads with the request log off (a header the Worker honours only
     // with BENCH_ROUTES) as the reference: the log's own cost.

@@ -3,7 +3,7 @@ import { ERROR_BODY_MAX, errorCode, type NewRequestLogEntry, orderRefInPath } fr
 import { orderRef } from "../../services/orders";
 import { logName, logRequest } from "../../services/request-log";
 import type { AppEnv } from "../app-env";
-import { enabled as benchRoutesOn } from "../routes/bench";
+import { benchRoutesOn } from "../bench-switch";
 import { clientIp } from "./rate-limit";
 
 export const BENCH_NO_LOG = "x-bench-no-request-log";

@@ -1,8 +1,10 @@
 import { type Context, Hono } from "hono";
 import { constantBody } from "../../objects/bench-object";
 import type { AppEnv } from "../app-env";
+import { benchRoutesOn } from "../bench-switch";
 import { ApiError } from "../errors";
-import { publicRateLimit } from "../middleware/auth";
+import { partnerAuth, publicRateLimit } from "../middleware/auth";
+import { requestLog } from "../middleware/request-log";
 
 /**
  * Benchmark references (scripts/bench.mjs, docs/performance.md), routes of this same Worker behind
@@ -12,8 +14,9 @@ import { publicRateLimit } from "../middleware/auth";
  * the endpoint's own work), and `/_bench/limited`, the same behind the per-IP rate limiter.
  * `POST /_bench/new-object` is the floor of order creation: a fresh Durable Object per request that
  * writes one row and arms an alarm (src/objects/bench-object.ts); `GET /_bench/object/{name}` is the
- * floor of an order read: one call to an object that already exists. Each answers `?bytes=` bytes,
- * so that a floor moves as many as the route it is measured against.
+ * floor of an order read: one call to an object that already exists, and `GET
+ * /_bench/keyed-object/{name}` the same behind a partner's key, limiter and request log. Each
+ * answers `?bytes=` bytes, so that a floor moves as many as the route it is measured against.
  *
  * Enabled only when the var BENCH_ROUTES is "true"; otherwise it answers like an unknown route.
  * A plain Hono route, so it never appears in the OpenAPI document.
@@ -21,10 +24,6 @@ import { publicRateLimit } from "../middleware/auth";
 
 const DEFAULT_BYTES = 1024;
 const MAX_BYTES = 1024 * 1024;
-
-export function enabled(env: Env): boolean {
-  return (env as unknown as { BENCH_ROUTES?: unknown }).BENCH_ROUTES === "true";
-}
 
 /** `?bytes=N`: the size of the answer (default 1 KiB, at most 1 MiB). */
 function bytesAsked(c: Context<AppEnv>): number {
@@ -46,9 +45,16 @@ function benchObjects(c: Context<AppEnv>): NonNullable<Env["BENCH_OBJECTS"]> {
   return ns;
 }
 
-/** A fresh object per request (a random name, like a new order's), created; `?bytes=` answered. */
+/**
+ * A fresh object per request (a random name, like a new order's), created; `?bytes=` answered.
+ * `?address=btc`: the object also derives a BTC deposit address from the configured xpub, as an
+ * order's object does.
+ */
 async function newObject(c: Context<AppEnv>) {
-  await benchObjects(c).getByName(crypto.randomUUID()).create(Date.now());
+  const xpub = c.req.query("address") === "btc" ? c.get("config").deposit.xpubs.BTC : undefined;
+  if (c.req.query("address") !== undefined && xpub === undefined)
+    throw new ApiError(400, "invalid_request", "?address= takes `btc`, with DEPOSIT_XPUB_BTC set.");
+  await benchObjects(c).getByName(crypto.randomUUID()).create(Date.now(), xpub);
   return answer(c, constantBody(bytesAsked(c)), 201);
 }
 
@@ -65,10 +71,13 @@ async function callObject(c: Context<AppEnv>) {
 
 export const benchRouter = new Hono<AppEnv>()
   .use("/_bench/*", async (c, next) => {
-    if (!enabled(c.env)) throw new ApiError(404, "not_found", `No route for GET ${c.req.path}.`);
+    if (!benchRoutesOn(c.env)) throw new ApiError(404, "not_found", `No route for GET ${c.req.path}.`);
     await next();
   })
   .get("/_bench/baseline", constant)
   .get("/_bench/limited", publicRateLimit, constant)
   .post("/_bench/new-object", newObject)
-  .get("/_bench/object/:name", callObject);
+  .get("/_bench/object/:name", callObject)
+  // The same call behind what every keyed partner route runs first: the request log, the key's
+  // check and the partner's limiter (an order read's route, less its own work).
+  .get("/_bench/keyed-object/:name", requestLog, partnerAuth("required", "getOrder"), callObject);

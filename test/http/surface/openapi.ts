@@ -56,6 +56,7 @@ describe("OpenAPI documents", () => {
       "/api/v1/_bench/limited",
       "/api/v1/_bench/new-object",
       "/api/v1/_bench/object/:name",
+      "/api/v1/_bench/keyed-object/:name",
     ]);
     // The partner cabinet's HTML pages are not API routes (docs/cabinet.md), nor are the end
     // user's pages and their assets (docs/widget.md), nor the /status page (its JSON is documented).
