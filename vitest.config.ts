@@ -102,6 +102,14 @@ export default defineConfig(async () => ({
                 // The chaos and venue fault runs' order count (test/support/orders.ts, chaosOrders).
                 CHAOS_ORDERS: process.env.CHAOS_ORDERS ?? "",
               },
+              // No network at test time, whatever the code under test does: a request that leaves
+              // the Worker unmocked (the global fetch when no test stubs it, e.g. a webhook retry
+              // whose alarm fires after its file's last test) is answered here, never sent. It is
+              // logged, so that a test missing a mock shows up.
+              outboundService: (request: Request) => {
+                console.warn(`outbound request in a test, not sent: ${request.method} ${request.url}`);
+                return new Response("no network in tests", { status: 503 });
+              },
             },
           }),
         ],

@@ -1,4 +1,5 @@
-// Checks test/support/msw.ts itself, so other adapter tests can rely on it.
+// Checks test/support/msw.ts itself, so other adapter tests can rely on it, and the test runtime's
+// refusal of any request that leaves a test unmocked.
 import { delay, HttpResponse, http } from "msw";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createMockNetwork } from "../../support/msw";
@@ -64,5 +65,14 @@ describe("createMockNetwork (MSW in workerd via an injected fetch)", () => {
     const net = createMockNetwork(http.get(URL_A, () => HttpResponse.text("stubbed")));
     vi.stubGlobal("fetch", net.fetch);
     expect(await (await fetch(URL_A)).text()).toBe("stubbed");
+  });
+});
+
+describe("the test runtime's network", () => {
+  it("answers a request no mock took 503 itself, never sending it (vitest.config.ts, outboundService)", async () => {
+    // The global fetch, unstubbed: what an alarm firing after its file's stub was removed would use.
+    const res = await fetch("https://hooks.wallet.example/escaped", { method: "POST", body: "{}" });
+    expect(res.status).toBe(503);
+    expect(await res.text()).toBe("no network in tests");
   });
 });
