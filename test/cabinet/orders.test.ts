@@ -84,8 +84,9 @@ describe("orders list", () => {
     );
     expect(listed(await page(t, "/orders?status=completed"))).toEqual([]);
     expect(listed(await page(t, "/orders?coin_from=ETH"))).toEqual([]);
-    const today = new Date().toISOString().slice(0, 10);
-    expect(listed(await page(t, `/orders?from=${today}&to=${today}`))).toHaveLength(3);
+    // The days the orders were made on (one, unless the run crossed midnight UTC meanwhile).
+    const days = orders.map((o) => String(o.created_at).slice(0, 10)).sort();
+    expect(listed(await page(t, `/orders?from=${days[0]}&to=${days.at(-1)}`))).toHaveLength(3);
     expect(listed(await page(t, "/orders?to=2020-01-01"))).toEqual([]);
   });
 
@@ -551,7 +552,8 @@ describe("earnings and overview", () => {
     await step(o.id);
     await simMine("BTC", 2);
     await step(o.id);
-    expect((await read(t.api, o.id)).status).toBe("completed");
+    const completed = await read(t.api, o.id);
+    expect(completed.status).toBe("completed");
     // Later prices change nothing: the price of the completion moment was stored with the order.
     await setPrices({ BTC: "10", USDT: "1" });
     await step(o.id);
@@ -560,8 +562,10 @@ describe("earnings and overview", () => {
     expect(earnings).toMatch(/data-testid="total-usd">\$6\.00</);
     expect(earnings).toMatch(/0\.0001 BTC/);
     const csv = await (await cab("/earnings.csv", { cookie: t.cookie })).text();
-    const today = new Date().toISOString().slice(0, 10);
-    expect(csv).toBe(`day,coin,orders,markup,markup_usd,unpriced_orders\r\n${today},BTC,1,0.0001,6,0\r\n`);
+    // The completion's UTC day, not the clock's now: a run near midnight crosses it between the two.
+    const day = String(completed.completed_at).slice(0, 10);
+    expect(day).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(csv).toBe(`day,coin,orders,markup,markup_usd,unpriced_orders\r\n${day},BTC,1,0.0001,6,0\r\n`);
 
     const overview = await page(t, "/overview");
     expect(overview).toMatch(/data-window="Today"[\s\S]*?1 order[\s\S]*?1 completed · 100\.0 % conversion/);
