@@ -1,5 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { deriveDepositAddress } from "../domain/addresses";
+import { depositPath } from "../domain/deposit-allocation";
+import { newShortId } from "../domain/short-id";
 
 const bodies = new Map<number, string>();
 
@@ -32,12 +34,14 @@ export function constantBody(bytes: number): string {
  */
 export class BenchObject extends DurableObject<Env> {
   /**
-   * `xpub`: also derive a BTC deposit address from it at a random two-level path and keep it in the
+   * `xpub`: also derive a BTC deposit address from it at a new short id's path and keep it in the
    * row, as an order's object does for its own (the floor of a creation with its address).
    */
   async create(at: number, xpub?: string): Promise<number> {
     const row =
-      xpub === undefined ? { at } : { at, address: deriveDepositAddress("btc", xpub, randomPath()) };
+      xpub === undefined
+        ? { at }
+        : { at, address: deriveDepositAddress("btc", xpub, depositPath(newShortId())) };
     this.ctx.storage.transactionSync(() => this.ctx.storage.kv.put("row", row));
     await this.ctx.storage.setAlarm(at + 3_600_000);
     return at;
@@ -51,10 +55,4 @@ export class BenchObject extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     await this.ctx.storage.deleteAll();
   }
-}
-
-/** Two random 25-bit indexes: the shape of an order's deposit path (a short id's two halves). */
-function randomPath(): [number, number] {
-  const [a = 0, b = 0] = crypto.getRandomValues(new Uint32Array(2));
-  return [a >>> 7, b >>> 7];
 }

@@ -51,8 +51,9 @@ function benchObjects(c: Context<AppEnv>): NonNullable<Env["BENCH_OBJECTS"]> {
  * order's object does.
  */
 async function newObject(c: Context<AppEnv>) {
-  const xpub = c.req.query("address") === "btc" ? c.get("config").deposit.xpubs.BTC : undefined;
-  if (c.req.query("address") !== undefined && xpub === undefined)
+  const address = c.req.query("address");
+  const xpub = address === "btc" ? c.get("config").deposit.xpubs.BTC : undefined;
+  if (address !== undefined && xpub === undefined)
     throw new ApiError(400, "invalid_request", "?address= takes `btc`, with DEPOSIT_XPUB_BTC set.");
   await benchObjects(c).getByName(crypto.randomUUID()).create(Date.now(), xpub);
   return answer(c, constantBody(bytesAsked(c)), 201);
