@@ -5,7 +5,7 @@
  * page faults — not only the JavaScript the V8 profiler (`--profile`) sees. Each sample's stack is
  * put in one category (the first rule below that a frame matches), so that a row and its
  * reference are compared part by part, in ms of CPU per request. Used by
- * `npm run bench -- --perf <dir>` (docs/performance.md, "Native profiles").
+ * `npm run bench -- --perf <dir>` (docs/performance.md, "Method").
  */
 import { execFileSync, spawn } from "node:child_process";
 import { createInterface } from "node:readline";

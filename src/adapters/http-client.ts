@@ -26,7 +26,7 @@ export const runtimeFetch: FetchFn = (input, init) => fetch(input, init);
  * like `AbortSignal.timeout(ms)` (a "TimeoutError" DOMException), and clears the timer as soon as
  * the exchange settles. `AbortSignal.timeout`'s timer runs on for the full `ms` after the answer
  * came, and in a Durable Object a pending timer keeps the object from being evicted until it fires
- * (docs/performance.md, "Test-suite time", 2026-11-26 fifth session).
+ * (docs/performance.md, "Test-suite time").
  */
 export async function withTimeout<T>(ms: number, exchange: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const controller = new AbortController();

@@ -52,7 +52,7 @@ export const LOG_COLUMNS = [
  * One entry as its JSON array in LOG_COLUMNS order. An isolate keeps its pending entries encoded:
  * they wait up to a second for their batch, long enough to outlive the young generation, and one
  * flat string is far less for the garbage collector to move than an entry object and its strings
- * (the log's cost was half garbage collection, docs/performance.md, "Request log").
+ * (the log's cost was half garbage collection: docs/performance.md, "What bounds each endpoint").
  */
 export function encodeLogEntry(e: NewRequestLogEntry): string {
   return JSON.stringify(LOG_COLUMNS.map((column) => e[column]));

@@ -28,9 +28,9 @@ export function constantBody(bytes: number): string {
  * of a creation that is the runtime's new-object cost rather than ours. `GET /api/v1/_bench/object/{name}`
  * calls `ping` on an object that already exists: the floor of an order read, which is one call to the
  * order's object that answers the order's kept JSON text (`ping` answers a kept text of the size
- * asked for). Two more references, for the targets' re-basing (docs/performance.md, "Issue 32:
- * what is not done yet"): a new object that also derives a deposit address, and the call behind a
- * partner's key, limiter and request log.
+ * asked for). The references the table judges by (docs/performance.md, "References"): a new
+ * object that also derives a deposit address, and the call behind a partner's key, limiter and
+ * request log.
  */
 export class BenchObject extends DurableObject<Env> {
   /**

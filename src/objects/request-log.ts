@@ -15,7 +15,7 @@ const INSERT_BATCH = `INSERT INTO entries (${LOG_COLUMNS.join(", ")})
  * One partner's API request log in one mode (named `<partner_id>:<live|test>`): appended in
  * batches by the isolates that answered the requests (src/services/request-log.ts), read newest
  * first by the cabinet and `GET /api/v1/partner/logs`. One object per partner keeps a busy
- * partner's writes off everyone else's (docs/performance.md, "Request log").
+ * partner's writes off everyone else's (docs/performance.md, "What bounds each endpoint").
  */
 export class RequestLog extends DurableObject<Env> {
   private readonly sql = this.ctx.storage.sql;

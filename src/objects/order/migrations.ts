@@ -32,9 +32,9 @@ export const ORDER_MIGRATIONS: readonly Migration[] = [
 
 /**
  * A new store (every order is one), in one `exec`: what ORDER_MIGRATIONS leave, less what a new
- * order does not use, made as cheap to create as SQLite allows (docs/performance.md, "a creation's
- * schema: only the tables it writes"). The migrations' steps were 14 % of a creation's CPU in the
- * 2026-11-26 profile, then the six tables' DDL in one step ≈ 7 %.
+ * order does not use, made as cheap to create as SQLite allows (docs/performance.md, "What
+ * bounds each endpoint"). The migrations' steps were 14 % of a creation's CPU in one profile, the
+ * six tables' DDL in one step ≈ 7 %.
  * - **Made on first write**: `sends` (SENDS_TABLE_LATEST), `outbox` and `alerts` (ALERTS_TABLE)
  *   are created by their first write, through their `LazyTable` (src/objects/order/lazy-table.ts),
  *   at the latest shape; a read before answers no rows. A later migration that changes one of

@@ -27,7 +27,7 @@ function benchObjects(): NonNullable<Env["BENCH_OBJECTS"]> {
   return ns;
 }
 
-// The bench's references (docs/performance.md, "The baseline routes"): each answers as many bytes
+// The bench's references (docs/performance.md, "References"): each answers as many bytes
 // as asked, so a floor moves what the route measured against it moves.
 describe("bench routes", () => {
   it("answer ?bytes= bytes of JSON: the baseline, a call to an existing object, a new object", async () => {
