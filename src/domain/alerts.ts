@@ -61,3 +61,39 @@ export function raiseAlert(
 export function clearAlert(open: AlertState | null, now: number): AlertState | null {
   return open && open.clearedAt === null ? { ...open, clearedAt: now } : null;
 }
+
+/**
+ * When the next reminder is due for an alert kept without a reminder time of its own (a service
+ * alert, stored in D1's row only): on the schedule from its opening, as if each reminder had been
+ * logged the moment it was due.
+ */
+export function scheduledReminderAt(openedAt: number, reminders: number): number {
+  let at = openedAt;
+  for (let i = 0; i <= reminders; i++) at += reminderDelay(i);
+  return at;
+}
+
+/**
+ * The log line of a notice: `about` names what the alert is about (`order`, or `subject` for a
+ * service alert). Opened and reminders are errors (what an operator routes), a clearing is info.
+ */
+export function alertLogLine(
+  about: Record<string, string>,
+  a: AlertState,
+  notice: Exclude<AlertNotice, null>,
+): { level: "error" | "info"; line: Record<string, unknown> } {
+  const level = notice === "cleared" ? "info" : "error";
+  return {
+    level,
+    line: {
+      level,
+      ...about,
+      msg: notice === "cleared" ? `cleared: ${a.message}` : a.message,
+      alert: notice,
+      kind: a.kind,
+      opened_at: new Date(a.openedAt).toISOString(),
+      ...(notice === "reminder" && { reminders: a.reminders }),
+      ...a.data,
+    },
+  };
+}

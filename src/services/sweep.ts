@@ -1,4 +1,13 @@
 import {
+  AFTER_WATCH_BEHIND_ALERT_MS,
+  AFTER_WATCH_COUNT_CAP,
+  AFTER_WATCH_RECHECK_MS,
+  AFTER_WATCH_TEST_BATCH,
+  afterWatchBatch,
+  afterWatchBehindMs,
+} from "../domain/after-watch-sweep";
+import {
+  afterWatchBacklog,
   afterWatchPage,
   getSweepCursor,
   markAfterWatchChecked,
@@ -6,6 +15,7 @@ import {
   setSweepCursor,
   sweepPage,
 } from "../storage/orders";
+import { clearServiceAlert, raiseServiceAlert } from "./service-alerts";
 
 /** Orders are given this long past a due moment before the sweep assumes the alarm was lost. */
 const GRACE_MS = 60_000;
@@ -86,16 +96,45 @@ export async function sweepLostAlarms(
 
 /** The statuses an order ends its late-deposit watch in (their address may still be paid). */
 const AFTER_WATCH_STATUSES = ["completed", "refunded", "failed", "expired"] as const;
-/** Orders read per status per run: the cron runs each minute, so a few reach thousands a day. */
-const AFTER_WATCH_BATCH = 2;
-/** How often one order's address is read again after its watch. */
-const AFTER_WATCH_RECHECK_MS = 24 * 3_600_000;
+/** Reads of one page run this many at a time (each is the order's object reading its chain). */
+const AFTER_WATCH_CONCURRENCY = 10;
+/** The slow sweep's alert (GET /admin/v1/alerts, under this subject). */
+export const AFTER_WATCH_ALERT = { subject: "after-watch-sweep", kind: "after_watch_behind" } as const;
+
+/** Reads a page's orders (a few at a time) and marks each read; returns how many. */
+async function readAfterWatch(env: Env, page: readonly string[], at: string): Promise<number> {
+  for (let i = 0; i < page.length; i += AFTER_WATCH_CONCURRENCY) {
+    await Promise.all(
+      page.slice(i, i + AFTER_WATCH_CONCURRENCY).map(async (id) => {
+        // A failed read (the chain reader is down) waits for the order's next turn, a day later:
+        // it must not hold the orders behind it.
+        await env.ORDERS.getByName(id)
+          .checkAfterWatch()
+          .catch((err: unknown) =>
+            console.warn(
+              JSON.stringify({
+                level: "warn",
+                order: id,
+                msg: "after-watch read failed",
+                error: String(err),
+              }),
+            ),
+          );
+        await markAfterWatchChecked(env.DB, id, at);
+      }),
+    );
+  }
+  return page.length;
+}
 
 /**
- * Cron, the slow sweep: a deposit after the late-deposit watch ended would be seen by nobody. A few
- * orders per status per run, the one read longest ago first, each once a day until
- * `horizonDays` after its watch; its object reads the address and offers the refund of a new
- * transfer as an extra deposit (docs/lifecycle.md, "After the watch"). Returns how many were read.
+ * Cron, the slow sweep: a deposit after the late-deposit watch ended would be seen by nobody. Per
+ * status, the orders read longest ago first, each once a day until `horizonDays` after its watch;
+ * its object reads the address and offers the refund of a new transfer as an extra deposit
+ * (docs/lifecycle.md, "After the watch"). Live and test orders have lanes of their own: the live
+ * batch grows with the live backlog (afterWatchBatch), test orders get a small fixed one, so no
+ * number of test orders delays a live read. When the most overdue live order is a day late the
+ * operator is alerted; the alert clears once the sweep has caught up. Returns how many were read.
  */
 export async function sweepAfterWatch(
   env: Env,
@@ -111,21 +150,32 @@ export async function sweepAfterWatch(
     horizonStart: iso(watchEndedBefore - horizonDays * 86_400_000),
   };
   let read = 0;
+  const behind: { status: string; ms: number; due: number }[] = [];
   for (const status of AFTER_WATCH_STATUSES) {
-    const page = await afterWatchPage(env.DB, status, bounds, AFTER_WATCH_BATCH);
-    for (const id of page) {
-      // A failed read (the chain reader is down) waits for the order's next turn, a day later:
-      // it must not hold the orders behind it.
-      await env.ORDERS.getByName(id)
-        .checkAfterWatch()
-        .catch((err: unknown) =>
-          console.warn(
-            JSON.stringify({ level: "warn", order: id, msg: "after-watch read failed", error: String(err) }),
-          ),
-        );
-      await markAfterWatchChecked(env.DB, id, iso(now));
-      read++;
-    }
+    const live = { status, livemode: true };
+    const backlog = await afterWatchBacklog(env.DB, live, bounds, AFTER_WATCH_COUNT_CAP);
+    behind.push({ status, ms: afterWatchBehindMs(now, backlog, lateWatchHours), due: backlog.due });
+    const livePage = await afterWatchPage(env.DB, live, bounds, afterWatchBatch(backlog.due));
+    read += await readAfterWatch(env, livePage, iso(now));
+    const testPage = await afterWatchPage(
+      env.DB,
+      { status, livemode: false },
+      bounds,
+      AFTER_WATCH_TEST_BATCH,
+    );
+    read += await readAfterWatch(env, testPage, iso(now));
   }
+  const worst = behind.reduce((a, b) => (b.ms > a.ms ? b : a));
+  if (worst.ms > AFTER_WATCH_BEHIND_ALERT_MS) {
+    const hours = Math.floor(worst.ms / 3_600_000);
+    await raiseServiceAlert(
+      env.DB,
+      AFTER_WATCH_ALERT.subject,
+      AFTER_WATCH_ALERT.kind,
+      `the slow sweep after the watch is ${hours} h behind on live ${worst.status} orders: late deposits may go unseen`,
+      { status: worst.status, behind_hours: hours, due: worst.due },
+      now,
+    );
+  } else await clearServiceAlert(env.DB, AFTER_WATCH_ALERT.subject, AFTER_WATCH_ALERT.kind, now);
   return read;
 }

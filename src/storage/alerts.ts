@@ -56,3 +56,14 @@ export async function listAlertRows(
     .all<AlertRow>();
   return results;
 }
+
+/** The open alert of one subject and kind, if any (a service alert's state: D1 is its only store). */
+export async function openAlertRow(db: D1Database, subject: string, kind: string): Promise<AlertRow | null> {
+  return db
+    .prepare(
+      `SELECT order_id, kind, opened_at, message, data, last_at, reminders, cleared_at FROM alerts
+       WHERE order_id = ? AND kind = ? AND cleared_at IS NULL ORDER BY opened_at DESC LIMIT 1`,
+    )
+    .bind(subject, kind)
+    .first<AlertRow>();
+}

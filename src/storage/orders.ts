@@ -1,3 +1,4 @@
+import type { AfterWatchHeads } from "../domain/after-watch-sweep";
 import type { IndexDetails } from "../domain/order-index";
 import type { OrderStatus } from "../domain/order-state";
 
@@ -201,18 +202,18 @@ export function sweepPageQuery(
 const AFTER_WATCH_RETIRED = "~";
 
 /**
- * The slow sweep's page of one terminal status: up to `limit` orders whose late-deposit watch
- * ended (`expires_at < watchEndedBefore`) and that were last read before `checkedBefore`, read
- * longest ago first. Orders past the horizon (`expires_at <= horizonStart`) met on the way are
- * retired first, in bulk, so that the walk over the index does not meet them again.
+ * The slow sweep's page of one terminal status in one mode's lane: up to `limit` orders whose
+ * late-deposit watch ended (`expires_at < watchEndedBefore`) and that were last read before
+ * `checkedBefore`, read longest ago first. Orders past the horizon (`expires_at <= horizonStart`)
+ * met on the way are retired first, in bulk, so that the walk over the index does not meet them again.
  */
 export async function afterWatchPage(
   db: D1Database,
-  status: string,
+  lane: AfterWatchLane,
   bounds: AfterWatchBounds,
   limit: number,
 ): Promise<string[]> {
-  const [retire, select] = afterWatchQueries(status, bounds, limit);
+  const [retire, select] = afterWatchQueries(lane, bounds, limit);
   const [, page] = await db.batch<{ id: string }>([
     db.prepare(retire.sql).bind(...retire.binds),
     db.prepare(select.sql).bind(...select.binds),
@@ -222,30 +223,85 @@ export async function afterWatchPage(
 
 type Statement = { sql: string; binds: (string | number)[] };
 
+/** One status's orders of one mode: live and test orders never share a page. */
+export interface AfterWatchLane {
+  status: string;
+  livemode: boolean;
+}
+
 export interface AfterWatchBounds {
   checkedBefore: string;
   watchEndedBefore: string;
   horizonStart: string;
 }
 
+/** The lane's due orders (inside the horizon), as a FROM … WHERE over the lane's index. */
+function afterWatchDue(lane: AfterWatchLane, b: AfterWatchBounds): Statement {
+  return {
+    sql: `FROM orders INDEXED BY orders_status_after_watch
+    WHERE status = ? AND livemode = ? AND after_watch_checked_at < ? AND expires_at < ?`,
+    binds: [lane.status, lane.livemode ? 1 : 0, b.checkedBefore, b.watchEndedBefore],
+  };
+}
+
 /** afterWatchPage's statements, the retirement then the page (exported so a test can ask SQLite for their plans). */
 export function afterWatchQueries(
-  status: string,
+  lane: AfterWatchLane,
   b: AfterWatchBounds,
   limit: number,
 ): [Statement, Statement] {
-  const due = `FROM orders INDEXED BY orders_status_after_watch
-    WHERE status = ? AND after_watch_checked_at < ? AND expires_at < ?`;
-  const binds = [status, b.checkedBefore, b.watchEndedBefore, b.horizonStart];
+  const due = afterWatchDue(lane, b);
   return [
     {
-      sql: `UPDATE orders SET after_watch_checked_at = ? WHERE rowid IN (SELECT rowid ${due} AND expires_at <= ?
+      sql: `UPDATE orders SET after_watch_checked_at = ? WHERE rowid IN (SELECT rowid ${due.sql} AND expires_at <= ?
               ORDER BY after_watch_checked_at LIMIT ?)`,
-      binds: [AFTER_WATCH_RETIRED, ...binds, limit * 100],
+      binds: [AFTER_WATCH_RETIRED, ...due.binds, b.horizonStart, limit * 100],
     },
     {
-      sql: `SELECT id ${due} AND expires_at > ? ORDER BY after_watch_checked_at LIMIT ?`,
-      binds: [...binds, limit],
+      sql: `SELECT id ${due.sql} AND expires_at > ? ORDER BY after_watch_checked_at LIMIT ?`,
+      binds: [...due.binds, b.horizonStart, limit],
+    },
+  ];
+}
+
+/** How many of a lane's orders are due (counted up to `cap`), and its two oldest heads. */
+export async function afterWatchBacklog(
+  db: D1Database,
+  lane: AfterWatchLane,
+  bounds: AfterWatchBounds,
+  cap: number,
+): Promise<{ due: number } & AfterWatchHeads> {
+  const [count, unread, checked] = afterWatchBacklogQueries(lane, bounds, cap);
+  const [n, u, c] = await db.batch<Record<string, number | string | null>>(
+    [count, unread, checked].map((q) => db.prepare(q.sql).bind(...q.binds)),
+  );
+  return {
+    due: Number(n?.results[0]?.n ?? 0),
+    oldestUnreadExpiresAt: (u?.results[0]?.at as string | null | undefined) ?? null,
+    oldestCheckedAt: (c?.results[0]?.at as string | null | undefined) ?? null,
+  };
+}
+
+/** afterWatchBacklog's statements: the capped count, then the two heads (exported for their plans). */
+export function afterWatchBacklogQueries(
+  lane: AfterWatchLane,
+  b: AfterWatchBounds,
+  cap: number,
+): [Statement, Statement, Statement] {
+  const due = afterWatchDue(lane, b);
+  const inside = [...due.binds, b.horizonStart];
+  return [
+    {
+      sql: `SELECT COUNT(*) AS n FROM (SELECT 1 ${due.sql} AND expires_at > ? LIMIT ?)`,
+      binds: [...inside, cap],
+    },
+    {
+      sql: `SELECT MIN(expires_at) AS at ${due.sql} AND expires_at > ? AND after_watch_checked_at = ''`,
+      binds: inside,
+    },
+    {
+      sql: `SELECT MIN(after_watch_checked_at) AS at ${due.sql} AND expires_at > ? AND after_watch_checked_at > ''`,
+      binds: inside,
     },
   ];
 }

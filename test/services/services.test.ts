@@ -6,6 +6,7 @@
 // test names; run one with -t.
 import "./services/fixed-quotes";
 import "./services/rate-limiting";
+import "./services/after-watch-sweep";
 import "./services/sweep-plan";
 import "./services/unclaimed-deposits";
 import "./services/unlimited-coins";

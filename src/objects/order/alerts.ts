@@ -1,4 +1,4 @@
-import { type AlertNotice, type AlertState, clearAlert, raiseAlert } from "../../domain/alerts";
+import { type AlertNotice, type AlertState, alertLogLine, clearAlert, raiseAlert } from "../../domain/alerts";
 import { type AlertRow, projectAlertRows } from "../../storage/alerts";
 import type { LazyTable } from "./lazy-table";
 
@@ -146,16 +146,7 @@ export class OrderAlerts {
 
   #say(orderId: string, a: AlertState, notice: AlertNotice): void {
     if (notice === null) return;
-    const line = {
-      level: notice === "cleared" ? "info" : "error",
-      order: orderId,
-      msg: notice === "cleared" ? `cleared: ${a.message}` : a.message,
-      alert: notice,
-      kind: a.kind,
-      opened_at: iso(a.openedAt),
-      ...(notice === "reminder" && { reminders: a.reminders }),
-      ...a.data,
-    };
-    (notice === "cleared" ? console.log : console.error)(JSON.stringify(line));
+    const { level, line } = alertLogLine({ order: orderId }, a, notice);
+    (level === "info" ? console.log : console.error)(JSON.stringify(line));
   }
 }

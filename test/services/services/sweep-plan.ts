@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { sweepFilters } from "../../../src/services/sweep";
-import { afterWatchQueries, sweepPageQuery } from "../../../src/storage/orders";
+import { afterWatchBacklogQueries, afterWatchQueries, sweepPageQuery } from "../../../src/storage/orders";
 
 // A cron run must cost what is due, not what exists (issue 32): every page the sweep asks for is a
 // range of a due-time index, never a walk over all orders of a status.
@@ -26,21 +26,40 @@ describe("the sweep's queries", () => {
     }
   });
 
-  it("the slow sweep after the watch walks (status, after_watch_checked_at) in its order, no sort", async () => {
+  it("the slow sweep after the watch walks (status, livemode, after_watch_checked_at) in its order, no sort", async () => {
     const bounds = {
       checkedBefore: "2026-11-25T00:00:00.000Z",
       watchEndedBefore: "2026-11-25T00:00:00.000Z",
       horizonStart: "2026-08-27T00:00:00.000Z",
     };
-    for (const { sql, binds } of afterWatchQueries("completed", bounds, 2)) {
+    const plan = async ({ sql, binds }: { sql: string; binds: (string | number)[] }) => {
       const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`)
         .bind(...binds)
         .all<{ detail: string }>();
-      const plan = results.map((r) => r.detail).join(" | ");
-      expect(plan).toMatch(
-        /SEARCH orders USING (COVERING )?INDEX orders_status_after_watch \(status=\? AND after_watch_checked_at<\?\)/,
-      );
-      expect(plan).not.toMatch(/TEMP B-TREE|SCAN orders/);
+      return results.map((r) => r.detail).join(" | ");
+    };
+    for (const livemode of [true, false]) {
+      const lane = { status: "completed", livemode };
+      for (const q of afterWatchQueries(lane, bounds, 2)) {
+        const p = await plan(q);
+        expect(p).toMatch(
+          /SEARCH orders USING (COVERING )?INDEX orders_status_after_watch \(status=\? AND livemode=\? AND after_watch_checked_at<\?\)/,
+        );
+        expect(p).not.toMatch(/TEMP B-TREE|SCAN orders/);
+      }
     }
+    // The live lane's backlog: a capped count over the range, and each head one seek.
+    const [count, unread, checked] = afterWatchBacklogQueries(
+      { status: "completed", livemode: true },
+      bounds,
+      3000,
+    );
+    for (const q of [count, checked])
+      expect(await plan(q)).toMatch(
+        /SEARCH orders USING COVERING INDEX orders_status_after_watch \(status=\? AND livemode=\? AND after_watch_checked_at[<>]\?/,
+      );
+    expect(await plan(unread)).toMatch(
+      /SEARCH orders USING COVERING INDEX orders_status_after_watch \(status=\? AND livemode=\? AND after_watch_checked_at=\? AND expires_at[<>]\?/,
+    );
   });
 });
