@@ -37,6 +37,11 @@ export const configSchema = z.object({
   LATE_DEPOSIT_WATCH_HOURS: int(24),
   /** The slow sweep reads an address for new deposits this long after its late-deposit watch (docs/lifecycle.md). */
   AFTER_WATCH_HORIZON_DAYS: int(90),
+  /**
+   * A deposit-address pool (SOL) with fewer unassigned addresses than this alerts the operator
+   * (docs/operators.md, "Deposit-address pools"): room for every region's shard block, and a margin.
+   */
+  ADDRESS_POOL_LOW_WATER: int(200, 1),
   PUBLIC_RATE_LIMIT_PER_MINUTE: int(60, 1),
   /**
    * Operator API requests per IP per minute, counted before the token is checked (its own bucket:

@@ -1,6 +1,7 @@
 import { createApp } from "./app";
 import { getConfig } from "./config";
 import type { WebhookMessage } from "./domain/webhooks";
+import { watchAddressPools } from "./services/address-pools";
 import { purgeExpiredCabinetState } from "./services/cabinet-auth";
 import { refreshServiceStatus } from "./services/service-status";
 import { runStatements } from "./services/statements";
@@ -42,6 +43,7 @@ export default {
     ctx.waitUntil(runStatements(env, config, controller.scheduledTime));
     ctx.waitUntil(purgeExpiredCabinetState(env.DB, controller.scheduledTime));
     ctx.waitUntil(refreshServiceStatus(env, config, controller.scheduledTime));
+    ctx.waitUntil(watchAddressPools(env, config, controller.scheduledTime));
   },
   async queue(batch, env) {
     await deliverBatch(batch as MessageBatch<WebhookMessage>, env, deliveryOptions(getConfig(env)));

@@ -6,6 +6,7 @@ import { currencyCommands } from "./currencies.mjs";
 import { liquidityCommands } from "./liquidity.mjs";
 import { orderCommands } from "./orders.mjs";
 import { partnerCommands } from "./partners.mjs";
+import { poolCommands } from "./pools.mjs";
 import { regionCommands } from "./regions.mjs";
 import { simCommands } from "./sim.mjs";
 import { statementCommands } from "./statements.mjs";
@@ -22,4 +23,5 @@ export const commands = {
   ...cabinetCommands,
   ...statementCommands,
   ...widgetCommands,
+  ...poolCommands,
 };

@@ -1,3 +1,4 @@
+import { type PoolStock, poolDepositLevel } from "./address-pool";
 import type { Refusal } from "./errors";
 
 /**
@@ -34,6 +35,8 @@ export interface NetworkSignals {
   alerts: NetworkAlerts;
   /** Coins of this network with no price fresh enough to quote. */
   stalePrices: readonly string[];
+  /** The deposit-address pool of a network whose live deposits draw from one (SOL); else null. */
+  depositPool: PoolStock | null;
 }
 
 export interface StatusSignals {
@@ -86,6 +89,11 @@ function networkStatus(s: NetworkSignals, at: number, t: StatusThresholds): Netw
         ? "the chain is not being read: deposits are not seen"
         : "chain reads are failing or late",
     );
+  }
+  if (s.depositPool) {
+    const pool = poolDepositLevel(s.depositPool);
+    deposits = worst(deposits, pool.level);
+    if (pool.reason) reasons.push(pool.reason);
   }
   let payouts: ServiceLevel = "operational";
   if (s.alerts.gatewayConfig > 0) {

@@ -17,6 +17,7 @@ import {
 import { loadCatalog } from "../storage/catalog";
 import { currentPrices } from "../storage/market";
 import { auditStatement } from "../storage/operator-audit";
+import { poolCounts } from "../storage/orders";
 import {
   addIncidentNoteStatement,
   closeIncidentStatement,
@@ -32,6 +33,7 @@ import {
   putServiceStatusStatement,
   webhookBacklog,
 } from "../storage/service-status";
+import { poolNetworks, stockOf } from "./address-pools";
 import type { Actor } from "./catalog-admin";
 
 export type { IncidentWithNotes };
@@ -70,14 +72,17 @@ async function gatherSignals(
   config: Config,
   now: number,
 ): Promise<{ signals: StatusSignals; probes: Record<string, ReaderProbe> }> {
-  const [catalog, prices, alerts, backlog, before] = await Promise.all([
+  const [catalog, prices, alerts, backlog, before, pools] = await Promise.all([
     loadCatalog(env.DB),
     // As quotes read them: with the simulated source (dev has no cron) a read refreshes old prices.
     currentPrices(env, config, now),
     openAlertsByNetwork(env.DB),
     webhookBacklog(env.DB, now - WEBHOOK_WINDOW_MS, now - WEBHOOK_BACKLOG_AFTER_MS),
     loadProbes(env.DB),
+    poolCounts(env.DB),
   ]);
+  const poolNetworksNow = new Set(poolNetworks(config, catalog));
+  const stock = new Map(pools.map((c) => [c.network, stockOf(c)]));
   const active = catalog.filter((r) => r.is_active === 1);
   const networks = [...new Set(active.map((r) => r.network))];
   const answered = await Promise.all(networks.map((n) => probe(env, config, n)));
@@ -98,6 +103,8 @@ async function gatherSignals(
       reader,
       alerts: alerts.get(network) ?? { sends: 0, gatewayConfig: 0, venue: 0 },
       stalePrices: [...new Set(stalePrices)],
+      // A pool network with no address loaded yet has no row: it is empty.
+      depositPool: poolNetworksNow.has(network) ? (stock.get(network) ?? { free: 0, unreserved: 0 }) : null,
     };
   });
   return { signals: { at: now, networks: signals, webhookBacklog: backlog }, probes };

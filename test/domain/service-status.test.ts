@@ -17,6 +17,7 @@ const healthy = (network: string, over: Partial<NetworkSignals> = {}): NetworkSi
   reader: { okAt: AT, failingSince: null },
   alerts: { sends: 0, gatewayConfig: 0, venue: 0 },
   stalePrices: [],
+  depositPool: null,
   ...over,
 });
 
@@ -79,6 +80,23 @@ describe("deriveServiceStatus", () => {
     const stale = judge([healthy("ETH", { stalePrices: ["USDT", "ETH"] })]).networks[0];
     expect(stale).toMatchObject({ deposits: "degraded", payouts: "degraded" });
     expect(stale?.reasons.join()).toContain("ETH, USDT");
+  });
+
+  it("a deposit-address pool: empty takes deposits down, none left for the shards degrades them (issue 42, item 13)", () => {
+    const pool = (free: number, unreserved: number) =>
+      judge([healthy("SOL", { depositPool: { free, unreserved } }), healthy("BTC")]).networks[1];
+    expect(pool(500, 480)).toMatchObject({ deposits: "operational", payouts: "operational", reasons: [] });
+    expect(pool(15, 0)).toMatchObject({ deposits: "degraded", payouts: "operational" });
+    expect(pool(15, 0)?.reasons.join()).toContain("running out");
+    const empty = pool(0, 0);
+    expect(empty).toMatchObject({ deposits: "down", payouts: "operational" });
+    expect(empty?.reasons.join()).toContain("no deposit addresses");
+    // Quotes from SOL are refused as the network's, not as a silent pair problem.
+    const status = judge([healthy("SOL", { depositPool: { free: 0, unreserved: 0 } }), healthy("BTC")]);
+    expect(networkRefusals(status, { from: "SOL", to: "BTC" }, AT)).toEqual([
+      expect.objectContaining({ code: "network_unavailable", side: "from" }),
+    ]);
+    expect(networkRefusals(status, { from: "BTC", to: "SOL" }, AT)).toEqual([]);
   });
 
   it("a webhook backlog degrades the webhooks and overall, no network", () => {

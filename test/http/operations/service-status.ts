@@ -1,6 +1,7 @@
 // GET /api/v1/service-status, its incidents (opened and closed by the cron, annotated by the
 // operator, shown on /status), and quotes on a network that is down (docs/integrate.md, "Service status").
 import { env } from "cloudflare:workers";
+import { base58 } from "@scure/base";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getConfig } from "../../../src/config";
 import { refreshServiceStatus } from "../../../src/services/service-status";
@@ -44,6 +45,11 @@ describe("service-status", () => {
   beforeAll(async () => {
     await setPrices();
     partner = await createPartner();
+    // SOL's deposits draw from the pool: an empty one is an outage of its own (address-pool.ts).
+    const addresses = Array.from({ length: 5 }, () =>
+      base58.encode(crypto.getRandomValues(new Uint8Array(32))),
+    );
+    expect((await admin("/address-pool/SOL", { method: "POST", json: { addresses } })).status).toBe(201);
   });
 
   describe("GET /api/v1/service-status", () => {

@@ -1,9 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { validateAddress } from "../../../domain/addresses";
 import { ORDER_STATUSES } from "../../../domain/order-state";
+import { addressPoolLevels } from "../../../services/address-pools";
 import { resolveOrderId } from "../../../services/orders";
 import { loadCatalog } from "../../../storage/catalog";
-import { addPoolAddresses, poolCounts } from "../../../storage/orders";
+import { addPoolAddresses } from "../../../storage/orders";
 import { ApiError, badRequest } from "../../errors";
 import { createRouter } from "../../router";
 import { errorResponses } from "../../schemas";
@@ -118,16 +119,26 @@ export const adminOrdersRouter = createRouter()
       tags: ["Admin: deposit addresses"],
       security,
       summary: "Pool sizes per network",
+      description:
+        'Every network whose deposits draw from a pool (an empty one included), and any other network with pool rows. A pool below `low_water` unassigned addresses has an open `address_pool_low` alert (GET /admin/v1/alerts); an empty one makes the network\'s deposits `down` in the service status (docs/operators.md, "Deposit-address pools").',
       responses: {
         200: {
           description: "Available, reserved (by which shard) and assigned addresses.",
           content: {
             "application/json": {
               schema: z.object({
+                low_water: z.int32().openapi({
+                  description:
+                    "ADDRESS_POOL_LOW_WATER: fewer unassigned addresses than this alert the operator.",
+                }),
                 data: z
                   .array(
                     z.object({
                       network: z.string().max(20),
+                      free: z.number().openapi({
+                        description: "Unassigned (available + reserved): what new orders can still be given.",
+                      }),
+                      low: z.boolean().openapi({ description: "`free` is below `low_water`." }),
                       available: z.number().openapi({ description: "Free and held by no pool shard." }),
                       reserved: z.number().openapi({
                         description: "Held by a regional pool shard for its next orders (docs/networks.md).",
@@ -147,5 +158,11 @@ export const adminOrdersRouter = createRouter()
         ...errorResponses(401),
       },
     }),
-    async (c) => c.json({ data: await poolCounts(c.env.DB) }, 200),
+    async (c) => {
+      const config = c.get("config");
+      return c.json(
+        { low_water: config.ADDRESS_POOL_LOW_WATER, data: await addressPoolLevels(c.env, config) },
+        200,
+      );
+    },
   );
