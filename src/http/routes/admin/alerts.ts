@@ -8,10 +8,10 @@ const security: Record<string, string[]>[] = [{ AdminBearer: [] }, { CloudflareA
 
 const AlertSchema = z
   .object({
-    order_id: z
-      .string()
-      .max(128)
-      .openapi({ description: "The order (or, for a partner payout, the statement) the alert is about." }),
+    order_id: z.string().max(128).openapi({
+      description:
+        "What the alert is about: the order; for a partner payout, the statement; for a service alert, its subject (`address-pool:<network>`, `after-watch-sweep`).",
+    }),
     kind: z.string().max(200).openapi({
       description:
         "The problem: `payout_outcome_unknown`, `refund_gateway_config`, `extra_refund_outcome_unknown`, … or the venue's; one alert per order and kind while it lasts.",
@@ -40,9 +40,9 @@ export const adminAlertsRouter = createRouter<AppEnv>().openapi(
     operationId: "adminListAlerts",
     tags: ["Admin: orders"],
     security,
-    summary: "Orders' alerts: open ones first",
+    summary: "Orders' and the service's alerts: open ones first",
     description:
-      "One alert per problem of an order (per kind): opened when it starts, reminded on a backoff while it lasts, cleared once when it ends or when the order completes or is refunded. Open alerts first, newest first within open and cleared. Projected from the order objects by their alarms, so a new one shows within seconds.",
+      "One alert per problem of an order (per kind): opened when it starts, reminded on a backoff while it lasts, cleared once when it ends or when the order completes or is refunded. Open alerts first, newest first within open and cleared. Projected from the order objects by their alarms, so a new one shows within seconds. Service alerts (a deposit-address pool running low, the slow sweep after the watch a day behind) are raised and cleared by the cron each minute.",
     request: {
       query: z.object({
         state: z
