@@ -3,7 +3,14 @@
  * reminded on a backoff, cleared once.
  */
 import { describe, expect, it } from "vitest";
-import { clearAlert, REMINDER_BASE_MS, REMINDER_CAP_MS, raiseAlert } from "../../src/domain/alerts";
+import {
+  type AlertState,
+  clearAlert,
+  REMINDER_BASE_MS,
+  REMINDER_CAP_MS,
+  raiseAlert,
+  scheduledReminderAt,
+} from "../../src/domain/alerts";
 
 const T = 1_700_000_000_000;
 const MIN = 60_000;
@@ -41,5 +48,26 @@ describe("raiseAlert / clearAlert", () => {
       notice: "opened",
       state: { openedAt: T + 3 * MIN, reminders: 0, clearedAt: null },
     });
+  });
+});
+
+describe("scheduledReminderAt (a service alert, stored without its reminder time)", () => {
+  it("rebuilt from its opening and reminder count each minute, it reminds on the minutes an order's alert does", () => {
+    const notices = (rebuild: boolean) => {
+      let state: AlertState | null = null;
+      const out: number[] = [];
+      for (let t = T; t <= T + 48 * 60 * MIN; t += MIN) {
+        const prev: AlertState | null =
+          rebuild && state
+            ? { ...state, nextReminderAt: scheduledReminderAt(state.openedAt, state.reminders) }
+            : state;
+        const r = raiseAlert(prev, "address_pool_low", "low", {}, t);
+        state = r.state;
+        if (r.notice) out.push((t - T) / MIN);
+      }
+      return out;
+    };
+    expect(notices(true)).toEqual(notices(false));
+    expect(scheduledReminderAt(T, 0)).toBe(T + REMINDER_BASE_MS);
   });
 });
