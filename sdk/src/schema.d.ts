@@ -159,6 +159,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/partner/orders/{order_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an order nobody has paid
+         * @description Beyond the contract. A `waiting_deposit` order becomes `expired` with `status_reason: "cancelled"` at once: its deposit watch ends and `expires_at` becomes now. A deposit sent to it anyway is handled as after any expiry (seen within the late-deposit watch, then refunded, or held with actions). Idempotent: cancelling a cancelled order answers it again (200). Any other status → 409 `action_not_available`. Cancel what your user abandons, so an order made at quote time costs nothing. No body.
+         */
+        post: operations["cancelOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/orders/{order_id}/status": {
         parameters: {
             query?: never;
@@ -604,7 +624,7 @@ export interface components {
              * @description Beyond the contract: why an order was refunded, failed or expired after a dropped deposit.
              * @enum {string|null}
              */
-            status_reason: "amount_below_min" | "amount_above_max" | "fixed_amount_mismatch" | "fixed_rate_expired" | "late_deposit" | "exchange_failed" | "payout_failed" | "refund_failed" | "deposit_dropped" | null;
+            status_reason: "amount_below_min" | "amount_above_max" | "fixed_amount_mismatch" | "fixed_rate_expired" | "late_deposit" | "exchange_failed" | "payout_failed" | "refund_failed" | "deposit_dropped" | "cancelled" | null;
             /**
              * Format: date-time
              * @description When the order was created.
@@ -683,7 +703,7 @@ export interface components {
              * @description The order's status_reason: why it waits; null when only extra deposits wait.
              * @enum {string|null}
              */
-            reason: "amount_below_min" | "amount_above_max" | "fixed_amount_mismatch" | "fixed_rate_expired" | "late_deposit" | "exchange_failed" | "payout_failed" | "refund_failed" | "deposit_dropped" | null;
+            reason: "amount_below_min" | "amount_above_max" | "fixed_amount_mismatch" | "fixed_rate_expired" | "late_deposit" | "exchange_failed" | "payout_failed" | "refund_failed" | "deposit_dropped" | "cancelled" | null;
             refund: {
                 available: boolean;
                 /** @description What the refund would send now: the deposit less the network fee. */
@@ -1025,7 +1045,7 @@ export interface components {
             /** @enum {string} */
             status: "waiting_deposit" | "confirming" | "exchanging" | "sending" | "completed" | "expired" | "refunding" | "refunded" | "failed";
             /** @enum {string|null} */
-            status_reason: "amount_below_min" | "amount_above_max" | "fixed_amount_mismatch" | "fixed_rate_expired" | "late_deposit" | "exchange_failed" | "payout_failed" | "refund_failed" | "deposit_dropped" | null;
+            status_reason: "amount_below_min" | "amount_above_max" | "fixed_amount_mismatch" | "fixed_rate_expired" | "late_deposit" | "exchange_failed" | "payout_failed" | "refund_failed" | "deposit_dropped" | "cancelled" | null;
             coin_from: string;
             network_from: string;
             coin_to: string;
@@ -3915,6 +3935,259 @@ export interface operations {
             };
             /** @description Business rule violated (limits, address, memo, quote, idempotency). */
             422: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Limit"?: number;
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Remaining"?: number;
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` and `RateLimit-*` headers. */
+            429: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Limit"?: number;
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Remaining"?: number;
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error. */
+            500: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancelOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Order UUID or short_id (any case). */
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The order, cancelled (or as it already was, when cancelled before). */
+            200: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Limit"?: number;
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Remaining"?: number;
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description Missing or invalid parameters (`invalid_request`, `pair_unavailable`, ...). */
+            400: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Limit"?: number;
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Remaining"?: number;
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key or signature. */
+            401: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Limit"?: number;
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Remaining"?: number;
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `partner_inactive` (partner account not active), `ip_not_allowed` (the key's IP allowlist does not include the client address), `test_mode_only` (a test helper called with a live key), or action not permitted. */
+            403: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Limit"?: number;
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Remaining"?: number;
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Limit"?: number;
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Remaining"?: number;
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state: `action_not_available` (the order offers no such action now; `detail` says why), `currency_exists` (the coin already exists on that network), `webhook_not_configured` (no enabled webhook URL and secret to send to), `test_order_limit` (too many open test orders), `duplicate_partner_order_id` (another order already has this partner_order_id). */
+            409: {
                 headers: {
                     /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
                     "X-Request-Id"?: string;

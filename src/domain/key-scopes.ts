@@ -8,7 +8,7 @@ export type KeyScope = (typeof KEY_SCOPES)[number];
 
 export const SCOPE_DESCRIPTIONS: Record<KeyScope, string> = {
   read: "rates with your pricing, orders (read and list), the webhook endpoint and delivery log, statements, the request log",
-  "orders:write": "create orders (and drive test orders with the test helpers)",
+  "orders:write": "create and cancel orders (and drive test orders with the test helpers)",
   "orders:act": "decide on held funds: refund, continue, pay out to another address",
   "webhooks:write": "set the webhook endpoint, rotate its secret, resend and send test events",
 };
@@ -32,6 +32,7 @@ export const OPERATION_SCOPES = {
   listOrders: "read",
   getOrder: "read",
   createOrder: "orders:write",
+  cancelOrder: "orders:write",
   refundOrder: "orders:act",
   continueOrder: "orders:act",
   payoutOrder: "orders:act",

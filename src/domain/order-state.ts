@@ -63,6 +63,7 @@ export type OrderStatus = (typeof ORDER_STATUSES)[number];
  * - late_deposit: funds arrived after the order expired, within the late-deposit watch.
  * - exchange_failed / payout_failed / refund_failed: that step failed permanently after retries.
  * - deposit_dropped: the deposit was dropped, replaced or reorged out and the order then expired.
+ * - cancelled: the partner cancelled the order while it waited for its deposit.
  */
 export const STATUS_REASONS = [
   "amount_below_min",
@@ -74,6 +75,7 @@ export const STATUS_REASONS = [
   "payout_failed",
   "refund_failed",
   "deposit_dropped",
+  "cancelled",
 ] as const;
 export type StatusReason = (typeof STATUS_REASONS)[number];
 
@@ -87,6 +89,8 @@ export const DEPOSIT_REJECT_REASONS: readonly StatusReason[] = Object.freeze([
 
 export type OrderEvent =
   | { type: "expire" }
+  /** The partner abandons an order nobody has paid (POST …/orders/{id}/cancel). */
+  | { type: "cancel" }
   | { type: "deposit_seen"; txid: string; amount: string; confirmations: number }
   | { type: "deposit_dropped" }
   | { type: "confirmations"; confirmations: number }
@@ -164,6 +168,14 @@ export function decide(order: OrderStateView, event: OrderEvent, now: number): D
       return ok(
         { status: "expired", statusReason: null },
         "No deposit arrived before expires_at; order expired.",
+      );
+    }
+
+    case "cancel": {
+      if (status !== "waiting_deposit") return notAllowed(event.type, status);
+      return ok(
+        { status: "expired", statusReason: "cancelled" },
+        "Cancelled before any deposit was seen; order expired.",
       );
     }
 

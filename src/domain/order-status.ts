@@ -74,6 +74,7 @@ const REASONS: Record<StatusReason, string> = {
   payout_failed: "The payout could not be sent.",
   refund_failed: "The refund could not be sent.",
   deposit_dropped: "The deposit was dropped from the chain.",
+  cancelled: "The order was cancelled before any deposit arrived.",
 };
 
 export const reasonText = (r: StatusReason | null): string | null => (r === null ? null : REASONS[r]);

@@ -19,6 +19,7 @@ import { adminWidgetsRouter } from "./routes/admin/widgets";
 import { currenciesRouter } from "./routes/currencies";
 import { iconsRouter } from "./routes/icons";
 import { orderActionsRouter } from "./routes/order-actions";
+import { orderCancelRouter } from "./routes/order-cancel";
 import { orderStatusRouter } from "./routes/order-status";
 import { ordersRouter } from "./routes/orders";
 import { partnerLogsRouter } from "./routes/partner-logs";
@@ -60,6 +61,7 @@ export function partnerApi(): OpenAPIHono<AppEnv> {
   api.route("/api/v1", permissionsRouter);
   api.route("/api/v1", ordersRouter);
   api.route("/api/v1", orderActionsRouter);
+  api.route("/api/v1", orderCancelRouter);
   api.route("/api/v1", orderStatusRouter);
   api.route("/api/v1", partnerWebhooksRouter);
   api.route("/api/v1", statementsRouter);

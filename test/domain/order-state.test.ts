@@ -31,6 +31,7 @@ type EventType = OrderEvent["type"];
 // One valid instance of every event type, in the union's order; the matrix below is keyed by these.
 const EVENTS = {
   expire: { type: "expire" },
+  cancel: { type: "cancel" },
   deposit_seen: { type: "deposit_seen", txid: "dep-tx", amount: "0.5", confirmations: 0 },
   deposit_dropped: { type: "deposit_dropped" },
   confirmations: { type: "confirmations", confirmations: 2 },
@@ -60,16 +61,16 @@ const REJECTED_DEPOSIT: OrderEvent = {
 // X = the event is accepted in that status at some time; . = rejected at every time.
 // Columns follow EVENT_TYPES order (abbreviated in the header).
 const MATRIX = `
-                exp dep drp cnf dcf exd exf pys pyf rfs rff lat wat rfc cnc poc pyr rfr
-waiting_deposit  X   X   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .
-confirming       .   .   X   X   X   .   .   .   .   .   .   .   .   .   .   .   .   .
-exchanging       .   .   .   .   .   X   X   .   .   .   .   .   .   .   .   .   .   .
-sending          .   .   .   .   .   .   .   X   X   .   .   .   .   .   .   .   .   .
-completed        .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .
-expired          .   .   .   .   .   .   .   .   .   .   .   X   X   .   .   .   .   .
-refunding        .   .   .   .   .   .   .   .   .   X   X   .   .   .   .   .   .   .
-refunded         .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .
-failed           .   .   .   .   .   .   .   .   .   .   .   .   .   X   X   X   X   X
+                exp can dep drp cnf dcf exd exf pys pyf rfs rff lat wat rfc cnc poc pyr rfr
+waiting_deposit  X   X   X   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .
+confirming       .   .   .   X   X   X   .   .   .   .   .   .   .   .   .   .   .   .   .
+exchanging       .   .   .   .   .   .   X   X   .   .   .   .   .   .   .   .   .   .   .
+sending          .   .   .   .   .   .   .   .   X   X   .   .   .   .   .   .   .   .   .
+completed        .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .
+expired          .   .   .   .   .   .   .   .   .   .   .   .   X   X   .   .   .   .   .
+refunding        .   .   .   .   .   .   .   .   .   .   X   X   .   .   .   .   .   .   .
+refunded         .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .
+failed           .   .   .   .   .   .   .   .   .   .   .   .   .   .   X   X   X   X   X
 `;
 
 const MATRIX_ROWS = new Map(
@@ -121,8 +122,8 @@ function* allScenarios(): Generator<{ from: OrderStatus; event: OrderEvent; now:
 describe("transition matrix: every status × every event type", () => {
   it("the hand-written matrix covers every status and every event type", () => {
     expect([...MATRIX_ROWS.keys()]).toStrictEqual([...ORDER_STATUSES]);
-    // 19 union members; deposit_confirmed's two variants share one column.
-    expect(EVENT_TYPES).toHaveLength(18);
+    // 20 union members; deposit_confirmed's two variants share one column.
+    expect(EVENT_TYPES).toHaveLength(19);
   });
 
   for (const from of ORDER_STATUSES) {
@@ -297,6 +298,13 @@ const CASES: Case[] = [
     event: EVENTS.payout_failed,
     now: TIMES.inWatch,
     patch: { status: "failed", statusReason: "payout_failed" },
+  },
+  {
+    name: "cancelled while waiting: expired, reason cancelled",
+    from: "waiting_deposit",
+    event: EVENTS.cancel,
+    now: TIMES.beforeExpiry,
+    patch: { status: "expired", statusReason: "cancelled" },
   },
   {
     name: "refund sent",

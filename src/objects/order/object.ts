@@ -4,6 +4,7 @@ import type { DepositScheme } from "../../domain/deposit";
 import { isLive, type OrderDraft, type OrderRecord, type OrderView } from "../../domain/order";
 import type { CreationKey } from "../../domain/order-id";
 import type { ClockJump } from "../../domain/test-clock";
+import { type CancelResult, cancelOrder } from "./cancellation";
 import { type CreateResult, OrderCreation, replayCreation } from "./creation";
 import type { ActionRequest, Actor, ActResult, HoldResult, ResolveResult } from "./decisions";
 import type { OrderEventLogEntry } from "./journal";
@@ -15,6 +16,7 @@ import { OrderParts } from "./parts";
 import { projectionPending, projectRecord, scheduleOutbox } from "./projection";
 import { DUE } from "./schedule";
 
+export type { CancelResult } from "./cancellation";
 export type { CreateResult } from "./creation";
 export type {
   ActionRequest,
@@ -150,6 +152,12 @@ export class OrderObject extends DurableObject<Env> {
   /** The operator's hold on the order's decisions, put (`on`) or released (src/objects/order/decisions.ts). */
   hold(on: boolean, operator: string, note: string): Promise<HoldResult> {
     return this.#order.decisions.hold(on, operator, note);
+  }
+
+  /** The partner abandons an order nobody has paid (src/objects/order/cancellation.ts). */
+  cancel(partner: { id: string; livemode: boolean }): Promise<CancelResult> {
+    const o = this.#order;
+    return cancelOrder(o.c, o.view, partner);
   }
 
   // ── test mode ─────────────────────────────────────────────────────────────────────────────
