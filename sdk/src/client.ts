@@ -133,6 +133,14 @@ export function createClient(options: ClientOptions) {
       } while (cursor);
     },
     /**
+     * Ends an order nobody has paid: it expires at once with `status_reason: "cancelled"`. Safe to
+     * repeat (a cancelled order is answered again); any other status is a 409 `action_not_available`.
+     */
+    cancelOrder: (orderId: string): Promise<Order> =>
+      unwrap(
+        raw.POST("/api/v1/partner/orders/{order_id}/cancel", { params: { path: { order_id: orderId } } }),
+      ),
+    /**
      * The order actions (docs/order-actions.md): each answers the order after the action. Like
      * createOrder they send an Idempotency-Key (yours or a fresh UUID), so a retry never acts twice.
      */

@@ -87,6 +87,11 @@ describe("SDK against the Worker", () => {
     expect((await test.test.expire(late.id)).status).toBe("expired");
     await test.test.deposit(late.id);
     expect((await test.test.dropDeposit(late.id)).status).toBe("expired");
+    const abandoned = await test.createOrder({ ...BTC_TO_USDT, rate_type: "float" });
+    expect(await test.cancelOrder(abandoned.id)).toMatchObject({
+      status: "expired",
+      status_reason: "cancelled",
+    });
 
     const live = createClient({ baseUrl: "http://localhost", apiKey: p.key, fetch: workerFetch() });
     const err = await live.test.expire(o.id).catch((e: unknown) => e);
