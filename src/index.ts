@@ -3,6 +3,7 @@ import { getConfig } from "./config";
 import type { WebhookMessage } from "./domain/webhooks";
 import { watchAddressPools } from "./services/address-pools";
 import { purgeExpiredCabinetState } from "./services/cabinet-auth";
+import { refreshEtas } from "./services/eta";
 import { refreshServiceStatus } from "./services/service-status";
 import { runStatements } from "./services/statements";
 import { sweepAfterWatch, sweepLostAlarms } from "./services/sweep";
@@ -44,6 +45,7 @@ export default {
     ctx.waitUntil(purgeExpiredCabinetState(env.DB, controller.scheduledTime));
     ctx.waitUntil(refreshServiceStatus(env, config, controller.scheduledTime));
     ctx.waitUntil(watchAddressPools(env, config, controller.scheduledTime));
+    ctx.waitUntil(refreshEtas(env, controller.scheduledTime));
   },
   async queue(batch, env) {
     await deliverBatch(batch as MessageBatch<WebhookMessage>, env, deliveryOptions(getConfig(env)));

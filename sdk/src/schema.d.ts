@@ -696,6 +696,22 @@ export interface components {
             metadata: {
                 [key: string]: string;
             } | null;
+            eta_seconds: components["schemas"]["EtaSeconds"];
+            /**
+             * @description `history`: from this service's own completed swaps of the pair over the last 30 days (at least 20 of them); `estimate`: from the source chain's confirmations and block time while there are fewer.
+             * @enum {string|null}
+             */
+            eta_source: "history" | "estimate" | null;
+            /**
+             * Format: int32
+             * @description Beyond the contract: seconds from the deposit first seen to its confirmation; null until confirmed.
+             */
+            deposit_confirmation_seconds: number | null;
+            /**
+             * Format: int32
+             * @description Beyond the contract: seconds from the deposit's confirmation to the payout sent (the exchange included); null until sent.
+             */
+            payout_seconds: number | null;
         };
         /** @description Beyond the contract: what can be done with the money a `failed` order holds (refund, continue, or payout to another recipient); null when nothing waits for a decision. See POST …/refund, …/continue, …/payout. */
         OrderActions: {
@@ -775,6 +791,13 @@ export interface components {
             network: number;
             /** @description The destination coin (coin_to). */
             coin: string;
+        } | null;
+        /** @description Beyond the contract: how long the swap was quoted to take at creation, deposit seen to payout sent; null on orders from before. */
+        EtaSeconds: {
+            /** @description Half of the pair's swaps took at most this many seconds. */
+            p50: number;
+            /** @description Nine in ten took at most this many seconds. */
+            p90: number;
         } | null;
         Currency: {
             /**
@@ -886,6 +909,12 @@ export interface components {
             /** @description Maximum amount_from for this pair (rounded down), capped by what the service can pay out of coin_to in the caller's region now (docs/liquidity.md); it may then fall below min_amount, and no order can be placed until liquidity returns. */
             max_amount: number;
             fees: components["schemas"]["Fees"] & unknown;
+            eta_seconds: components["schemas"]["EtaSeconds"] & unknown;
+            /**
+             * @description `history`: from this service's own completed swaps of the pair over the last 30 days (at least 20 of them); `estimate`: from the source chain's confirmations and block time while there are fewer.
+             * @enum {string}
+             */
+            eta_source: "history" | "estimate";
             /**
              * Format: int32
              * @description Seconds the quote stays valid: null for float quotes; for fixed quotes the seconds left.

@@ -21,6 +21,8 @@ export interface IndexDetails {
   partner_order_id: string | null;
   /** The partner's metadata as JSON text (migration 0039); null when the order has none. */
   metadata: string | null;
+  /** When the deposit was first seen (migration 0042): the start of the time an ETA measures. */
+  deposit_seen_at: string | null;
 }
 
 export function indexDetails(r: OrderRecord): IndexDetails {
@@ -41,5 +43,6 @@ export function indexDetails(r: OrderRecord): IndexDetails {
     widget_id: r.widgetId ?? null,
     partner_order_id: r.partnerOrderId ?? null,
     metadata: r.metadata === undefined ? null : JSON.stringify(r.metadata),
+    deposit_seen_at: r.depositSeenAt ?? null,
   };
 }

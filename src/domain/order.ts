@@ -1,15 +1,17 @@
 import type { OrderEarnings } from "./earnings";
+import type { Eta, EtaRange, EtaSource } from "./eta";
 import type { StoredFees } from "./fees";
 import { parseDecimal, toJsonNumber } from "./money";
 import type { OrderActions } from "./order-actions";
 import type { OrderStatus, StatusReason } from "./order-state";
+import { type StepTimes, stepDurations } from "./order-timing";
 import type { PayoutOperation } from "./payout-activation";
 import type { OrderSource } from "./widget";
 
 export type RateType = "float" | "fixed";
 
 /** Everything an OrderObject stores about its order (camelCase; the API view is snake_case). */
-export interface OrderRecord {
+export interface OrderRecord extends StepTimes {
   id: string;
   shortId: string;
   partnerId: string;
@@ -100,6 +102,8 @@ export interface OrderRecord {
    * (src/domain/payout-activation.ts); absent: an ordinary transfer, or nobody could tell.
    */
   payoutOperation?: PayoutOperation;
+  /** How long the swap was quoted to take at creation (src/domain/eta.ts); absent on older orders. */
+  eta?: Eta;
 }
 
 export type SendKind = "exchange" | "payout" | "refund";
@@ -149,6 +153,13 @@ export interface OrderView {
   completed_at: string | null;
   partner_order_id: string | null;
   metadata: Record<string, string> | null;
+  /** Seconds from the deposit seen to the payout sent, as quoted at creation; null on older orders. */
+  eta_seconds: EtaRange | null;
+  eta_source: EtaSource | null;
+  /** Seconds from the deposit seen to its confirmation; null until it is confirmed. */
+  deposit_confirmation_seconds: number | null;
+  /** Seconds from the deposit's confirmation to the payout sent; null until it is sent. */
+  payout_seconds: number | null;
 }
 
 /** Fees as the API shows them: numbers in coin_to. */
@@ -212,6 +223,9 @@ export function orderView(r: OrderRecord, actions: OrderActions | null = null): 
     completed_at: r.completedAt ?? r.earnings?.completedAt ?? null,
     partner_order_id: r.partnerOrderId ?? null,
     metadata: r.metadata ?? null,
+    eta_seconds: r.eta?.range ?? null,
+    eta_source: r.eta?.source ?? null,
+    ...stepDurations({ ...r, completedAt: r.completedAt ?? r.earnings?.completedAt }),
   };
 }
 

@@ -261,6 +261,32 @@ export const orderRef = {
 export const timestamp = (description: string) =>
   z.iso.datetime().max(40).openapi({ description, example: "2026-11-21T12:00:00.000Z" });
 
+/** How long a swap takes (docs/orders.md, "How long it takes"), and where the figure comes from. */
+export const EtaSchema = z
+  .object({
+    p50: z
+      .number()
+      .int()
+      .min(0)
+      .max(31_536_000)
+      .openapi({ description: "Half of the pair's swaps took at most this many seconds." }),
+    p90: z
+      .number()
+      .int()
+      .min(0)
+      .max(31_536_000)
+      .openapi({ description: "Nine in ten took at most this many seconds." }),
+  })
+  .openapi("EtaSeconds", {
+    description:
+      "Beyond the contract: seconds from the deposit first seen on chain to the payout sent, for this pair. See `eta_source`.",
+  });
+
+export const EtaSourceSchema = z.enum(["history", "estimate"]).openapi({
+  description:
+    "`history`: from this service's own completed swaps of the pair over the last 30 days (at least 20 of them); `estimate`: from the source chain's confirmations and block time while there are fewer.",
+});
+
 /** Fees named (docs/integrate.md, "Fees"): amount_to = gross − service − partner − network. */
 export const FeesSchema = z
   .object({

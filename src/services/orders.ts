@@ -209,6 +209,7 @@ export async function createOrder(
     ...(reference === undefined ? {} : { partnerOrderId: reference }),
     ...(body.metadata === undefined ? {} : { metadata: body.metadata }),
     ...(payoutOperation === null ? {} : { payoutOperation }),
+    eta: priced.eta,
   };
   const idSource = refKey ?? idKey;
   for (let attempt = firstAttempt; attempt < firstAttempt + ID_ATTEMPTS; attempt++) {

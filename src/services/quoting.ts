@@ -1,6 +1,7 @@
 import type { Config } from "../config";
 import { type DepositScheme, depositScheme, realPayoutRefusal } from "../domain/deposit";
 import { DomainError, type Refusal, refused } from "../domain/errors";
+import { blockSeconds, type Eta, estimateEta, type PairHistory, pairEta } from "../domain/eta";
 import type { FeeTerms } from "../domain/fees";
 import { checkAmountPrecision, limitRefusal } from "../domain/limits";
 import { liveModeProblems } from "../domain/live-modes";
@@ -12,6 +13,7 @@ import { networkRefusals } from "../domain/service-status";
 import { testDepositScheme } from "../domain/test-mode";
 import { TtlCache } from "../lib/ttl-cache";
 import { type CurrencyRow, loadCatalog } from "../storage/catalog";
+import { loadPairEtas, pairKey } from "../storage/eta";
 import { pricingOf } from "../storage/market";
 import { freePoolAddresses } from "../storage/orders";
 import { loadRegionRestrictions } from "../storage/region-restrictions";
@@ -34,6 +36,8 @@ export interface PricedQuote {
   rateType: RateType;
   input: PricingInput;
   quote: Quote;
+  /** How long the swap takes, deposit seen to payout sent (src/domain/eta.ts). */
+  eta: Eta;
 }
 
 // Free pool addresses per network, for quotes only. A stale positive count is harmless (order
@@ -139,10 +143,11 @@ export async function priceQuote(
   endUserCountry: string | null | (() => string | null) = null,
 ): Promise<PricedQuote> {
   if (livemode) refuseMisconfiguredLive(config);
-  const [catalog, restrictions, status] = await Promise.all([
+  const [catalog, restrictions, status, etas] = await Promise.all([
     loadCatalog(env.DB),
     loadRegionRestrictions(env.DB),
     loadServiceStatus(env.DB),
+    loadPairEtas(env.DB),
   ]);
   let country = typeof endUserCountry === "function" ? null : endUserCountry;
   if (typeof endUserCountry === "function" && restrictsAny(restrictions)) country = endUserCountry();
@@ -176,5 +181,15 @@ export async function priceQuote(
   const outside = limitsRefusal(input, quote, pair.from.coin);
   if (outside) reasons.push(outside);
   if (reasons.length > 0) throw refused(reasons);
-  return { pair, rateType: params.rateType, input, quote };
+  return { pair, rateType: params.rateType, input, quote, eta: etaOf(config, pair, etas) };
+}
+
+/** The pair's own completion times once it has enough of them, else the chain's estimate. */
+function etaOf(config: Config, pair: ResolvedPair, etas: Map<string, PairHistory>): Eta {
+  const estimate = estimateEta({
+    confirmations: pair.from.min_confirmations,
+    blockSeconds: blockSeconds(pair.from.network),
+    pollSeconds: config.CHAIN_POLL_SECONDS,
+  });
+  return pairEta(etas.get(pairKey(pair.from.network, pair.to.network)), estimate);
 }

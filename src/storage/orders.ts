@@ -41,6 +41,7 @@ export const DETAIL_COLUMNS = [
   "widget_id",
   "partner_order_id",
   "metadata",
+  "deposit_seen_at",
 ] as const satisfies readonly (keyof OrderIndexDetails)[];
 
 /** The details GET /partner/orders shows besides the index columns. */
@@ -77,7 +78,7 @@ export async function projectOrderIndex(
       `INSERT INTO orders (${COLUMNS}, ${DETAIL_COLUMNS.join(", ")}, version)
        VALUES (${PLACEHOLDERS}, ${detailMarks}, ?)
        ON CONFLICT (id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at,
-         needs_action = excluded.needs_action, ${detailSets}, version = excluded.version
+         expires_at = excluded.expires_at, needs_action = excluded.needs_action, ${detailSets}, version = excluded.version
        WHERE excluded.version > orders.version`,
     )
     .bind(

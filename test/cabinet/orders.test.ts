@@ -151,6 +151,7 @@ describe("keyset paging", () => {
           widget_id: null,
           partner_order_id: null,
           metadata: null,
+          deposit_seen_at: null,
         },
         1,
       );
@@ -273,6 +274,7 @@ describe("the CSV export takes the partner API's list filters (issue 28 §5)", (
           widget_id: null,
           partner_order_id: reference,
           metadata: null,
+          deposit_seen_at: null,
         },
         1,
       );

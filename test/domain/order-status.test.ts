@@ -39,6 +39,10 @@ const view = (over: Partial<OrderView> = {}): OrderView => ({
   completed_at: null,
   partner_order_id: null,
   metadata: null,
+  eta_seconds: null,
+  eta_source: null,
+  deposit_confirmation_seconds: null,
+  payout_seconds: null,
   ...over,
 });
 

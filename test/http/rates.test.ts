@@ -66,6 +66,10 @@ describe("GET /api/v1/partner/rates: quotes", () => {
       max_amount: 10,
       // 0.1 × 20 = 2 at mid; spread 0.5 % of it = 0.01; 2 − 0.01 − 0.0015 = 1.9885
       fees: { gross: 2, service: 0.01, partner: 0, network: 0.0015, coin: "ETH" },
+      // No history yet: BTC's 2 confirmations at 600 s a block (gamma median ≈ 1.68 block times,
+      // 90th percentile ≈ 3.87), plus a poll (2 s here) and the exchange and payout (90 s).
+      eta_seconds: { p50: 1_103, p90: 2_417 },
+      eta_source: "estimate",
       expires_in: null,
     });
     expect(res.headers.get("cache-control")).toBe("no-store");

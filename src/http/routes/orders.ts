@@ -16,6 +16,8 @@ import { keyedOperation } from "../middleware/scopes";
 import { createRouter } from "../router";
 import {
   decimalAmount,
+  EtaSchema,
+  EtaSourceSchema,
   errorResponses,
   FeesSchema,
   okResponse,
@@ -206,6 +208,19 @@ export const OrderSchema = z
       .record(z.string().max(500), z.string().max(500))
       .nullable()
       .openapi({ description: "Beyond the contract: your metadata as given; null if none." }),
+    eta_seconds: EtaSchema.nullable().openapi({
+      description:
+        "Beyond the contract: how long the swap was quoted to take at creation, deposit seen to payout sent; null on orders from before.",
+    }),
+    eta_source: EtaSourceSchema.nullable(),
+    deposit_confirmation_seconds: out.count(31_536_000).nullable().openapi({
+      description:
+        "Beyond the contract: seconds from the deposit first seen to its confirmation; null until confirmed.",
+    }),
+    payout_seconds: out.count(31_536_000).nullable().openapi({
+      description:
+        "Beyond the contract: seconds from the deposit's confirmation to the payout sent (the exchange included); null until sent.",
+    }),
   })
   .openapi("Order");
 

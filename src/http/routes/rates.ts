@@ -16,7 +16,17 @@ import {
 import { badRequest } from "../errors";
 import { keyedOperation } from "../middleware/scopes";
 import { createRouter, repeatableHeaders, repeatableQuery } from "../router";
-import { decimalAmount, errorResponses, FeesSchema, okResponse, out, ticker, withCors } from "../schemas";
+import {
+  decimalAmount,
+  EtaSchema,
+  EtaSourceSchema,
+  errorResponses,
+  FeesSchema,
+  okResponse,
+  out,
+  ticker,
+  withCors,
+} from "../schemas";
 
 const decimalParam = (description: string) =>
   decimalAmount("must be a positive decimal number such as 0.5").optional().openapi({ description });
@@ -85,6 +95,8 @@ export const RateQuoteSchema = z
       description:
         "Beyond the contract: the fees of amount_to, named: amount_to = gross − service − partner − network.",
     }),
+    eta_seconds: EtaSchema,
+    eta_source: EtaSourceSchema,
     expires_in: out.count(86_400).nullable().openapi({
       description: "Seconds the quote stays valid: null for float quotes; for fixed quotes the seconds left.",
     }),
@@ -167,6 +179,8 @@ export const ratesRouter = createRouter().openapi(route, async (c) => {
       min_amount: toJsonNumber(quote.min),
       max_amount: toJsonNumber(maxAmount),
       fees: feesView(storedFees(feeSplit(quote.amountTo, feeTermsOf(priced.input))), pair.to.coin),
+      eta_seconds: priced.eta.range,
+      eta_source: priced.eta.source,
       expires_in: quoteId ? config.FIXED_QUOTE_TTL_SECONDS : null,
       ...(quoteId ? { quote_id: quoteId } : {}),
     },

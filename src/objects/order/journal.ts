@@ -2,6 +2,7 @@ import { sendKey } from "../../domain/ledger-keys";
 import type { OrderRecord, SendKind } from "../../domain/order";
 import { type ActionInputs, orderActions } from "../../domain/order-actions";
 import { decide, type OrderEvent, type OrderStatus, stateViewOf } from "../../domain/order-state";
+import { stepTimes } from "../../domain/order-timing";
 import type { OrderAlerts } from "./alerts";
 import { markLiquidity } from "./liquidity";
 import type { OrderOutbox } from "./outbox";
@@ -67,6 +68,7 @@ export class OrderJournal implements OrderTransitions {
     const at = new Date(now).toISOString();
     const next: OrderRecord = { ...r, ...decision.patch, ...extra, updatedAt: at };
     if (next.status === "completed" && r.status !== "completed") next.completedAt = at;
+    Object.assign(next, stepTimes(r.status, next.status, at));
     // A refund pays what it was decided at: the decision's own figure, else the held funds' price.
     if (next.status === "refunding" && r.status !== "refunding")
       next.refundAmountDecided =
