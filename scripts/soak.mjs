@@ -120,6 +120,8 @@ const VARS = {
 };
 /** The soak fails above this many provider requests per open order per minute in the steady window (issue 32). */
 const MAX_PROVIDER_PER_ORDER_MINUTE = 0.5;
+/** Completed orders whose deposit-seen → payout-sent time is within the p90 they were quoted. */
+const MIN_ETA_SHARE = 0.9;
 const TERMINAL = new Set(["completed", "refunded", "failed", "expired"]);
 const NETWORKS = ["BTC", "XRP", "TRX", "ETH"];
 
@@ -524,6 +526,19 @@ async function main() {
       (e) => e.reason,
     ),
   );
+  // ── whether the ETAs held: a completed order's deposit-seen → payout-sent time against the p90 it
+  // was quoted (docs/orders.md, "How long it takes") ──
+  const timed = views
+    .map(({ v }) => v)
+    .filter((v) => v?.status === "completed" && v.eta_seconds && v.payout_seconds !== null);
+  const withinP90 = timed.filter(
+    (v) => v.deposit_confirmation_seconds + v.payout_seconds <= v.eta_seconds.p90,
+  ).length;
+  const etaShare = timed.length ? withinP90 / timed.length : null;
+  if (etaShare !== null && timed.length >= 10 && etaShare < MIN_ETA_SHARE)
+    problems.push({
+      what: `${(etaShare * 100).toFixed(1)} % of completed orders within their quoted p90 (target ≥ ${MIN_ETA_SHARE * 100} %)`,
+    });
   // ── what the orders cost ──
   const cost = costOfOrders(orders, state, providerReads, gateway.gw, worker, cpuSeconds);
   const faultsInLog = injectedFaults(worker.logPath);
@@ -582,6 +597,7 @@ async function main() {
       gated_network: steady.gated,
       provider_requests_per_open_order_per_minute: steady.perOrderMinute,
     },
+    eta: { completed_orders: timed.length, within_quoted_p90: withinP90, share: etaShare },
     cost_per_order: cost.table,
     cpu_ms_per_order: Number(cost.cpuMsPerOrder.toFixed(1)),
     timed_out: timedOut,
