@@ -1,5 +1,6 @@
 // The /status page's body: the overall status in words, each network's deposits and payouts, and
 // the last 30 days of incidents with the operators' notes. No script: a reload shows a new status.
+import { ETA_MIN_ORDERS, ETA_WINDOW_DAYS, type PairHistory } from "../../domain/eta";
 import type { ServiceLevel } from "../../domain/service-status";
 import type { PublicIncident, PublicServiceStatus } from "../routes/service-status";
 
@@ -59,10 +60,61 @@ function IncidentItem(props: { incident: PublicIncident }) {
   );
 }
 
+/** A duration in the words a person reads: seconds, minutes, or hours and minutes. */
+function duration(seconds: number): string {
+  if (seconds < 90) return `${seconds} s`;
+  const minutes = Math.round(seconds / 60);
+  return minutes < 90 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+
+/** Each pair with enough completed swaps: deposit seen to payout sent, half of them and nine in ten. */
+function PairTimes(props: { etas: (PairHistory & { pair: string })[] }) {
+  const shown = props.etas
+    .filter((e) => e.orders >= ETA_MIN_ORDERS)
+    .sort((a, b) => b.orders - a.orders || a.pair.localeCompare(b.pair));
+  return (
+    <section class="card" aria-labelledby="eta-title">
+      <h2 id="eta-title">How long swaps take</h2>
+      <p class="muted small">
+        From the deposit seen on chain to the payout sent, over the last {ETA_WINDOW_DAYS} days' completed
+        swaps of each pair with at least {ETA_MIN_ORDERS} of them. Quotes for other pairs give an estimate
+        from the chain's confirmations.
+      </p>
+      {shown.length === 0 ? (
+        <p class="muted" data-testid="eta-none">
+          No pair has {ETA_MIN_ORDERS} completed swaps in the last {ETA_WINDOW_DAYS} days yet.
+        </p>
+      ) : (
+        <table class="status">
+          <thead>
+            <tr>
+              <th scope="col">Pair</th>
+              <th scope="col">Half within</th>
+              <th scope="col">9 in 10 within</th>
+              <th scope="col">Swaps</th>
+            </tr>
+          </thead>
+          <tbody>
+            {shown.map((e) => (
+              <tr data-pair={e.pair}>
+                <th scope="row">{e.pair.replace(">", " → ")}</th>
+                <td>{duration(e.p50)}</td>
+                <td>{duration(e.p90)}</td>
+                <td class="small">{e.orders}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
 export function StatusBody(props: {
   status: PublicServiceStatus;
   incidents: PublicIncident[];
   days: number;
+  etas: (PairHistory & { pair: string })[];
 }) {
   const s = props.status;
   return (
@@ -110,6 +162,7 @@ export function StatusBody(props: {
           </tbody>
         </table>
       </section>
+      <PairTimes etas={props.etas} />
       <section class="card" aria-labelledby="incidents-title">
         <h2 id="incidents-title">Incidents in the last {props.days} days</h2>
         {props.incidents.length === 0 ? (

@@ -1,7 +1,9 @@
 // /status: the service's status for people (docs/integrate.md, "Service status"); the same figures
-// as GET /api/v1/service-status, with the last 30 days of incidents.
+// as GET /api/v1/service-status, with the last 30 days of incidents and how long each pair's swaps
+// take (docs/orders.md, "How long it takes").
 import { Hono } from "hono";
 import { recentIncidents } from "../../services/service-status";
+import { loadPairEtas } from "../../storage/eta";
 import { loadOpenIncidents, loadServiceStatus } from "../../storage/service-status";
 import type { AppEnv } from "../app-env";
 import { publicRateLimit } from "../middleware/auth";
@@ -14,10 +16,11 @@ export const STATUS_PAGE_DAYS = 30;
 export function createStatusPage() {
   const app = new Hono<AppEnv>();
   app.get("/", publicRateLimit, async (c) => {
-    const [status, open, recent] = await Promise.all([
+    const [status, open, recent, etas] = await Promise.all([
       loadServiceStatus(c.env.DB),
       loadOpenIncidents(c.env.DB),
       recentIncidents(c.env, Date.now(), STATUS_PAGE_DAYS, 100),
+      loadPairEtas(c.env.DB),
     ]);
     c.header("Content-Security-Policy", swapCsp([]));
     c.header("X-Content-Type-Options", "nosniff");
@@ -27,6 +30,7 @@ export function createStatusPage() {
         <StatusBody
           status={publicServiceStatus(status, open)}
           incidents={recent.map(publicIncident)}
+          etas={[...etas].map(([pair, h]) => ({ pair, ...h }))}
           days={STATUS_PAGE_DAYS}
         />
       </Frame>,

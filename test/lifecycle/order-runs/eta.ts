@@ -182,5 +182,8 @@ describe("eta", () => {
       eta_source: "history",
       eta_seconds: { p50: 1_000, p90: 1_800 },
     });
+    // People read the same figures on the status page.
+    const page = await (await call("/status")).text();
+    expect(page).toContain("<th scope=\"row\">LTC → XRP</th><td>17 min</td><td>30 min</td>");
   });
 });
