@@ -328,6 +328,7 @@ async function table() {
     path: `/api/v1/_bench/new-object?bytes=${createdBytes}&address=btc`,
     method: "POST",
   };
+  const uuidReads = { paths: orders.map((o) => `/api/v1/partner/orders/${o.id}`), headers: auth };
   // The floor of an order read here: a call to an object that already exists and answers a kept
   // text, behind the key's check, the partner's limiter and the request log that every keyed route
   // has (as many objects as seeded orders, each called once before the row).
