@@ -21,6 +21,8 @@ export interface IndexDetails {
   partner_order_id: string | null;
   /** The partner's metadata as JSON text (migration 0039); null when the order has none. */
   metadata: string | null;
+  /** What opens the order without a key (migration 0041); null on orders from before it. */
+  track_token: string | null;
 }
 
 export function indexDetails(r: OrderRecord): IndexDetails {
@@ -41,5 +43,6 @@ export function indexDetails(r: OrderRecord): IndexDetails {
     widget_id: r.widgetId ?? null,
     partner_order_id: r.partnerOrderId ?? null,
     metadata: r.metadata === undefined ? null : JSON.stringify(r.metadata),
+    track_token: r.trackToken ?? null,
   };
 }

@@ -2,6 +2,7 @@ import type { OrderEarnings } from "./earnings";
 import type { StoredFees } from "./fees";
 import { parseDecimal, toJsonNumber } from "./money";
 import type { OrderActions } from "./order-actions";
+import { type OrderLinks, orderLinks } from "./order-link";
 import type { OrderStatus, StatusReason } from "./order-state";
 import type { PayoutOperation } from "./payout-activation";
 import type { OrderSource } from "./widget";
@@ -100,15 +101,20 @@ export interface OrderRecord {
    * (src/domain/payout-activation.ts); absent: an ordinary transfer, or nobody could tell.
    */
   payoutOperation?: PayoutOperation;
+  /**
+   * What opens the order without a key, with its UUID (src/domain/order-link.ts). Absent on orders
+   * created before it, which open by their UUID alone.
+   */
+  trackToken?: string;
 }
 
 export type SendKind = "exchange" | "payout" | "refund";
 
-/** What the Worker decides before the object allocates the deposit address and short id. */
-export type OrderDraft = Omit<OrderRecord, "shortId" | "depositAddress" | "depositAddressTag">;
+/** What the Worker decides before the object allocates the deposit address, short id and token. */
+export type OrderDraft = Omit<OrderRecord, "shortId" | "depositAddress" | "depositAddressTag" | "trackToken">;
 
 /** The Order of the contract (§2.3) plus the documented extras. */
-export interface OrderView {
+export interface OrderView extends OrderLinks {
   id: string;
   short_id: string;
   status: OrderStatus;
@@ -174,7 +180,12 @@ export function feesView(f: StoredFees, coin: string): OrderFees {
 const num = (s: string) => toJsonNumber(parseDecimal(s));
 const numOrNull = (s: string | null) => (s === null ? null : num(s));
 
-export function orderView(r: OrderRecord, actions: OrderActions | null = null): OrderView {
+/** `publicOrigin`: where the keyless links point (CABINET_ORIGIN, the service's public origin). */
+export function orderView(
+  r: OrderRecord,
+  publicOrigin: string,
+  actions: OrderActions | null = null,
+): OrderView {
   return {
     id: r.id,
     short_id: r.shortId,
@@ -212,6 +223,7 @@ export function orderView(r: OrderRecord, actions: OrderActions | null = null): 
     completed_at: r.completedAt ?? r.earnings?.completedAt ?? null,
     partner_order_id: r.partnerOrderId ?? null,
     metadata: r.metadata ?? null,
+    ...orderLinks(publicOrigin, r),
   };
 }
 
