@@ -177,11 +177,13 @@ export function createClient(options: ClientOptions) {
     listRequestLogs: (query: RequestLogQuery = {}): Promise<RequestLogPage> =>
       unwrap(raw.GET("/api/v1/partner/logs", { params: { query } })),
     /**
-     * An order's public status by its UUID, without a key (what the tracking page and a wallet's
-     * "view transaction" screen read; addresses masked, docs/widget.md).
+     * An order's public status without a key (what the tracking page and a wallet's "view
+     * transaction" screen read; addresses masked, docs/widget.md). `ref` is what opens the order:
+     * the segment of its `status_url` (`<uuid>.<token>`); the UUID alone opens only an order
+     * created before tokens. Or fetch `status_url` itself.
      */
-    getOrderStatus: (orderId: string): Promise<OrderStatus> =>
-      unwrap(raw.GET("/api/v1/orders/{order_id}/status", { params: at(orderId) })),
+    getOrderStatus: (ref: string): Promise<OrderStatus> =>
+      unwrap(raw.GET("/api/v1/orders/{order_id}/status", { params: at(ref) })),
     /** Your monthly statements in the key's mode, newest first, with lines and payout (docs/earnings.md). */
     listStatements: (query: StatementsQuery = {}): Promise<StatementsPage> =>
       unwrap(raw.GET("/api/v1/partner/statements", { params: { query } })),

@@ -188,7 +188,7 @@ export interface paths {
         };
         /**
          * An order's status, without a key
-         * @description For the person who swaps and a wallet's "view transaction" screen: the order by its UUID only (never the short_id), without the partner, with the payout and refund addresses masked. Rate-limited per IP like every public route; cacheable for a few seconds.
+         * @description For the person who swaps and a wallet's "view transaction" screen: the order without the partner, with the payout and refund addresses masked. The URL is the order's `status_url` as its Order gives it: the order's UUID followed by a secret token, so neither the short_id nor the UUID alone opens an order (orders created before tokens open by their UUID alone; docs/widget.md). Rate-limited per IP like every public route; cacheable for a few seconds.
          */
         get: operations["getOrderStatus"];
         put?: never;
@@ -712,6 +712,18 @@ export interface components {
              * @description Beyond the contract: seconds from the deposit's confirmation to the payout sent (the exchange included); null until sent.
              */
             payout_seconds: number | null;
+            /**
+             * Format: uri
+             * @description Beyond the contract: the order's tracking page for the person who swaps — no key, no sign-in. Hand out this link (or `status_url`); never build one from the id, which alone does not open an order (docs/widget.md).
+             * @example https://api.example.com/track/0193f2a4-7c1e-8b2d-9f00-3c5a7e1d2b44.9c1f3e7a2b5d4c6e8f0a1b2c3d4e5f60
+             */
+            tracking_url: string;
+            /**
+             * Format: uri
+             * @description Beyond the contract: the order's status without a key (`GET /api/v1/orders/{order_id}/status` with what opens the order), for a wallet's "view transaction" screen.
+             * @example https://api.example.com/api/v1/orders/0193f2a4-7c1e-8b2d-9f00-3c5a7e1d2b44.9c1f3e7a2b5d4c6e8f0a1b2c3d4e5f60/status
+             */
+            status_url: string;
         };
         /** @description Beyond the contract: what can be done with the money a `failed` order holds (refund, continue, or payout to another recipient); null when nothing waits for a decision. See POST …/refund, …/continue, …/payout. */
         OrderActions: {
@@ -981,6 +993,18 @@ export interface components {
             completed_at: string | null;
             /** @description Your reference, if given. */
             partner_order_id: string | null;
+            /**
+             * Format: uri
+             * @description Beyond the contract: the order's tracking page for the person who swaps — no key, no sign-in. Hand out this link (or `status_url`); never build one from the id, which alone does not open an order (docs/widget.md).
+             * @example https://api.example.com/track/0193f2a4-7c1e-8b2d-9f00-3c5a7e1d2b44.9c1f3e7a2b5d4c6e8f0a1b2c3d4e5f60
+             */
+            tracking_url: string;
+            /**
+             * Format: uri
+             * @description Beyond the contract: the order's status without a key (`GET /api/v1/orders/{order_id}/status` with what opens the order), for a wallet's "view transaction" screen.
+             * @example https://api.example.com/api/v1/orders/0193f2a4-7c1e-8b2d-9f00-3c5a7e1d2b44.9c1f3e7a2b5d4c6e8f0a1b2c3d4e5f60/status
+             */
+            status_url: string;
         };
         CreateOrder: {
             /**
@@ -4301,7 +4325,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The order's UUID. */
+                /** @description What opens the order: `<uuid>.<token>`, the segment of its `status_url` (any case). Anything else is 404. */
                 order_id: string;
             };
             cookie?: never;

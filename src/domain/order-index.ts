@@ -23,6 +23,8 @@ export interface IndexDetails {
   metadata: string | null;
   /** When the deposit was first seen (migration 0042): the start of the time an ETA measures. */
   deposit_seen_at: string | null;
+  /** What opens the order without a key (migration 0043); null on orders from before it. */
+  track_token: string | null;
 }
 
 export function indexDetails(r: OrderRecord): IndexDetails {
@@ -44,5 +46,6 @@ export function indexDetails(r: OrderRecord): IndexDetails {
     partner_order_id: r.partnerOrderId ?? null,
     metadata: r.metadata === undefined ? null : JSON.stringify(r.metadata),
     deposit_seen_at: r.depositSeenAt ?? null,
+    track_token: r.trackToken ?? null,
   };
 }

@@ -3,6 +3,7 @@ import type { Eta, EtaRange, EtaSource } from "./eta";
 import type { StoredFees } from "./fees";
 import { parseDecimal, toJsonNumber } from "./money";
 import type { OrderActions } from "./order-actions";
+import { type OrderLinks, orderLinks } from "./order-link";
 import type { OrderStatus, StatusReason } from "./order-state";
 import { type StepTimes, stepDurations } from "./order-timing";
 import type { PayoutOperation } from "./payout-activation";
@@ -104,15 +105,20 @@ export interface OrderRecord extends StepTimes {
   payoutOperation?: PayoutOperation;
   /** How long the swap was quoted to take at creation (src/domain/eta.ts); absent on older orders. */
   eta?: Eta;
+  /**
+   * What opens the order without a key, with its UUID (src/domain/order-link.ts). Absent on orders
+   * created before it, which open by their UUID alone.
+   */
+  trackToken?: string;
 }
 
 export type SendKind = "exchange" | "payout" | "refund";
 
-/** What the Worker decides before the object allocates the deposit address and short id. */
-export type OrderDraft = Omit<OrderRecord, "shortId" | "depositAddress" | "depositAddressTag">;
+/** What the Worker decides before the object allocates the deposit address, short id and token. */
+export type OrderDraft = Omit<OrderRecord, "shortId" | "depositAddress" | "depositAddressTag" | "trackToken">;
 
 /** The Order of the contract (§2.3) plus the documented extras. */
-export interface OrderView {
+export interface OrderView extends OrderLinks {
   id: string;
   short_id: string;
   status: OrderStatus;
@@ -185,7 +191,12 @@ export function feesView(f: StoredFees, coin: string): OrderFees {
 const num = (s: string) => toJsonNumber(parseDecimal(s));
 const numOrNull = (s: string | null) => (s === null ? null : num(s));
 
-export function orderView(r: OrderRecord, actions: OrderActions | null = null): OrderView {
+/** `publicOrigin`: where the keyless links point (CABINET_ORIGIN, the service's public origin). */
+export function orderView(
+  r: OrderRecord,
+  publicOrigin: string,
+  actions: OrderActions | null = null,
+): OrderView {
   return {
     id: r.id,
     short_id: r.shortId,
@@ -226,6 +237,7 @@ export function orderView(r: OrderRecord, actions: OrderActions | null = null): 
     eta_seconds: r.eta?.range ?? null,
     eta_source: r.eta?.source ?? null,
     ...stepDurations({ ...r, completedAt: r.completedAt ?? r.earnings?.completedAt }),
+    ...orderLinks(publicOrigin, r),
   };
 }
 

@@ -9,6 +9,7 @@ import { DomainError } from "../domain/errors";
 import { type ExplorerLinks, type ExplorerTemplates, explorerLinks } from "../domain/explorer-links";
 import { decodeCursor, pageOf } from "../domain/keyset-cursor";
 import type { OrderView } from "../domain/order";
+import { type OrderLinks, orderLinks } from "../domain/order-link";
 import { ORDER_STATUSES, type OrderStatus } from "../domain/order-state";
 import { normalizeShortId } from "../domain/short-id";
 import { aheadAt } from "../domain/test-clock";
@@ -125,15 +126,28 @@ export const CSV_COLUMNS = [
   "completed_at",
   "markup_amount",
   "markup_usd",
-] as const satisfies readonly (keyof CabinetOrderRow)[];
+  // What to hand the person who swaps: no key, no sign-in (docs/widget.md).
+  "tracking_url",
+  "status_url",
+] as const satisfies readonly (keyof (CabinetOrderRow & OrderLinks))[];
 
-/** Every row the filter matches, as CSV, streamed in keyset batches. */
-export function ordersCsv(db: D1Database, filter: OrderFilter): ReadableStream<Uint8Array> {
+/**
+ * Every row the filter matches, as CSV, streamed in keyset batches; `publicOrigin` is where the
+ * keyless links point (orderView's).
+ */
+export function ordersCsv(
+  db: D1Database,
+  filter: OrderFilter,
+  publicOrigin: string,
+): ReadableStream<Uint8Array> {
   return csvStream<CabinetOrderRow>(
     CSV_COLUMNS,
     EXPORT_BATCH,
     (last) => searchOrders(db, filter, last && { createdAt: last.created_at, id: last.id }, EXPORT_BATCH),
-    (r) => CSV_COLUMNS.map((c) => r[c]),
+    (r) => {
+      const row = { ...r, ...orderLinks(publicOrigin, { id: r.id, trackToken: r.track_token }) };
+      return CSV_COLUMNS.map((c) => row[c]);
+    },
   );
 }
 

@@ -2,6 +2,7 @@
 import type { Config } from "../config";
 import { chainModeFor } from "../domain/chain-mode";
 import type { OrderView } from "../domain/order";
+import { parseTrackRef } from "../domain/order-link";
 import {
   isFinal,
   type PublicOrderStatus,
@@ -11,19 +12,19 @@ import {
 } from "../domain/order-status";
 import { loadCatalog } from "../storage/catalog";
 import { getPartner } from "../storage/partners";
-import { UUID_RE } from "./orders";
 
 /**
- * The order a UUID names, with its owner (for the tracking page's support contact; never sent by
- * the API). Only the UUID: a short_id is ten characters a visitor could try. Every well-formed UUID
- * asks its object, known or not, so an unknown id costs the same time as a known one.
+ * The order a keyless link names (`<uuid>.<token>`, or the bare UUID of an order from before
+ * tokens; src/domain/order-link.ts), with its owner (for the tracking page's support contact; never
+ * sent by the API). Every well-formed link asks its object, which checks the token, so an unknown
+ * order costs the same time as a wrong token or a known one.
  */
 export async function trackOrder(
   env: Env,
-  id: string,
+  ref: string,
 ): Promise<{ order: OrderView; partnerId: string } | null> {
-  if (!UUID_RE.test(id)) return null;
-  return env.ORDERS.getByName(id.toLowerCase()).track();
+  const link = parseTrackRef(ref);
+  return link && env.ORDERS.getByName(link.id).track(link.token);
 }
 
 /** What the tracking page shows of an order. */
@@ -38,8 +39,8 @@ export interface Tracking {
   final: boolean;
 }
 
-export async function tracking(env: Env, config: Config, id: string): Promise<Tracking | null> {
-  const found = await trackOrder(env, id);
+export async function tracking(env: Env, config: Config, ref: string): Promise<Tracking | null> {
+  const found = await trackOrder(env, ref);
   if (!found) return null;
   const status = publicOrderStatus(found.order);
   const explorers: Record<string, string> = {};

@@ -1,4 +1,4 @@
-import type { Config } from "../config";
+import { type Config, getConfig } from "../config";
 import { sha256Hex } from "../domain/credentials";
 import { checkDestination } from "../domain/destination";
 import { DomainError } from "../domain/errors";
@@ -8,6 +8,7 @@ import { DEFAULT_REGION } from "../domain/liquidity";
 import { parseDecimal, toDecimalString } from "../domain/money";
 import { idempotentOrderId, type OrderDraft, type OrderView, type RateType } from "../domain/order";
 import { type CreationKey, idempotentShortId, orderIdOf, parseOrderRef } from "../domain/order-id";
+import { type OrderLinks, orderLinks } from "../domain/order-link";
 import type { Partner } from "../domain/partner";
 import { newShortId } from "../domain/short-id";
 import { MAX_OPEN_TEST_ORDERS, OPEN_TEST_STATUSES } from "../domain/test-mode";
@@ -407,16 +408,19 @@ export interface OrderPageRequest {
   cursor?: string | undefined;
 }
 
-type OrderSummary = Omit<ListedOrderRow, "partner_id" | "livemode" | "needs_action"> & { livemode: boolean };
+type OrderSummary = Omit<ListedOrderRow, "partner_id" | "livemode" | "needs_action" | "track_token"> &
+  OrderLinks & { livemode: boolean };
 
-/** An index row as the order list shows it. */
-export function orderSummary({
-  partner_id: _,
-  livemode,
-  needs_action: _n,
-  ...rest
-}: ListedOrderRow): OrderSummary {
-  return { ...rest, livemode: livemode === 1 };
+/** An index row as the order list shows it; `publicOrigin` as orderView's. */
+export function orderSummary(
+  { partner_id: _, livemode, needs_action: _n, track_token, ...rest }: ListedOrderRow,
+  publicOrigin: string,
+): OrderSummary {
+  return {
+    ...rest,
+    livemode: livemode === 1,
+    ...orderLinks(publicOrigin, { id: rest.id, trackToken: track_token }),
+  };
 }
 
 const toIso = (s: string | undefined) => (s === undefined ? undefined : new Date(s).toISOString());
@@ -439,8 +443,9 @@ export async function listPartnerOrders(
     limit: req.limit + 1,
   });
   const { page, next_cursor } = pageOf(rows, req.limit, (r) => ({ createdAt: r.created_at, id: r.id }));
+  const origin = getConfig(env).CABINET_ORIGIN;
   return {
-    data: page.map(orderSummary),
+    data: page.map((r) => orderSummary(r, origin)),
     next_cursor,
   };
 }

@@ -1,3 +1,4 @@
+import { getConfig } from "../config";
 import { decodeCursor, pageOf } from "../domain/keyset-cursor";
 import { listOrdersNeedingAction } from "../storage/orders";
 import { orderSummary, UUID_RE } from "./orders";
@@ -19,5 +20,6 @@ export async function reviewQueuePage(
     req.limit + 1,
   );
   const { page, next_cursor } = pageOf(rows, req.limit, (r) => ({ createdAt: r.created_at, id: r.id }));
-  return { data: page.map((r) => ({ ...orderSummary(r), partner_id: r.partner_id })), next_cursor };
+  const origin = getConfig(env).CABINET_ORIGIN;
+  return { data: page.map((r) => ({ ...orderSummary(r, origin), partner_id: r.partner_id })), next_cursor };
 }

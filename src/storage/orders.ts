@@ -42,12 +42,14 @@ export const DETAIL_COLUMNS = [
   "partner_order_id",
   "metadata",
   "deposit_seen_at",
+  "track_token",
 ] as const satisfies readonly (keyof OrderIndexDetails)[];
 
 /** The details GET /partner/orders shows besides the index columns. */
 const LISTED_DETAILS = [
   "completed_at",
   "partner_order_id",
+  "track_token",
 ] as const satisfies readonly (keyof OrderIndexDetails)[];
 export type ListedOrderRow = OrderIndexRow & Pick<OrderIndexDetails, (typeof LISTED_DETAILS)[number]>;
 

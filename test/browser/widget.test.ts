@@ -91,6 +91,7 @@ async function orderOf(key: string, id: string) {
     widget_id: string;
     recipient_address: string;
     livemode: boolean;
+    tracking_url: string;
   };
 }
 
@@ -186,9 +187,10 @@ describe("the end user's side in Chromium", () => {
     expect(await seriousViolations(frame)).toEqual([]);
     await shot(page, "widget-03-tracking-completed-390");
 
-    // The same tracking page on its own, as the visitor's link.
+    // The same tracking page on its own, as the order's tracking_url: the one the frame shows.
+    expect(new URL(frame.url()).pathname).toBe(`/widget/${wid}${new URL(order.tracking_url).pathname}`);
     const own = await ctx.newPage();
-    await own.goto(`${ORIGIN}/track/${orderId}`);
+    await own.goto(order.tracking_url);
     expect(await own.getByTestId("status").getAttribute("data-status")).toBe("completed");
     expect(await overflowX(own)).toBeLessThanOrEqual(0);
     expect(await seriousViolations(own)).toEqual([]);
@@ -262,7 +264,7 @@ describe("the end user's side in Chromium", () => {
     expect(await seriousViolations(page)).toEqual([]);
     await shot(page, "widget-07-referral-page-390");
     await page.getByRole("button", { name: "Exchange" }).click();
-    await page.waitForURL(/\/track\/[0-9a-f-]{36}$/);
+    await page.waitForURL(/\/track\/[0-9a-f-]{36}\.[0-9a-f]{32}$/);
     const refOrder = /track\/([0-9a-f-]{36})/.exec(page.url())?.[1] ?? "";
     expect(await orderOf(p.test, refOrder)).toMatchObject({ source: "widget", widget_id: referral });
     await ctx.close();

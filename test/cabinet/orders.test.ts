@@ -99,6 +99,9 @@ describe("orders list", () => {
     expect(lines[0]).toMatch(/^id,short_id,status,created_at,/);
     expect(lines.slice(1).map((l) => l.split(",")[0])).toEqual([orders[2]!.id, orders[0]!.id]);
     expect(lines[1]).toContain(`,float,BTC,BTC,0.01,USDT,TRX,`);
+    // Each row ends with the order's keyless links, exactly as the API gives them.
+    expect(lines[0]).toMatch(/,tracking_url,status_url$/);
+    expect(lines[1]?.endsWith(`,${orders[2]!.tracking_url},${orders[2]!.status_url}`)).toBe(true);
   });
 
   it("needs a session", async () => {
@@ -152,6 +155,7 @@ describe("keyset paging", () => {
           partner_order_id: null,
           metadata: null,
           deposit_seen_at: null,
+          track_token: null,
         },
         1,
       );
@@ -186,6 +190,8 @@ describe("order detail", () => {
     for (const field of Object.keys(o).filter((k) => k !== "actions"))
       expect(html, field).toContain(`data-field="${field}"`);
     expect(html).toContain(o.deposit_address);
+    // The tracking page to hand the person who swaps, as a link.
+    expect(html).toContain(`href="${o.tracking_url}"`);
     expect(html).toMatch(/data-testid="timeline"[\s\S]*created → waiting_deposit/);
     expect(html).toContain("No webhook events for this order");
     const state = await json<{ status: string; updated_at: string; events: number }>(
@@ -275,6 +281,7 @@ describe("the CSV export takes the partner API's list filters (issue 28 §5)", (
           partner_order_id: reference,
           metadata: null,
           deposit_seen_at: null,
+          track_token: null,
         },
         1,
       );
@@ -575,7 +582,7 @@ describe("earnings and overview", () => {
     expect(overview).toContain('data-testid="chart"');
 
     const rows = (await (await cab("/orders.csv", { cookie: t.cookie })).text()).split("\r\n");
-    expect(rows[1]).toMatch(/,completed,.*,0\.0001,6$/);
+    expect(rows[1]).toMatch(/,completed,.*,0\.0001,6,http[^,]+,http[^,]+$/);
   });
 });
 

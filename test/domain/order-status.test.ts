@@ -43,6 +43,10 @@ const view = (over: Partial<OrderView> = {}): OrderView => ({
   eta_source: null,
   deposit_confirmation_seconds: null,
   payout_seconds: null,
+  tracking_url:
+    "https://api.example.com/track/0190c2b4-5b1e-8a3c-9d2e-8a1b2c3d4e5f.00112233445566778899aabbccddeeff",
+  status_url:
+    "https://api.example.com/api/v1/orders/0190c2b4-5b1e-8a3c-9d2e-8a1b2c3d4e5f.00112233445566778899aabbccddeeff/status",
   ...over,
 });
 

@@ -1,6 +1,7 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { getConfig } from "../../src/config";
 import { sha256Hex } from "../../src/domain/credentials";
 import { memoTagCandidate, memoTagName } from "../../src/domain/deposit-allocation";
 import { idempotentOrderId, type OrderRecord, orderView } from "../../src/domain/order";
@@ -88,7 +89,7 @@ describe("every id form names the order's object", () => {
   it("orders from before the layout: the UUID reaches the object directly, the short_id falls back to D1", async () => {
     const o = await json<Order>(await post(BTC_TO_USDT));
     const legacy = await legacyOrder(o);
-    const view = orderView(legacy);
+    const view = orderView(legacy, getConfig(env).CABINET_ORIGIN);
     for (const ref of [legacy.id, legacy.id.toUpperCase(), legacy.shortId, legacy.shortId.toLowerCase()]) {
       const res = await get(ref);
       expect(res.status).toBe(200);

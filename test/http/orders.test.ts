@@ -384,7 +384,8 @@ describe("POST /api/v1/partner/orders: every validation branch changes nothing",
     // Each assignment reaches D1 from the region's pool shard just after its answer.
     await vi.waitFor(async () =>
       expect(await json(await admin("/address-pool"))).toEqual({
-        data: [{ network: "SOL", available: 0, reserved: 0, assigned: 2, shards: [] }],
+        low_water: 200,
+        data: [{ network: "SOL", available: 0, reserved: 0, assigned: 2, free: 0, low: true, shards: [] }],
       }),
     );
   });

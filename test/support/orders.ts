@@ -21,6 +21,9 @@ export interface Order {
   expires_at: string;
   network_from: string;
   network_to: string;
+  /** The order's keyless tracking page and status API (docs/widget.md). */
+  tracking_url: string;
+  status_url: string;
 }
 
 export interface LogEntry {

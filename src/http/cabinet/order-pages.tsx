@@ -170,6 +170,10 @@ function fieldValue(key: keyof OrderView, d: OrderDetail): Child {
     case "payout_txid":
     case "refund_txid":
       return <Linked value={o[key]} href={d.links[key]} />;
+    // The keyless links to hand the person who swaps (docs/widget.md).
+    case "tracking_url":
+    case "status_url":
+      return <Linked value={o[key]} href={o[key]} />;
     default: {
       const v = o[key];
       if (v === null) return <span class="muted">—</span>;

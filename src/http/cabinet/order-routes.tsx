@@ -128,7 +128,7 @@ export function registerOrderRoutes(app: Hono<CabinetEnv>): void {
 
   app.get("/orders.csv", requireSession("orders.read"), (c) => {
     const stamp = new Date().toISOString().slice(0, 19).replace(/[-:]/g, "");
-    return c.body(ordersCsv(c.env.DB, filterOf(c, orderQuery(c))), 200, {
+    return c.body(ordersCsv(c.env.DB, filterOf(c, orderQuery(c)), c.get("config").CABINET_ORIGIN), 200, {
       "Content-Type": "text/csv; charset=utf-8",
       "Content-Disposition": `attachment; filename="orders-${stamp}.csv"`,
     });

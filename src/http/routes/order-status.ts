@@ -59,11 +59,15 @@ const route = createRoute({
   middleware: publicRateLimit,
   summary: "An order's status, without a key",
   description:
-    'For the person who swaps and a wallet\'s "view transaction" screen: the order by its UUID only (never the short_id), without the partner, with the payout and refund addresses masked. Rate-limited per IP like every public route; cacheable for a few seconds.',
+    "For the person who swaps and a wallet's \"view transaction\" screen: the order without the partner, with the payout and refund addresses masked. The URL is the order's `status_url` as its Order gives it: the order's UUID followed by a secret token, so neither the short_id nor the UUID alone opens an order (orders created before tokens open by their UUID alone; docs/widget.md). Rate-limited per IP like every public route; cacheable for a few seconds.",
   request: {
     params: z.object({
       // Any other string is simply not found; the bound is Cloudflare's own URL limit.
-      order_id: z.string().min(1).max(16_384).openapi({ description: "The order's UUID." }),
+      order_id: z.string().min(1).max(16_384).openapi({
+        description:
+          "What opens the order: `<uuid>.<token>`, the segment of its `status_url` (any case). Anything else is 404.",
+        example: "0193f2a4-7c1e-8b2d-9f00-3c5a7e1d2b44.9c1f3e7a2b5d4c6e8f0a1b2c3d4e5f60",
+      }),
     }),
   },
   responses: withCors({

@@ -128,6 +128,22 @@ const LivemodeSchema = z.boolean().openapi({
     "Beyond the contract: false for a test order (created with a `pk_test_` key; nothing real moves, see docs/test-mode.md).",
 });
 
+/** An order's keyless links, on every order the API, webhooks and lists return. */
+const OrderLinkFields = {
+  tracking_url: z.url().max(2000).openapi({
+    description:
+      "Beyond the contract: the order's tracking page for the person who swaps — no key, no sign-in. Hand out this link (or `status_url`); never build one from the id, which alone does not open an order (docs/widget.md).",
+    example:
+      "https://api.example.com/track/0193f2a4-7c1e-8b2d-9f00-3c5a7e1d2b44.9c1f3e7a2b5d4c6e8f0a1b2c3d4e5f60",
+  }),
+  status_url: z.url().max(2000).openapi({
+    description:
+      "Beyond the contract: the order's status without a key (`GET /api/v1/orders/{order_id}/status` with what opens the order), for a wallet's \"view transaction\" screen.",
+    example:
+      "https://api.example.com/api/v1/orders/0193f2a4-7c1e-8b2d-9f00-3c5a7e1d2b44.9c1f3e7a2b5d4c6e8f0a1b2c3d4e5f60/status",
+  }),
+};
+
 export const OrderSchema = z
   .object({
     id: out.uuid(),
@@ -221,6 +237,7 @@ export const OrderSchema = z
       description:
         "Beyond the contract: seconds from the deposit's confirmation to the payout sent (the exchange included); null until sent.",
     }),
+    ...OrderLinkFields,
   })
   .openapi("Order");
 
@@ -271,6 +288,7 @@ export const OrderSummarySchema = z
         "When the order became `completed` (null until then, and shortly after while the index catches up).",
     }),
     partner_order_id: out.text(64).nullable().openapi({ description: "Your reference, if given." }),
+    ...OrderLinkFields,
   })
   .openapi("OrderSummary");
 

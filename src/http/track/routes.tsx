@@ -1,4 +1,5 @@
-// /track/{order_id}: the person who swaps follows the order, without signing in (docs/widget.md).
+// /track/{ref}: the person who swaps follows the order, without signing in (docs/widget.md); `ref`
+// is the end of the order's tracking_url (src/domain/order-link.ts).
 import { type Context, Hono } from "hono";
 import { WIDGET_LOADER_FILE } from "../../generated/swap-assets";
 import { tracking } from "../../services/order-status";
@@ -14,10 +15,10 @@ export const TRACK_POLL_MS = 5000;
 /** Renders an order's tracking page (also inside a widget's frame), or a plain 404 page. */
 export async function renderTracking(
   c: Context<AppEnv>,
-  id: string,
+  ref: string,
   frame: FrameOptions & { csp: string; belongsTo?: string },
 ) {
-  const t = await tracking(c.env, c.get("config"), id);
+  const t = await tracking(c.env, c.get("config"), ref);
   c.header("Content-Security-Policy", frame.csp);
   c.header("X-Content-Type-Options", "nosniff");
   c.header("Cache-Control", "no-store");
@@ -26,7 +27,7 @@ export async function renderTracking(
       <Frame title="Order not found" {...frame}>
         <section class="card">
           <h1>Order not found</h1>
-          <p class="muted">Check the link: it ends with the order's full id.</p>
+          <p class="muted">Check the link: it must be complete, exactly as you were given it.</p>
         </section>
       </Frame>,
       404,
@@ -37,7 +38,8 @@ export async function renderTracking(
       title={`Swap ${t.status.coin_from} → ${t.status.coin_to}`}
       {...frame}
       mainAttrs={{
-        "data-track": t.status.id,
+        // The page polls the status API with what opened it.
+        "data-track": ref.toLowerCase(),
         "data-updated-at": t.status.updated_at,
         "data-final": String(t.final),
         "data-poll-ms": String(TRACK_POLL_MS),

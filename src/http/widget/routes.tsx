@@ -6,6 +6,7 @@ import { TURNSTILE_ORIGIN, TURNSTILE_SCRIPT } from "../../adapters/turnstile";
 import { validateAddress } from "../../domain/addresses";
 import { DomainError } from "../../domain/errors";
 import { regionOf } from "../../domain/liquidity";
+import type { OrderView } from "../../domain/order";
 import { parentOriginOf, type Widget } from "../../domain/widget";
 import { WIDGET_LOADER_ETAG, WIDGET_LOADER_FILE } from "../../generated/swap-assets";
 import { createWidgetOrder, recordView, usableWidget, widgetQuote } from "../../services/widgets";
@@ -24,6 +25,12 @@ import { SwapForm, type SwapFormValues } from "./page";
 
 type C = Context<AppEnv>;
 
+/**
+ * The order's tracking page on this host (`/track/{ref}`): the path of its tracking_url, so the
+ * visitor stays on the origin the widget is served from.
+ */
+const trackPath = (order: OrderView) => new URL(order.tracking_url).pathname;
+
 /** How the same flow is framed: inside a partner's page (/widget/{wid}) or as a page (/swap). */
 interface Surface {
   widget: Widget;
@@ -31,7 +38,8 @@ interface Surface {
   base: string;
   /** Query string carried on every URL (the referral id, the embedding origin). */
   query: string;
-  trackUrl: (orderId: string) => string;
+  /** Where the form sends the visitor once the order exists. */
+  trackUrl: (order: OrderView) => string;
   frame: FrameOptions & { csp: string };
 }
 
@@ -51,7 +59,7 @@ function embedded(c: C, widget: Widget): Surface {
     widget,
     base,
     query,
-    trackUrl: (id) => `${base}/track/${id}${query}`,
+    trackUrl: (o) => `${base}${trackPath(o)}${query}`,
     frame: {
       // 'self': the cabinet's live preview, on this host.
       csp: swapCsp(["'self'", ...widget.allowed_origins], t.scripts.length ? [TURNSTILE_ORIGIN] : []),
@@ -70,7 +78,7 @@ function referral(c: C, widget: Widget): Surface {
     widget,
     base: "/swap",
     query: `?ref=${widget.id}`,
-    trackUrl: (id) => `/track/${id}`,
+    trackUrl: trackPath,
     frame: {
       csp: swapCsp([], t.scripts.length ? [TURNSTILE_ORIGIN] : []),
       scheme: widget.theme.scheme,
@@ -186,7 +194,7 @@ async function postOrder(c: C, s: Surface, partner: Awaited<ReturnType<typeof us
       },
       { ip: clientIp(c), region: regionOf(c.req.raw.cf?.continent), country: cfCountry(c) },
     );
-    return c.redirect(s.trackUrl(order.id), 303);
+    return c.redirect(s.trackUrl(order), 303);
   } catch (err) {
     if (!(err instanceof DomainError)) throw err;
     if (err.retryAfter) c.header("Retry-After", String(err.retryAfter));

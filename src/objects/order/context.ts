@@ -81,7 +81,7 @@ export function orderContext(storage: DurableObjectStorage, env: Env): OrderCont
   const schedule = new OrderSchedule(sql);
   const tables = orderTables(sql);
   const ledger = new SendsLedger(tables.sends, schedule);
-  const outbox = new OrderOutbox(tables.outbox, env.WEBHOOKS);
+  const outbox = new OrderOutbox(tables.outbox, env.WEBHOOKS, config.CABINET_ORIGIN);
   const alerts = new OrderAlerts(tables.alerts);
   const saveRecord = (r: OrderRecord) => kv.put(K.record, r);
   const journal = new OrderJournal({ storage, schedule, ledger, outbox, alerts, saveRecord });

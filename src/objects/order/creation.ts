@@ -2,6 +2,7 @@ import type { DepositScheme } from "../../domain/deposit";
 import { nextPoll } from "../../domain/deposit-tracking";
 import { type OrderDraft, type OrderRecord, type OrderView, orderView } from "../../domain/order";
 import { type CreationKey, creationVerdict, shortIdOfOrderId } from "../../domain/order-id";
+import { newTrackToken } from "../../domain/order-link";
 import type { OrderContext } from "./context";
 import { allocateDeposit } from "./deposit-allocation";
 import {
@@ -40,14 +41,17 @@ export const CREATED_VIEW = "created_view";
  * quote's validity have changed.
  */
 export function replayCreation(
-  c: Pick<OrderContext, "record" | "kv">,
+  c: Pick<OrderContext, "record" | "kv" | "config">,
   creation: CreationKey,
 ): CreateResult | null {
   const existing = c.record();
   if (!existing) return null;
   const verdict = creationVerdict(existing, creation);
   if (verdict !== "replay") return { kind: verdict };
-  return { kind: "replayed", order: c.kv.get<OrderView>(CREATED_VIEW) ?? orderView(existing) };
+  return {
+    kind: "replayed",
+    order: c.kv.get<OrderView>(CREATED_VIEW) ?? orderView(existing, c.config.CABINET_ORIGIN),
+  };
 }
 
 /**
@@ -90,8 +94,8 @@ async function createOnce(
   if (!shortId) throw new Error(`order id ${draft.id} does not carry a short id`);
   const deposit = await allocateDeposit(c.env, draft, shortId, scheme);
   if ("unavailable" in deposit) return { kind: "unavailable", reason: deposit.unavailable };
-  const created: OrderRecord = { ...draft, shortId, ...deposit };
-  const view = orderView(created);
+  const created: OrderRecord = { ...draft, shortId, ...deposit, trackToken: newTrackToken() };
+  const view = orderView(created, c.config.CABINET_ORIGIN);
   // The record is the only write of a creation; the D1 index row is projected from it after the
   // answer (the projection flag is the outbox). The alarm is armed first as the projection's
   // backstop, so no eviction can leave a record that nothing will project.

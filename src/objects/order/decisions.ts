@@ -141,7 +141,7 @@ export class OrderDecisions {
       ...decision.log,
     });
     if (!next) return { kind: "not_available", reason: `the order cannot take a ${decided} now` };
-    const order = orderView(next);
+    const order = orderView(next, this.#host.config.CABINET_ORIGIN);
     if (idempotency) this.#kv.put(actionKey(idempotency.key), { hash: idempotency.hash, order });
     await this.#host.arm(now);
     return { kind: "done", order };
@@ -211,7 +211,7 @@ export class OrderDecisions {
     });
     this.#host.markProjection(now);
     const rest = { ...inputs, extras: (inputs.extras ?? []).filter((e) => depositId(e) !== action.deposit) };
-    const order = orderView(r, orderActions(r, rest));
+    const order = orderView(r, this.#host.config.CABINET_ORIGIN, orderActions(r, rest));
     if (idempotency) this.#kv.put(actionKey(idempotency.key), { hash: idempotency.hash, order });
     await this.#host.arm(now);
     return { kind: "done", order };

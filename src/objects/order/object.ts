@@ -3,6 +3,7 @@ import { getConfig } from "../../config";
 import type { DepositScheme } from "../../domain/deposit";
 import { isLive, type OrderDraft, type OrderRecord, type OrderView } from "../../domain/order";
 import type { CreationKey } from "../../domain/order-id";
+import { opensOrder } from "../../domain/order-link";
 import type { ClockJump } from "../../domain/test-clock";
 import { type CancelResult, cancelOrder } from "./cancellation";
 import { type CreateResult, OrderCreation, replayCreation } from "./creation";
@@ -100,12 +101,15 @@ export class OrderObject extends DurableObject<Env> {
 
   /**
    * The order for its keyless readers (the status API, the tracking page): the view and its owner,
-   * without the event log. Null when no order has this id.
+   * without the event log. Null when no order has this id or `token` does not open it
+   * (src/domain/order-link.ts).
    */
-  async track(): Promise<{ order: OrderView; partnerId: string } | null> {
+  async track(token: string | null): Promise<{ order: OrderView; partnerId: string } | null> {
     const o = this.#order;
     const r = o.c.record();
-    return r ? { order: await o.view.view(r, o.c.now()), partnerId: r.partnerId } : null;
+    return r && opensOrder(r.trackToken, token)
+      ? { order: await o.view.view(r, o.c.now()), partnerId: r.partnerId }
+      : null;
   }
 
   /** Operators' support view: the order, its full event log and a test order's clock jumps. */

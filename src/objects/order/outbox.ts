@@ -58,6 +58,8 @@ export class OrderOutbox {
   constructor(
     private readonly table: LazyTable,
     private readonly queue: Queue,
+    /** Where the event's order links point (orderView). */
+    private readonly publicOrigin: string,
   ) {}
 
   /** Writes the webhook event of a status change (call inside the transition's transaction). */
@@ -69,7 +71,7 @@ export class OrderOutbox {
       type: WEBHOOK_EVENT_TYPE,
       created_at: at,
       sequence,
-      data: { order: orderView(next, actions), previous_status: previous },
+      data: { order: orderView(next, this.publicOrigin, actions), previous_status: previous },
     };
     const message: WebhookMessage = {
       event_id: event.id,

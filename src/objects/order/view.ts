@@ -40,7 +40,7 @@ export class PartnerView {
 
   /** The view with its actions, priced now when the order waits for a decision. */
   async view(r: OrderRecord, now: number): Promise<OrderView> {
-    return this.needsAction(r) ? this.#priced(r, now) : orderView(r);
+    return this.needsAction(r) ? this.#priced(r, now) : orderView(r, this.host.config.CABINET_ORIGIN);
   }
 
   /**
@@ -56,14 +56,16 @@ export class PartnerView {
     const r = this.host.record();
     if (!r) return null;
     const held = this.needsAction(r);
-    const view = held ? await this.#priced(r, this.host.now()) : orderView(r);
+    const view = held
+      ? await this.#priced(r, this.host.now())
+      : orderView(r, this.host.config.CABINET_ORIGIN);
     const serialised = { partnerId: r.partnerId, livemode: isLive(r), json: JSON.stringify(view) };
     if (!held) this.#kept = { writes, view: serialised };
     return serialised;
   }
 
   async #priced(r: OrderRecord, now: number): Promise<OrderView> {
-    return orderView(r, orderActions(r, await this.actionInputs(r, now)));
+    return orderView(r, this.host.config.CABINET_ORIGIN, orderActions(r, await this.actionInputs(r, now)));
   }
 
   /** Whether the order's `actions` is not null: its own deposit or an extra one waits for a decision. */

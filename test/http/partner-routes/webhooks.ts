@@ -167,6 +167,8 @@ describe("webhooks", () => {
           id: expect.stringMatching(/^evt_[0-9a-f]{32}$/),
         });
         expect(b.data.order.id).toBe(o.id);
+        // The keyless links to hand on, the same in every event as at creation.
+        expect(b.data.order).toMatchObject({ tracking_url: o.tracking_url, status_url: o.status_url });
       }
       // data.order is the Order as GET returns it.
       const final = await json(

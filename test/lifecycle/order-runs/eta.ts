@@ -148,6 +148,7 @@ describe("eta", () => {
           partner_order_id: null,
           metadata: null,
           deposit_seen_at: at(done - seconds * 1000),
+          track_token: null,
         },
         1,
       );
@@ -184,6 +185,6 @@ describe("eta", () => {
     });
     // People read the same figures on the status page.
     const page = await (await call("/status")).text();
-    expect(page).toContain("<th scope=\"row\">LTC → XRP</th><td>17 min</td><td>30 min</td>");
+    expect(page).toContain('<th scope="row">LTC → XRP</th><td>17 min</td><td>30 min</td>');
   });
 });

@@ -6,6 +6,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { getConfig } from "../../../src/config";
 import type { OrderRecord } from "../../../src/domain/order";
 import { OrderAlerts } from "../../../src/objects/order/alerts";
 import { orderTables } from "../../../src/objects/order/context";
@@ -41,7 +42,7 @@ async function withJournal(
     const schedule = new OrderSchedule(storage.sql);
     const tables = orderTables(storage.sql);
     const ledger = new SendsLedger(tables.sends, schedule);
-    const outbox = new OrderOutbox(tables.outbox, env.WEBHOOKS);
+    const outbox = new OrderOutbox(tables.outbox, env.WEBHOOKS, getConfig(env).CABINET_ORIGIN);
     const saved: OrderRecord[] = [];
     const alerts = new OrderAlerts(tables.alerts);
     const journal = new OrderJournal({

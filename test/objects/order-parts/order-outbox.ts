@@ -7,6 +7,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { getConfig } from "../../../src/config";
 import type { OrderRecord } from "../../../src/domain/order";
 import type { WebhookMessage } from "../../../src/domain/webhooks";
 import { orderTables } from "../../../src/objects/order/context";
@@ -42,7 +43,11 @@ describe("OrderOutbox.flush", () => {
     const o = await createOrder(partner, BTC_TO_USDT);
     await runInDurableObject(env.ORDERS.getByName(o.id), async (_obj, state) => {
       const q = limitedQueue();
-      const outbox = new OrderOutbox(orderTables(state.storage.sql).outbox, q.queue);
+      const outbox = new OrderOutbox(
+        orderTables(state.storage.sql).outbox,
+        q.queue,
+        getConfig(env).CABINET_ORIGIN,
+      );
       const record = state.storage.kv.get<OrderRecord>("order")!;
       // The object's own creation event went out already; these 250 wait.
       const before = outbox.entries().length;

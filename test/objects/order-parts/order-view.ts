@@ -6,6 +6,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { getConfig } from "../../../src/config";
 import { isLive, type OrderRecord, orderView } from "../../../src/domain/order";
 import { type OrderContext, orderContext } from "../../../src/objects/order/context";
 import { EXTRA_DEPOSIT_LOGGED, EXTRAS_KEY } from "../../../src/objects/order/extra-deposits";
@@ -14,6 +15,7 @@ import { invalidateCatalog } from "../../../src/storage/catalog";
 import { createPartner, setPrices, type TestPartner } from "../../helpers";
 import { BTC_TO_USDT, createOrder } from "../../support/orders";
 
+const ORIGIN = getConfig(env).CABINET_ORIGIN;
 let partner: TestPartner;
 beforeAll(async () => {
   await setPrices();
@@ -77,7 +79,7 @@ describe("PartnerView", () => {
       const down = d1Down();
       const view = new PartnerView(host(c, { env: down.env }));
       expect(view.needsAction(r)).toBe(false);
-      expect(await view.view(r, Date.now())).toEqual(orderView(r));
+      expect(await view.view(r, Date.now())).toEqual(orderView(r, ORIGIN));
       expect(await view.inputsIfHeld(r, Date.now(), false)).toBeUndefined();
       expect(down.queries()).toBe(0);
     });
@@ -139,14 +141,14 @@ describe("PartnerView", () => {
       expect(first).toEqual({
         partnerId: r.partnerId,
         livemode: isLive(r),
-        json: JSON.stringify(orderView(r)),
+        json: JSON.stringify(orderView(r, ORIGIN)),
       });
       expect(await view.serialised()).toBe(first);
       // A transition writes the record.
       const completed: OrderRecord = { ...r, status: "completed", amountFromReceived: "0.01" };
       c.saveRecord(completed);
       const done = await view.serialised();
-      expect(done?.json).toBe(JSON.stringify(orderView(completed)));
+      expect(done?.json).toBe(JSON.stringify(orderView(completed, ORIGIN)));
       expect(await view.serialised()).toBe(done);
       // An extra deposit writes beside the record (its id, a log row): the view gains its actions.
       extraDeposit(c, completed);
