@@ -275,6 +275,19 @@ describe("venue exchange: intent, then lookup", () => {
     });
   });
 
+  it("-2010 'Duplicate order sent.' on a POST: an order under the id exists and may fill; looked up, never a refusal", async () => {
+    venue.placeFaults.push("duplicate");
+    const o = await fundedOrder({ ...BTC_TO_USDT, refund_address: BTC_REFUND });
+    await step(o.id);
+    expect(await read(partner, o.id)).toMatchObject({ status: "exchanging", status_reason: null });
+    expect(await stepUntil(o.id, (s) => s !== "exchanging", 10_000)).toBe("completed");
+    expect(venue.posts).toHaveLength(1);
+    expect(venue.calls).toContain("GET /api/v3/order");
+    expect(await statusPath(o.id)).not.toContain("refunding");
+    expect((await read(partner, o.id)).amount_to_actual).toBe(595.403);
+    expect(venue.filledTwice()).toEqual([]);
+  });
+
   it("a filter refusal (-1013) ends the exchange: exchange_failed, one POST", async () => {
     venue.placeFaults.push("filter");
     const o = await fundedOrder(BTC_TO_USDT);

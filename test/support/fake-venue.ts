@@ -47,6 +47,8 @@ export type PlaceFault =
   | "insufficient"
   /** -1013 filter failure. */
   | "filter"
+  /** Trades, then answers -2010 "Duplicate order sent." (as when a retried POST met the first). */
+  | "duplicate"
   /** 401 -2015: our API key refused (rotated, or reached from an IP it is not allowed from). */
   | "2015";
 
@@ -328,6 +330,9 @@ export function createFakeVenue(): FakeVenue {
           return errorResponse("insufficient_balance");
         case "filter":
           return errorResponse("filter_failure");
+        case "duplicate":
+          book(q, true);
+          return errorResponse("duplicate_order");
         case "2015":
           return errorResponse("rejected_key");
       }
