@@ -1,4 +1,4 @@
-import { backoffMs } from "./settlement";
+import { backoffMs } from "./retry";
 
 /**
  * One send of money (a payout or a refund) as the order's ledger keeps it: the request is frozen

@@ -1,3 +1,5 @@
+import { CONFIG_RETRY_MS } from "./retry";
+
 /**
  * When a venue leg is placed, looked up, placed again or given up (docs/lifecycle.md, "Venue").
  * Pure: the order object stores the LegState next to the leg's intent and calls these with each
@@ -10,8 +12,6 @@
 export const LOOKUP_INTERVAL_MS = 10_000;
 export const LOST_AFTER_LOOKUPS = 3;
 export const LOST_WINDOW_MS = 60_000;
-/** After our credentials were refused (a configuration error), the same step again this much later. */
-export const CONFIG_RETRY_MS = 60_000;
 
 /** A venue answer, as the adapter classifies it (src/adapters/exchange/types.ts). */
 export type LegOutcome =

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { CONFIG_RETRY_MS } from "../../src/domain/retry";
 import {
   afterLookup,
   afterPlace,
-  CONFIG_RETRY_MS,
   type LegState,
   LOOKUP_INTERVAL_MS,
   LOST_AFTER_LOOKUPS,

@@ -7,6 +7,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
+import { VENUE_CONFIG_ALERT } from "../../src/adapters/exchange/types";
 import { admin, call, createPartner, json, setPrices, type TestPartner } from "../helpers";
 import { createFakeVenue, type FakeVenue } from "../support/fake-venue";
 import {
@@ -295,6 +296,86 @@ describe("venue exchange: intent, then lookup", () => {
     const failed = await read(partner, o.id);
     expect(failed).toMatchObject({ status: "failed", status_reason: "exchange_failed" });
     expect(venue.posts).toHaveLength(1);
+  });
+});
+
+/** The exchange's row of the order's sends ledger: the attempts counted against EXCHANGE_MAX_ATTEMPTS. */
+const exchangeAttempts = (id: string) =>
+  runInDurableObject(
+    env.ORDERS.getByName(id),
+    (_obj, state) =>
+      state.storage.sql
+        .exec<{ attempts: number }>("SELECT attempts FROM sends WHERE key = ?", `${id}:exchange`)
+        .toArray()[0]?.attempts,
+  );
+
+describe("venue exchange: a configuration error is never an attempt", () => {
+  it("EXCHANGE_API_KEY missing before anything was placed: no attempt counted past EXCHANGE_MAX_ATTEMPTS, one configuration alert; places once the key is back", async () => {
+    const errors = vi.spyOn(console, "error");
+    const o = await fundedOrder({ ...BTC_TO_USDT, refund_address: BTC_REFUND });
+    await venue.reconfigure(o.id, { EXCHANGE_API_KEY: undefined });
+    for (let i = 0; i < 12; i++) await step(o.id, 60_000);
+    expect(await read(partner, o.id)).toMatchObject({ status: "exchanging", status_reason: null });
+    expect(await exchangeAttempts(o.id)).toBe(0);
+    expect(venue.calls).toEqual([]);
+    expect(alerts(errors, VENUE_CONFIG_ALERT)).toEqual([
+      expect.objectContaining({ order: o.id, alert: "opened", key: `${o.id}:exchange` }),
+    ]);
+    await venue.reconfigure(o.id, { EXCHANGE_API_KEY: "fake-venue-key" });
+    expect(await stepUntil(o.id, (s) => s !== "exchanging", 60_000)).toBe("completed");
+    expect(venue.posts).toHaveLength(1);
+    expect(await statusPath(o.id)).not.toContain("refunding");
+  });
+
+  it("a leg filled and its answer lost, then EXCHANGE_API_SECRET gone: never failed nor refunded, one configuration alert; the lookup finds the fill once the secret is back", async () => {
+    const errors = vi.spyOn(console, "error");
+    venue.placeFaults.push("fill_then_drop");
+    const o = await fundedOrder({ ...BTC_TO_USDT, refund_address: BTC_REFUND });
+    await step(o.id);
+    await venue.reconfigure(o.id, { EXCHANGE_API_SECRET: undefined });
+    const calls = venue.calls.length;
+    for (let i = 0; i < 12; i++) await step(o.id, 60_000);
+    expect(await read(partner, o.id)).toMatchObject({ status: "exchanging", status_reason: null });
+    expect(venue.calls).toHaveLength(calls);
+    expect(alerts(errors, VENUE_CONFIG_ALERT)).toEqual([
+      expect.objectContaining({ order: o.id, alert: "opened", key: `${o.id}:exchange` }),
+    ]);
+    await venue.reconfigure(o.id, { EXCHANGE_API_SECRET: "fake-venue-secret" });
+    expect(await stepUntil(o.id, (s) => s !== "exchanging", 60_000)).toBe("completed");
+    expect(venue.posts).toHaveLength(1);
+    expect((await read(partner, o.id)).amount_to_actual).toBe(595.403);
+    expect(await statusPath(o.id)).not.toContain("refunding");
+    expect(venue.filledTwice()).toEqual([]);
+  });
+
+  it("a leg on the venue, then an exchange step that throws whatever it is (the mode switched to a venue that crashes): never an attempt, failed or refunded; in review and alerted", async () => {
+    const errors = vi.spyOn(console, "error");
+    const faults = (rate: number) =>
+      admin("/sim/BTC/faults", { method: "PUT", json: { exchange_throw_rate: rate } });
+    venue.placeFaults.push("fill_then_drop");
+    const o = await fundedOrder({ ...BTC_TO_USDT, refund_address: BTC_REFUND });
+    await step(o.id);
+    try {
+      expect((await faults(1)).status).toBe(200);
+      await venue.reconfigure(o.id, { EXCHANGE_MODE: "simulated" });
+      for (let i = 0; i < 8; i++) await step(o.id, 5 * 60_000);
+      expect(await read(partner, o.id)).toMatchObject({ status: "exchanging", status_reason: null });
+      expect(await exchangeAttempts(o.id)).toBe(0);
+      // One alert, opened once and reminded on its backoff (15 minutes in), not one per step.
+      expect(
+        alerts(errors, "exchange step failed with a leg on the venue: the order waits in exchanging").map(
+          (l) => l.alert,
+        ),
+      ).toEqual(["opened", "reminder"]);
+      expect(await inReview(o.id)).toBe(true);
+      await venue.attach(o.id);
+    } finally {
+      await faults(0);
+    }
+    expect(await stepUntil(o.id, (s) => s !== "exchanging", 60_000)).toBe("completed");
+    expect(venue.posts).toHaveLength(1);
+    expect(await statusPath(o.id)).not.toContain("refunding");
+    expect(venue.filledTwice()).toEqual([]);
   });
 });
 

@@ -133,6 +133,8 @@ export interface FakeVenue {
   filledTwice(): string[];
   /** Points the order's object at this venue (EXCHANGE_MODE=binance). */
   attach(orderId: string): Promise<void>;
+  /** Changes the order object's venue settings (a deploy that drops or rotates a secret, …). */
+  reconfigure(orderId: string, patch: Partial<Config>): Promise<void>;
   /** Restores every object's configuration. */
   detach(): void;
 }
@@ -225,6 +227,15 @@ export function createFakeVenue(): FakeVenue {
         .filter(([, rows]) => rows.filter((r) => r.status === "FILLED").length > 1)
         .map(([id]) => id),
     async attach(orderId) {
+      await venue.reconfigure(orderId, {
+        EXCHANGE_MODE: "binance",
+        EXCHANGE_URL: VENUE_URL,
+        EXCHANGE_API_KEY: "fake-venue-key",
+        EXCHANGE_API_SECRET: "fake-venue-secret",
+      });
+      vi.stubGlobal("fetch", net.fetch);
+    },
+    async reconfigure(orderId, patch) {
       const config = await runInDurableObject(env.ORDERS.getByName(orderId), (obj) =>
         getConfig((obj as unknown as { env: Env }).env),
       );
@@ -235,13 +246,7 @@ export function createFakeVenue(): FakeVenue {
           EXCHANGE_API_KEY: config.EXCHANGE_API_KEY,
           EXCHANGE_API_SECRET: config.EXCHANGE_API_SECRET,
         });
-      Object.assign(config, {
-        EXCHANGE_MODE: "binance",
-        EXCHANGE_URL: VENUE_URL,
-        EXCHANGE_API_KEY: "fake-venue-key",
-        EXCHANGE_API_SECRET: "fake-venue-secret",
-      });
-      vi.stubGlobal("fetch", net.fetch);
+      Object.assign(config, patch);
     },
     detach() {
       for (const [config, saved] of patched) Object.assign(config, saved);

@@ -39,6 +39,13 @@ export interface ExchangePending {
   review?: boolean;
 }
 
+/**
+ * The alert (its message is its kind) of a venue the service cannot use as configured: the adapter
+ * cannot be built (EXCHANGE_URL, EXCHANGE_API_KEY or EXCHANGE_API_SECRET missing) or the venue
+ * refuses our key, IP or signature. One alert for both: either way only the operator can fix it.
+ */
+export const VENUE_CONFIG_ALERT = "venue configuration error: needs an operator";
+
 export interface VenueAlert {
   msg: string;
   data: Record<string, unknown>;

@@ -12,6 +12,7 @@ import type {
   VenueOrder,
   VenueOutcome,
 } from "./types";
+import { VENUE_CONFIG_ALERT } from "./types";
 import { stepLeg } from "./venue-legs";
 
 /**
@@ -48,6 +49,23 @@ export interface VenueLeg {
 
 export interface VenueExchangeState {
   legs: VenueLeg[];
+}
+
+/**
+ * Whether any leg of the exchange may be on the venue (placed, possibly placed, or filled): from
+ * then on the deposit may be sold, and nothing may fail the exchange (a refund would pay it back).
+ * A leg refused for good, or declared lost after the lookup window, is not.
+ */
+export function mayBeOnVenue(state: VenueExchangeState | null | undefined): boolean {
+  return (
+    state?.legs.some(
+      (l) =>
+        l.execution !== null ||
+        l.state.phase === "sending" ||
+        l.state.phase === "uncertain" ||
+        l.state.phase === "filled",
+    ) ?? false
+  );
 }
 
 /**
@@ -134,8 +152,7 @@ export function createVenueExchange(deps: VenueExchangeDeps): ExchangeVenue {
       try {
         result = await advance(deps, req, stored, save, t);
       } catch (err) {
-        const sent = stored.legs.some((l) => l.state.phase !== "ready" || l.execution);
-        if (!sent) throw err;
+        if (!mayBeOnVenue(stored)) throw err;
         result = {
           status: "pending",
           retryAt: t + UNREACHABLE_RETRY_MS,
@@ -262,7 +279,7 @@ async function advance(
           retryAt: leg.nextAt,
           reason: describe(o),
           alert: {
-            msg: "venue configuration error: needs an operator",
+            msg: VENUE_CONFIG_ALERT,
             data: { leg: i + 1, symbol: leg.symbol, client_order_id: leg.clientOrderId, venue: o.error },
           },
         };

@@ -1,12 +1,19 @@
-import type { ExchangeRequest, ExchangeResult, ExchangeVenue } from "../../adapters/exchange/types";
+import {
+  type ExchangeRequest,
+  type ExchangeResult,
+  type ExchangeVenue,
+  VENUE_CONFIG_ALERT,
+} from "../../adapters/exchange/types";
+import { mayBeOnVenue, type VenueExchangeState } from "../../adapters/exchange/venue-exchange";
 import type { PayoutRequest } from "../../adapters/payout/types";
-import type { OrderAdapters } from "../../adapters/registry";
+import { AdapterConfigError, type OrderAdapters } from "../../adapters/registry";
 import type { Config } from "../../config";
 import { sendKey } from "../../domain/ledger-keys";
 import { parseDecimal } from "../../domain/money";
 import type { OrderRecord } from "../../domain/order";
 import type { ActionInputs } from "../../domain/order-actions";
 import { operationFields } from "../../domain/payout-activation";
+import { CONFIG_RETRY_MS, RETRY_CAP_MS } from "../../domain/retry";
 import { beforeSend, type SendPolicy, type SendRow } from "../../domain/send-step";
 import { refundAmountNow } from "../../storage/market";
 import type { OrderAlerts } from "./alerts";
@@ -16,14 +23,35 @@ import { type SendOutcomes, sendOnce } from "./send-once";
 import type { SendsLedger } from "./sends-ledger";
 import type { EventData, OrderTransitions } from "./transitions";
 
-/** The longest wait between two tries of a send. */
-const RETRY_CAP_MS = 30 * 60_000;
 /** Set while the order's exchange waits on something an operator must look at (the review queue). */
 const EXCHANGE_REVIEW = "exchange_review";
 
 /** Whether the order's exchange waits for an operator's eye: it is listed in the review queue. */
 export function exchangeNeedsReview(kv: SyncKvStorage, r: OrderRecord): boolean {
   return r.status === "exchanging" && kv.get<boolean>(EXCHANGE_REVIEW) === true;
+}
+
+/** A failed exchange step whose venue may hold a leg of it is retried this often, in review. */
+const STOPPED_ON_VENUE_RETRY_MS = 5 * 60_000;
+
+/**
+ * What the exchange step does with a failure (a throw, a refusal, nothing to pay out) while a leg
+ * may be on the venue: it waits, in the review queue and alerted, rather than fail (and refund) a
+ * deposit the venue may have sold. The venue adapter already answers so itself; this holds whatever
+ * it, or anything around it, does.
+ */
+function stoppedOnVenue(result: Exclude<ExchangeResult, { status: "pending" }>, now: number): ExchangeResult {
+  const error = result.status === "failed" ? result.error : "exchange produced nothing to pay out";
+  return {
+    status: "pending",
+    retryAt: now + STOPPED_ON_VENUE_RETRY_MS,
+    reason: error,
+    review: true,
+    alert: {
+      msg: "exchange step failed with a leg on the venue: the order waits in exchanging",
+      data: { error },
+    },
+  };
 }
 
 /** What the money steps need from the order object they run in. */
@@ -87,7 +115,10 @@ export class MoneySteps {
   /**
    * The exchange, behind an intent in the sends ledger. A call that throws is a failed attempt like
    * any other, so no order waits in `exchanging` for ever; a venue that answers "pending" (a leg in
-   * progress, no balance, awaiting liquidity) spends no attempt.
+   * progress, no balance, awaiting liquidity) spends no attempt. Two things are never attempts and
+   * never fail the order: a venue that cannot be built as configured (the operator's to fix: one
+   * configuration alert, retried every CONFIG_RETRY_MS), and anything at all once a leg of the
+   * exchange may be on the venue (its deposit may be sold: the order waits in review instead).
    */
   async exchange(r: OrderRecord, now: number): Promise<void> {
     const { ledger } = this.#host;
@@ -125,8 +156,19 @@ export class MoneySteps {
     try {
       result = await this.#venue(r).execute(row.request, key);
     } catch (err) {
-      result = { status: "failed", retryable: true, error: `venue call threw: ${String(err)}` };
+      result =
+        err instanceof AdapterConfigError
+          ? {
+              status: "pending",
+              retryAt: now + CONFIG_RETRY_MS,
+              reason: err.message,
+              alert: { msg: VENUE_CONFIG_ALERT, data: { error: err.message } },
+            }
+          : { status: "failed", retryable: true, error: `venue call threw: ${String(err)}` };
     }
+    const produced = result.status === "done" && parseDecimal(result.amountTo).gt(0);
+    if (!produced && result.status !== "pending" && mayBeOnVenue(ledger.progress<VenueExchangeState>(key)))
+      result = stoppedOnVenue(result, now);
     if (result.status === "pending") {
       ledger.put({ ...row, nextAt: result.retryAt }, at);
       const event = result.event ?? {
@@ -146,7 +188,7 @@ export class MoneySteps {
       this.#host.kv.delete(EXCHANGE_REVIEW);
       this.#host.markProjection(now);
     }
-    if (result.status === "done" && parseDecimal(result.amountTo).gt(0)) {
+    if (result.status === "done" && produced) {
       const next = this.#host.apply(
         r,
         { type: "exchange_done", amountToActual: result.amountTo },
