@@ -175,12 +175,17 @@ describe("venue exchange: intent, then lookup", () => {
     expect(venue.filledTwice()).toEqual([]);
   });
 
-  it("a POST refused with 401 -2015 (a rotated key): nothing placed; the order waits and alerts, then places", async () => {
+  it("a POST refused with 401 -2015 (a rotated key): nothing placed; the order waits and alerts, then places; the alert clears when the venue takes the key again, not when the order completes", async () => {
     const errors = vi.spyOn(console, "error");
-    venue.placeFaults.push("2015", "2015");
+    // Refused twice, then accepted but not filled yet (NEW): the order still waits on the venue.
+    venue.placeFaults.push("2015", "2015", "accept_later");
     const o = await fundedOrder({ ...BTC_TO_USDT, refund_address: BTC_REFUND });
     await step(o.id);
     expect((await read(partner, o.id)).status).toBe("exchanging");
+    expect(await configAlert(o.id)).toBe("open");
+    while (venue.placeFaults.length > 0) await step(o.id, 60_000);
+    expect((await read(partner, o.id)).status).toBe("exchanging");
+    expect(await configAlert(o.id)).toBe("cleared");
     expect(await stepUntil(o.id, (s) => s !== "exchanging", 60_000)).toBe("completed");
     expect(venue.posts).toHaveLength(3);
     expect(alerts(errors, "venue configuration error: needs an operator")).toMatchObject([
@@ -299,6 +304,16 @@ describe("venue exchange: intent, then lookup", () => {
   });
 });
 
+/** The state of the order's venue configuration alert as GET /admin/v1/alerts lists it (after a run projected it). */
+async function configAlert(id: string): Promise<string | undefined> {
+  await step(id, 0);
+  const res = await admin("/alerts");
+  expect(res.status).toBe(200);
+  return (await json<{ data: { order_id: string; kind: string; state: string }[] }>(res)).data.find(
+    (a) => a.order_id === id && a.kind === VENUE_CONFIG_ALERT,
+  )?.state;
+}
+
 /** The exchange's row of the order's sends ledger: the attempts counted against EXCHANGE_MAX_ATTEMPTS. */
 const exchangeAttempts = (id: string) =>
   runInDurableObject(
@@ -321,7 +336,13 @@ describe("venue exchange: a configuration error is never an attempt", () => {
     expect(alerts(errors, VENUE_CONFIG_ALERT)).toEqual([
       expect.objectContaining({ order: o.id, alert: "opened", key: `${o.id}:exchange` }),
     ]);
+    expect(await configAlert(o.id)).toBe("open");
+    // The key back, the venue takes the order but has not filled it yet: the alert is over.
+    venue.placeFaults.push("accept_later");
     await venue.reconfigure(o.id, { EXCHANGE_API_KEY: "fake-venue-key" });
+    await step(o.id, 60_000);
+    expect((await read(partner, o.id)).status).toBe("exchanging");
+    expect(await configAlert(o.id)).toBe("cleared");
     expect(await stepUntil(o.id, (s) => s !== "exchanging", 60_000)).toBe("completed");
     expect(venue.posts).toHaveLength(1);
     expect(await statusPath(o.id)).not.toContain("refunding");
@@ -440,6 +461,11 @@ describe("venue exchange: a wait never refunds and never goes silent", () => {
     expect(await inReview(o.id)).toBe(true);
     for (let minute = 16; minute <= 60; minute++) await step(o.id, 60_000);
     expect(pendingAlerts()).toHaveLength(3);
+    // An hour of lookups that cannot tell: backed off (10 s doubling), not one every step; the log
+    // has an entry when the wait started and when its reason changed (the POST's answer lost, then
+    // the lookups' 5xx), not one per step.
+    expect(venue.calls.filter((c) => c === "GET /api/v3/order").length).toBeLessThanOrEqual(12);
+    expect((await events(o.id)).filter((e) => e.reason === "exchange waiting on the venue")).toHaveLength(2);
     venue.lookupFaults.length = 0;
     expect(await stepUntil(o.id, (s) => s !== "exchanging", 60_000)).toBe("completed");
     expect(venue.posts).toHaveLength(1);

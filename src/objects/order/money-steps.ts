@@ -170,15 +170,17 @@ export class MoneySteps {
     if (!produced && result.status !== "pending" && mayBeOnVenue(ledger.progress<VenueExchangeState>(key)))
       result = stoppedOnVenue(result, now);
     if (result.status === "pending") {
+      // The venue took our credentials again: its configuration alert is over (else on the exchange's end).
+      if (result.credentialsAccepted) this.clearAlert(r, VENUE_CONFIG_ALERT);
       ledger.put({ ...row, nextAt: result.retryAt }, at);
-      const event = result.event ?? {
-        reason: "exchange waiting on the venue",
-        data: { reason: result.reason },
-      };
-      this.#host.note(r, now, event.reason, event.data);
+      if (result.event) this.#host.note(r, now, result.event.reason, result.event.data);
       if (result.alert) this.alert(r, result.alert.msg, { key, ...result.alert.data });
       if (result.review && !exchangeNeedsReview(this.#host.kv, r)) {
         this.#host.kv.put(EXCHANGE_REVIEW, true);
+        // Its own log row: the index row is projected by the log's version, so a change needs one.
+        this.#host.note(r, now, "exchange waits for an operator: in the review queue", {
+          reason: result.reason,
+        });
         this.#host.markProjection(now);
       }
       return;
@@ -189,6 +191,7 @@ export class MoneySteps {
       this.#host.markProjection(now);
     }
     if (result.status === "done" && produced) {
+      this.clearAlert(r, VENUE_CONFIG_ALERT);
       const next = this.#host.apply(
         r,
         { type: "exchange_done", amountToActual: result.amountTo },
@@ -204,6 +207,7 @@ export class MoneySteps {
     if (result.status === "done" || !result.retryable || attempts >= policy.maxAttempts) {
       if (attempts >= policy.maxAttempts)
         this.alert(r, "exchange failed after every attempt", { error, attempts });
+      this.clearAlert(r, VENUE_CONFIG_ALERT);
       const inputs = await this.#host.inputsIfHeld(r, now, true);
       const next = this.#host.apply(r, { type: "exchange_failed" }, now, {}, { error, attempts }, inputs);
       ledger.finish(key, "failed", null, error, at);
