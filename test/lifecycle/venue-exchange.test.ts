@@ -389,10 +389,22 @@ describe("venue exchange: a configuration error is never an attempt", () => {
         ),
       ).toEqual(["opened", "reminder"]);
       expect(await inReview(o.id)).toBe(true);
+      // The venue back, its first lookup cannot tell yet: the step no longer fails, so its alert is over.
+      venue.lookupFaults.push("5xx");
       await venue.attach(o.id);
     } finally {
       await faults(0);
     }
+    await step(o.id, 5 * 60_000);
+    expect((await read(partner, o.id)).status).toBe("exchanging");
+    expect(
+      alerts(errors, "exchange step failed with a leg on the venue: the order waits in exchanging").length,
+    ).toBe(2);
+    expect(
+      (
+        await json<{ data: { order_id: string; kind: string; state: string }[] }>(await admin("/alerts"))
+      ).data.find((a) => a.order_id === o.id && a.kind.startsWith("exchange step failed"))?.state,
+    ).toBe("cleared");
     expect(await stepUntil(o.id, (s) => s !== "exchanging", 60_000)).toBe("completed");
     expect(venue.posts).toHaveLength(1);
     expect(await statusPath(o.id)).not.toContain("refunding");

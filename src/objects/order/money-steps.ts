@@ -33,6 +33,7 @@ export function exchangeNeedsReview(kv: SyncKvStorage, r: OrderRecord): boolean 
 
 /** A failed exchange step whose venue may hold a leg of it is retried this often, in review. */
 const STOPPED_ON_VENUE_RETRY_MS = 5 * 60_000;
+const STOPPED_ON_VENUE_ALERT = "exchange step failed with a leg on the venue: the order waits in exchanging";
 
 /**
  * What the exchange step does with a failure (a throw, a refusal, nothing to pay out) while a leg
@@ -47,10 +48,7 @@ function stoppedOnVenue(result: Exclude<ExchangeResult, { status: "pending" }>, 
     retryAt: now + STOPPED_ON_VENUE_RETRY_MS,
     reason: error,
     review: true,
-    alert: {
-      msg: "exchange step failed with a leg on the venue: the order waits in exchanging",
-      data: { error },
-    },
+    alert: { msg: STOPPED_ON_VENUE_ALERT, data: { error } },
   };
 }
 
@@ -169,6 +167,7 @@ export class MoneySteps {
     const produced = result.status === "done" && parseDecimal(result.amountTo).gt(0);
     if (!produced && result.status !== "pending" && mayBeOnVenue(ledger.progress<VenueExchangeState>(key)))
       result = stoppedOnVenue(result, now);
+    else this.clearAlert(r, STOPPED_ON_VENUE_ALERT);
     if (result.status === "pending") {
       // The venue took our credentials again: its configuration alert is over (else on the exchange's end).
       if (result.credentialsAccepted) this.clearAlert(r, VENUE_CONFIG_ALERT);
