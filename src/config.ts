@@ -75,6 +75,10 @@ export const configSchema = z.object({
   EXCHANGE_MODE: z.enum(["simulated", "binance"]).default("simulated"),
   PAYOUT_MODE: z.enum(["simulated", "http"]).default("simulated"),
   PAYOUT_MAX_ATTEMPTS: int(8, 1),
+  /**
+   * Failed exchange steps before the order takes `exchange_failed`. A venue configuration error is
+   * never one, and nothing counts once a leg may be on the venue (docs/lifecycle.md, "The exchange").
+   */
   EXCHANGE_MAX_ATTEMPTS: int(8, 1),
   /** The venue's REST base (Binance spot or its testnet); with PRICE_SOURCE=http its ticker prices quotes. */
   EXCHANGE_URL: z.url({ protocol: /^https?$/ }).optional(),

@@ -1,4 +1,4 @@
-import { backoffMs } from "./settlement";
+import { backoffMs, CONFIG_RETRY_MS } from "./retry";
 
 /**
  * One send of money (a payout or a refund) as the order's ledger keeps it: the request is frozen
@@ -81,7 +81,9 @@ const later = <R>(row: SendRow<R>, policy: SendPolicy, now: number, n: number): 
  * After a lookup. Only the gateway's own word ends the send: paid, refused, or "never received"
  * once the budget is spent. A lookup that cannot tell keeps the order asking, backing off on the
  * lookups in a row (up to the cap), and past the budget it is an alert: money may have left, and
- * an operator must settle the key. Our credentials refused (401/403/404) is a configuration alert.
+ * an operator must settle the key. Our credentials refused (401/403) is a configuration problem,
+ * not an unknown outcome: its own alert, asked again every CONFIG_RETRY_MS, and the count (and so
+ * the backoff and the "outcome unknown" alert) of lookups that cannot tell is left as it was.
  */
 export function afterLookup<R>(
   row: SendRow<R>,
@@ -99,16 +101,23 @@ export function afterLookup<R>(
         ? { next: "failed", error: "no attempt went through" }
         : { next: "send" };
     case "error": {
+      const error = `lookup failed: ${answer.error}`;
+      if (answer.config)
+        return {
+          next: "wait",
+          row: { ...row, nextAt: now + CONFIG_RETRY_MS },
+          error,
+          alert: configAlert(row.kind),
+        };
       const unknownLookups = row.unknownLookups + 1;
-      const alert: SendAlert | null = answer.config
-        ? configAlert(row.kind)
-        : unknownLookups >= policy.maxAttempts
+      const alert: SendAlert | null =
+        unknownLookups >= policy.maxAttempts
           ? { kind: "outcome_unknown", message: `${row.kind} outcome unknown: needs an operator` }
           : null;
       return {
         next: "wait",
         row: later({ ...row, unknownLookups }, policy, now, unknownLookups),
-        error: `lookup failed: ${answer.error}`,
+        error,
         alert,
       };
     }

@@ -55,8 +55,3 @@ export function refundAmount(received: Decimal, networkFee: string, decimals: nu
   const net = floorTo(received.sub(parseDecimal(networkFee)), decimals);
   return net.gt(0) ? net : new Dec(0);
 }
-
-/** Exponential backoff for retries: base × 2^(attempt−1), capped. */
-export function backoffMs(attempt: number, baseMs: number, capMs: number): number {
-  return Math.min(capMs, baseMs * 2 ** Math.max(0, attempt - 1));
-}

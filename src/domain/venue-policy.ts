@@ -1,3 +1,5 @@
+import { backoffMs, CONFIG_RETRY_MS, RETRY_CAP_MS } from "./retry";
+
 /**
  * When a venue leg is placed, looked up, placed again or given up (docs/lifecycle.md, "Venue").
  * Pure: the order object stores the LegState next to the leg's intent and calls these with each
@@ -6,12 +8,12 @@
  * a leg whose placement may have reached the venue is looked up by its client order id, and it is
  * placed again (with the same id) only after LOST_AFTER_LOOKUPS not-found answers spread over at
  * least LOST_WINDOW_MS, which covers the venue's own "execution status unknown" (-1007) delay.
+ * Lookups that cannot tell (5xx, no answer, an order still open) back off as the payout gateway's
+ * do (`backoffMs`, src/domain/retry.ts), from LOOKUP_INTERVAL_MS up to RETRY_CAP_MS.
  */
 export const LOOKUP_INTERVAL_MS = 10_000;
 export const LOST_AFTER_LOOKUPS = 3;
 export const LOST_WINDOW_MS = 60_000;
-/** After our credentials were refused (a configuration error), the same step again this much later. */
-export const CONFIG_RETRY_MS = 60_000;
 
 /** A venue answer, as the adapter classifies it (src/adapters/exchange/types.ts). */
 export type LegOutcome =
@@ -29,8 +31,11 @@ export type LegState =
   | { phase: "ready" }
   /** A placement may be on the wire. Stored BEFORE the request, so an eviction reads as uncertain. */
   | { phase: "sending" }
-  /** The venue may or may not hold the order: only lookups until it is found or declared lost. */
-  | { phase: "uncertain"; notFound: number; firstNotFoundAt: number | null }
+  /**
+   * The venue may or may not hold the order: only lookups until it is found or declared lost.
+   * `unknown`: lookups in a row that could not tell (absent on legs stored before it was kept).
+   */
+  | { phase: "uncertain"; notFound: number; firstNotFoundAt: number | null; unknown?: number }
   | { phase: "filled" }
   | { phase: "rejected"; reason: "filter" | "insufficient_balance" | "other" };
 
@@ -94,8 +99,9 @@ export function afterLookup(state: LegState, outcome: LegOutcome, now: number): 
       const firstNotFoundAt = current.firstNotFoundAt ?? now;
       if (notFound >= LOST_AFTER_LOOKUPS && now - firstNotFoundAt >= LOST_WINDOW_MS)
         return { state: { phase: "ready" }, next: { do: "place", notBefore: now } };
+      // An answer, so the backoff starts again; the lost-leg window keeps its pace.
       return {
-        state: { phase: "uncertain", notFound, firstNotFoundAt },
+        state: { phase: "uncertain", notFound, firstNotFoundAt, unknown: 0 },
         next: { do: "lookup", notBefore: now + LOOKUP_INTERVAL_MS },
       };
     }
@@ -103,10 +109,16 @@ export function afterLookup(state: LegState, outcome: LegOutcome, now: number): 
       return { state: current, next: { do: "lookup", notBefore: now + outcome.retryAfterSeconds * 1000 } };
     case "config":
       return { state: current, next: { do: "lookup", notBefore: now + CONFIG_RETRY_MS } };
-    // pending, clock_skew (resynced by the adapter), unknown: look again later; the count of
-    // not-found answers is kept, so one flaky lookup does not restart the window.
-    default:
-      return { state: current, next: { do: "lookup", notBefore: now + LOOKUP_INTERVAL_MS } };
+    // pending, clock_skew (resynced by the adapter), unknown: look again later, backing off on the
+    // lookups in a row that could not tell; the count of not-found answers is kept, so one flaky
+    // lookup does not restart the window.
+    default: {
+      const unknown = (current.unknown ?? 0) + 1;
+      return {
+        state: { ...current, unknown },
+        next: { do: "lookup", notBefore: now + backoffMs(unknown, LOOKUP_INTERVAL_MS, RETRY_CAP_MS) },
+      };
+    }
   }
 }
 
@@ -116,12 +128,12 @@ export const WAIT_ALERT_AFTER_MS = 15 * 60_000;
 export const WAIT_ALERT_CAP_MS = 24 * 60 * 60_000;
 
 /**
- * Whether a leg waiting since `since`, already alerted on `alerts` times, alerts now: at 15 min,
- * then after gaps of 15, 30, 60 min … (doubling, at most a day), so a wait that lasts is never
- * silent and never floods.
+ * When a leg waiting since `since`, already alerted on `alerts` times, alerts next: at 15 min, then
+ * after gaps of 15, 30, 60 min … (doubling, at most a day), so a wait that lasts is never silent
+ * and never floods. The exchange is stepped then at the latest, however far its lookups backed off.
  */
-export function waitAlertDue(since: number, alerts: number, now: number): boolean {
+export function waitAlertAt(since: number, alerts: number): number {
   let due = since + WAIT_ALERT_AFTER_MS;
   for (let n = 0; n < alerts; n++) due += Math.min(WAIT_ALERT_AFTER_MS * 2 ** n, WAIT_ALERT_CAP_MS);
-  return now >= due;
+  return due;
 }

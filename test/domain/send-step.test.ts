@@ -4,6 +4,7 @@
  * asking, and nothing is sent again without a lookup saying the key was never received.
  */
 import { describe, expect, it } from "vitest";
+import { CONFIG_RETRY_MS } from "../../src/domain/retry";
 import {
   afterLookup,
   afterSend,
@@ -126,6 +127,21 @@ describe("afterLookup", () => {
       next: "wait",
       alert: { kind: "gateway_config", message: "payout gateway configuration error: needs an operator" },
     });
+  });
+
+  it("a credentials outage (401 lookups) is not an unknown outcome: asked again every minute, the unknown-outcome count and backoff untouched; after it, no 'outcome unknown' alert", () => {
+    let r = row({ unknownLookups: 1 });
+    for (let i = 0; i < 10; i++) {
+      const step = afterLookup(r, { status: "error", error: "401", config: true }, policy, T);
+      if (step.next !== "wait") throw new Error(`expected wait, got ${step.next}`);
+      expect(step.alert?.kind).toBe("gateway_config");
+      expect(step.row.nextAt).toBe(T + CONFIG_RETRY_MS);
+      r = step.row;
+    }
+    expect(r.unknownLookups).toBe(1);
+    // The outage over, the next lookup that cannot tell is the second in a row, as before it.
+    const after = afterLookup(r, { status: "error", error: "503" }, policy, T);
+    expect(after).toMatchObject({ next: "wait", alert: null, row: { unknownLookups: 2, nextAt: T + 2_000 } });
   });
 
   it("a new send starts the count of lookups that cannot tell again", () => {

@@ -1,19 +1,20 @@
 import { describe, expect, it } from "vitest";
+import { CONFIG_RETRY_MS } from "../../src/domain/retry";
 import {
   afterLookup,
   afterPlace,
-  CONFIG_RETRY_MS,
   type LegState,
   LOOKUP_INTERVAL_MS,
   LOST_AFTER_LOOKUPS,
   LOST_WINDOW_MS,
   legAction,
   WAIT_ALERT_AFTER_MS,
-  waitAlertDue,
+  waitAlertAt,
 } from "../../src/domain/venue-policy";
 import { legClientOrderId } from "../../src/domain/venue-route";
 
 const T = 1_000_000;
+const waitAtDue = (since: number, alerts: number, now: number) => now >= waitAlertAt(since, alerts);
 
 describe("venue leg policy", () => {
   it("a stored intent is placed; a leg that may be on the wire (evicted mid-request) is looked up first", () => {
@@ -82,7 +83,7 @@ describe("venue leg policy", () => {
 
   it("a flaky lookup keeps the not-found count; a found order ends the leg", () => {
     const s: LegState = { phase: "uncertain", notFound: 2, firstNotFoundAt: T };
-    expect(afterLookup(s, { kind: "unknown" }, T + 5).state).toEqual(s);
+    expect(afterLookup(s, { kind: "unknown" }, T + 5).state).toMatchObject(s);
     expect(afterLookup(s, { kind: "rate_limited", retryAfterSeconds: 3 }, T + 5).next).toEqual({
       do: "lookup",
       notBefore: T + 3005,
@@ -93,19 +94,41 @@ describe("venue leg policy", () => {
     });
   });
 
+  it("lookups that cannot tell back off as the payout gateway's do (10 s doubling, at most 30 min); a not-found answer starts again", () => {
+    let state: LegState = { phase: "sending" };
+    const waits: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const step = afterLookup(state, { kind: i % 2 ? "pending" : "unknown" }, T);
+      if (step.next.do !== "lookup") throw new Error(`expected a lookup, got ${step.next.do}`);
+      waits.push((step.next.notBefore - T) / 1000);
+      state = step.state;
+    }
+    expect(waits).toEqual([10, 20, 40, 80, 160, 320, 640, 1280, 1800, 1800]);
+    const found = afterLookup(state, { kind: "not_found" }, T);
+    expect(found.next).toEqual({ do: "lookup", notBefore: T + LOOKUP_INTERVAL_MS });
+    expect(afterLookup(found.state, { kind: "unknown" }, T).next).toEqual({
+      do: "lookup",
+      notBefore: T + LOOKUP_INTERVAL_MS,
+    });
+    // Our credentials refused is retried on its own clock and leaves the backoff where it was.
+    const refused = afterLookup(state, { kind: "config" }, T);
+    expect(refused.next).toEqual({ do: "lookup", notBefore: T + CONFIG_RETRY_MS });
+    expect(refused.state).toEqual(state);
+  });
+
   it("a wait alerts at 15 min, then after gaps of 15, 30, 60 min …, at most a day apart", () => {
     const min = 60_000;
-    expect(waitAlertDue(T, 0, T + WAIT_ALERT_AFTER_MS - 1)).toBe(false);
-    expect(waitAlertDue(T, 0, T + 15 * min)).toBe(true);
-    expect(waitAlertDue(T, 1, T + 29 * min)).toBe(false);
-    expect(waitAlertDue(T, 1, T + 30 * min)).toBe(true);
-    expect(waitAlertDue(T, 2, T + 59 * min)).toBe(false);
-    expect(waitAlertDue(T, 2, T + 60 * min)).toBe(true);
+    expect(waitAtDue(T, 0, T + WAIT_ALERT_AFTER_MS - 1)).toBe(false);
+    expect(waitAtDue(T, 0, T + 15 * min)).toBe(true);
+    expect(waitAtDue(T, 1, T + 29 * min)).toBe(false);
+    expect(waitAtDue(T, 1, T + 30 * min)).toBe(true);
+    expect(waitAtDue(T, 2, T + 59 * min)).toBe(false);
+    expect(waitAtDue(T, 2, T + 60 * min)).toBe(true);
     // Gaps of 15·2^n min stop growing at a day.
     let due = T + 15 * min;
     for (let n = 0; n < 20; n++) due += Math.min(15 * min * 2 ** n, 24 * 60 * min);
-    expect(waitAlertDue(T, 20, due - 1)).toBe(false);
-    expect(waitAlertDue(T, 20, due)).toBe(true);
+    expect(waitAtDue(T, 20, due - 1)).toBe(false);
+    expect(waitAtDue(T, 20, due)).toBe(true);
   });
 
   it("client order ids: ≤ 36 chars, one per order leg, stable", () => {

@@ -191,7 +191,7 @@ describe("alerts: one per problem, listed for the operator (issue 26, item 11)",
     expect(info.mock.calls.filter(([m]) => String(m).includes('"alert":"cleared"'))).toHaveLength(1);
   });
 
-  it("a 401 storm on lookups is a configuration alert: the order waits, never fails, never pays twice", async () => {
+  it("a 401 storm on lookups is a configuration alert, not an unknown outcome: the order waits, never fails, never pays twice; a 5xx after it is the first lookup that could not tell", async () => {
     const o = await confirmedOrder(BTC_TO_USDT, "0.01");
     fake.gw.sendFaults.push("5xx");
     fake.gw.lookupFaults.push(...Array<"401">(20).fill("401"));
@@ -203,8 +203,14 @@ describe("alerts: one per problem, listed for the operator (issue 26, item 11)",
       expect.objectContaining({ kind: "payout_gateway_config", state: "open" }),
     ]);
     fake.gw.lookupFaults.length = 0;
+    fake.gw.lookupFaults.push("5xx");
     expect(await stepUntil(o.id, (s) => s === "completed", 40)).toBe("completed");
     expect(fake.gw.paidTwice()).toEqual([]);
+    await step(o.id, 15_000);
+    // The storm's 401s never counted as lookups that could not tell: no "outcome unknown" alert.
+    expect(await alertsOf(o.id)).toEqual([
+      expect.objectContaining({ kind: "payout_gateway_config", state: "cleared" }),
+    ]);
   });
 });
 

@@ -7,6 +7,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
+import { VENUE_CONFIG_ALERT } from "../../src/adapters/exchange/types";
 import { admin, call, createPartner, json, setPrices, type TestPartner } from "../helpers";
 import { createFakeVenue, type FakeVenue } from "../support/fake-venue";
 import {
@@ -174,12 +175,17 @@ describe("venue exchange: intent, then lookup", () => {
     expect(venue.filledTwice()).toEqual([]);
   });
 
-  it("a POST refused with 401 -2015 (a rotated key): nothing placed; the order waits and alerts, then places", async () => {
+  it("a POST refused with 401 -2015 (a rotated key): nothing placed; the order waits and alerts, then places; the alert clears when the venue takes the key again, not when the order completes", async () => {
     const errors = vi.spyOn(console, "error");
-    venue.placeFaults.push("2015", "2015");
+    // Refused twice, then accepted but not filled yet (NEW): the order still waits on the venue.
+    venue.placeFaults.push("2015", "2015", "accept_later");
     const o = await fundedOrder({ ...BTC_TO_USDT, refund_address: BTC_REFUND });
     await step(o.id);
     expect((await read(partner, o.id)).status).toBe("exchanging");
+    expect(await configAlert(o.id)).toBe("open");
+    while (venue.placeFaults.length > 0) await step(o.id, 60_000);
+    expect((await read(partner, o.id)).status).toBe("exchanging");
+    expect(await configAlert(o.id)).toBe("cleared");
     expect(await stepUntil(o.id, (s) => s !== "exchanging", 60_000)).toBe("completed");
     expect(venue.posts).toHaveLength(3);
     expect(alerts(errors, "venue configuration error: needs an operator")).toMatchObject([
@@ -275,6 +281,19 @@ describe("venue exchange: intent, then lookup", () => {
     });
   });
 
+  it("-2010 'Duplicate order sent.' on a POST: an order under the id exists and may fill; looked up, never a refusal", async () => {
+    venue.placeFaults.push("duplicate");
+    const o = await fundedOrder({ ...BTC_TO_USDT, refund_address: BTC_REFUND });
+    await step(o.id);
+    expect(await read(partner, o.id)).toMatchObject({ status: "exchanging", status_reason: null });
+    expect(await stepUntil(o.id, (s) => s !== "exchanging", 10_000)).toBe("completed");
+    expect(venue.posts).toHaveLength(1);
+    expect(venue.calls).toContain("GET /api/v3/order");
+    expect(await statusPath(o.id)).not.toContain("refunding");
+    expect((await read(partner, o.id)).amount_to_actual).toBe(595.403);
+    expect(venue.filledTwice()).toEqual([]);
+  });
+
   it("a filter refusal (-1013) ends the exchange: exchange_failed, one POST", async () => {
     venue.placeFaults.push("filter");
     const o = await fundedOrder(BTC_TO_USDT);
@@ -282,6 +301,114 @@ describe("venue exchange: intent, then lookup", () => {
     const failed = await read(partner, o.id);
     expect(failed).toMatchObject({ status: "failed", status_reason: "exchange_failed" });
     expect(venue.posts).toHaveLength(1);
+  });
+});
+
+/** The state of the order's venue configuration alert as GET /admin/v1/alerts lists it (after a run projected it). */
+async function configAlert(id: string): Promise<string | undefined> {
+  await step(id, 0);
+  const res = await admin("/alerts");
+  expect(res.status).toBe(200);
+  return (await json<{ data: { order_id: string; kind: string; state: string }[] }>(res)).data.find(
+    (a) => a.order_id === id && a.kind === VENUE_CONFIG_ALERT,
+  )?.state;
+}
+
+/** The exchange's row of the order's sends ledger: the attempts counted against EXCHANGE_MAX_ATTEMPTS. */
+const exchangeAttempts = (id: string) =>
+  runInDurableObject(
+    env.ORDERS.getByName(id),
+    (_obj, state) =>
+      state.storage.sql
+        .exec<{ attempts: number }>("SELECT attempts FROM sends WHERE key = ?", `${id}:exchange`)
+        .toArray()[0]?.attempts,
+  );
+
+describe("venue exchange: a configuration error is never an attempt", () => {
+  it("EXCHANGE_API_KEY missing before anything was placed: no attempt counted past EXCHANGE_MAX_ATTEMPTS, one configuration alert; places once the key is back", async () => {
+    const errors = vi.spyOn(console, "error");
+    const o = await fundedOrder({ ...BTC_TO_USDT, refund_address: BTC_REFUND });
+    await venue.reconfigure(o.id, { EXCHANGE_API_KEY: undefined });
+    for (let i = 0; i < 12; i++) await step(o.id, 60_000);
+    expect(await read(partner, o.id)).toMatchObject({ status: "exchanging", status_reason: null });
+    expect(await exchangeAttempts(o.id)).toBe(0);
+    expect(venue.calls).toEqual([]);
+    expect(alerts(errors, VENUE_CONFIG_ALERT)).toEqual([
+      expect.objectContaining({ order: o.id, alert: "opened", key: `${o.id}:exchange` }),
+    ]);
+    expect(await configAlert(o.id)).toBe("open");
+    // The key back, the venue takes the order but has not filled it yet: the alert is over.
+    venue.placeFaults.push("accept_later");
+    await venue.reconfigure(o.id, { EXCHANGE_API_KEY: "fake-venue-key" });
+    await step(o.id, 60_000);
+    expect((await read(partner, o.id)).status).toBe("exchanging");
+    expect(await configAlert(o.id)).toBe("cleared");
+    expect(await stepUntil(o.id, (s) => s !== "exchanging", 60_000)).toBe("completed");
+    expect(venue.posts).toHaveLength(1);
+    expect(await statusPath(o.id)).not.toContain("refunding");
+  });
+
+  it("a leg filled and its answer lost, then EXCHANGE_API_SECRET gone: never failed nor refunded, one configuration alert; the lookup finds the fill once the secret is back", async () => {
+    const errors = vi.spyOn(console, "error");
+    venue.placeFaults.push("fill_then_drop");
+    const o = await fundedOrder({ ...BTC_TO_USDT, refund_address: BTC_REFUND });
+    await step(o.id);
+    await venue.reconfigure(o.id, { EXCHANGE_API_SECRET: undefined });
+    const calls = venue.calls.length;
+    for (let i = 0; i < 12; i++) await step(o.id, 60_000);
+    expect(await read(partner, o.id)).toMatchObject({ status: "exchanging", status_reason: null });
+    expect(venue.calls).toHaveLength(calls);
+    expect(alerts(errors, VENUE_CONFIG_ALERT)).toEqual([
+      expect.objectContaining({ order: o.id, alert: "opened", key: `${o.id}:exchange` }),
+    ]);
+    await venue.reconfigure(o.id, { EXCHANGE_API_SECRET: "fake-venue-secret" });
+    expect(await stepUntil(o.id, (s) => s !== "exchanging", 60_000)).toBe("completed");
+    expect(venue.posts).toHaveLength(1);
+    expect((await read(partner, o.id)).amount_to_actual).toBe(595.403);
+    expect(await statusPath(o.id)).not.toContain("refunding");
+    expect(venue.filledTwice()).toEqual([]);
+  });
+
+  it("a leg on the venue, then an exchange step that throws whatever it is (the mode switched to a venue that crashes): never an attempt, failed or refunded; in review and alerted", async () => {
+    const errors = vi.spyOn(console, "error");
+    const faults = (rate: number) =>
+      admin("/sim/BTC/faults", { method: "PUT", json: { exchange_throw_rate: rate } });
+    venue.placeFaults.push("fill_then_drop");
+    const o = await fundedOrder({ ...BTC_TO_USDT, refund_address: BTC_REFUND });
+    await step(o.id);
+    try {
+      expect((await faults(1)).status).toBe(200);
+      await venue.reconfigure(o.id, { EXCHANGE_MODE: "simulated" });
+      for (let i = 0; i < 8; i++) await step(o.id, 5 * 60_000);
+      expect(await read(partner, o.id)).toMatchObject({ status: "exchanging", status_reason: null });
+      expect(await exchangeAttempts(o.id)).toBe(0);
+      // One alert, opened once and reminded on its backoff (15 minutes in), not one per step.
+      expect(
+        alerts(errors, "exchange step failed with a leg on the venue: the order waits in exchanging").map(
+          (l) => l.alert,
+        ),
+      ).toEqual(["opened", "reminder"]);
+      expect(await inReview(o.id)).toBe(true);
+      // The venue back, its first lookup cannot tell yet: the step no longer fails, so its alert is over.
+      venue.lookupFaults.push("5xx");
+      await venue.attach(o.id);
+    } finally {
+      await faults(0);
+    }
+    await step(o.id, 5 * 60_000);
+    expect((await read(partner, o.id)).status).toBe("exchanging");
+    expect(
+      alerts(errors, "exchange step failed with a leg on the venue: the order waits in exchanging").length,
+    ).toBe(2);
+    expect(
+      (
+        await json<{ data: { order_id: string; kind: string; state: string }[] }>(await admin("/alerts"))
+      ).data.find((a) => a.order_id === o.id && a.kind.startsWith("exchange step failed"))?.state,
+    ).toBe("cleared");
+    expect(await stepUntil(o.id, (s) => s !== "exchanging", 60_000)).toBe("completed");
+    expect(venue.posts).toHaveLength(1);
+    expect(await statusPath(o.id)).not.toContain("refunding");
+    expect(venue.filledTwice()).toEqual([]);
   });
 });
 
@@ -346,6 +473,11 @@ describe("venue exchange: a wait never refunds and never goes silent", () => {
     expect(await inReview(o.id)).toBe(true);
     for (let minute = 16; minute <= 60; minute++) await step(o.id, 60_000);
     expect(pendingAlerts()).toHaveLength(3);
+    // An hour of lookups that cannot tell: backed off (10 s doubling), not one every step; the log
+    // has an entry when the wait started and when its reason changed (the POST's answer lost, then
+    // the lookups' 5xx), not one per step.
+    expect(venue.calls.filter((c) => c === "GET /api/v3/order").length).toBeLessThanOrEqual(12);
+    expect((await events(o.id)).filter((e) => e.reason === "exchange waiting on the venue")).toHaveLength(2);
     venue.lookupFaults.length = 0;
     expect(await stepUntil(o.id, (s) => s !== "exchanging", 60_000)).toBe("completed");
     expect(venue.posts).toHaveLength(1);

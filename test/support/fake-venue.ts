@@ -47,6 +47,8 @@ export type PlaceFault =
   | "insufficient"
   /** -1013 filter failure. */
   | "filter"
+  /** Trades, then answers -2010 "Duplicate order sent." (as when a retried POST met the first). */
+  | "duplicate"
   /** 401 -2015: our API key refused (rotated, or reached from an IP it is not allowed from). */
   | "2015";
 
@@ -131,6 +133,8 @@ export interface FakeVenue {
   filledTwice(): string[];
   /** Points the order's object at this venue (EXCHANGE_MODE=binance). */
   attach(orderId: string): Promise<void>;
+  /** Changes the order object's venue settings (a deploy that drops or rotates a secret, …). */
+  reconfigure(orderId: string, patch: Partial<Config>): Promise<void>;
   /** Restores every object's configuration. */
   detach(): void;
 }
@@ -223,6 +227,15 @@ export function createFakeVenue(): FakeVenue {
         .filter(([, rows]) => rows.filter((r) => r.status === "FILLED").length > 1)
         .map(([id]) => id),
     async attach(orderId) {
+      await venue.reconfigure(orderId, {
+        EXCHANGE_MODE: "binance",
+        EXCHANGE_URL: VENUE_URL,
+        EXCHANGE_API_KEY: "fake-venue-key",
+        EXCHANGE_API_SECRET: "fake-venue-secret",
+      });
+      vi.stubGlobal("fetch", net.fetch);
+    },
+    async reconfigure(orderId, patch) {
       const config = await runInDurableObject(env.ORDERS.getByName(orderId), (obj) =>
         getConfig((obj as unknown as { env: Env }).env),
       );
@@ -233,13 +246,7 @@ export function createFakeVenue(): FakeVenue {
           EXCHANGE_API_KEY: config.EXCHANGE_API_KEY,
           EXCHANGE_API_SECRET: config.EXCHANGE_API_SECRET,
         });
-      Object.assign(config, {
-        EXCHANGE_MODE: "binance",
-        EXCHANGE_URL: VENUE_URL,
-        EXCHANGE_API_KEY: "fake-venue-key",
-        EXCHANGE_API_SECRET: "fake-venue-secret",
-      });
-      vi.stubGlobal("fetch", net.fetch);
+      Object.assign(config, patch);
     },
     detach() {
       for (const [config, saved] of patched) Object.assign(config, saved);
@@ -328,6 +335,9 @@ export function createFakeVenue(): FakeVenue {
           return errorResponse("insufficient_balance");
         case "filter":
           return errorResponse("filter_failure");
+        case "duplicate":
+          book(q, true);
+          return errorResponse("duplicate_order");
         case "2015":
           return errorResponse("rejected_key");
       }

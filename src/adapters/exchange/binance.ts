@@ -56,6 +56,11 @@ const Ticker = z.object({ symbol: z.string(), price: z.string() });
 /** Venue codes: -1013 filter failure; -2010 with this message: no funds; -2013 no such order; -1021 timestamp. */
 const INSUFFICIENT = /insufficient balance/i;
 /**
+ * -2010 "Duplicate order sent.": the client order id is already in use (errors.md, messages for
+ * -2010 NEW_ORDER_REJECTED), so an order under it exists and may fill: not a refusal.
+ */
+const DUPLICATE = /duplicate order/i;
+/**
  * Our own credentials or signature refused (errors.md: -1002 unauthorized, -2014 API-key format,
  * -2015 key, IP or permissions, -1022 signature; HTTP 401, and 403 from the venue's firewall): the
  * venue never read the request, and only the operator can fix it.
@@ -94,7 +99,7 @@ export function classify(
   const { code, msg } = err.data;
   if (code === -2013) return { kind: "not_found" };
   if (code === -1021) return { kind: "clock_skew" };
-  if (call === "lookup") return { kind: "unknown", error };
+  if (call === "lookup" || (code === -2010 && DUPLICATE.test(msg))) return { kind: "unknown", error };
   if (code === -1013) return { kind: "rejected", reason: "filter", code, message: msg };
   if (code === -2010 && INSUFFICIENT.test(msg))
     return { kind: "rejected", reason: "insufficient_balance", code, message: msg };

@@ -31,13 +31,25 @@ export interface ExchangePending {
   status: "pending";
   retryAt: number;
   reason: string;
-  /** The order's log entry for this wait, when it has its own (else a generic "waiting" note). */
+  /**
+   * The order's log entry for this step, when it has one: a venue wait is logged when it starts
+   * and when its reason changes, not at every step (its alert is what reminds).
+   */
   event?: { reason: string; data: Record<string, string | number> };
   /** An operator alert the order raises for this wait (its message is the alert's kind). */
   alert?: VenueAlert;
   /** The wait needs an operator's eye: the order is listed in the review queue until the exchange ends. */
   review?: boolean;
+  /** A signed venue call of this step got past our credentials: a venue configuration alert is over. */
+  credentialsAccepted?: boolean;
 }
+
+/**
+ * The alert (its message is its kind) of a venue the service cannot use as configured: the adapter
+ * cannot be built (EXCHANGE_URL, EXCHANGE_API_KEY or EXCHANGE_API_SECRET missing) or the venue
+ * refuses our key, IP or signature. One alert for both: either way only the operator can fix it.
+ */
+export const VENUE_CONFIG_ALERT = "venue configuration error: needs an operator";
 
 export interface VenueAlert {
   msg: string;

@@ -1,6 +1,6 @@
 import { Dec, parseDecimal, toDecimalString, toSignificant } from "../../domain/money";
 import { commissionSummary, legDelivered, venuePayout } from "../../domain/venue-fills";
-import { type LegState, waitAlertDue } from "../../domain/venue-policy";
+import { type LegState, waitAlertAt } from "../../domain/venue-policy";
 import { legClientOrderId, routeLegs, sizeLeg } from "../../domain/venue-route";
 import type {
   ExchangeRequest,
@@ -12,6 +12,7 @@ import type {
   VenueOrder,
   VenueOutcome,
 } from "./types";
+import { VENUE_CONFIG_ALERT } from "./types";
 import { stepLeg } from "./venue-legs";
 
 /**
@@ -38,16 +39,35 @@ export interface VenueLeg {
   execution: LegExecution | null;
   /**
    * While the exchange waits on this leg: since when, and the operator alerts raised for the wait
-   * (src/domain/venue-policy.ts, `waitAlertDue`). Absent on legs stored before they were kept.
+   * (src/domain/venue-policy.ts, `waitAlertAt`). Absent on legs stored before they were kept.
    */
   waitingSince?: number | null;
   waitAlerts?: number;
+  /** The wait's reason as last written to the order's log: a wait is logged when its reason changes. */
+  logged?: string | null;
   /** Why a leg after a filled one cannot go now (its retries alert once, then as a wait). */
   blocked?: string | null;
 }
 
 export interface VenueExchangeState {
   legs: VenueLeg[];
+}
+
+/**
+ * Whether any leg of the exchange may be on the venue (placed, possibly placed, or filled): from
+ * then on the deposit may be sold, and nothing may fail the exchange (a refund would pay it back).
+ * A leg refused for good, or declared lost after the lookup window, is not.
+ */
+export function mayBeOnVenue(state: VenueExchangeState | null | undefined): boolean {
+  return (
+    state?.legs.some(
+      (l) =>
+        l.execution !== null ||
+        l.state.phase === "sending" ||
+        l.state.phase === "uncertain" ||
+        l.state.phase === "filled",
+    ) ?? false
+  );
 }
 
 /**
@@ -78,6 +98,8 @@ export const LEG_RETRY_MS = 5 * 60_000;
 const UNREACHABLE_RETRY_MS = 30_000;
 /** Venue calls one `execute` makes at most, so a venue answering "now" again and again cannot spin. */
 const MAX_STEPS = 4;
+/** The reason of a step that made no call the leg was waiting for: nothing new to log. */
+const IN_PROGRESS = "venue leg in progress";
 
 function describe(o: VenueOutcome): string {
   switch (o.kind) {
@@ -130,12 +152,12 @@ export function createVenueExchange(deps: VenueExchangeDeps): ExchangeVenue {
       }
       const stored = state;
       const save = () => deps.store.put(key, stored);
+      const watched = watchCredentials(deps.venue);
       let result: ExchangeResult;
       try {
-        result = await advance(deps, req, stored, save, t);
+        result = await advance({ ...deps, venue: watched.venue }, req, stored, save, t);
       } catch (err) {
-        const sent = stored.legs.some((l) => l.state.phase !== "ready" || l.execution);
-        if (!sent) throw err;
+        if (!mayBeOnVenue(stored)) throw err;
         result = {
           status: "pending",
           retryAt: t + UNREACHABLE_RETRY_MS,
@@ -145,36 +167,70 @@ export function createVenueExchange(deps: VenueExchangeDeps): ExchangeVenue {
       if (result.status !== "pending") return result;
       const waited = watchWait(stored, result, t);
       save();
-      return waited;
+      return watched.accepted() ? { ...waited, credentialsAccepted: true } : waited;
     },
   };
 }
 
 /**
+ * The venue, noting what its signed answers say of our credentials: a placement or lookup answered
+ * with an order, a "not found" or a refusal of the order got past them; a `config` answer did not.
+ * The last such answer of a step counts.
+ */
+function watchCredentials(venue: SpotVenue): { venue: SpotVenue; accepted(): boolean } {
+  let accepted = false;
+  const note = (o: VenueOutcome) => {
+    if (o.kind === "config") accepted = false;
+    else if (o.kind === "filled" || o.kind === "pending" || o.kind === "not_found" || o.kind === "rejected")
+      accepted = true;
+    return o;
+  };
+  return {
+    venue: {
+      ...venue,
+      place: async (order, id) => note(await venue.place(order, id)),
+      lookup: async (symbol, id) => note(await venue.lookup(symbol, id)),
+    },
+    accepted: () => accepted,
+  };
+}
+
+/**
  * A pending exchange is a leg that waits (it may be on the venue, the venue refuses our key, a
- * later leg cannot go): the operator is alerted once it has waited `WAIT_ALERT_AFTER_MS`, then on a
- * backoff, and the order is in the review queue from the first alert on.
+ * later leg cannot go). The order's log has one entry when the wait starts and one each time its
+ * reason changes, not one per step; the operator is alerted once it has waited
+ * `WAIT_ALERT_AFTER_MS`, then on a backoff (the step comes back by then, however far the leg's
+ * lookups backed off), and the order is in the review queue from the first alert on.
  */
 function watchWait(state: VenueExchangeState, result: Pending, now: number): Pending {
   const leg = state.legs.find((l) => l.state.phase !== "filled" || !l.execution) ?? state.legs.at(-1);
   if (!leg) return result;
   leg.waitingSince ??= now;
-  const alerts = leg.waitAlerts ?? 0;
-  if (!waitAlertDue(leg.waitingSince, alerts, now)) return result;
-  leg.waitAlerts = alerts + 1;
-  const waited = {
+  const where = {
     leg: state.legs.indexOf(leg) + 1,
     symbol: leg.symbol,
     client_order_id: leg.clientOrderId,
     phase: leg.state.phase,
-    waiting_since: new Date(leg.waitingSince).toISOString(),
-    reason: result.reason,
   };
+  let waited: Pending = result;
+  if (result.reason !== IN_PROGRESS && result.reason !== leg.logged) {
+    leg.logged = result.reason;
+    waited = {
+      ...waited,
+      event: { reason: "exchange waiting on the venue", data: { ...where, reason: result.reason } },
+    };
+  }
+  const alerts = leg.waitAlerts ?? 0;
+  if (now < waitAlertAt(leg.waitingSince, alerts))
+    return { ...waited, retryAt: Math.min(waited.retryAt, waitAlertAt(leg.waitingSince, alerts)) };
+  leg.waitAlerts = alerts + 1;
+  const data = { ...where, waiting_since: new Date(leg.waitingSince).toISOString(), reason: result.reason };
   return {
-    ...result,
+    ...waited,
+    retryAt: Math.min(waited.retryAt, waitAlertAt(leg.waitingSince, alerts + 1)),
     review: true,
     // An alert of its own (a configuration error, a blocked leg) says more than the wait.
-    alert: result.alert ?? { msg: "venue leg still pending: needs an operator", data: waited },
+    alert: result.alert ?? { msg: "venue leg still pending: needs an operator", data },
   };
 }
 
@@ -198,7 +254,7 @@ async function advance(
         return {
           status: "pending",
           retryAt: Math.max(leg.nextAt, now + 1000),
-          reason: "venue leg in progress",
+          reason: IN_PROGRESS,
         };
       if (!leg.order) {
         const amount = previous?.execution
@@ -262,7 +318,7 @@ async function advance(
           retryAt: leg.nextAt,
           reason: describe(o),
           alert: {
-            msg: "venue configuration error: needs an operator",
+            msg: VENUE_CONFIG_ALERT,
             data: { leg: i + 1, symbol: leg.symbol, client_order_id: leg.clientOrderId, venue: o.error },
           },
         };

@@ -1,12 +1,19 @@
-import type { ExchangeRequest, ExchangeResult, ExchangeVenue } from "../../adapters/exchange/types";
+import {
+  type ExchangeRequest,
+  type ExchangeResult,
+  type ExchangeVenue,
+  VENUE_CONFIG_ALERT,
+} from "../../adapters/exchange/types";
+import { mayBeOnVenue, type VenueExchangeState } from "../../adapters/exchange/venue-exchange";
 import type { PayoutRequest } from "../../adapters/payout/types";
-import type { OrderAdapters } from "../../adapters/registry";
+import { AdapterConfigError, type OrderAdapters } from "../../adapters/registry";
 import type { Config } from "../../config";
 import { sendKey } from "../../domain/ledger-keys";
 import { parseDecimal } from "../../domain/money";
 import type { OrderRecord } from "../../domain/order";
 import type { ActionInputs } from "../../domain/order-actions";
 import { operationFields } from "../../domain/payout-activation";
+import { CONFIG_RETRY_MS, RETRY_CAP_MS } from "../../domain/retry";
 import { beforeSend, type SendPolicy, type SendRow } from "../../domain/send-step";
 import { refundAmountNow } from "../../storage/market";
 import type { OrderAlerts } from "./alerts";
@@ -16,14 +23,33 @@ import { type SendOutcomes, sendOnce } from "./send-once";
 import type { SendsLedger } from "./sends-ledger";
 import type { EventData, OrderTransitions } from "./transitions";
 
-/** The longest wait between two tries of a send. */
-const RETRY_CAP_MS = 30 * 60_000;
 /** Set while the order's exchange waits on something an operator must look at (the review queue). */
 const EXCHANGE_REVIEW = "exchange_review";
 
 /** Whether the order's exchange waits for an operator's eye: it is listed in the review queue. */
 export function exchangeNeedsReview(kv: SyncKvStorage, r: OrderRecord): boolean {
   return r.status === "exchanging" && kv.get<boolean>(EXCHANGE_REVIEW) === true;
+}
+
+/** A failed exchange step whose venue may hold a leg of it is retried this often, in review. */
+const STOPPED_ON_VENUE_RETRY_MS = 5 * 60_000;
+const STOPPED_ON_VENUE_ALERT = "exchange step failed with a leg on the venue: the order waits in exchanging";
+
+/**
+ * What the exchange step does with a failure (a throw, a refusal, nothing to pay out) while a leg
+ * may be on the venue: it waits, in the review queue and alerted, rather than fail (and refund) a
+ * deposit the venue may have sold. The venue adapter already answers so itself; this holds whatever
+ * it, or anything around it, does.
+ */
+function stoppedOnVenue(result: Exclude<ExchangeResult, { status: "pending" }>, now: number): ExchangeResult {
+  const error = result.status === "failed" ? result.error : "exchange produced nothing to pay out";
+  return {
+    status: "pending",
+    retryAt: now + STOPPED_ON_VENUE_RETRY_MS,
+    reason: error,
+    review: true,
+    alert: { msg: STOPPED_ON_VENUE_ALERT, data: { error } },
+  };
 }
 
 /** What the money steps need from the order object they run in. */
@@ -87,7 +113,10 @@ export class MoneySteps {
   /**
    * The exchange, behind an intent in the sends ledger. A call that throws is a failed attempt like
    * any other, so no order waits in `exchanging` for ever; a venue that answers "pending" (a leg in
-   * progress, no balance, awaiting liquidity) spends no attempt.
+   * progress, no balance, awaiting liquidity) spends no attempt. Two things are never attempts and
+   * never fail the order: a venue that cannot be built as configured (the operator's to fix: one
+   * configuration alert, retried every CONFIG_RETRY_MS), and anything at all once a leg of the
+   * exchange may be on the venue (its deposit may be sold: the order waits in review instead).
    */
   async exchange(r: OrderRecord, now: number): Promise<void> {
     const { ledger } = this.#host;
@@ -125,18 +154,32 @@ export class MoneySteps {
     try {
       result = await this.#venue(r).execute(row.request, key);
     } catch (err) {
-      result = { status: "failed", retryable: true, error: `venue call threw: ${String(err)}` };
+      result =
+        err instanceof AdapterConfigError
+          ? {
+              status: "pending",
+              retryAt: now + CONFIG_RETRY_MS,
+              reason: err.message,
+              alert: { msg: VENUE_CONFIG_ALERT, data: { error: err.message } },
+            }
+          : { status: "failed", retryable: true, error: `venue call threw: ${String(err)}` };
     }
+    const produced = result.status === "done" && parseDecimal(result.amountTo).gt(0);
+    if (!produced && result.status !== "pending" && mayBeOnVenue(ledger.progress<VenueExchangeState>(key)))
+      result = stoppedOnVenue(result, now);
+    else this.clearAlert(r, STOPPED_ON_VENUE_ALERT);
     if (result.status === "pending") {
+      // The venue took our credentials again: its configuration alert is over (else on the exchange's end).
+      if (result.credentialsAccepted) this.clearAlert(r, VENUE_CONFIG_ALERT);
       ledger.put({ ...row, nextAt: result.retryAt }, at);
-      const event = result.event ?? {
-        reason: "exchange waiting on the venue",
-        data: { reason: result.reason },
-      };
-      this.#host.note(r, now, event.reason, event.data);
+      if (result.event) this.#host.note(r, now, result.event.reason, result.event.data);
       if (result.alert) this.alert(r, result.alert.msg, { key, ...result.alert.data });
       if (result.review && !exchangeNeedsReview(this.#host.kv, r)) {
         this.#host.kv.put(EXCHANGE_REVIEW, true);
+        // Its own log row: the index row is projected by the log's version, so a change needs one.
+        this.#host.note(r, now, "exchange waits for an operator: in the review queue", {
+          reason: result.reason,
+        });
         this.#host.markProjection(now);
       }
       return;
@@ -146,7 +189,8 @@ export class MoneySteps {
       this.#host.kv.delete(EXCHANGE_REVIEW);
       this.#host.markProjection(now);
     }
-    if (result.status === "done" && parseDecimal(result.amountTo).gt(0)) {
+    if (result.status === "done" && produced) {
+      this.clearAlert(r, VENUE_CONFIG_ALERT);
       const next = this.#host.apply(
         r,
         { type: "exchange_done", amountToActual: result.amountTo },
@@ -162,6 +206,7 @@ export class MoneySteps {
     if (result.status === "done" || !result.retryable || attempts >= policy.maxAttempts) {
       if (attempts >= policy.maxAttempts)
         this.alert(r, "exchange failed after every attempt", { error, attempts });
+      this.clearAlert(r, VENUE_CONFIG_ALERT);
       const inputs = await this.#host.inputsIfHeld(r, now, true);
       const next = this.#host.apply(r, { type: "exchange_failed" }, now, {}, { error, attempts }, inputs);
       ledger.finish(key, "failed", null, error, at);

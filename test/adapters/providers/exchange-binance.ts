@@ -339,6 +339,18 @@ describe("Binance venue", () => {
       expect(lookup(500, null)).toMatchObject({ kind: "unknown" });
     });
 
+    it("-2010 'Duplicate order sent.' on a placement: an order under that client id exists, so unknown (looked up), never a refusal", () => {
+      expect(classify(400, none, errors.duplicate_order.body, "place")).toEqual({
+        kind: "unknown",
+        error: "-2010 Duplicate order sent.",
+      });
+      // The same code with another message is still the refusal it says.
+      expect(classify(400, none, errors.insufficient_balance.body, "place")).toMatchObject({
+        kind: "rejected",
+        reason: "insufficient_balance",
+      });
+    });
+
     it("401, 403, -2014, -2015, -1022 are configuration errors, on a lookup and on a placement", () => {
       for (const call of ["lookup", "place"] as const) {
         expect(classify(401, none, errors.rejected_key.body, call)).toMatchObject({ kind: "config" });
