@@ -8,7 +8,7 @@ import { postJson } from "./http";
 function refusal(err: unknown): Error {
   if (err instanceof Error && err.name === "NotAllowedError")
     return new Error(
-      "Not confirmed: your passkey must verify you (PIN, fingerprint or face). Nothing was sent; try again.",
+      "Not confirmed: your passkey must verify you (PIN, fingerprint or face). Nothing changed; try again.",
     );
   return err instanceof Error ? err : new Error(String(err));
 }
