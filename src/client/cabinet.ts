@@ -5,7 +5,7 @@
 import { startAuthentication, startRegistration } from "@simplewebauthn/browser";
 import { postJson } from "./http";
 import { checkAddresses, followOrder } from "./order-detail";
-import { stepUpForms } from "./step-up";
+import { stepUpForms, stepUpProof } from "./step-up";
 
 function showStatus(el: HTMLElement, text: string, isError = false) {
   const status = el.closest("section, main")?.querySelector<HTMLElement>("[data-status]");
@@ -39,12 +39,16 @@ const ceremonies: Record<string, Ceremony> = {
   },
   async "add-passkey"(button) {
     const name = document.querySelector<HTMLInputElement>("#passkey-name")?.value ?? "";
+    // First one of the member's own passkeys confirms (step-up), then the new one is made.
+    showStatus(button, "Confirm with one of your passkeys first…");
+    const step_up = await stepUpProof();
+    showStatus(button, "Now create the new passkey…");
     const { challengeId, options } = await postJson<{ challengeId: string; options: never }>(
       "/cabinet/account/passkeys/options",
       {},
     );
     const response = await startRegistration({ optionsJSON: options });
-    await postJson("/cabinet/account/passkeys", { challengeId, response, name });
+    await postJson("/cabinet/account/passkeys", { challengeId, response, name, step_up });
     showStatus(button, "Passkey added.");
     location.reload();
   },

@@ -4,21 +4,34 @@
 import { startAuthentication } from "@simplewebauthn/browser";
 import { postJson } from "./http";
 
+/** The browser's refusal in words a member can act on; the server's own detail otherwise. */
+function refusal(err: unknown): Error {
+  if (err instanceof Error && err.name === "NotAllowedError")
+    return new Error(
+      "Not confirmed: your passkey must verify you (PIN, fingerprint or face). Nothing changed; try again.",
+    );
+  return err instanceof Error ? err : new Error(String(err));
+}
+
 /** One step-up ceremony: the proof the server's verifyStepUp takes, as the field's value. */
 export async function stepUpProof(): Promise<string> {
   const { challengeId, options } = await postJson<{ challengeId: string; options: never }>(
     "/cabinet/step-up/options",
     {},
   );
-  const response = await startAuthentication({ optionsJSON: options });
+  const response = await startAuthentication({ optionsJSON: options }).catch((err: unknown) => {
+    throw refusal(err);
+  });
   return JSON.stringify({ challengeId, response });
 }
 
-/** The browser's refusal in words a member can act on; the server's own detail otherwise. */
-function refusal(err: unknown): string {
-  if (err instanceof Error && err.name === "NotAllowedError")
-    return "Not confirmed: your passkey must verify you (PIN, fingerprint or face). Nothing was sent; try again.";
-  return err instanceof Error ? err.message : String(err);
+/** Whether the control `selector` names differs from what the page showed (no such control: yes). */
+function changed(form: HTMLFormElement, selector: string): boolean {
+  const control = form.querySelector<HTMLInputElement>(selector);
+  if (!control) return true;
+  return control.type === "checkbox"
+    ? control.checked !== control.defaultChecked
+    : control.value !== control.defaultValue;
 }
 
 export function stepUpForms(): void {
@@ -26,6 +39,8 @@ export function stepUpForms(): void {
     const form = event.target as HTMLFormElement;
     const field = form.querySelector<HTMLInputElement>("input[data-step-up]");
     if (!field || event.defaultPrevented) return;
+    const when = field.dataset.stepUpWhen;
+    if (when && !changed(form, when)) return;
     event.preventDefault();
     const status = form.querySelector<HTMLElement>("[data-step-up-status]");
     const buttons = [...form.querySelectorAll<HTMLButtonElement>("button")];
@@ -38,7 +53,7 @@ export function stepUpForms(): void {
       },
       (err: unknown) => {
         for (const b of buttons) b.disabled = false;
-        if (status) status.textContent = refusal(err);
+        if (status) status.textContent = refusal(err).message;
       },
     );
   });

@@ -19,6 +19,12 @@ export const SCOPE_DESCRIPTIONS: Record<KeyScope, string> = {
  */
 export const DEFAULT_SCOPES: readonly KeyScope[] = ["read", "orders:write", "webhooks:write"];
 
+/**
+ * Whether a key with these scopes can move a user's held funds (to an address it types): the
+ * cabinet then issues it, new or rolled, only after a fresh passkey step-up (docs/cabinet.md).
+ */
+export const movesFunds = (scopes: readonly KeyScope[]): boolean => scopes.includes("orders:act");
+
 /** The "read-only" preset of the cabinet's key form. */
 export const READ_ONLY_SCOPES: readonly KeyScope[] = ["read"];
 

@@ -3,7 +3,7 @@ import { ROLL_OVERLAPS, type Role, type RollOverlap } from "../domain/cabinet";
 import type { KeyMode } from "../domain/credentials";
 import { DomainError } from "../domain/errors";
 import { parseCidr } from "../domain/ip-allowlist";
-import { type KeyScope, parseScopes } from "../domain/key-scopes";
+import { type KeyScope, movesFunds, parseScopes } from "../domain/key-scopes";
 import { setKeyAllowlist, setKeyExpiry } from "../storage/api-keys";
 import {
   deletePasskeyUnlessLast,
@@ -17,6 +17,7 @@ import {
 import { listKeys, revokeKey } from "../storage/partners";
 import { type IssuedKey, issueKey } from "./api-keys";
 import { type Actor, audit } from "./cabinet-auth";
+import type { StepUpGate } from "./step-up";
 
 const memberNotFound = () => new DomainError("member_not_found", "Team member not found.");
 const keyNotFound = () => new DomainError("key_not_found", "API key not found.");
@@ -147,15 +148,20 @@ export async function revokeKeyAudited(db: D1Database, actor: Actor, keyId: stri
   await audit(db, actor, "key.revoked", keyId);
 }
 
-/** A new key with the old one's name, allowlist and scopes; the old one keeps working for `overlap`. */
+/**
+ * A new key with the old one's name, allowlist and scopes; the old one keeps working for `overlap`.
+ * A key that moves funds is issued again only through the member's step-up.
+ */
 export async function rollKey(
   db: D1Database,
   actor: Actor,
   keyId: string,
   overlap: RollOverlap,
+  stepUp: StepUpGate,
 ): Promise<IssuedKey> {
   const old = await ownKey(db, actor.partnerId, keyId);
   if (old.revoked_at || old.expires_at) throw keyNotFound();
+  if (movesFunds(parseScopes(old.scopes))) await stepUp({ action: "key.roll", target: keyId });
   const issued = await issueKey(db, actor.partnerId, {
     name: old.name,
     createdBy: actor.label,

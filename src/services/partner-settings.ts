@@ -3,6 +3,7 @@
 import { DomainError } from "../domain/errors";
 import { getPartner, type PartnerRow, updatePartner } from "../storage/partners";
 import { type Actor, audit } from "./cabinet-auth";
+import type { StepUpGate } from "./step-up";
 
 export interface SettingsChange {
   markupBps?: number;
@@ -12,12 +13,15 @@ export interface SettingsChange {
 
 /**
  * Applies the changes that differ from the stored ones. A new markup reaches quotes within the key
- * cache bound (KEY_CACHE_TTL_MS, 30 s; at once in the isolate that served the change).
+ * cache bound (KEY_CACHE_TTL_MS, 30 s; at once in the isolate that served the change). A new
+ * contact e-mail needs the member's step-up: a failed order's tracking page tells its user to
+ * write there about their money.
  */
 export async function updateSettings(
   db: D1Database,
   actor: Actor,
   change: SettingsChange,
+  stepUp: StepUpGate,
 ): Promise<PartnerRow> {
   const partner = await getPartner(db, actor.partnerId);
   if (!partner) throw new DomainError("partner_not_found", "Partner not found.");
@@ -34,6 +38,8 @@ export async function updateSettings(
     ...(email !== undefined && email !== partner.contact_email ? { contact_email: email } : {}),
   };
   if (Object.keys(changes).length === 0) return partner;
+  if (changes.contact_email !== undefined)
+    await stepUp({ action: "settings.contact_email", target: changes.contact_email });
   const updated = await updatePartner(db, partner.id, changes, new Date().toISOString());
   if (!updated) throw new DomainError("partner_not_found", "Partner not found.");
   await auditSettings(db, actor, partner, updated);

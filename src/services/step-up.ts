@@ -1,6 +1,8 @@
-// Step-up (docs/cabinet.md): before the cabinet sends funds to an address the order did not carry,
-// the signed-in member proves presence again with a fresh passkey assertion, user verification
-// required. A session alone (a laptop left open, a stolen cookie) cannot move money elsewhere.
+// Step-up (docs/cabinet.md): before the cabinet sends funds to a new address, or changes anything
+// that could later send funds, data or users elsewhere (STEP_UP_ACTIONS), the signed-in member
+// proves presence again with a fresh passkey assertion, user verification required. A session
+// alone (a laptop left open, a stolen cookie) cannot move money elsewhere, nor grant itself what
+// would (a key with `orders:act`, another passkey, another member or role).
 //
 // The flow: the page's script asks `POST /cabinet/step-up/options` (stepUpOptions), runs the
 // ceremony, and posts the form with the assertion in its `step_up` field; the route hands that
@@ -42,16 +44,39 @@ const proofSchema = z.object({
 
 const refused = (detail: string) => new DomainError("step_up_required", detail);
 
-/** What the step-up is for: recorded in the audit log with the passkey that confirmed it. */
+/** Every cabinet change that needs a fresh step-up, and how a refusal names it. */
+export const STEP_UP_ACTIONS = {
+  "order.refund": "Sending funds to a new address",
+  "order.payout": "Sending funds to a new address",
+  "payout.address_change": "Changing the payout address",
+  "key.create": "Creating a key with orders:act",
+  "key.roll": "Rolling a key with orders:act",
+  "passkey.add": "Adding a passkey",
+  "invite.create": "Inviting a member",
+  "member.role_change": "Changing a member's role",
+  "widget.locked_recipient": "A widget's locked recipient",
+  "settings.contact_email": "Changing the support e-mail",
+  "webhook.url": "Changing the webhook URL",
+} as const;
+export type StepUpAction = keyof typeof STEP_UP_ACTIONS;
+
+/**
+ * What the step-up is for: recorded in the audit log (`step_up.verified`, the target as its
+ * target) with the passkey that confirmed it.
+ */
 export interface StepUpPurpose {
-  action: string;
-  address: string;
+  action: StepUpAction;
+  /** The new address, URL, e-mail, key or member the change is about (null: none, e.g. removed). */
+  target: string | null;
 }
+
+/** verifyStepUp bound to one request's session and `step_up` field: what a service calls right before a change that needs it. */
+export type StepUpGate = (purpose: StepUpPurpose) => Promise<{ passkey: string }>;
 
 /**
  * Verifies the `step_up` field of a request (403 `step_up_required` when it is missing, stale,
  * for another session, by another member's passkey or without user verification) and audits
- * `step_up.verified` with the address. Returns the confirming passkey's name.
+ * `step_up.verified` with the purpose. Returns the confirming passkey's name.
  */
 export async function verifyStepUp(
   db: D1Database,
@@ -61,7 +86,7 @@ export async function verifyStepUp(
   field: string | undefined,
   purpose: StepUpPurpose,
 ): Promise<{ passkey: string }> {
-  if (!field) throw refused("Sending funds to a new address needs a fresh passkey confirmation.");
+  if (!field) throw refused(`${STEP_UP_ACTIONS[purpose.action]} needs a fresh passkey confirmation.`);
   let json: unknown;
   try {
     json = JSON.parse(field);
@@ -83,7 +108,7 @@ export async function verifyStepUp(
   );
   if (counter === null) throw refused("The passkey confirmation failed (user verification is required).");
   await recordPasskeyUse(db, passkey.id, counter, now);
-  await audit(db, actor, "step_up.verified", purpose.address, {
+  await audit(db, actor, "step_up.verified", purpose.target, {
     action: purpose.action,
     passkey: passkey.name,
   });

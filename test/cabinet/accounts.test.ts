@@ -11,6 +11,7 @@ import {
   sessionAlive,
   sessionCookie,
   signInWith,
+  stepUp,
 } from "../support/cabinet";
 
 describe("invitations", () => {
@@ -245,14 +246,22 @@ describe("sessions end", () => {
 
 describe("passkeys", () => {
   it("adds a second passkey and removes one, never the last", async () => {
-    const { cookie, csrf, authenticator } = await partnerWithAdmin();
+    const member = await partnerWithAdmin();
+    const { cookie, csrf, authenticator } = member;
+    // The step-up comes from the passkey the member has (the page asks for it first).
+    const step_up = await stepUp(member);
     const opts = await json<{ challengeId: string; options: never }>(
       await cab("/account/passkeys/options", { json: {}, cookie, csrf }),
     );
     const added = await cab("/account/passkeys", {
       cookie,
       csrf,
-      json: { challengeId: opts.challengeId, response: authenticator.register(opts.options), name: "laptop" },
+      json: {
+        challengeId: opts.challengeId,
+        response: authenticator.register(opts.options),
+        name: "laptop",
+        step_up,
+      },
     });
     expect(added.status).toBe(201);
     const [first, second] = authenticator.credentials;

@@ -3,7 +3,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { admin as adminApi, call, expectError, json, setPrices } from "../helpers";
-import { acceptInvite, cab, csrfOf, invite, partnerWithAdmin } from "../support/cabinet";
+import { acceptInvite, cab, csrfOf, invite, partnerWithAdmin, stepUp } from "../support/cabinet";
 import { BTC_TO_USDT } from "../support/orders";
 
 beforeAll(() => setPrices());
@@ -62,6 +62,7 @@ describe("API keys from the cabinet", () => {
       ["scopes_form", "1"],
       ["scopes", "orders:write"],
       ["scopes", "orders:act"],
+      ["step_up", await stepUp(admin)],
     ]);
     expect((await api(actor)).status).toBe(201);
     expect((await call("/api/v1/partner/orders", { headers: { "X-API-Key": actor } })).status).toBe(403);
@@ -87,7 +88,12 @@ describe("API keys from the cabinet", () => {
     expect(scopesOf(page, readOnly.split(".")[0]!)).toEqual(["read"]);
     expect(scopesOf(page, actor.split(".")[0]!)).toEqual(["orders:write", "orders:act"]);
     const rolled = keyIn(
-      await (await cab(`/keys/${actor.split(".")[0]}/roll`, { ...admin, form: { overlap: "now" } })).text(),
+      await (
+        await cab(`/keys/${actor.split(".")[0]}/roll`, {
+          ...admin,
+          form: { overlap: "now", step_up: await stepUp(admin) },
+        })
+      ).text(),
     )!;
     const after = await (await cab("/keys", { cookie: admin.cookie })).text();
     expect(scopesOf(after, rolled.split(".")[0]!)).toEqual(["orders:write", "orders:act"]);
@@ -244,19 +250,18 @@ describe("team", () => {
     const admin = await partnerWithAdmin();
     const inv = await cab("/team/invites", {
       ...admin,
-      form: { email: "new@wallet.example", role: "developer" },
+      form: { email: "new@wallet.example", role: "developer", step_up: await stepUp(admin) },
     });
     expect(inv.status).toBe(201);
     const url = /data-testid="invite-url">([^<]+)</.exec(await inv.text())![1]!;
     const dev = await acceptInvite(new URL(url).pathname.split("/").pop()!);
     expect((await cab(`/team/${admin.userId}/remove`, { ...admin, form: {} })).status).toBe(409);
-    expect((await cab(`/team/${admin.userId}/role`, { ...admin, form: { role: "viewer" } })).status).toBe(
-      409,
-    );
-    expect((await cab(`/team/${dev.userId}/role`, { ...admin, form: { role: "admin" } })).status).toBe(303);
-    expect((await cab(`/team/${admin.userId}/role`, { ...admin, form: { role: "viewer" } })).status).toBe(
-      303,
-    );
+    const role = async (userId: string, to: string) =>
+      (await cab(`/team/${userId}/role`, { ...admin, form: { role: to, step_up: await stepUp(admin) } }))
+        .status;
+    expect(await role(admin.userId, "viewer")).toBe(409);
+    expect(await role(dev.userId, "admin")).toBe(303);
+    expect(await role(admin.userId, "viewer")).toBe(303);
     const page = await (await cab("/team", { cookie: dev.cookie })).text();
     expect(page).toContain("new@wallet.example");
   });
@@ -264,10 +269,15 @@ describe("team", () => {
   it("two admins demoting each other at once: exactly one succeeds, an admin remains", async () => {
     const first = await partnerWithAdmin();
     const other = await acceptInvite(await invite(first.partnerId, "second@wallet.example", "admin"));
-    const second = { cookie: other.cookie, csrf: await csrfOf(other.cookie) };
+    const second = { ...other, csrf: await csrfOf(other.cookie) };
+    const [firstProof, secondProof] = [await stepUp(first), await stepUp(second)];
     const statuses = await Promise.all([
-      cab(`/team/${other.userId}/role`, { ...first, form: { role: "viewer" } }).then((r) => r.status),
-      cab(`/team/${first.userId}/role`, { ...second, form: { role: "viewer" } }).then((r) => r.status),
+      cab(`/team/${other.userId}/role`, { ...first, form: { role: "viewer", step_up: firstProof } }).then(
+        (r) => r.status,
+      ),
+      cab(`/team/${first.userId}/role`, { ...second, form: { role: "viewer", step_up: secondProof } }).then(
+        (r) => r.status,
+      ),
     ]);
     expect(statuses.sort()).toEqual([303, 409]);
     const { results } = await env.DB.prepare(

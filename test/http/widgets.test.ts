@@ -20,7 +20,7 @@ import {
   setPrices,
   type TestPartner,
 } from "../helpers";
-import { acceptInvite, cab, invite, partnerWithAdmin } from "../support/cabinet";
+import { acceptInvite, cab, invite, partnerWithAdmin, stepUp } from "../support/cabinet";
 import { createMockNetwork } from "../support/msw";
 import {
   BTC_REFUND,
@@ -175,7 +175,7 @@ describe("the cabinet's Widgets page", () => {
       [{ allowed_origins: "http://shop.example" }, 400],
       [{ coins: "NOPE" }, 422],
       [{ pair_from: "BTC:BTC" }, 422],
-      [{ locked_address: "not-an-address", locked_network: "TRX" }, 422],
+      [{ locked_address: "not-an-address", locked_network: "TRX", step_up: await stepUp(m) }, 422],
     ];
     for (const [fields, status] of bad) {
       const res = await submit(fields);

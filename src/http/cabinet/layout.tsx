@@ -103,11 +103,13 @@ export const Csrf = (props: { session: SessionContext }) => (
 
 /**
  * Makes its form a step-up form (src/services/step-up.ts): the page script fills this field with a
- * fresh passkey assertion before the form is sent; the route refuses the post without it.
+ * fresh passkey assertion before the form is sent; the route refuses the post without it. `when`
+ * (a selector inside the form): only when that control differs from what the page showed, as the
+ * server asks for a step-up only for such a change.
  */
-export const StepUpField = () => (
+export const StepUpField = (props: { when?: string }) => (
   <>
-    <input type="hidden" name="step_up" data-step-up />
+    <input type="hidden" name="step_up" data-step-up data-step-up-when={props.when} />
     <p class="check bad" data-step-up-status role="alert"></p>
   </>
 );

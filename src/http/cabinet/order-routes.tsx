@@ -16,12 +16,12 @@ import {
   ordersCsv,
 } from "../../services/cabinet-orders";
 import type { ActionBody } from "../../services/order-actions";
-import { STEP_UP_FIELD, verifyStepUp } from "../../services/step-up";
+import { STEP_UP_FIELD } from "../../services/step-up";
 import type { TestHelper } from "../../services/test-helpers";
 import { loadCatalog } from "../../storage/catalog";
 import { badRequest } from "../errors";
 import { OrderPage, OrdersPage } from "./order-pages";
-import { actorOf, type CabinetEnv, requireSession, rp, type SignedInEnv } from "./session";
+import { actorOf, type CabinetEnv, requireSession, type SignedInEnv, stepUpGate } from "./session";
 
 const signedIn = (c: Context<CabinetEnv>) => c as unknown as Context<SignedInEnv>;
 const partnerOf = (c: Context<CabinetEnv>) => signedIn(c).get("cabinet").user.partner_id;
@@ -170,9 +170,12 @@ export function registerOrderRoutes(app: Hono<CabinetEnv>): void {
     // Funds to an address the order did not carry: only after a fresh passkey confirmation.
     const to = newDestination(body);
     const stepUp = to
-      ? await verifyStepUp(c.env.DB, rp(c), s.get("cabinet"), actorOf(s), f[STEP_UP_FIELD], {
-          action: `order.${body.kind}`,
-          address: to,
+      ? await stepUpGate(
+          s,
+          f[STEP_UP_FIELD],
+        )({
+          action: body.kind === "refund" ? "order.refund" : "order.payout",
+          target: to,
         })
       : null;
     const order = await cabinetAction(c.env, actorOf(s), c.req.param("ref"), body, stepUp);

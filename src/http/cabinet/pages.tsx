@@ -2,13 +2,19 @@
 // that may use them (the routes check the role again).
 
 import { can, DEFAULT_ROLL_OVERLAP, ROLES, ROLL_OVERLAPS } from "../../domain/cabinet";
-import { DEFAULT_SCOPES, KEY_SCOPES, parseScopes, SCOPE_DESCRIPTIONS } from "../../domain/key-scopes";
+import {
+  DEFAULT_SCOPES,
+  KEY_SCOPES,
+  movesFunds,
+  parseScopes,
+  SCOPE_DESCRIPTIONS,
+} from "../../domain/key-scopes";
 import { relativeTime } from "../../lib/relative-time";
 import type { IssuedKey } from "../../services/api-keys";
 import type { IssuedInvite } from "../../services/cabinet-auth";
 import type { AuditEntry, InviteRow, PasskeyRow, SessionContext, UserRow } from "../../storage/cabinet";
 import type { ApiKeyRow } from "../../storage/partners";
-import { Csrf, Page } from "./layout";
+import { Csrf, Page, StepUpField } from "./layout";
 import { docsUrl, Quickstart } from "./quickstart";
 import { StackTable } from "./stack-table";
 
@@ -175,6 +181,7 @@ export function KeysPage(props: {
             >
               Create read-only key
             </button>
+            <StepUpField when='input[name="scopes"][value="orders:act"]' />
           </form>
         </section>
       ) : null}
@@ -247,6 +254,7 @@ function KeyActions({ k, session, now }: { k: ApiKeyRow; session: SessionContext
           <button class="secondary small" type="submit">
             Roll
           </button>
+          {movesFunds(parseScopes(k.scopes)) ? <StepUpField /> : null}
         </form>
       ) : null}
       <form
@@ -322,6 +330,7 @@ export function TeamPage(props: {
             </select>
           </label>
           <button type="submit">Create invite link</button>
+          <StepUpField />
         </form>
       </section>
       <section class="card">
@@ -346,6 +355,7 @@ export function TeamPage(props: {
                     <button class="secondary small" type="submit">
                       Change
                     </button>
+                    <StepUpField />
                   </form>
                 ) : (
                   m.role
@@ -383,6 +393,7 @@ export function TeamPage(props: {
                     >
                       New invite
                     </button>
+                    <StepUpField />
                   </form>
                 </div>
               ),
@@ -483,6 +494,7 @@ export function AccountPage(props: {
       </section>
       <section class="card">
         <h2>Add a passkey</h2>
+        <p class="muted">One of your passkeys confirms it first, with your PIN, fingerprint or face.</p>
         <div class="row">
           <label>
             Name

@@ -16,7 +16,7 @@ import {
   setPayoutTerms,
 } from "../../services/payout-settings";
 import { closeTestMonth } from "../../services/statements";
-import { STEP_UP_FIELD, verifyStepUp } from "../../services/step-up";
+import { STEP_UP_FIELD } from "../../services/step-up";
 import type { SessionContext } from "../../storage/cabinet";
 import {
   getStatement,
@@ -28,7 +28,7 @@ import {
 import { badRequest } from "../errors";
 import { form } from "./forms";
 import { Csrf, Notice, Page, StepUpField } from "./layout";
-import { actorOf, type CabinetEnv, requireSession, rp, type SignedInEnv } from "./session";
+import { actorOf, type CabinetEnv, requireSession, type SignedInEnv, stepUpGate } from "./session";
 
 const PATH = "/cabinet/payouts";
 const signedIn = (c: Context<CabinetEnv>) => c as unknown as Context<SignedInEnv>;
@@ -362,9 +362,12 @@ export function payoutPages(): Hono<CabinetEnv> {
     if (!parsed.success) throw badRequest("Invalid payout address.");
     // A stolen session alone cannot redirect a payout: the passkey confirms, then the change cools.
     const s = signedIn(c);
-    await verifyStepUp(c.env.DB, rp(c), s.get("cabinet"), actorOf(s), fields[STEP_UP_FIELD], {
+    await stepUpGate(
+      s,
+      fields[STEP_UP_FIELD],
+    )({
       action: "payout.address_change",
-      address: parsed.data.address,
+      target: parsed.data.address,
     });
     const settings = await requestPayoutAddress(
       c.env.DB,

@@ -5,7 +5,7 @@ import { type Context, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { z } from "zod";
 import { ROLES, ROLL_OVERLAPS, type RollOverlap } from "../../domain/cabinet";
-import { chooseScopes, DEFAULT_SCOPES, READ_ONLY_SCOPES } from "../../domain/key-scopes";
+import { chooseScopes, DEFAULT_SCOPES, movesFunds, READ_ONLY_SCOPES } from "../../domain/key-scopes";
 import {
   addPasskey,
   addPasskeyOptions,
@@ -28,7 +28,7 @@ import {
   rollKey,
   setAllowlist,
 } from "../../services/cabinet-team";
-import { stepUpOptions } from "../../services/step-up";
+import { STEP_UP_FIELD, stepUpOptions } from "../../services/step-up";
 import { deleteSession, listAudit, listPasskeys, listPendingInvites, listUsers } from "../../storage/cabinet";
 import { listKeys } from "../../storage/partners";
 import { badRequest } from "../errors";
@@ -53,6 +53,7 @@ import {
   rp,
   type SignedInEnv,
   setSessionCookie,
+  stepUpGate,
 } from "./session";
 import { settingsPages } from "./settings";
 import { webhookPages } from "./webhooks";
@@ -76,7 +77,10 @@ const ceremonyResponse = z.object({
   response: z.looseObject({ id: z.string() }),
 });
 const inviteBody = ceremonyResponse.extend({ userId: z.uuid() });
-const passkeyBody = ceremonyResponse.extend({ name: z.string().max(60).optional() });
+const passkeyBody = ceremonyResponse.extend({
+  name: z.string().max(60).optional(),
+  [STEP_UP_FIELD]: z.string().max(20_000).optional(),
+});
 
 function allowlistFrom(text: string | undefined): string[] {
   const { cidrs, invalid } = parseAllowlist(text ?? "");
@@ -220,9 +224,12 @@ export function createCabinet() {
           : DEFAULT_SCOPES,
     );
     if (!chosen.ok) throw badRequest(`Scopes: ${chosen.reason}.`);
+    const ipAllowlist = allowlistFrom(f.ip_allowlist);
+    if (movesFunds(chosen.scopes))
+      await stepUpGate(signedIn(c), f[STEP_UP_FIELD])({ action: "key.create", target: name });
     const issued = await createKey(c.env.DB, actorOf(signedIn(c)), {
       name,
-      ipAllowlist: allowlistFrom(f.ip_allowlist),
+      ipAllowlist,
       mode: f.mode === "test" ? "test" : "live",
       scopes: chosen.scopes,
     });
@@ -233,7 +240,8 @@ export function createCabinet() {
     return c.redirect("/cabinet/keys", 303);
   });
   app.post("/keys/:keyId/roll", requireSession("keys.write"), async (c) => {
-    const overlap = (await form(c)).overlap ?? "";
+    const f = await form(c);
+    const overlap = f.overlap ?? "";
     if (!(overlap in ROLL_OVERLAPS))
       throw badRequest(`overlap must be one of ${Object.keys(ROLL_OVERLAPS).join(", ")}.`);
     const issued = await rollKey(
@@ -241,6 +249,7 @@ export function createCabinet() {
       actorOf(signedIn(c)),
       c.req.param("keyId"),
       overlap as RollOverlap,
+      stepUpGate(signedIn(c), f[STEP_UP_FIELD]),
     );
     return keysPage(signedIn(c), { issued });
   });
@@ -255,6 +264,8 @@ export function createCabinet() {
     const f = await form(c);
     const parsed = z.object({ email: z.email().max(254), role: z.enum(ROLES) }).safeParse(f);
     if (!parsed.success) throw badRequest("An invite needs a valid e-mail address and a role.");
+    // An invite signs someone in (or, for a member, replaces their passkeys): never on a session alone.
+    await stepUpGate(signedIn(c), f[STEP_UP_FIELD])({ action: "invite.create", target: parsed.data.email });
     const issued = await createInvite(
       c.env.DB,
       c.get("config").CABINET_ORIGIN,
@@ -268,8 +279,16 @@ export function createCabinet() {
     return c.redirect("/cabinet/team", 303);
   });
   app.post("/team/:userId/role", requireSession("team.write"), async (c) => {
-    const role = z.enum(ROLES).safeParse((await form(c)).role);
+    const f = await form(c);
+    const role = z.enum(ROLES).safeParse(f.role);
     if (!role.success) throw badRequest("Unknown role.");
+    await stepUpGate(
+      signedIn(c),
+      f[STEP_UP_FIELD],
+    )({
+      action: "member.role_change",
+      target: c.req.param("userId"),
+    });
     await changeRole(c.env.DB, actorOf(signedIn(c)), c.req.param("userId"), role.data);
     return c.redirect("/cabinet/team", 303);
   });
@@ -313,6 +332,8 @@ export function createCabinet() {
   app.post("/account/passkeys", requireSession(), async (c) => {
     const s = signedIn(c);
     const body = await jsonBody(c, passkeyBody);
+    // A passkey added on a session alone would then pass every step-up: it needs one itself.
+    await stepUpGate(s, body[STEP_UP_FIELD])({ action: "passkey.add", target: body.name?.trim() || null });
     await addPasskey(
       c.env.DB,
       rp(c),

@@ -4,6 +4,7 @@ import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { createMiddleware } from "hono/factory";
 import { can, type Permission } from "../../domain/cabinet";
 import { type Actor, type NewSession, relyingParty, resolveSession } from "../../services/cabinet-auth";
+import { type StepUpGate, verifyStepUp } from "../../services/step-up";
 import type { SessionContext } from "../../storage/cabinet";
 import type { AppEnv } from "../app-env";
 import { ApiError } from "../errors";
@@ -44,6 +45,23 @@ export function actorOf(c: Context<SignedInEnv>): Actor {
   const { user } = c.get("cabinet");
   return { partnerId: user.partner_id, label: user.email, ip: clientIp(c) };
 }
+
+/**
+ * The request's step-up (src/services/step-up.ts) from its `step_up` field: a route or service
+ * calls it right before a change that needs one; without a fresh proof it throws 403
+ * `step_up_required` and nothing has changed.
+ */
+export const stepUpGate =
+  (c: Context<SignedInEnv>, field: string | undefined): StepUpGate =>
+  (purpose) =>
+    verifyStepUp(
+      c.env.DB,
+      relyingParty(c.get("config").CABINET_ORIGIN),
+      c.get("cabinet"),
+      actorOf(c),
+      field,
+      purpose,
+    );
 
 const MODE_COOKIE = "cabinet_mode";
 

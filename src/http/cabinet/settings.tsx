@@ -3,12 +3,13 @@
 import { type Context, Hono } from "hono";
 import { z } from "zod";
 import { updateSettings } from "../../services/partner-settings";
+import { STEP_UP_FIELD } from "../../services/step-up";
 import type { SessionContext } from "../../storage/cabinet";
 import { getPartner, KEY_CACHE_TTL_MS, type PartnerRow } from "../../storage/partners";
 import { ApiError, badRequest } from "../errors";
 import { form } from "./forms";
-import { Csrf, Notice, Page } from "./layout";
-import { actorOf, type CabinetEnv, requireSession, type SignedInEnv } from "./session";
+import { Csrf, Notice, Page, StepUpField } from "./layout";
+import { actorOf, type CabinetEnv, requireSession, type SignedInEnv, stepUpGate } from "./session";
 
 const percent = (bps: number) => `${(bps / 100).toFixed(2)} %`;
 
@@ -72,6 +73,7 @@ export function SettingsPage(props: {
             />
           </label>
           <button type="submit">Save e-mail</button>
+          <StepUpField when='input[name="contact_email"]' />
         </form>
       </section>
     </Page>
@@ -104,14 +106,20 @@ export function settingsPages(): Hono<CabinetEnv> {
   const signedIn = (c: Context<CabinetEnv>) => c as unknown as Context<SignedInEnv>;
   app.get("/", requireSession("settings.write"), (c) => render(signedIn(c)));
   app.post("/", requireSession("settings.write"), async (c) => {
-    const parsed = Fields.safeParse(await form(c));
+    const f = await form(c);
+    const parsed = Fields.safeParse(f);
     if (!parsed.success)
       throw badRequest(`Invalid settings: ${parsed.error.issues[0]?.message ?? "bad value"}.`);
     const { markup_bps, contact_email } = parsed.data;
-    await updateSettings(c.env.DB, actorOf(signedIn(c)), {
-      ...(markup_bps !== undefined ? { markupBps: markup_bps } : {}),
-      ...(contact_email !== undefined ? { contactEmail: contact_email } : {}),
-    });
+    await updateSettings(
+      c.env.DB,
+      actorOf(signedIn(c)),
+      {
+        ...(markup_bps !== undefined ? { markupBps: markup_bps } : {}),
+        ...(contact_email !== undefined ? { contactEmail: contact_email } : {}),
+      },
+      stepUpGate(signedIn(c), f[STEP_UP_FIELD]),
+    );
     return render(signedIn(c), "Saved.");
   });
   return app;

@@ -11,6 +11,7 @@ import {
   RESPONSE_BODY_LIMIT,
   WEBHOOK_EVENT_TYPES,
 } from "../../domain/webhooks";
+import { STEP_UP_FIELD } from "../../services/step-up";
 import { deliveryOptions } from "../../services/webhook-delivery";
 import {
   type AttemptView,
@@ -30,9 +31,9 @@ import type { SessionContext } from "../../storage/cabinet";
 import { ApiError, badRequest } from "../errors";
 import { acceptWebhookUrl } from "../webhook-url";
 import { form } from "./forms";
-import { Csrf, Notice, Page } from "./layout";
+import { Csrf, Notice, Page, StepUpField } from "./layout";
 import { when } from "./pages";
-import { actorOf, type CabinetEnv, requireSession, type SignedInEnv } from "./session";
+import { actorOf, type CabinetEnv, requireSession, type SignedInEnv, stepUpGate } from "./session";
 import { StackTable } from "./stack-table";
 
 const PAGE_SIZE = 20;
@@ -200,6 +201,7 @@ export function WebhooksPage(props: PageProps) {
               Enabled
             </label>
             <button type="submit">Save</button>
+            <StepUpField when='input[name="url"]' />
           </form>
         ) : (
           <p>
@@ -464,7 +466,11 @@ export function webhookPages(): Hono<CabinetEnv> {
       if (!(err instanceof ApiError)) throw err;
       return render(signedIn(c), { urlError: { message: err.message, typed: raw } }, {}, 400);
     }
-    await configureWebhook(c.env.DB, actorOf(signedIn(c)), scopeOf(signedIn(c).get("cabinet")), {
+    // Events carry orders' addresses and amounts: a session alone cannot send them elsewhere.
+    const scope = scopeOf(signedIn(c).get("cabinet"));
+    if (url !== (await webhookEndpoint(c.env.DB, scope)).url)
+      await stepUpGate(signedIn(c), f[STEP_UP_FIELD])({ action: "webhook.url", target: url });
+    await configureWebhook(c.env.DB, actorOf(signedIn(c)), scope, {
       url,
       enabled: f.enabled === "on",
     });

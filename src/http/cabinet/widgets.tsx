@@ -8,14 +8,15 @@ import type { CurrencyRow } from "../../domain/currency";
 import { DomainError } from "../../domain/errors";
 import type { Widget } from "../../domain/widget";
 import { audit } from "../../services/cabinet-auth";
+import { STEP_UP_FIELD } from "../../services/step-up";
 import { createWidget, partnerWidgets, revokePartnerWidget, widgetStats } from "../../services/widgets";
 import type { SessionContext } from "../../storage/cabinet";
 import { loadCatalog } from "../../storage/catalog";
 import type { WidgetFunnel } from "../../storage/widgets";
 import { statusOf } from "../middleware/errors";
 import { form } from "./forms";
-import { Csrf, Notice, Page } from "./layout";
-import { actorOf, type CabinetEnv, requireSession, type SignedInEnv } from "./session";
+import { Csrf, Notice, Page, StepUpField } from "./layout";
+import { actorOf, type CabinetEnv, requireSession, type SignedInEnv, stepUpGate } from "./session";
 
 const key = (c: Pick<CurrencyRow, "coin" | "network">) => `${c.coin}:${c.network}`;
 const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
@@ -222,6 +223,7 @@ export function WidgetsPage(props: {
               </div>
             </fieldset>
             <button type="submit">Create widget</button>
+            <StepUpField when='input[name="locked_address"]' />
           </form>
         </section>
       ) : null}
@@ -268,6 +270,9 @@ export function widgetPages(): Hono<CabinetEnv> {
     const [cf = "", nf = ""] = (f.pair_from ?? "").split(":");
     const [ct = "", nt = ""] = (f.pair_to ?? "").split(":");
     const lockedAddress = opt(f.locked_address);
+    // Every order of the widget pays out there: a session alone cannot choose where.
+    if (lockedAddress)
+      await stepUpGate(s, f[STEP_UP_FIELD])({ action: "widget.locked_recipient", target: lockedAddress });
     try {
       if (opt(f.pair_from) && !opt(f.pair_to))
         throw new DomainError("invalid_widget", "Choose both coins of the default pair, or neither.");

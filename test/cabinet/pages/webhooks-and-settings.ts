@@ -5,7 +5,7 @@ import { HttpResponse, http } from "msw";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { orderIdOf } from "../../../src/domain/order-id";
 import { admin, call, createPartner, json, setPrices } from "../../helpers";
-import { acceptInvite, cab, csrfOf, invite, partnerWithAdmin } from "../../support/cabinet";
+import { acceptInvite, cab, csrfOf, invite, partnerWithAdmin, stepUp } from "../../support/cabinet";
 import { createMockNetwork, type MockNetwork } from "../../support/msw";
 import { queueOrderEvent } from "../../support/webhook-events";
 
@@ -42,7 +42,7 @@ describe("Webhooks and Settings pages", () => {
       let res = await cab("/webhooks/endpoint", {
         cookie: dev.cookie,
         csrf: dev.csrf,
-        form: { url: HOOK, enabled: "on" },
+        form: { url: HOOK, enabled: "on", step_up: await stepUp(dev) },
       });
       expect(res.status).toBe(200);
       res = await cab("/webhooks/secret", { cookie: dev.cookie, csrf: dev.csrf, form: { overlap: "now" } });
@@ -71,6 +71,7 @@ describe("Webhooks and Settings pages", () => {
         webhook_secret_set: true,
       });
       expect((await auditActions(a.partnerId)).map((r) => [r.actor, r.action])).toEqual([
+        ["dev@wallet.example", "step_up.verified"],
         ["dev@wallet.example", "webhook.updated"],
         ["dev@wallet.example", "webhook.secret_rotated"],
         ["dev@wallet.example", "webhook.test_sent"],
@@ -135,7 +136,11 @@ describe("Webhooks and Settings pages", () => {
   describe("event browser", () => {
     it("shows each payload and the receiver's answer escaped, filters by type and short_id, keeps the filter through a resend, exports the filtered events as CSV", async () => {
       const a = await partnerWithAdmin();
-      await cab("/webhooks/endpoint", { cookie: a.cookie, csrf: a.csrf, form: { url: HOOK, enabled: "on" } });
+      await cab("/webhooks/endpoint", {
+        cookie: a.cookie,
+        csrf: a.csrf,
+        form: { url: HOOK, enabled: "on", step_up: await stepUp(a) },
+      });
       await cab("/webhooks/secret", { cookie: a.cookie, csrf: a.csrf, form: { overlap: "now" } });
       const shortId = "ABCDEFGH12";
       net.use(http.post(HOOK, () => new HttpResponse("<b>refused</b>", { status: 500 })));
@@ -216,7 +221,7 @@ describe("Webhooks and Settings pages", () => {
       res = await cab("/settings", {
         cookie: a.cookie,
         csrf: a.csrf,
-        form: { contact_email: " Ops@Wallet.Example " },
+        form: { contact_email: " Ops@Wallet.Example ", step_up: await stepUp(a) },
       });
       expect(res.status).toBe(200);
       // The operator raises the cap; the partner can go higher, the operator's change is audited too.
@@ -231,6 +236,11 @@ describe("Webhooks and Settings pages", () => {
       expect((await auditActions(a.partnerId)).map((r) => [r.actor, r.action, JSON.parse(r.detail)])).toEqual(
         [
           ["admin@wallet.example", "settings.markup_changed", { from: 0, to: 150 }],
+          [
+            "admin@wallet.example",
+            "step_up.verified",
+            { action: "settings.contact_email", passkey: "Passkey 1" },
+          ],
           [
             "admin@wallet.example",
             "settings.contact_email_changed",
