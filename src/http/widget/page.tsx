@@ -1,3 +1,4 @@
+import { TURNSTILE_ACTION } from "../../adapters/turnstile";
 // The swap form of a widget and of a referral link: coins with icons, the amount, float or fixed,
 // the payout address (or the widget's locked one), an optional refund address. A plain form post
 // that works without JavaScript; the script adds live quotes, the fixed rate's countdown and
@@ -206,7 +207,9 @@ export function SwapForm(props: SwapFormProps) {
         aria-describedby="refund-hint"
       />
       <p class="hint" id="refund-hint" data-check-out="refund" aria-live="polite"></p>
-      {props.turnstileSiteKey ? <div class="cf-turnstile" data-sitekey={props.turnstileSiteKey}></div> : null}
+      {props.turnstileSiteKey ? (
+        <div class="cf-turnstile" data-sitekey={props.turnstileSiteKey} data-action={TURNSTILE_ACTION}></div>
+      ) : null}
       <button type="submit">Exchange</button>
     </form>
   );
