@@ -266,7 +266,7 @@ export class OrderObject extends DurableObject<Env> {
     if (projectionPending(c.kv)) await projectRecord(c, r, (x) => o.view.needsReview(x));
     await c.alerts.project(c.env.DB, r.id);
     await c.outbox.flush(c.now(), r.id);
-    await flushLiquidity(c.env, c.kv, r);
+    await flushLiquidity(c.env, c.config, c.kv, r);
     scheduleOutbox(c, c.now());
     await c.arm(c.now());
   }
