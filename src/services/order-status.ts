@@ -6,6 +6,7 @@ import {
   isFinal,
   type PublicOrderStatus,
   publicOrderStatus,
+  type StatusTimes,
   type TimelineStep,
   timeline,
 } from "../domain/order-status";
@@ -21,7 +22,7 @@ import { UUID_RE } from "./orders";
 export async function trackOrder(
   env: Env,
   id: string,
-): Promise<{ order: OrderView; partnerId: string } | null> {
+): Promise<{ order: OrderView; partnerId: string; reached: StatusTimes } | null> {
   if (!UUID_RE.test(id)) return null;
   return env.ORDERS.getByName(id.toLowerCase()).track();
 }
@@ -55,7 +56,7 @@ export async function tracking(env: Env, config: Config, id: string): Promise<Tr
   return {
     status,
     partnerId: found.partnerId,
-    steps: timeline(status),
+    steps: timeline(status, found.reached),
     explorers,
     support,
     final: isFinal(status.status),

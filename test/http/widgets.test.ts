@@ -170,7 +170,13 @@ describe("the cabinet's Widgets page", () => {
     const m = await partnerWithAdmin("dev@widget-page.example");
     const submit = (fields: Record<string, string>) =>
       cab("/widgets", { cookie: m.cookie, csrf: m.csrf, form: { allowed_origins: SHOP, ...fields } });
-    expect((await submit({ name: "Checkout" })).status).toBe(201);
+    // Post/redirect/get: the page that says "Created" is a GET, so a reload creates nothing.
+    const created = await submit({ name: "Checkout" });
+    expect(created.status).toBe(303);
+    const location = created.headers.get("location") ?? "";
+    expect(location).toMatch(/^\/cabinet\/widgets\?created=wid_\w{20}$/);
+    const shown = await cab(location.replace("/cabinet", ""), { cookie: m.cookie });
+    expect(await shown.text()).toContain(`Created ${location.split("=")[1]}.`);
     const bad: [Record<string, string>, number][] = [
       [{ allowed_origins: "http://shop.example" }, 400],
       [{ coins: "NOPE" }, 422],
@@ -359,6 +365,9 @@ describe("orders through a widget or a referral link", () => {
     const page = await call(`/swap?ref=${w.id}`);
     expect(page.status).toBe(200);
     expect(page.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    // A page of its own says whose swap it is; inside the partner's site the frame needs not.
+    expect(await page.text()).toContain("A swap offered by <strong>widget-wallet</strong>.");
+    expect(await (await call(`/widget/${w.id}`)).text()).not.toContain("offered-by");
     const res = await post(`/swap/orders?ref=${w.id}`, { ...FORM, refund_address: BTC_REFUND });
     const id = createdId(res);
     expect(res.headers.get("location")).toBe(`/track/${id}`);

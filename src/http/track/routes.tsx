@@ -6,7 +6,7 @@ import type { AppEnv } from "../app-env";
 import { publicRateLimit } from "../middleware/auth";
 import { staticAsset } from "../static-assets";
 import { Frame, type FrameOptions, swapCsp } from "./frame";
-import { TrackBody } from "./page";
+import { NO_SCRIPT_REFRESH_SECONDS, TrackBody } from "./page";
 
 /** Tracking pages poll every few seconds; the status API's cache window is shorter than this. */
 export const TRACK_POLL_MS = 5000;
@@ -36,6 +36,7 @@ export async function renderTracking(
     <Frame
       title={`Swap ${t.status.coin_from} → ${t.status.coin_to}`}
       {...frame}
+      noScriptRefreshSeconds={t.final ? undefined : NO_SCRIPT_REFRESH_SECONDS}
       mainAttrs={{
         "data-track": t.status.id,
         "data-updated-at": t.status.updated_at,
@@ -49,6 +50,7 @@ export async function renderTracking(
         explorers={t.explorers}
         support={t.support}
         final={t.final}
+        now={Date.now()}
       />
     </Frame>,
   );

@@ -31,6 +31,8 @@ export interface SwapFormProps {
   values: SwapFormValues;
   error?: string | undefined;
   turnstileSiteKey?: string | undefined;
+  /** On the referral page (no partner's site around it): the partner whose swap this is. */
+  offeredBy?: string | undefined;
 }
 
 const key = (c: Pick<CurrencyRow, "coin" | "network">) => `${c.coin}:${c.network}`;
@@ -97,6 +99,11 @@ export function SwapForm(props: SwapFormProps) {
         </p>
       ) : null}
       <h1>Exchange</h1>
+      {props.offeredBy ? (
+        <p class="muted small" data-testid="offered-by">
+          A swap offered by <strong>{props.offeredBy}</strong>.
+        </p>
+      ) : null}
       {props.error ? (
         <p class="error" role="alert" data-testid="form-error">
           {props.error}

@@ -33,6 +33,8 @@ interface Surface {
   query: string;
   trackUrl: (orderId: string) => string;
   frame: FrameOptions & { csp: string };
+  /** The partner named on the page: the referral link's (a widget sits on the partner's own site). */
+  offeredBy?: string;
 }
 
 function turnstile(c: C): { siteKey?: string; scripts: string[] } {
@@ -64,10 +66,11 @@ function embedded(c: C, widget: Widget): Surface {
   };
 }
 
-function referral(c: C, widget: Widget): Surface {
+function referral(c: C, widget: Widget, partnerName: string): Surface {
   const t = turnstile(c);
   return {
     widget,
+    offeredBy: partnerName,
     base: "/swap",
     query: `?ref=${widget.id}`,
     trackUrl: (id) => `/track/${id}`,
@@ -128,6 +131,7 @@ async function renderForm(
         values={values}
         error={error?.message}
         turnstileSiteKey={t.siteKey}
+        offeredBy={s.offeredBy}
       />
     </Frame>,
     error?.status ?? 200,
@@ -295,17 +299,17 @@ export function createWidgetPages() {
     const u = await widgetOf(c, c.req.query("ref"));
     if (!u) return notFoundPage(c);
     c.executionCtx.waitUntil(recordView(c.env, u.widget.id, clientIp(c)).catch(() => undefined));
-    return renderForm(c, referral(c, u.widget));
+    return renderForm(c, referral(c, u.widget, u.partner.name));
   });
   app.post("/swap/orders", publicRateLimit, async (c) => {
     const u = await widgetOf(c, c.req.query("ref"));
     if (!u) return notFoundPage(c);
-    return postOrder(c, referral(c, u.widget), u.partner);
+    return postOrder(c, referral(c, u.widget, u.partner.name), u.partner);
   });
   app.get("/swap/quote", publicRateLimit, async (c) => {
     const u = await widgetOf(c, c.req.query("ref"));
     if (!u) throw new DomainError("widget_not_found", "This widget does not exist or was revoked.");
-    return quote(c, referral(c, u.widget), u.partner);
+    return quote(c, referral(c, u.widget, u.partner.name), u.partner);
   });
   app.get("/swap/check-address", publicRateLimit, (c) => checkAddress(c));
   return app;

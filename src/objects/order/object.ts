@@ -3,6 +3,7 @@ import { getConfig } from "../../config";
 import type { DepositScheme } from "../../domain/deposit";
 import { isLive, type OrderDraft, type OrderRecord, type OrderView } from "../../domain/order";
 import type { CreationKey } from "../../domain/order-id";
+import type { StatusTimes } from "../../domain/order-status";
 import type { ClockJump } from "../../domain/test-clock";
 import { type CancelResult, cancelOrder } from "./cancellation";
 import { type CreateResult, OrderCreation, replayCreation } from "./creation";
@@ -99,13 +100,15 @@ export class OrderObject extends DurableObject<Env> {
   }
 
   /**
-   * The order for its keyless readers (the status API, the tracking page): the view and its owner,
-   * without the event log. Null when no order has this id.
+   * The order for its keyless readers (the status API, the tracking page): the view, its owner and
+   * when it reached each status, without the event log. Null when no order has this id.
    */
-  async track(): Promise<{ order: OrderView; partnerId: string } | null> {
+  async track(): Promise<{ order: OrderView; partnerId: string; reached: StatusTimes } | null> {
     const o = this.#order;
     const r = o.c.record();
-    return r ? { order: await o.view.view(r, o.c.now()), partnerId: r.partnerId } : null;
+    return r
+      ? { order: await o.view.view(r, o.c.now()), partnerId: r.partnerId, reached: o.c.journal.reached() }
+      : null;
   }
 
   /** Operators' support view: the order, its full event log and a test order's clock jumps. */
