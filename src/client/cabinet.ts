@@ -4,6 +4,7 @@
 // Pages work without it except where WebAuthn needs JavaScript.
 import { startAuthentication, startRegistration } from "@simplewebauthn/browser";
 import { postJson } from "./http";
+import { localTimes } from "./local-time";
 import { checkAddresses, followOrder } from "./order-detail";
 import { stepUpForms, stepUpProof } from "./step-up";
 
@@ -95,5 +96,6 @@ document.addEventListener("submit", (event) => {
 });
 
 stepUpForms();
+localTimes();
 followOrder();
 checkAddresses();

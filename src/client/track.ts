@@ -1,3 +1,4 @@
+import { localTimes } from "./local-time";
 import { initSwapForm } from "./swap-form";
 
 // The end user's pages (tracking, widget, referral): copy buttons, the deposit countdown, live
@@ -77,6 +78,7 @@ function reportHeight(): void {
 
 copyButtons();
 countdowns();
+localTimes();
 followOrder();
 initSwapForm();
 reportHeight();

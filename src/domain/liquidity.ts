@@ -86,8 +86,21 @@ export function maxAmountFrom(
   return payoutWithin(free, rateType, floatSpreadBps).div(rate);
 }
 
-/** What a status change means for the order's reservation: give it back, or turn it into a payout. */
-export type LiquidityStep = "release" | "settle";
+/**
+ * What a status change means for the order's reservation: take it (a widget order's deposit was
+ * seen), give it back, or turn it into a payout.
+ */
+export type LiquidityStep = "reserve" | "release" | "settle";
+
+/** The step a transition leaves to send, if any; a promise ends (release or settle) only once. */
+export function liquidityStepOf(
+  previous: OrderStatus,
+  next: { status: OrderStatus; liquidityAtDeposit?: true },
+): LiquidityStep | null {
+  if (next.liquidityAtDeposit && previous === "waiting_deposit" && next.status === "confirming")
+    return "reserve";
+  return liquidityStep(previous) === null ? liquidityStep(next.status) : null;
+}
 
 export function liquidityStep(status: OrderStatus): LiquidityStep | null {
   switch (status) {

@@ -53,7 +53,12 @@ export type StepState = "done" | "current" | "todo" | "failed";
 export interface TimelineStep {
   label: string;
   state: StepState;
+  /** When the order reached this step (ISO time); absent for a step not reached. */
+  at?: string;
 }
+
+/** When the order first reached each status (ISO times, from its log). */
+export type StatusTimes = Partial<Record<OrderStatus, string>>;
 
 /** The happy path, in the words the tracking page uses. */
 const PATH: readonly { status: OrderStatus; label: string }[] = [
@@ -93,22 +98,30 @@ const OFF_PATH: Partial<Record<OrderStatus, { label: string; from: OrderStatus }
  */
 export function timeline(
   o: Pick<PublicOrderStatus, "status" | "deposit_confirmations" | "deposit_confirmations_required">,
+  reached: StatusTimes = {},
 ): TimelineStep[] {
   const off = OFF_PATH[o.status];
   const at = PATH.findIndex((p) => p.status === (off ? off.from : o.status));
-  const steps: TimelineStep[] = PATH.map((p, i) => ({
-    label:
-      p.status === "confirming" && o.status === "confirming"
-        ? `Confirming ${o.deposit_confirmations ?? 0}/${o.deposit_confirmations_required}`
-        : p.label,
-    state: i < at || o.status === "completed" ? "done" : i === at && !off ? "current" : "todo",
-  }));
+  const when = (s: OrderStatus) => (reached[s] ? { at: reached[s] } : {});
+  const steps: TimelineStep[] = PATH.map((p, i) => {
+    const state: StepState =
+      i < at || o.status === "completed" ? "done" : i === at && !off ? "current" : "todo";
+    return {
+      label:
+        p.status === "confirming" && o.status === "confirming"
+          ? `Confirming ${o.deposit_confirmations ?? 0}/${o.deposit_confirmations_required}`
+          : p.label,
+      state,
+      ...(state === "todo" ? {} : when(p.status)),
+    };
+  });
   if (!off) return steps;
   return [
     ...steps.slice(0, at),
     {
       label: off.label,
       state: o.status === "refunding" ? "current" : o.status === "refunded" ? "done" : "failed",
+      ...when(o.status),
     },
   ];
 }

@@ -68,6 +68,12 @@ export interface OrderRecord extends StepTimes {
    */
   liquidityReserved?: string;
   /**
+   * The reservation waits for the deposit (a widget order: anyone may create one, so only money on
+   * its way locks the service's coins): taken when the deposit is seen, checked again before the
+   * exchange (docs/liquidity.md, "Widget orders").
+   */
+  liquidityAtDeposit?: true;
+  /**
    * False for a test order (created with a test key): it runs on its own SimChain and simulated
    * venues whatever the deployment's modes (docs/test-mode.md). Absent on orders from before test
    * mode, which are all live.

@@ -62,6 +62,8 @@ export async function withReservation(
 ): Promise<CreateResult> {
   // A test order pays nothing real, so it must neither take nor be refused the service's coins.
   if (draft.livemode === false) return create(draft);
+  // A widget order reserves when its deposit is seen: an anonymous visitor's orders lock nothing.
+  if (draft.widgetId) return create({ ...draft, liquidityRegion: region, liquidityAtDeposit: true });
   const reserved = await reserveLiquidity(env, config, draft, region);
   const result = await create(reserved);
   if (result.kind === "unavailable") await shard(env, keyOf(draft, region)).release(draft.id);

@@ -7,6 +7,7 @@ import {
   isFinal,
   type PublicOrderStatus,
   publicOrderStatus,
+  type StatusTimes,
   type TimelineStep,
   timeline,
 } from "../domain/order-status";
@@ -22,7 +23,7 @@ import { getPartner } from "../storage/partners";
 export async function trackOrder(
   env: Env,
   ref: string,
-): Promise<{ order: OrderView; partnerId: string } | null> {
+): Promise<{ order: OrderView; partnerId: string; reached: StatusTimes } | null> {
   const link = parseTrackRef(ref);
   return link && env.ORDERS.getByName(link.id).track(link.token);
 }
@@ -56,7 +57,7 @@ export async function tracking(env: Env, config: Config, ref: string): Promise<T
   return {
     status,
     partnerId: found.partnerId,
-    steps: timeline(status),
+    steps: timeline(status, found.reached),
     explorers,
     support,
     final: isFinal(status.status),

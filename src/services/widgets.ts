@@ -1,6 +1,6 @@
 // Widgets and referral links (docs/widget.md): a partner's widgets (cabinet and operator), and
 // what the end user does through one: quote, create an order (limits, Turnstile), be counted.
-import { verifyTurnstile } from "../adapters/turnstile";
+import { TURNSTILE_ACTION, verifyTurnstile } from "../adapters/turnstile";
 import type { Config } from "../config";
 import { checkDestination } from "../domain/destination";
 import { DomainError } from "../domain/errors";
@@ -141,9 +141,18 @@ export async function usableWidget(env: Env, id: string): Promise<{ widget: Widg
   };
 }
 
-/** Counts a view of a widget's page (the cabinet's funnel); run in the background. */
-export const recordView = (db: D1Database, widgetId: string, now = new Date()) =>
-  countView(db, widgetId, now.toISOString().slice(0, 10));
+const DAY_MS = 86_400_000;
+
+/**
+ * Counts a view of a widget's page (the cabinet's funnel) once per visitor (its IP, an IPv6 /64)
+ * per widget per sliding day, so reloads and a script's GETs do not inflate it; run in the
+ * background. The visitor's bucket lives in the rate-limit object, like the creation limits.
+ */
+export async function recordView(env: Env, widgetId: string, ip: string, now = new Date()): Promise<void> {
+  const seen = env.RATE_LIMITER.getByName(`widget-view:${widgetId}:${ipRateLimitSubject(ip)}`);
+  if (!(await seen.hitWindow(1, DAY_MS)).allowed) return;
+  await countView(env.DB, widgetId, now.toISOString().slice(0, 10));
+}
 
 export interface WidgetQuoteRequest {
   coin_from: string;
@@ -234,6 +243,8 @@ export interface WidgetClient {
   region: string;
   /** Cloudflare's country of the request (the end user's browser): region restrictions apply. */
   country: string | null;
+  /** The host the form was served from: where a Turnstile token must have been solved. */
+  hostname: string;
 }
 
 /**
@@ -252,7 +263,11 @@ export async function createWidgetOrder(
   const { widget, partner } = u;
   if (config.TURNSTILE_SECRET && config.TURNSTILE_SITE_KEY) {
     const ok = form.turnstile_token
-      ? await verifyTurnstile(config.TURNSTILE_SECRET, form.turnstile_token, client.ip)
+      ? await verifyTurnstile(config.TURNSTILE_SECRET, form.turnstile_token, {
+          ip: client.ip,
+          hostname: client.hostname,
+          action: TURNSTILE_ACTION,
+        })
       : false;
     if (!ok) throw new DomainError("turnstile_failed", "The anti-bot check failed; please try again.");
   }

@@ -4,7 +4,14 @@ import { existsSync, readFileSync } from "node:fs";
 import { createServer, type RequestListener } from "node:http";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { type Browser, type BrowserContext, chromium, type Frame, type Page } from "playwright-core";
+import {
+  type Browser,
+  type BrowserContext,
+  type BrowserContextOptions,
+  chromium,
+  type Frame,
+  type Page,
+} from "playwright-core";
 import { afterAll, beforeAll, expect, inject } from "vitest";
 import { ADMIN_TOKEN, ARTIFACTS, ORIGIN, STARTUP_ERROR } from "./processes";
 
@@ -25,10 +32,11 @@ export function admin(path: string, init: { method?: string; json?: unknown } = 
 export async function withPasskeys(
   b: Browser,
   viewport = { width: 1100, height: 760 },
+  options: BrowserContextOptions = {},
 ): Promise<{ ctx: BrowserContext; page: Page; userVerified(on: boolean): Promise<void> }> {
   // An explicit locale: from a POSIX environment Chromium reports `en-US@posix`, which no real
   // browser does and which Intl (uPlot's date axis) refuses.
-  const ctx = await b.newContext({ viewport, locale: "en-US" });
+  const ctx = await b.newContext({ viewport, locale: "en-US", ...options });
   const page = await ctx.newPage();
   const cdp = await ctx.newCDPSession(page);
   await cdp.send("WebAuthn.enable");

@@ -392,3 +392,87 @@ describe("background refill and return of allowance", () => {
     expect((await inRegion("NA", toBnb(0.01))).status).toBe(201);
   });
 });
+
+describe("widget orders reserve when their deposit is seen (docs/liquidity.md, 'Widget orders')", () => {
+  const TRON = "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t";
+  const form = {
+    from: "BTC:BTC",
+    to: "USDT:TRX",
+    amount_from: "0.01",
+    rate_type: "float",
+    recipient_address: TRON,
+  };
+  const widgetOrder = async (wid: string) => {
+    const res = await call(`/widget/${wid}/orders`, {
+      method: "POST",
+      body: new URLSearchParams({ nonce: crypto.randomUUID(), ...form }),
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      redirect: "manual",
+    });
+    expect(res.status, await res.clone().text()).toBe(303);
+    const id = /\/track\/([0-9a-f-]{36})/.exec(res.headers.get("location") ?? "")?.[1] ?? "";
+    return read(partner, id);
+  };
+  /** The order's due work a minute later, prices kept fresh. */
+  const tick = async (id: string) => {
+    advance(60_000);
+    await setPrices();
+    await env.ORDERS.getByName(id).tick();
+  };
+  const paidTo = async (id: string) =>
+    (await json<{ data: { order_id: string }[] }>(await admin("/sim/TRX/outgoing"))).data.filter(
+      (t) => t.order_id === id,
+    );
+
+  it("creation locks nothing; the deposit takes the reservation; one the coin cannot cover waits, never pays unreserved", async () => {
+    startClock();
+    // 0.01 BTC is ~597 USDT, reserved as ~600: 700 covers one such order.
+    expect((await setBalance("USDT", "TRX", "700")).status).toBe(200);
+    const w = await json<{ id: string }>(
+      await admin(`/partners/${partner.id}/widgets`, {
+        method: "POST",
+        json: { mode: "live", allowed_origins: ["https://shop.example"] },
+      }),
+    );
+    // Three anonymous orders, more than the coin could cover, all accepted and none reserving.
+    const [first, second] = [await widgetOrder(w.id), await widgetOrder(w.id), await widgetOrder(w.id)];
+    const apiOrder = { ...BTC_TO_ETH, coin_to: "USDT", network_to: "TRX", recipient_address: TRON };
+    const probe = await post(apiOrder);
+    expect(probe.status).toBe(201);
+    // Give the probe's reservation back: it expires.
+    const probeId = (await json<{ id: string; expires_at: string }>(probe)).id;
+    const expiresAt = Date.parse((await read(partner, probeId)).expires_at);
+    advance(expiresAt - Date.now() + 1000);
+    await env.ORDERS.getByName(probeId).tick();
+    expect((await read(partner, probeId)).status).toBe("expired");
+    await setPrices();
+
+    // The first widget order's deposit is seen: it reserves, and the coin has no room for another.
+    if (!first || !second) throw new Error("no orders");
+    await simSend("BTC", first.deposit_address, "0.01");
+    await tick(first.id);
+    expect((await read(partner, first.id)).status).toBe("confirming");
+    await expectError(await post(apiOrder), 422, "insufficient_liquidity");
+
+    // The second's deposit finds no room: confirmed, it waits in exchanging and pays nothing.
+    await simSend("BTC", second.deposit_address, "0.01");
+    await tick(second.id);
+    await simMine("BTC", 2);
+    for (let i = 0; i < 6 && (await read(partner, first.id)).status !== "completed"; i++)
+      await tick(first.id);
+    expect((await read(partner, first.id)).status).toBe("completed");
+    for (let i = 0; i < 4; i++) await tick(second.id);
+    expect((await read(partner, second.id)).status).toBe("exchanging");
+    expect(await paidTo(second.id)).toEqual([]);
+
+    // The operator raises the balance: it completes, paid once.
+    expect((await setBalance("USDT", "TRX", "5000")).status).toBe(200);
+    for (let i = 0; i < 8 && (await read(partner, second.id)).status !== "completed"; i++) {
+      advance(15 * 60_000);
+      await tick(second.id);
+    }
+    expect((await read(partner, second.id)).status).toBe("completed");
+    expect(await paidTo(second.id)).toHaveLength(1);
+    expect((await setBalance("USDT", "TRX", null)).status).toBe(200);
+  });
+});

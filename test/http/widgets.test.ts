@@ -170,7 +170,13 @@ describe("the cabinet's Widgets page", () => {
     const m = await partnerWithAdmin("dev@widget-page.example");
     const submit = (fields: Record<string, string>) =>
       cab("/widgets", { cookie: m.cookie, csrf: m.csrf, form: { allowed_origins: SHOP, ...fields } });
-    expect((await submit({ name: "Checkout" })).status).toBe(201);
+    // Post/redirect/get: the page that says "Created" is a GET, so a reload creates nothing.
+    const created = await submit({ name: "Checkout" });
+    expect(created.status).toBe(303);
+    const location = created.headers.get("location") ?? "";
+    expect(location).toMatch(/^\/cabinet\/widgets\?created=wid_\w{20}$/);
+    const shown = await cab(location.replace("/cabinet", ""), { cookie: m.cookie });
+    expect(await shown.text()).toContain(`Created ${location.split("=")[1]}.`);
     const bad: [Record<string, string>, number][] = [
       [{ allowed_origins: "http://shop.example" }, 400],
       [{ coins: "NOPE" }, 422],
@@ -333,11 +339,35 @@ describe("orders through a widget or a referral link", () => {
     expect(await bad.text()).toContain('value="five"');
   });
 
+  it("a fixed reverse order whose quoted amount_from is not a number is refused (400), nothing created", async () => {
+    const w = await newWidget();
+    const fixed = await json<{ quote_id: string }>(
+      await call(`/widget/${w.id}/quote?from=BTC:BTC&to=USDT:TRX&amount_to=500&rate_type=fixed`),
+    );
+    const { amount_from: _, ...rest } = FORM;
+    const res = await post(`/widget/${w.id}/orders`, {
+      ...rest,
+      rate_type: "fixed",
+      quote_id: fixed.quote_id,
+      side: "to",
+      amount_to: "500",
+      amount_from: "lots",
+    });
+    expect(res.status).toBe(400);
+    const html = await res.text();
+    expect(html).toContain('data-testid="form-error"');
+    expect(html).toContain("Enter the amount as a number");
+    expect(await countOrders(w.id)).toBe(0);
+  });
+
   it("a referral-link order belongs to the widget's partner and lands on the tracking page", async () => {
     const w = await newWidget();
     const page = await call(`/swap?ref=${w.id}`);
     expect(page.status).toBe(200);
     expect(page.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    // A page of its own says whose swap it is; inside the partner's site the frame needs not.
+    expect(await page.text()).toContain("A swap offered by <strong>widget-wallet</strong>.");
+    expect(await (await call(`/widget/${w.id}`)).text()).not.toContain("offered-by");
     const res = await post(`/swap/orders?ref=${w.id}`, { ...FORM, refund_address: BTC_REFUND });
     const id = createdId(res);
     const order = await read(p, id);
@@ -352,6 +382,26 @@ describe("orders through a widget or a referral link", () => {
       .bind(w.id)
       .first<{ n: number }>();
     expect(views?.n).toBeGreaterThanOrEqual(1);
+  });
+
+  it("the funnel counts a visitor once a day, not every page load (widget frame or referral link)", async () => {
+    const w = await newWidget();
+    const visitor = "2001:db8:42:7::1";
+    const views = async () =>
+      (
+        await env.DB.prepare("SELECT SUM(views) AS n FROM widget_views WHERE widget_id = ?")
+          .bind(w.id)
+          .first<{ n: number | null }>()
+      )?.n ?? 0;
+    // Waits for the background count, unlike `call`.
+    const open = (path: string, ip: string) => callWith(env, path, {}, ip);
+    for (let i = 0; i < 3; i++) expect((await open(`/widget/${w.id}`, visitor)).status).toBe(200);
+    expect((await open(`/swap?ref=${w.id}`, visitor)).status).toBe(200);
+    // The same /64 is the same visitor.
+    expect((await open(`/widget/${w.id}`, "2001:db8:42:7::2")).status).toBe(200);
+    expect(await views()).toBe(1);
+    await open(`/widget/${w.id}`, freshIp());
+    expect(await views()).toBe(2);
   });
 
   it("the locked recipient wins over whatever the form sends; another payout network is refused", async () => {
@@ -432,8 +482,18 @@ describe("Turnstile", () => {
   const network = createMockNetwork(
     http.post(SITEVERIFY_URL, async ({ request }) => {
       const form = await request.formData();
-      const good = form.get("secret") === "ts-secret" && form.get("response") === "good-token";
-      return HttpResponse.json({ success: good, "error-codes": good ? [] : ["invalid-input-response"] });
+      // Solved on this host for the widget's form; or a real token solved on another site or form.
+      const solved: Record<string, { hostname: string; action: string }> = {
+        "good-token": { hostname: "localhost", action: "widget-order" },
+        "other-site-token": { hostname: "evil.example", action: "widget-order" },
+        "other-form-token": { hostname: "localhost", action: "login" },
+      };
+      const at = form.get("secret") === "ts-secret" ? solved[String(form.get("response"))] : undefined;
+      return HttpResponse.json(
+        at
+          ? { success: true, "error-codes": [], ...at }
+          : { success: false, "error-codes": ["invalid-input-response"] },
+      );
     }),
   );
   const turnstileEnv = { ...env, TURNSTILE_SITE_KEY: "ts-site", TURNSTILE_SECRET: "ts-secret" } as Env;
@@ -458,14 +518,17 @@ describe("Turnstile", () => {
     expect(page.headers.get("content-security-policy")).toContain(
       "script-src 'self' https://challenges.cloudflare.com",
     );
-    expect(await page.text()).toContain('data-sitekey="ts-site"');
+    expect(await page.text()).toContain('data-sitekey="ts-site" data-action="widget-order"');
 
     expect((await submit(w.id, {})).status).toBe(403);
     expect((await submit(w.id, { "cf-turnstile-response": "bad-token" })).status).toBe(403);
+    // Valid tokens, but solved on another hostname or for another action (Cloudflare's advice).
+    expect((await submit(w.id, { "cf-turnstile-response": "other-site-token" })).status).toBe(403);
+    expect((await submit(w.id, { "cf-turnstile-response": "other-form-token" })).status).toBe(403);
     expect(await countOrders(w.id)).toBe(0);
     expect((await submit(w.id, { "cf-turnstile-response": "good-token" })).status).toBe(303);
     expect(await countOrders(w.id)).toBe(1);
-    expect(network.requests.map((r) => r.url)).toEqual([SITEVERIFY_URL, SITEVERIFY_URL]);
+    expect(network.requests.map((r) => r.url)).toEqual(Array(4).fill(SITEVERIFY_URL));
   });
 
   it("unconfigured, the widget says nothing about it and needs no token", async () => {

@@ -1,6 +1,7 @@
 // The cabinet's Logs page (docs/cabinet.md, "Logs"): the partner's API requests in the header's
 // Live/Test view, filtered and paged like GET /api/v1/partner/logs, and one request's details.
 import { type Context, Hono } from "hono";
+import type { Child } from "hono/jsx";
 import {
   parseLogCursor,
   parseRequestLogFilter,
@@ -21,7 +22,10 @@ const modeOf = (s: SessionContext) => (s.mode === "test" ? "test" : "live");
 const logOf = (s: SessionContext) => logName(s.user.partner_id, modeOf(s) === "live");
 
 /** Seconds and milliseconds: requests a few ms apart must read apart. */
-const at = (iso: string) => `${iso.replace("T", " ").slice(0, 23)} UTC`;
+/** To the millisecond, in UTC; the script shows it in the viewer's zone (src/client/local-time.ts). */
+const at = (iso: string) => (
+  <time datetime={iso} data-local="ms">{`${iso.replace("T", " ").slice(0, 23)} UTC`}</time>
+);
 
 function query(input: RequestLogFilterInput, extra: Record<string, string> = {}): string {
   const params = new URLSearchParams();
@@ -130,7 +134,7 @@ function LogsPage(props: {
 
 function LogEntryPage(props: { session: SessionContext; entry: RequestLogView }) {
   const e = props.entry;
-  const rows: [string, string | number | null][] = [
+  const rows: [string, Child][] = [
     ["Time", at(e.at)],
     ["Request", `${e.method} ${e.path}${e.query ? `?${e.query}` : ""}`],
     ["Status", e.status],
@@ -163,7 +167,9 @@ function LogEntryPage(props: { session: SessionContext; entry: RequestLogView })
         {e.error_body ? (
           <>
             <h2>Response body</h2>
-            <pre data-testid="error-body">{e.error_body}</pre>
+            <pre class="body" data-testid="error-body">
+              {e.error_body}
+            </pre>
           </>
         ) : null}
       </section>

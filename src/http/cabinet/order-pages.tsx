@@ -177,6 +177,7 @@ function fieldValue(key: keyof OrderView, d: OrderDetail): Child {
     default: {
       const v = o[key];
       if (v === null) return <span class="muted">—</span>;
+      if (key.endsWith("_at") && typeof v === "string") return when(v);
       // `fees` and the partner's `metadata`: their own pairs, not "[object Object]".
       if (typeof v === "object")
         return (

@@ -18,10 +18,13 @@ import { Csrf, Page, StepUpField } from "./layout";
 import { docsUrl, Quickstart } from "./quickstart";
 import { StackTable } from "./stack-table";
 
-/** A time to the second (several steps of one order can share a minute), relative on hover. */
+/**
+ * A time to the second (several steps of one order can share a minute), relative on hover; in UTC
+ * here, in the viewer's zone once the script ran (src/client/local-time.ts).
+ */
 export const when = (iso: string | null) =>
   iso ? (
-    <time datetime={iso} title={relativeTime(Date.parse(iso), Date.now())}>
+    <time datetime={iso} data-local="seconds" title={relativeTime(Date.parse(iso), Date.now())}>
       {`${iso.replace("T", " ").slice(0, 19)} UTC`}
     </time>
   ) : (

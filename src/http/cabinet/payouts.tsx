@@ -28,7 +28,8 @@ import {
 import { badRequest } from "../errors";
 import { form } from "./forms";
 import { Csrf, Notice, Page, StepUpField } from "./layout";
-import { actorOf, type CabinetEnv, requireSession, type SignedInEnv, stepUpGate } from "./session";
+import { when } from "./pages";
+import { actorOf, type CabinetEnv, requireSession, rp, type SignedInEnv, stepUpGate } from "./session";
 
 const PATH = "/cabinet/payouts";
 const signedIn = (c: Context<CabinetEnv>) => c as unknown as Context<SignedInEnv>;
@@ -92,11 +93,11 @@ function SettingsCard(props: {
         the total carries over to the next month).
       </p>
       {st?.pending_address ? (
-        <div class="notice" role="status" data-testid="pending-change">
+        <div class="notice pending" role="status" data-testid="pending-change">
           <p>
             Address change to <strong class="mono">{st.pending_address}</strong> ({st.pending_coin} on{" "}
             {st.pending_network}), requested by {st.pending_requested_by}, takes effect at{" "}
-            <strong>{st.pending_effective_at}</strong>. Until then payouts go to the current address.
+            <strong>{when(st.pending_effective_at)}</strong>. Until then payouts go to the current address.
           </p>
           <form class="inline" method="post" action={`${PATH}/address/cancel`}>
             <Csrf session={props.session} />
@@ -212,7 +213,7 @@ export function StatementPage(props: { session: SessionContext; s: ParsedStateme
           Statement {s.month} ({s.livemode === 1 ? "live" : "test"})
         </h1>
         <p class="muted">
-          {props.session.partner.name} · {s.id} · issued {s.issued_at}
+          {props.session.partner.name} · {s.id} · issued {when(s.issued_at)}
         </p>
         <table>
           <thead>
@@ -369,7 +370,7 @@ export function payoutPages(): Hono<CabinetEnv> {
       action: "payout.address_change",
       target: parsed.data.address,
     });
-    const settings = await requestPayoutAddress(
+    await requestPayoutAddress(
       c.env.DB,
       c.get("config"),
       actorOf(signedIn(c)),
@@ -378,7 +379,7 @@ export function payoutPages(): Hono<CabinetEnv> {
     );
     return render(
       signedIn(c),
-      `Address change requested: it takes effect at ${settings?.pending_effective_at}.`,
+      "Address change requested: it takes effect at the time shown under Payout settings.",
     );
   });
   app.post("/address/cancel", requireSession("settings.write"), async (c) => {

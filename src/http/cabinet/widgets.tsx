@@ -262,7 +262,15 @@ const opt = (v: string | undefined) => (v?.trim() ? v.trim() : undefined);
 export function widgetPages(): Hono<CabinetEnv> {
   const app = new Hono<CabinetEnv>();
   const signedIn = (c: Context<CabinetEnv>) => c as unknown as Context<SignedInEnv>;
-  app.get("/", requireSession("orders.read"), (c) => render(signedIn(c)));
+  // Post/redirect/get: a created or revoked widget is named by the redirect's query, so reloading
+  // the page that says so sends nothing again.
+  app.get("/", requireSession("orders.read"), (c) => {
+    const id = (c.req.query("created") ?? c.req.query("revoked") ?? "").slice(0, 40);
+    const said = /^wid_\w{20}$/.test(id)
+      ? `${c.req.query("created") ? "Created" : "Revoked"} ${id}.`
+      : undefined;
+    return render(signedIn(c), said ? { notice: said } : {});
+  });
   app.post("/", requireSession("keys.write"), async (c) => {
     const s = signedIn(c);
     const session = s.get("cabinet");
@@ -306,7 +314,7 @@ export function widgetPages(): Hono<CabinetEnv> {
         mode: w.mode,
         allowed_origins: w.allowed_origins,
       });
-      return render(s, { notice: `Created ${w.id}.`, status: 201 });
+      return c.redirect(`/cabinet/widgets?created=${w.id}`, 303);
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
       return render(s, { error: err.message, status: statusOf(err.code) });
@@ -317,7 +325,7 @@ export function widgetPages(): Hono<CabinetEnv> {
     const id = c.req.param("wid");
     await revokePartnerWidget(c.env.DB, s.get("cabinet").user.partner_id, id);
     await audit(c.env.DB, actorOf(s), "widget.revoked", id);
-    return render(s, { notice: `Revoked ${id}.` });
+    return c.redirect(`/cabinet/widgets?revoked=${id}`, 303);
   });
   return app;
 }

@@ -16,6 +16,8 @@ export interface FrameOptions {
   embedded?: boolean;
   /** Extra script origins (Turnstile, only when the operator configured it). */
   extraScripts?: string[];
+  /** Without JavaScript, reload the page this often (a tracking page that is not final). */
+  noScriptRefreshSeconds?: number | undefined;
 }
 
 export function Frame(
@@ -33,6 +35,11 @@ export function Frame(
           <link rel="stylesheet" href={`${SWAP_ASSET_PATH}/${SWAP_STYLE}`} />
           {props.themeHref ? <link rel="stylesheet" href={props.themeHref} /> : null}
           <script src={`${SWAP_ASSET_PATH}/${SWAP_SCRIPT}`} defer></script>
+          {props.noScriptRefreshSeconds ? (
+            <noscript>
+              <meta http-equiv="refresh" content={String(props.noScriptRefreshSeconds)} />
+            </noscript>
+          ) : null}
           {(props.extraScripts ?? []).map((s) => (
             <script src={s} async defer></script>
           ))}

@@ -1,14 +1,26 @@
 // The tracking page's body: the order's timeline in plain words, the deposit (address, QR code,
 // memo warning, countdown), amounts, transaction links, and what to do next for a held order.
-// Readable without JavaScript; the script only copies, counts down and reloads on a change.
+// Readable without JavaScript (the page then reloads itself, see NO_SCRIPT_REFRESH_SECONDS); the
+// script copies, counts down by the second, shows times in the viewer's zone and reloads on a change.
 import { raw } from "hono/html";
 import { renderSVG } from "uqr";
 import { reasonText } from "../../domain/order-status";
+import { relativeTime } from "../../lib/relative-time";
 import type { Tracking } from "../../services/order-status";
 
 export type TrackView = Omit<Tracking, "partnerId">;
 
 const fmt = (n: number | null) => (n === null ? "—" : String(n));
+
+/** Without the script, an unfinished order's page reloads itself this often (a meta refresh). */
+export const NO_SCRIPT_REFRESH_SECONDS = 30;
+
+/** A time to the minute in UTC; the script shows it in the viewer's zone. */
+const At = (props: { iso: string }) => (
+  <time datetime={props.iso} data-local="minutes">
+    {`${props.iso.replace("T", " ").slice(0, 16)} UTC`}
+  </time>
+);
 
 function TxLink(props: {
   label: string;
@@ -41,7 +53,7 @@ function TxLink(props: {
 /** The deposit address as the QR code carries it: exactly the address (docs/widget.md). */
 export const qrSvg = (address: string) => renderSVG(address, { border: 2 });
 
-export function TrackBody(props: TrackView) {
+export function TrackBody(props: TrackView & { now: number }) {
   const s = props.status;
   const waiting = s.status === "waiting_deposit";
   const current =
@@ -65,6 +77,12 @@ export function TrackBody(props: TrackView) {
           {props.steps.map((p) => (
             <li data-state={p.state} aria-current={p.state === "current" ? "step" : undefined}>
               {p.label}
+              {p.at ? (
+                <span class="muted small step-at">
+                  {" · "}
+                  <At iso={p.at} />
+                </span>
+              ) : null}
             </li>
           ))}
         </ol>
@@ -107,8 +125,13 @@ export function TrackBody(props: TrackView) {
             </>
           ) : null}
           <p class="muted small">
-            Send before <time datetime={s.expires_at}>{s.expires_at.replace("T", " ").slice(0, 16)} UTC</time>{" "}
-            (<span data-countdown={s.expires_at}>30 minutes</span>).
+            Send before <At iso={s.expires_at} /> (
+            <span data-countdown={s.expires_at}>
+              {Date.parse(s.expires_at) > props.now
+                ? relativeTime(Date.parse(s.expires_at), props.now)
+                : "expired"}
+            </span>
+            ).
           </p>
         </section>
       ) : null}

@@ -7,7 +7,7 @@ import type { AppEnv } from "../app-env";
 import { publicRateLimit } from "../middleware/auth";
 import { staticAsset } from "../static-assets";
 import { Frame, type FrameOptions, swapCsp } from "./frame";
-import { TrackBody } from "./page";
+import { NO_SCRIPT_REFRESH_SECONDS, TrackBody } from "./page";
 
 /** Tracking pages poll every few seconds; the status API's cache window is shorter than this. */
 export const TRACK_POLL_MS = 5000;
@@ -37,6 +37,7 @@ export async function renderTracking(
     <Frame
       title={`Swap ${t.status.coin_from} → ${t.status.coin_to}`}
       {...frame}
+      noScriptRefreshSeconds={t.final ? undefined : NO_SCRIPT_REFRESH_SECONDS}
       mainAttrs={{
         // The page polls the status API with what opened it.
         "data-track": ref.toLowerCase(),
@@ -51,6 +52,7 @@ export async function renderTracking(
         explorers={t.explorers}
         support={t.support}
         final={t.final}
+        now={Date.now()}
       />
     </Frame>,
   );

@@ -1,3 +1,4 @@
+import { TURNSTILE_ACTION } from "../../adapters/turnstile";
 // The swap form of a widget and of a referral link: coins with icons, the amount, float or fixed,
 // the payout address (or the widget's locked one), an optional refund address. A plain form post
 // that works without JavaScript; the script adds live quotes, the fixed rate's countdown and
@@ -30,6 +31,8 @@ export interface SwapFormProps {
   values: SwapFormValues;
   error?: string | undefined;
   turnstileSiteKey?: string | undefined;
+  /** On the referral page (no partner's site around it): the partner whose swap this is. */
+  offeredBy?: string | undefined;
 }
 
 const key = (c: Pick<CurrencyRow, "coin" | "network">) => `${c.coin}:${c.network}`;
@@ -96,6 +99,11 @@ export function SwapForm(props: SwapFormProps) {
         </p>
       ) : null}
       <h1>Exchange</h1>
+      {props.offeredBy ? (
+        <p class="muted small" data-testid="offered-by">
+          A swap offered by <strong>{props.offeredBy}</strong>.
+        </p>
+      ) : null}
       {props.error ? (
         <p class="error" role="alert" data-testid="form-error">
           {props.error}
@@ -206,7 +214,9 @@ export function SwapForm(props: SwapFormProps) {
         aria-describedby="refund-hint"
       />
       <p class="hint" id="refund-hint" data-check-out="refund" aria-live="polite"></p>
-      {props.turnstileSiteKey ? <div class="cf-turnstile" data-sitekey={props.turnstileSiteKey}></div> : null}
+      {props.turnstileSiteKey ? (
+        <div class="cf-turnstile" data-sitekey={props.turnstileSiteKey} data-action={TURNSTILE_ACTION}></div>
+      ) : null}
       <button type="submit">Exchange</button>
     </form>
   );

@@ -41,6 +41,8 @@ interface Surface {
   /** Where the form sends the visitor once the order exists. */
   trackUrl: (order: OrderView) => string;
   frame: FrameOptions & { csp: string };
+  /** The partner named on the page: the referral link's (a widget sits on the partner's own site). */
+  offeredBy?: string;
 }
 
 function turnstile(c: C): { siteKey?: string; scripts: string[] } {
@@ -72,10 +74,11 @@ function embedded(c: C, widget: Widget): Surface {
   };
 }
 
-function referral(c: C, widget: Widget): Surface {
+function referral(c: C, widget: Widget, partnerName: string): Surface {
   const t = turnstile(c);
   return {
     widget,
+    offeredBy: partnerName,
     base: "/swap",
     query: `?ref=${widget.id}`,
     trackUrl: trackPath,
@@ -136,6 +139,7 @@ async function renderForm(
         values={values}
         error={error?.message}
         turnstileSiteKey={t.siteKey}
+        offeredBy={s.offeredBy}
       />
     </Frame>,
     error?.status ?? 200,
@@ -167,10 +171,12 @@ async function postOrder(c: C, s: Surface, partner: Awaited<ReturnType<typeof us
   // The side the visitor typed on; without the script, the one amount filled in.
   const side = f.side === "to" || (!opt(f.amount_from) && opt(f.amount_to)) ? "to" : "from";
   const amount = opt(side === "to" ? f.amount_to : f.amount_from);
+  // With an amount to get and a fixed quote, the amount to send that quote was issued for.
+  const quoted = side === "to" ? opt(f.amount_from) : undefined;
   try {
     if (!from.coin || !to.coin || !amount)
       throw new DomainError("invalid_amount", "Choose both coins and enter an amount.");
-    if (!DECIMAL.test(amount))
+    if (![amount, quoted].every((a) => a === undefined || DECIMAL.test(a)))
       throw new DomainError("invalid_amount", "Enter the amount as a number such as 0.1.");
     const order = await createWidgetOrder(
       c.env,
@@ -183,7 +189,7 @@ async function postOrder(c: C, s: Surface, partner: Awaited<ReturnType<typeof us
         network_to: to.network,
         amount,
         side,
-        quoted_amount_from: side === "to" ? opt(f.amount_from) : undefined,
+        quoted_amount_from: quoted,
         rate_type: f.rate_type === "fixed" ? "fixed" : "float",
         recipient_address: opt(f.recipient_address),
         recipient_address_tag: opt(f.recipient_address_tag),
@@ -192,7 +198,12 @@ async function postOrder(c: C, s: Surface, partner: Awaited<ReturnType<typeof us
         nonce: (f.nonce ?? "").slice(0, 64) || crypto.randomUUID(),
         turnstile_token: opt(f["cf-turnstile-response"]),
       },
-      { ip: clientIp(c), region: regionOf(c.req.raw.cf?.continent), country: cfCountry(c) },
+      {
+        ip: clientIp(c),
+        region: regionOf(c.req.raw.cf?.continent),
+        country: cfCountry(c),
+        hostname: new URL(c.req.url).hostname,
+      },
     );
     return c.redirect(s.trackUrl(order), 303);
   } catch (err) {
@@ -270,7 +281,7 @@ export function createWidgetPages() {
   app.get(embeddedRoutes(""), publicRateLimit, async (c) => {
     const u = await widgetOf(c, c.req.param("wid"));
     if (!u) return notFoundPage(c);
-    c.executionCtx.waitUntil(recordView(c.env.DB, u.widget.id).catch(() => undefined));
+    c.executionCtx.waitUntil(recordView(c.env, u.widget.id, clientIp(c)).catch(() => undefined));
     return renderForm(c, embedded(c, u.widget));
   });
   app.post(embeddedRoutes("/orders"), publicRateLimit, async (c) => {
@@ -295,18 +306,18 @@ export function createWidgetPages() {
   app.get("/swap", publicRateLimit, async (c) => {
     const u = await widgetOf(c, c.req.query("ref"));
     if (!u) return notFoundPage(c);
-    c.executionCtx.waitUntil(recordView(c.env.DB, u.widget.id).catch(() => undefined));
-    return renderForm(c, referral(c, u.widget));
+    c.executionCtx.waitUntil(recordView(c.env, u.widget.id, clientIp(c)).catch(() => undefined));
+    return renderForm(c, referral(c, u.widget, u.partner.name));
   });
   app.post("/swap/orders", publicRateLimit, async (c) => {
     const u = await widgetOf(c, c.req.query("ref"));
     if (!u) return notFoundPage(c);
-    return postOrder(c, referral(c, u.widget), u.partner);
+    return postOrder(c, referral(c, u.widget, u.partner.name), u.partner);
   });
   app.get("/swap/quote", publicRateLimit, async (c) => {
     const u = await widgetOf(c, c.req.query("ref"));
     if (!u) throw new DomainError("widget_not_found", "This widget does not exist or was revoked.");
-    return quote(c, referral(c, u.widget), u.partner);
+    return quote(c, referral(c, u.widget, u.partner.name), u.partner);
   });
   app.get("/swap/check-address", publicRateLimit, (c) => checkAddress(c));
   return app;

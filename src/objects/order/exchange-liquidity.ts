@@ -6,6 +6,7 @@ import type { OrderRecord } from "../../domain/order";
 import { quoteForward } from "../../domain/pricing";
 import { pricingNow } from "../../storage/market";
 import { keyOf, type Reservation, shard } from "../liquidity-shard";
+import { RESERVED } from "./liquidity";
 
 /**
  * The exchange-time liquidity check (docs/liquidity.md, "At exchange time"): before a float order's
@@ -13,7 +14,9 @@ import { keyOf, type Reservation, shard } from "../liquidity-shard";
  * Beyond the reservation the shard is asked to extend it; when it cannot, the venue is not called
  * and the exchange answers `pending` (the order stays `exchanging`, no attempt is counted) until a
  * later retry finds the liquidity. Orders that reserved nothing (test orders, coins not limited at
- * creation) and fixed-rate orders get the venue itself: no pricing, no shard call.
+ * creation) and fixed-rate orders get the venue itself: no pricing, no shard call. A widget order
+ * (its reservation taken at the deposit, which the shard may have refused) is always checked, fixed
+ * ones against their quoted payout.
  */
 export interface LiquidityWaitDeps {
   env: Env;
@@ -30,18 +33,19 @@ interface WaitState {
   waits: number;
 }
 
-/** The reservation as the shard last confirmed it (after an extension), else the creation's. */
-const RESERVED = "liquidity_reserved";
 const waitKey = (exchangeKey: string) => `liquidity_wait:${exchangeKey}`;
 
 /**
  * A fixed order's payout is the amount it reserved (the service carries any difference on the
- * venue), so it can never need more than its reservation: it is never wrapped.
+ * venue), so it can never need more than its reservation: it is not wrapped unless that
+ * reservation waited for the deposit.
  */
 export function withLiquidityWait(venue: ExchangeVenue, deps: LiquidityWaitDeps): ExchangeVenue {
   const { order } = deps;
-  if (order.rateType === "fixed" || !order.liquidityRegion || order.liquidityReserved === undefined)
-    return venue;
+  const checked =
+    order.liquidityAtDeposit === true ||
+    (order.rateType !== "fixed" && order.liquidityReserved !== undefined);
+  if (!order.liquidityRegion || !checked) return venue;
   return {
     async execute(req, key) {
       const waiting = await checkLiquidity(deps, order.liquidityRegion as string, req, key);
@@ -50,8 +54,12 @@ export function withLiquidityWait(venue: ExchangeVenue, deps: LiquidityWaitDeps)
   };
 }
 
-/** The payout the exchange would produce now: the simulated venue's fill, the quote's pricing. */
+/**
+ * The payout the exchange would produce now: the simulated venue's fill, the quote's pricing; a
+ * fixed order's is its quoted amount.
+ */
 async function payoutNow(deps: LiquidityWaitDeps, req: ExchangeRequest, now: number): Promise<Decimal> {
+  if (deps.order.rateType === "fixed") return new Dec(deps.order.amountToExpected);
   const pair = {
     coinFrom: req.coinFrom,
     networkFrom: req.networkFrom,

@@ -2,6 +2,7 @@ import { sendKey } from "../../domain/ledger-keys";
 import type { OrderRecord, SendKind } from "../../domain/order";
 import { type ActionInputs, orderActions } from "../../domain/order-actions";
 import { decide, type OrderEvent, type OrderStatus, stateViewOf } from "../../domain/order-state";
+import type { StatusTimes } from "../../domain/order-status";
 import { stepTimes } from "../../domain/order-timing";
 import type { OrderAlerts } from "./alerts";
 import { markLiquidity } from "./liquidity";
@@ -138,6 +139,16 @@ export class OrderJournal implements OrderTransitions {
         reason: e.reason,
         data: e.data ? (JSON.parse(e.data) as EventData) : null,
       }));
+  }
+
+  /** When the order first entered each status (the tracking page's timeline). */
+  reached(): StatusTimes {
+    const rows = this.stores.storage.sql
+      .exec<{ status: OrderStatus; at: string }>(
+        "SELECT to_status AS status, MIN(at) AS at FROM events WHERE from_status IS NULL OR from_status != to_status GROUP BY to_status",
+      )
+      .toArray();
+    return Object.fromEntries(rows.map((r) => [r.status, r.at]));
   }
 
   /** The log's position: the version the D1 index row is projected as of. */

@@ -4,6 +4,7 @@ import type { DepositScheme } from "../../domain/deposit";
 import { isLive, type OrderDraft, type OrderRecord, type OrderView } from "../../domain/order";
 import type { CreationKey } from "../../domain/order-id";
 import { opensOrder } from "../../domain/order-link";
+import type { StatusTimes } from "../../domain/order-status";
 import type { ClockJump } from "../../domain/test-clock";
 import { type CancelResult, cancelOrder } from "./cancellation";
 import { type CreateResult, OrderCreation, replayCreation } from "./creation";
@@ -100,15 +101,17 @@ export class OrderObject extends DurableObject<Env> {
   }
 
   /**
-   * The order for its keyless readers (the status API, the tracking page): the view and its owner,
-   * without the event log. Null when no order has this id or `token` does not open it
-   * (src/domain/order-link.ts).
+   * The order for its keyless readers (the status API, the tracking page): the view, its owner and
+   * when it reached each status, without the event log. Null when no order has this id or `token`
+   * does not open it (src/domain/order-link.ts).
    */
-  async track(token: string | null): Promise<{ order: OrderView; partnerId: string } | null> {
+  async track(
+    token: string | null,
+  ): Promise<{ order: OrderView; partnerId: string; reached: StatusTimes } | null> {
     const o = this.#order;
     const r = o.c.record();
     return r && opensOrder(r.trackToken, token)
-      ? { order: await o.view.view(r, o.c.now()), partnerId: r.partnerId }
+      ? { order: await o.view.view(r, o.c.now()), partnerId: r.partnerId, reached: o.c.journal.reached() }
       : null;
   }
 
@@ -270,7 +273,7 @@ export class OrderObject extends DurableObject<Env> {
     if (projectionPending(c.kv)) await projectRecord(c, r, (x) => o.view.needsReview(x));
     await c.alerts.project(c.env.DB, r.id);
     await c.outbox.flush(c.now(), r.id);
-    await flushLiquidity(c.env, c.kv, r);
+    await flushLiquidity(c.env, c.config, c.kv, r);
     scheduleOutbox(c, c.now());
     await c.arm(c.now());
   }

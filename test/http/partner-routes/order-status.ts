@@ -223,6 +223,10 @@ describe("order-status", () => {
       expect(html).toContain(o.deposit_address);
       expect(html).toMatch(/<svg[^>]*viewBox/);
       expect(html).toContain(`data-countdown="${o.expires_at}"`);
+      // Without the script both stay true: the time left as of this render, and a reload every 30 s.
+      expect(html).toMatch(/data-countdown="[^"]+">in (29|30) min</);
+      expect(html).toContain("This page updates by itself.");
+      expect(html).toContain('<noscript><meta http-equiv="refresh" content="30"/></noscript>');
       expect(html).toContain(`${TRON_ADDR.slice(0, 6)}…${TRON_ADDR.slice(-4)}`);
       expect(html).not.toContain(TRON_ADDR);
       expect(html).not.toContain(p.id);
@@ -244,6 +248,21 @@ describe("order-status", () => {
       const { html } = await page(refOf(o));
       expect(html).toContain('data-status="completed"');
       expect(html).toContain('data-final="true"');
+      expect(html).not.toContain("http-equiv");
+      // When each step happened, to the minute in UTC (the script shows the viewer's zone).
+      const steps = [
+        ...html.matchAll(
+          /<li data-state="done"[^>]*>([^<]+)<span[^>]*> · <time datetime="([^"]+)" data-local="minutes">/g,
+        ),
+      ];
+      expect(steps.map((m) => m[1])).toEqual([
+        "Waiting for your deposit",
+        "Confirming",
+        "Exchanging",
+        "Sending",
+        "Sent",
+      ]);
+      expect(steps.every((m) => Number.isFinite(Date.parse(m[2] ?? "")))).toBe(true);
       expect(html).toContain(done.payout_txid ?? "missing payout txid");
       expect(html).not.toContain('<a href="http');
     });
