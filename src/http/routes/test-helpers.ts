@@ -59,6 +59,7 @@ const HELPERS = [
   {
     path: "deposit",
     operationId: "testDeposit",
+    bodyRequired: false,
     schema: DepositBody,
     summary: "Send a deposit to a test order",
     description:
@@ -72,6 +73,7 @@ const HELPERS = [
   {
     path: "confirm",
     operationId: "testConfirm",
+    bodyRequired: false,
     schema: ConfirmBody,
     summary: "Mine blocks on a test order's chain",
     description:
@@ -81,6 +83,7 @@ const HELPERS = [
   {
     path: "drop-deposit",
     operationId: "testDropDeposit",
+    bodyRequired: false,
     schema: Empty,
     summary: "Make a test order's deposit disappear",
     description:
@@ -90,6 +93,7 @@ const HELPERS = [
   {
     path: "expire",
     operationId: "testExpire",
+    bodyRequired: false,
     schema: Empty,
     summary: "Move a test order's clock past its deadline",
     description:
@@ -99,6 +103,7 @@ const HELPERS = [
   {
     path: "fail",
     operationId: "testFail",
+    bodyRequired: true,
     schema: FailBody,
     summary: "Make the next attempt of a step fail for good",
     description:
@@ -119,7 +124,7 @@ for (const h of HELPERS) {
     request: {
       params: Params,
       headers: z.object(SignatureHeader),
-      body: { content: { "application/json": { schema: h.schema } }, required: false },
+      body: { content: { "application/json": { schema: h.schema } }, required: h.bodyRequired },
     },
     responses: {
       200: okResponse("limited", "The test order after the change.", OrderSchema),
@@ -127,7 +132,7 @@ for (const h of HELPERS) {
     },
   });
   testHelpersRouter.openapi(route, async (c) => {
-    // The body is optional: no body means every default.
+    // Where the body is optional, no body means every default.
     const body = (c.req.valid("json") ?? {}) as never;
     const order = await runTestHelper(
       c.env,
