@@ -1402,6 +1402,8 @@ export interface components {
              * @example 2026-11-21T12:00:00.000Z
              */
             updated_at: string | null;
+            /** @description Whether anything has been checked yet: false before the first judgement, when `status` and every level are `operational` by default, not by a check. */
+            checked: boolean;
             /**
              * @description `degraded` while webhook events wait for delivery longer than a few minutes.
              * @enum {string}
