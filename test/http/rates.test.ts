@@ -403,6 +403,7 @@ describe("real payouts need real deposits", () => {
       PAYOUT_MODE: "http",
       PAYOUT_GATEWAY_URL: "https://signer.test",
       EXCHANGE_MODE: "binance",
+      CABINET_ORIGIN: "https://api.example.test",
       ...vars,
     } as unknown as Env;
     const ctx = createExecutionContext();
@@ -444,6 +445,7 @@ describe("real payouts need real deposits", () => {
       PAYOUT_MODE: "http",
       PAYOUT_GATEWAY_URL: "https://signer.test",
       EXCHANGE_MODE: "binance",
+      CABINET_ORIGIN: "https://api.example.test",
       CHAIN_MODE:
         "BTC:blockbook,LTC:esplora,DOGE:blockbook,ETH:evm,BSC:evm,TRX:trongrid,SOL:solana,XRP:rippled,XLM:horizon,TON:toncenter",
       DEPOSIT_ADDRESS_XRP: "rPT1Sjq2YGrBMTttX4GZHjKu9dyfzbpAYe",
