@@ -157,6 +157,21 @@ export function cacheable<R extends { headers: Headers }>(response: R): R {
   return { ...response, headers: { ...response.headers, ...HEADERS.etag, ...HEADERS.vary } };
 }
 
+/** The operator API's: the same fields for its own per-IP bucket, named `"admin-ip"`. */
+export const ADMIN_RATE_LIMIT_HEADERS: Headers = {
+  ...HEADERS.rateLimit,
+  "RateLimit-Policy": {
+    description:
+      'The operator API\'s quota per client address, its own bucket (ADMIN_RATE_LIMIT_PER_MINUTE, default 1200), counted before the credential is checked: `q` requests per `w` seconds, e.g. `"admin-ip";q=1200;w=60`.',
+    schema: { type: "string", maxLength: 64, pattern: '^"admin-ip";q=\\d+;w=\\d+$' },
+  },
+  RateLimit: {
+    description:
+      'What is left of it: `r` requests remaining, `t` seconds until a slot frees, e.g. `"admin-ip";r=1199;t=60`.',
+    schema: { type: "string", maxLength: 64, pattern: '^"admin-ip";r=\\d+;t=\\d+$' },
+  },
+};
+
 /** Routes behind a rate limit carry `RateLimit-*` on their answers; the others don't. */
 export type Limited = "limited" | "unlimited";
 

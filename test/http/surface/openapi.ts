@@ -162,4 +162,26 @@ describe("OpenAPI documents", () => {
     expect((await js.text()).length).toBeGreaterThan(500_000);
     expect((await call("/docs/interactive")).status).toBe(404);
   });
+
+  it("declares the operator API's rate limit: a 429 on every operator route, RateLimit-* on its answers as sent", async () => {
+    const doc = await adminDoc();
+    for (const o of operations(doc)) {
+      expect(Object.keys(o.op.responses), o.key).toContain("429");
+      for (const [status, r] of Object.entries(o.op.responses))
+        if (/^[24]/.test(status))
+          expect(Object.keys(r.headers ?? {}), `${o.key} ${status}`).toContain("RateLimit-Policy");
+    }
+    const declared = doc.paths["/admin/v1/alerts"]?.get?.responses["200"]?.headers as Record<
+      string,
+      { schema: { pattern: string } }
+    >;
+    const res = await admin("/alerts");
+    expect(res.status).toBe(200);
+    const policy = res.headers.get("ratelimit-policy") ?? "";
+    expect(policy).toMatch(/^"admin-ip";q=1200;w=60$/);
+    expect(policy).toMatch(new RegExp(declared["RateLimit-Policy"]?.schema.pattern ?? "^$"));
+    expect(res.headers.get("ratelimit") ?? "").toMatch(
+      new RegExp(declared.RateLimit?.schema.pattern ?? "^$"),
+    );
+  });
 });
