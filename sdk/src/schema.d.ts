@@ -917,11 +917,11 @@ export interface components {
             eta_source: "history" | "estimate";
             /**
              * Format: int32
-             * @description Seconds the quote stays valid: null for float quotes; for fixed quotes the seconds left.
+             * @description Seconds the quote stays valid: for a fixed quote requested with an API key, the seconds left to lock it with `quote_id`; null for float quotes and for keyless fixed quotes (nothing to lock).
              */
             expires_in: number | null;
             /**
-             * @description Fixed quotes only: pass as `quote_id` to POST /partner/orders to lock exactly this quote. An opaque, signed token (up to about 400 characters of `A-Za-z0-9._-`); only quotes requested with an API key can be locked, by that partner.
+             * @description Fixed quotes requested with an API key only (a keyless fixed quote has none: only a partner can lock a quote): pass as `quote_id` to POST /partner/orders to lock exactly this quote, with the same partner's key. An opaque, signed token (up to about 400 characters of `A-Za-z0-9._-`).
              * @example q1.WyJwYXJ0bmVyIiwiQlRDIl0.3q2-7wAAAAAAAAAAAAAAAA
              */
             quote_id?: string;
