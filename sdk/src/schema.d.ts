@@ -652,7 +652,7 @@ export interface components {
             amount_to_expected: number;
             /** @description Beyond the contract: amount of the detected deposit. */
             amount_from_received: number | null;
-            /** @description Beyond the contract: amount paid out, fixed at exchange time. */
+            /** @description Beyond the contract: the amount paid out (fixed at exchange time), once the payout is sent (`payout_txid`); null before, also on a held (`failed`) order, whose `actions` show what it would pay. */
             amount_to_actual: number | null;
             /** @enum {string} */
             rate_type: "float" | "fixed";

@@ -156,10 +156,10 @@ export const OrderSchema = z
       .number()
       .nullable()
       .openapi({ description: "Beyond the contract: amount of the detected deposit." }),
-    amount_to_actual: z
-      .number()
-      .nullable()
-      .openapi({ description: "Beyond the contract: amount paid out, fixed at exchange time." }),
+    amount_to_actual: z.number().nullable().openapi({
+      description:
+        "Beyond the contract: the amount paid out (fixed at exchange time), once the payout is sent (`payout_txid`); null before, also on a held (`failed`) order, whose `actions` show what it would pay.",
+    }),
     rate_type: z.enum(["float", "fixed"]),
     rate_quoted: z.number(),
     deposit_address: out.address(),
