@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { ERROR_CODES } from "./errors";
+import { ERROR_CODES, MAX_DETAIL } from "./errors";
 
 const amountFigure = (description: string) => z.number().optional().openapi({ description });
 
@@ -10,7 +10,7 @@ export const ErrorItemSchema = z
       .string()
       .max(64)
       .openapi({ description: "Stable machine-readable code of this problem (docs/errors.md)." }),
-    detail: z.string().max(2000),
+    detail: z.string().max(MAX_DETAIL),
     field: z.string().max(200).optional().openapi({ description: "Schema problems: the field, dotted." }),
     message: z
       .string()
@@ -30,7 +30,7 @@ export const ErrorItemSchema = z
 
 export const ErrorSchema = z
   .object({
-    detail: z.string().max(2000).openapi({ description: "Human-readable description of the problem." }),
+    detail: z.string().max(MAX_DETAIL).openapi({ description: "Human-readable description of the problem." }),
     code: z.enum(ERROR_CODES).openapi({ description: "Stable machine-readable error code; branch on this." }),
     errors: z.array(ErrorItemSchema).max(100).optional().openapi({
       description:
