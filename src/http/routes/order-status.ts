@@ -62,13 +62,13 @@ const route = createRoute({
     'For the person who swaps and a wallet\'s "view transaction" screen: the order by its UUID only (never the short_id), without the partner, with the payout and refund addresses masked. Rate-limited per IP like every public route; cacheable for a few seconds.',
   request: {
     params: z.object({
-      // Any other string is simply not found; the bound is Cloudflare's own URL limit.
+      // Any other string is simply not found; past the bound (Cloudflare's own URL limit) it is a 400.
       order_id: z.string().min(1).max(16_384).openapi({ description: "The order's UUID." }),
     }),
   },
   responses: withCors({
     200: okResponse("limited", "The order's status.", OrderStatusSchema),
-    ...errorResponses(404, 429),
+    ...errorResponses(400, 404, 429),
   }),
 });
 

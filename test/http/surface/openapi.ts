@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../../src/app";
-import { admin, call, json } from "../../helpers";
+import { admin, call, expectError, json } from "../../helpers";
 
 interface Operation {
   operationId?: string;
@@ -183,5 +183,11 @@ describe("OpenAPI documents", () => {
     expect(res.headers.get("ratelimit") ?? "").toMatch(
       new RegExp(declared.RateLimit?.schema.pattern ?? "^$"),
     );
+  });
+
+  it("the keyless status route declares the 400 it answers (an order id past its bound)", async () => {
+    await expectError(await call(`/api/v1/orders/${"a".repeat(16_385)}/status`), 400, "invalid_request");
+    const op = (await partnerDoc()).paths["/api/v1/orders/{order_id}/status"]?.get;
+    expect(Object.keys(op?.responses ?? {})).toContain("400");
   });
 });
