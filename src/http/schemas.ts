@@ -227,6 +227,16 @@ export const POSITIVE_DECIMAL = /^(?!0+(?:\.0+)?$)(?:0|[1-9]\d{0,29})(?:\.\d{1,3
 export const decimalAmount = (message: string) =>
   z.string().max(61).regex(DECIMAL_STRING, message).openapi({ pattern: POSITIVE_DECIMAL.source });
 
+/**
+ * An amount sent as a JSON number: at most MAX_AMOUNT_NUMBER coin units, far above any pair's
+ * `max_amount` and below 2^53, past which a double no longer holds every whole number (a decimal
+ * string carries any amount exactly). The document states both bounds; the route's refine refuses
+ * 0 and below with its own message, as it does for a string.
+ */
+export const MAX_AMOUNT_NUMBER = 1e15;
+export const numberAmount = () =>
+  z.number().max(MAX_AMOUNT_NUMBER).openapi({ exclusiveMinimum: 0, maximum: MAX_AMOUNT_NUMBER });
+
 export const ticker = z.string().trim().min(1).max(20);
 
 /**

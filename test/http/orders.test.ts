@@ -653,3 +653,17 @@ describe("GET /api/v1/partner/orders: query plan", () => {
     );
   });
 });
+
+describe("POST /api/v1/partner/orders: a numeric amount is bounded", () => {
+  it("a JSON number above 1e15 is a 400 naming amount_from, as the document's maximum says", async () => {
+    const res = await post({ ...BASE_ORDER, amount_from: 1e16 });
+    const body = await expectError(res, 400, "invalid_request");
+    expect(JSON.stringify(body)).toContain("amount_from");
+    const doc = await json<{
+      components: { schemas: Record<string, { properties: Record<string, unknown> }> };
+    }>(await call("/api/v1/openapi.json"));
+    expect(
+      JSON.stringify(Object.values(doc.components.schemas).map((s) => s.properties?.amount_from)),
+    ).toContain('"maximum":1000000000000000');
+  });
+});

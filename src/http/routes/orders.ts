@@ -20,6 +20,7 @@ import {
   EtaSourceSchema,
   errorResponses,
   FeesSchema,
+  numberAmount,
   okResponse,
   orderRef,
   out,
@@ -45,7 +46,7 @@ export const optionalText = (max: number, description: string) =>
 const PartnerOrderId = z.string().min(1).max(64);
 
 const amountFrom = z
-  .union([z.number().positive(), decimalAmount('must be a decimal string such as "0.5"')])
+  .union([numberAmount(), decimalAmount('must be a decimal string such as "0.5"')])
   .refine((v) => {
     const d = tryParseDecimal(String(v));
     return d?.gt(0) === true;

@@ -5,7 +5,7 @@ import { runTestHelper, type TestHelper } from "../../services/test-helpers";
 import type { PartnerEnv } from "../app-env";
 import { keyedOperation } from "../middleware/scopes";
 import { createRouter } from "../router";
-import { errorResponses, okResponse, orderRef, POSITIVE_DECIMAL } from "../schemas";
+import { errorResponses, numberAmount, okResponse, orderRef, POSITIVE_DECIMAL } from "../schemas";
 import { OrderSchema, SignatureHeader } from "./orders";
 
 const tags = ["Test mode"];
@@ -22,10 +22,7 @@ const DepositBody = z
     // The document states the rule (a positive decimal string, or a number above 0) that the
     // refine enforces, so a generated client refuses 0 and negatives too.
     amount: z
-      .union([
-        z.string().max(64).openapi({ pattern: POSITIVE_DECIMAL.source }),
-        z.number().openapi({ exclusiveMinimum: 0 }),
-      ])
+      .union([z.string().max(64).openapi({ pattern: POSITIVE_DECIMAL.source }), numberAmount()])
       .refine((v) => tryParseDecimal(v)?.gt(0) === true, { message: "must be a positive decimal" })
       .transform(String)
       .optional()
