@@ -1120,7 +1120,10 @@ export interface components {
             livemode: boolean;
         };
         WebhookEndpoint: {
-            /** @description Where events are POSTed; null: none. */
+            /**
+             * Format: uri
+             * @description Where events are POSTed; null: none.
+             */
             url: string | null;
             /** @description Whether events are sent (off: they are logged `skipped`). */
             enabled: boolean;
@@ -1146,7 +1149,10 @@ export interface components {
             updated_at: string | null;
         };
         UpdateWebhookEndpoint: {
-            /** @description https on port 443 to a public host name: no IP literals, no local or internal names (docs/webhooks.md). null removes it. */
+            /**
+             * Format: uri
+             * @description https on port 443 to a public host name: no IP literals, no local or internal names (docs/webhooks.md). null removes it.
+             */
             url?: string | null;
             enabled?: boolean;
         };

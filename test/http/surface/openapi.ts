@@ -190,4 +190,16 @@ describe("OpenAPI documents", () => {
     const op = (await partnerDoc()).paths["/api/v1/orders/{order_id}/status"]?.get;
     expect(Object.keys(op?.responses ?? {})).toContain("400");
   });
+
+  it("declares every webhook URL, sent or answered, as `format: uri`", async () => {
+    type Schemas = Record<string, { properties?: Record<string, { format?: string }> }>;
+    const partner = (await partnerDoc()).components.schemas as Schemas;
+    const operator = (await adminDoc()).components.schemas as Schemas;
+    const formats = [
+      partner.UpdateWebhookEndpoint?.properties?.url?.format,
+      partner.WebhookEndpoint?.properties?.url?.format,
+      operator.Partner?.properties?.webhook_url?.format,
+    ];
+    expect(formats).toEqual(["uri", "uri", "uri"]);
+  });
 });
