@@ -53,7 +53,7 @@ export interface ClientOptions {
   apiKey?: string;
   /** Also send `X-Signature` (hex HMAC-SHA256 of each body, keyed by the key's secret). */
   signRequests?: boolean;
-  /** Retries on 429 / 503 / network errors (defaults: 3 retries, Retry-After honoured up to 30 s). */
+  /** Retries on 429 / 503 / network errors (defaults: 3 retries, Retry-After honoured up to 60 s). */
   retry?: Partial<RetryPolicy>;
   /** The fetch to send with (default: the global one). */
   fetch?: typeof fetch;
