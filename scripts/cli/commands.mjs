@@ -4,6 +4,7 @@
 import { cabinetCommands } from "./cabinet.mjs";
 import { currencyCommands } from "./currencies.mjs";
 import { liquidityCommands } from "./liquidity.mjs";
+import { operationCommands } from "./operations.mjs";
 import { orderCommands } from "./orders.mjs";
 import { partnerCommands } from "./partners.mjs";
 import { poolCommands } from "./pools.mjs";
@@ -24,4 +25,5 @@ export const commands = {
   ...statementCommands,
   ...widgetCommands,
   ...poolCommands,
+  ...operationCommands,
 };

@@ -176,7 +176,10 @@ export function parseArgv(argv, commands) {
   // Phase 2: the command's own positionals and flags (global flags still allowed).
   const spec = { ...GLOBAL_FLAGS, ...(command.flags ?? {}) };
   const positionals = [];
-  const own = argv.slice(rest);
+  // A `--` before the command's arguments is only a shell habit for a negative number
+  // (`statements adjust <partner> -- -12.5 --reason …`, as documented): a lone dash word is an
+  // argument anyway, and the flags after it are still the command's. Dropped, not an end of options.
+  const own = argv.slice(rest).filter((t, i, all) => t !== "--" || all.indexOf("--") !== i);
   let lastShort = -1;
   try {
     for (const token of tokenize(own, spec)) {

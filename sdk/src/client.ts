@@ -8,7 +8,7 @@ export type RateQuote = components["schemas"]["RateQuote"];
 export type CreateOrderRequest = components["schemas"]["CreateOrder"];
 export type Order = components["schemas"]["Order"];
 export type OrderSummary = components["schemas"]["OrderSummary"];
-export type RateQuery = operations["getRate"]["parameters"]["query"];
+export type RateQuery = NonNullable<operations["getRate"]["parameters"]["query"]>;
 export type ListOrdersQuery = Omit<NonNullable<operations["listOrders"]["parameters"]["query"]>, "cursor">;
 export type Permissions = components["schemas"]["Permissions"];
 export type ServiceStatus = components["schemas"]["ServiceStatus"];
@@ -46,17 +46,18 @@ export type StatementsQuery = NonNullable<operations["listStatements"]["paramete
 export type StatementsPage = Ok<"listStatements">;
 export type Statement = Ok<"testMonthClose">;
 
+/** Every option may also be given as `undefined` (the default), e.g. `apiKey: process.env.KEY`. */
 export interface ClientOptions {
   /** Where the API lives, e.g. `https://api.example.com` (no `/api/v1`). */
   baseUrl: string;
   /** Your key `<key_id>.<secret>`; optional for the public routes only. */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** Also send `X-Signature` (hex HMAC-SHA256 of each body, keyed by the key's secret). */
-  signRequests?: boolean;
-  /** Retries on 429 / 503 / network errors (defaults: 3 retries, Retry-After honoured up to 30 s). */
-  retry?: Partial<RetryPolicy>;
+  signRequests?: boolean | undefined;
+  /** Retries on 429 / 503 / network errors (defaults: 3 retries, Retry-After honoured up to 60 s). */
+  retry?: Partial<RetryPolicy> | undefined;
   /** The fetch to send with (default: the global one). */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
 }
 
 type Result<T> = { data?: T; error?: unknown; response: Response };
@@ -72,7 +73,7 @@ async function unwrap<T>(pending: Promise<Result<T>>): Promise<T> {
  * Errors are thrown as `ApiError`; `raw` is the underlying openapi-fetch client.
  */
 const at = (orderId: string) => ({ path: { order_id: orderId } });
-type IdempotencyOption = { idempotencyKey?: string };
+export type IdempotencyOption = { idempotencyKey?: string | undefined };
 const idempotent = (opts: IdempotencyOption) => ({
   "idempotency-key": opts.idempotencyKey ?? crypto.randomUUID(),
 });

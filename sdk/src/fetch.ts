@@ -3,7 +3,10 @@ import { hmacSha256Hex } from "./hmac.js";
 export interface RetryPolicy {
   /** Retries after the first attempt (default 3). */
   maxRetries: number;
-  /** Longest single wait, in ms, whatever Retry-After says (default 30 s). */
+  /**
+   * Longest single wait, in ms (default 60 s, the rate limit's window). A backoff is capped at it;
+   * a Retry-After longer than it is never cut short: the answer is returned instead of retried.
+   */
   maxDelayMs: number;
   /** First backoff when the server gives no Retry-After (default 500 ms, doubling). */
   baseDelayMs: number;
@@ -13,7 +16,7 @@ export interface RetryPolicy {
 
 export const defaultRetryPolicy: RetryPolicy = {
   maxRetries: 3,
-  maxDelayMs: 30_000,
+  maxDelayMs: 60_000,
   baseDelayMs: 500,
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
 };
@@ -28,11 +31,19 @@ function safeToRepeat(request: Request): boolean {
   return request.method === "GET" || request.method === "HEAD" || request.headers.has("idempotency-key");
 }
 
-function delayMs(policy: RetryPolicy, attempt: number, response: Response | null): number {
+/**
+ * How long to wait before the next attempt: the server's Retry-After when it gives one (a retry
+ * sooner would only meet the same answer), else the doubling backoff within maxDelayMs. null: the
+ * server asks for longer than the policy waits, so there is no retry.
+ */
+function delayMs(policy: RetryPolicy, attempt: number, response: Response | null): number | null {
   const retryAfter = response?.headers.get("retry-after");
   const seconds = retryAfter !== null && retryAfter !== undefined ? Number(retryAfter) : Number.NaN;
-  const ms = Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : policy.baseDelayMs * 2 ** attempt;
-  return Math.min(ms, policy.maxDelayMs);
+  if (Number.isFinite(seconds) && seconds >= 0) {
+    const ms = seconds * 1000;
+    return ms <= policy.maxDelayMs ? ms : null;
+  }
+  return Math.min(policy.baseDelayMs * 2 ** attempt, policy.maxDelayMs);
 }
 
 /**
@@ -60,12 +71,14 @@ export function partnerFetch(
         response = await base(last ? request : request.clone());
       } catch (err) {
         if (last) throw err;
-        await policy.sleep(delayMs(policy, attempt, null));
+        await policy.sleep(delayMs(policy, attempt, null) ?? 0);
         continue;
       }
       if (last || !RETRYABLE_STATUS.has(response.status)) return response;
+      const wait = delayMs(policy, attempt, response);
+      if (wait === null) return response;
       await response.body?.cancel();
-      await policy.sleep(delayMs(policy, attempt, response));
+      await policy.sleep(wait);
     }
   };
 }

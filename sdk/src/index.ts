@@ -1,18 +1,7 @@
-export {
-  type ClientOptions,
-  type CreateOrderRequest,
-  type Currency,
-  createClient,
-  type Fees,
-  type ListOrdersQuery,
-  type Order,
-  type OrderSummary,
-  type OrdersPage,
-  type PartnerClient,
-  type Permissions,
-  type RateQuery,
-  type RateQuote,
-} from "./client.js";
+// Every type the client's methods take or give is exported here (test/docs/sdk-exports.test.ts).
+
+export type * from "./client.js";
+export { createClient } from "./client.js";
 export { ApiError, type ErrorCode, type ErrorItem, type FieldError } from "./errors.js";
 export type { RetryPolicy } from "./fetch.js";
 export type { components, operations, paths, webhooks } from "./schema.js";

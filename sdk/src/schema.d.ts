@@ -652,7 +652,7 @@ export interface components {
             amount_to_expected: number;
             /** @description Beyond the contract: amount of the detected deposit. */
             amount_from_received: number | null;
-            /** @description Beyond the contract: amount paid out, fixed at exchange time. */
+            /** @description Beyond the contract: the amount paid out (fixed at exchange time), once the payout is sent (`payout_txid`); null before, also on a held (`failed`) order, whose `actions` show what it would pay. */
             amount_to_actual: number | null;
             /** @enum {string} */
             rate_type: "float" | "fixed";
@@ -929,11 +929,11 @@ export interface components {
             eta_source: "history" | "estimate";
             /**
              * Format: int32
-             * @description Seconds the quote stays valid: null for float quotes; for fixed quotes the seconds left.
+             * @description Seconds the quote stays valid: for a fixed quote requested with an API key, the seconds left to lock it with `quote_id`; null for float quotes and for keyless fixed quotes (nothing to lock).
              */
             expires_in: number | null;
             /**
-             * @description Fixed quotes only: pass as `quote_id` to POST /partner/orders to lock exactly this quote. An opaque, signed token (up to about 400 characters of `A-Za-z0-9._-`); only quotes requested with an API key can be locked, by that partner.
+             * @description Fixed quotes requested with an API key only (a keyless fixed quote has none: only a partner can lock a quote): pass as `quote_id` to POST /partner/orders to lock exactly this quote, with the same partner's key. An opaque, signed token (up to about 400 characters of `A-Za-z0-9._-`).
              * @example q1.WyJwYXJ0bmVyIiwiQlRDIl0.3q2-7wAAAAAAAAAAAAAAAA
              */
             quote_id?: string;
@@ -1144,7 +1144,10 @@ export interface components {
             livemode: boolean;
         };
         WebhookEndpoint: {
-            /** @description Where events are POSTed; null: none. */
+            /**
+             * Format: uri
+             * @description Where events are POSTed; null: none.
+             */
             url: string | null;
             /** @description Whether events are sent (off: they are logged `skipped`). */
             enabled: boolean;
@@ -1170,7 +1173,10 @@ export interface components {
             updated_at: string | null;
         };
         UpdateWebhookEndpoint: {
-            /** @description https on port 443 to a public host name: no IP literals, no local or internal names (docs/webhooks.md). null removes it. */
+            /**
+             * Format: uri
+             * @description https on port 443 to a public host name: no IP literals, no local or internal names (docs/webhooks.md). null removes it.
+             */
             url?: string | null;
             enabled?: boolean;
         };
@@ -1426,6 +1432,8 @@ export interface components {
              * @example 2026-11-21T12:00:00.000Z
              */
             updated_at: string | null;
+            /** @description Whether anything has been checked yet: false before the first judgement, when `status` and every level are `operational` by default, not by a check. */
+            checked: boolean;
             /**
              * @description `degraded` while webhook events wait for delivery longer than a few minutes.
              * @enum {string}
@@ -4364,6 +4372,40 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OrderStatus"];
+                };
+            };
+            /** @description Missing or invalid parameters (`invalid_request`, `pair_unavailable`, ...). */
+            400: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Limit"?: number;
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Remaining"?: number;
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    /** @description `*`: public data, readable from any origin without credentials. */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found. */
@@ -7434,7 +7476,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["TestFail"];
             };

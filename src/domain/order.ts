@@ -218,7 +218,9 @@ export function orderView(
     amount_from_expected: num(r.amountFromExpected),
     amount_to_expected: num(r.amountToExpected),
     amount_from_received: numOrNull(r.amountFromReceived),
-    amount_to_actual: numOrNull(r.amountToActual),
+    // What was paid out, so only once it was: a held or failed order's exchanged amount may never
+    // leave (its `actions` offer it instead).
+    amount_to_actual: r.payoutTxid === null ? null : numOrNull(r.amountToActual),
     rate_type: r.rateType,
     rate_quoted: num(r.rateQuoted),
     deposit_address: r.depositAddress,

@@ -30,6 +30,7 @@ import { serviceStatusRouter } from "./routes/service-status";
 import { statementsRouter } from "./routes/statements";
 import { testHelpersRouter } from "./routes/test-helpers";
 import { registerWebhookEvents } from "./routes/webhook-events";
+import { ADMIN_RATE_LIMIT_HEADERS, errorResponses, HEADERS } from "./schemas";
 
 /**
  * The API is two documents: what partners integrate (public) and what operators run (behind the
@@ -116,6 +117,28 @@ export function partnerApi(): OpenAPIHono<AppEnv> {
   return api;
 }
 
+/**
+ * Every /admin/v1 request is counted (adminRateLimit: per IP, a bucket of its own,
+ * ADMIN_RATE_LIMIT_PER_MINUTE) before anything else, so every operator route can answer 429 and
+ * every answer but a 500 carries `RateLimit-*`: declared once here for all of them.
+ */
+function declareAdminRateLimit(api: OpenAPIHono<AppEnv>): void {
+  const tooMany = errorResponses(429)[429];
+  for (const def of api.openAPIRegistry.definitions) {
+    if (def.type !== "route") continue;
+    const responses: Record<string, { headers?: object }> = { ...def.route.responses, 429: tooMany };
+    for (const [status, r] of Object.entries(responses)) {
+      if (!/^[24]/.test(status)) continue;
+      const retry = status === "429" ? HEADERS.retryAfter : {};
+      responses[status] = { ...r, headers: { ...r.headers, ...ADMIN_RATE_LIMIT_HEADERS, ...retry } };
+    }
+    (def as { route: typeof def.route }).route = {
+      ...def.route,
+      responses: responses as typeof def.route.responses,
+    };
+  }
+}
+
 export function adminApi(): OpenAPIHono<AppEnv> {
   const api = createRouter();
   api.route("/admin/v1", adminPartnersRouter);
@@ -133,6 +156,7 @@ export function adminApi(): OpenAPIHono<AppEnv> {
   api.route("/admin/v1", adminCabinetRouter);
   api.route("/admin/v1", adminStatementsRouter);
   api.route("/admin/v1", adminWidgetsRouter);
+  declareAdminRateLimit(api);
   api.openAPIRegistry.registerComponent("securitySchemes", "AdminBearer", {
     type: "http",
     scheme: "bearer",

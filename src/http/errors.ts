@@ -58,10 +58,26 @@ export class ApiError extends Error {
   }
 
   body(): { detail: string; code: ErrorCode; errors?: ErrorItem[] } {
+    const detail = clipDetail(this.detail);
     return this.options.errors
-      ? { detail: this.detail, code: this.code, errors: this.options.errors }
-      : { detail: this.detail, code: this.code };
+      ? {
+          detail,
+          code: this.code,
+          errors: this.options.errors.map((e) => ({ ...e, detail: clipDetail(e.detail) })),
+        }
+      : { detail, code: this.code };
   }
+}
+
+/** The longest `detail` the document promises (ErrorSchema). */
+export const MAX_DETAIL = 2000;
+
+/**
+ * A `detail` within MAX_DETAIL: one that quotes the request (an unknown icon's name, a field's
+ * value) could otherwise be as long as what was sent.
+ */
+function clipDetail(detail: string): string {
+  return detail.length <= MAX_DETAIL ? detail : `${detail.slice(0, MAX_DETAIL - 1)}…`;
 }
 
 /** A schema error's item: the field and message, and the `code`/`detail` every item has. */

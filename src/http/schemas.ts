@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { ERROR_CODES } from "./errors";
+import { ERROR_CODES, MAX_DETAIL } from "./errors";
 
 const amountFigure = (description: string) => z.number().optional().openapi({ description });
 
@@ -10,7 +10,7 @@ export const ErrorItemSchema = z
       .string()
       .max(64)
       .openapi({ description: "Stable machine-readable code of this problem (docs/errors.md)." }),
-    detail: z.string().max(2000),
+    detail: z.string().max(MAX_DETAIL),
     field: z.string().max(200).optional().openapi({ description: "Schema problems: the field, dotted." }),
     message: z
       .string()
@@ -30,7 +30,7 @@ export const ErrorItemSchema = z
 
 export const ErrorSchema = z
   .object({
-    detail: z.string().max(2000).openapi({ description: "Human-readable description of the problem." }),
+    detail: z.string().max(MAX_DETAIL).openapi({ description: "Human-readable description of the problem." }),
     code: z.enum(ERROR_CODES).openapi({ description: "Stable machine-readable error code; branch on this." }),
     errors: z.array(ErrorItemSchema).max(100).optional().openapi({
       description:
@@ -157,6 +157,21 @@ export function cacheable<R extends { headers: Headers }>(response: R): R {
   return { ...response, headers: { ...response.headers, ...HEADERS.etag, ...HEADERS.vary } };
 }
 
+/** The operator API's: the same fields for its own per-IP bucket, named `"admin-ip"`. */
+export const ADMIN_RATE_LIMIT_HEADERS: Headers = {
+  ...HEADERS.rateLimit,
+  "RateLimit-Policy": {
+    description:
+      'The operator API\'s quota per client address, its own bucket (ADMIN_RATE_LIMIT_PER_MINUTE, default 1200), counted before the credential is checked: `q` requests per `w` seconds, e.g. `"admin-ip";q=1200;w=60`.',
+    schema: { type: "string", maxLength: 64, pattern: '^"admin-ip";q=\\d+;w=\\d+$' },
+  },
+  RateLimit: {
+    description:
+      'What is left of it: `r` requests remaining, `t` seconds until a slot frees, e.g. `"admin-ip";r=1199;t=60`.',
+    schema: { type: "string", maxLength: 64, pattern: '^"admin-ip";r=\\d+;t=\\d+$' },
+  },
+};
+
 /** Routes behind a rate limit carry `RateLimit-*` on their answers; the others don't. */
 export type Limited = "limited" | "unlimited";
 
@@ -211,6 +226,16 @@ export const POSITIVE_DECIMAL = /^(?!0+(?:\.0+)?$)(?:0|[1-9]\d{0,29})(?:\.\d{1,3
  */
 export const decimalAmount = (message: string) =>
   z.string().max(61).regex(DECIMAL_STRING, message).openapi({ pattern: POSITIVE_DECIMAL.source });
+
+/**
+ * An amount sent as a JSON number: at most MAX_AMOUNT_NUMBER coin units, far above any pair's
+ * `max_amount` and below 2^53, past which a double no longer holds every whole number (a decimal
+ * string carries any amount exactly). The document states both bounds; the route's refine refuses
+ * 0 and below with its own message, as it does for a string.
+ */
+export const MAX_AMOUNT_NUMBER = 1e15;
+export const numberAmount = () =>
+  z.number().max(MAX_AMOUNT_NUMBER).openapi({ exclusiveMinimum: 0, maximum: MAX_AMOUNT_NUMBER });
 
 export const ticker = z.string().trim().min(1).max(20);
 

@@ -74,7 +74,7 @@ async function gatherSignals(
 ): Promise<{ signals: StatusSignals; probes: Record<string, ReaderProbe> }> {
   const [catalog, prices, alerts, backlog, before, pools] = await Promise.all([
     loadCatalog(env.DB),
-    // As quotes read them: with the simulated source (dev has no cron) a read refreshes old prices.
+    // As quotes read them: with the simulated source (a plain `wrangler dev` has no cron) a read refreshes old prices.
     currentPrices(env, config, now),
     openAlertsByNetwork(env.DB),
     webhookBacklog(env.DB, now - WEBHOOK_WINDOW_MS, now - WEBHOOK_BACKLOG_AFTER_MS),

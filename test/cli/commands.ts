@@ -6,6 +6,8 @@
 // changes (liquidity, regions).
 import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { projectAlertRows } from "../../src/storage/alerts";
+import { openIncidentStatement } from "../../src/storage/service-status";
 import { admin, createPartner, json, setPrices, type TestPartner } from "../helpers";
 import { cli } from "../support/cli";
 import {
@@ -320,5 +322,82 @@ describe("CLI: orders", () => {
     const r = await cli("orders", "continue", o.short_id);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`Continue chosen for order ${o.short_id}: it is exchanging.`);
+  });
+});
+
+describe("CLI: alerts, incidents and guard rails", () => {
+  it("lists alerts (open only on request), incidents with a note added, and the guard rails", async () => {
+    const orderId = "cli-alerts-order";
+    const at = new Date().toISOString();
+    await projectAlertRows(env.DB, [
+      {
+        order_id: orderId,
+        kind: "payout_outcome_unknown",
+        opened_at: at,
+        message: "payout outcome unknown: needs an operator",
+        data: "{}",
+        last_at: at,
+        reminders: 0,
+        cleared_at: null,
+      },
+    ]);
+    const open = await cli("alerts", "list", "--open");
+    expect(open).toMatchObject({ code: 0, stderr: "" });
+    expect(open.stdout).toMatch(/open\s+payout_outcome_unknown\s+cli-alerts-order/);
+    const listed = JSON.parse((await cli("alerts", "list", "--limit", "500", "--json")).stdout) as {
+      data: { order_id: string; state: string }[];
+    };
+    expect(listed.data).toContainEqual(expect.objectContaining({ order_id: orderId, state: "open" }));
+    expect((await cli("alerts", "list", "--limit", "0")).code).toBe(2);
+
+    await openIncidentStatement(
+      env.DB,
+      { component: "DOGE", level: "degraded", summary: "DOGE: slow reads" },
+      at,
+    ).run();
+    const incidents = JSON.parse((await cli("incidents", "list", "--json")).stdout) as {
+      data: { id: number; component: string }[];
+    };
+    const incident = incidents.data.find((i) => i.component === "DOGE");
+    expect(incident).toBeDefined();
+    const note = await cli(
+      "incidents",
+      "note",
+      String(incident?.id),
+      "--body",
+      "Switching DOGE to a backup node.",
+    );
+    expect(note).toMatchObject({ code: 0, stderr: "" });
+    expect(note.stdout).toContain(`Noted incident ${incident?.id} (DOGE, degraded): 1 note(s).`);
+    expect((await cli("incidents", "list", "--days", "1")).stdout).toMatch(
+      /DOGE\s+degraded\s+\S+\s+-\s+1\s+DOGE: slow reads/,
+    );
+    const missing = await cli("incidents", "note", "999999", "--body", "x");
+    expect(missing.code).toBe(1);
+
+    const rails = await cli("guard-rails");
+    expect(rails).toMatchObject({ code: 0, stderr: "" });
+    expect(rails.stdout).toMatch(/live orders\s+on/);
+    expect(rails.stdout).toMatch(/cabinet origin\s+http:\/\/localhost:8787/);
+    expect(JSON.parse((await cli("guard-rails", "--json")).stdout)).toMatchObject({ problems: [] });
+  });
+
+  it("takes the documented `statements adjust <partner> -- -12.5 --reason …`: `--` before a negative amount", async () => {
+    const p = await createPartner({ name: "cli-negative-adjustment" });
+    const adjust = await cli(
+      "statements",
+      "adjust",
+      p.id,
+      "--",
+      "-12.5",
+      "--reason",
+      "order refunded after completion",
+    );
+    expect(adjust).toMatchObject({ code: 0, stderr: "" });
+    expect(adjust.stdout).toContain("-12.5 USD (order refunded after completion)");
+    // Without the `--` as well; a second `--` still ends the options.
+    expect((await cli("statements", "adjust", p.id, "-1", "--reason", "fee correction")).code).toBe(0);
+    const extra = await cli("statements", "adjust", p.id, "--", "-1", "--", "--reason", "x");
+    expect(extra.code).toBe(2);
   });
 });

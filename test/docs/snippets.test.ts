@@ -16,6 +16,9 @@ function typeErrors(page: string, source: string): string[] {
   const file = join(ROOT, `${page}.snippets.ts`);
   const options: ts.CompilerOptions = {
     strict: true,
+    // A user's strictest settings: an optional option given as `string | undefined` must compile.
+    exactOptionalPropertyTypes: true,
+    noUncheckedIndexedAccess: true,
     noEmit: true,
     skipLibCheck: true,
     target: ts.ScriptTarget.ES2022,

@@ -19,7 +19,11 @@ import {
 } from "../helpers";
 import { BTC_TO_USDT } from "../support/orders";
 
-const HTTP_PAYOUTS = { PAYOUT_MODE: "http", PAYOUT_GATEWAY_URL: "https://signer.test" };
+const HTTP_PAYOUTS = {
+  PAYOUT_MODE: "http",
+  PAYOUT_GATEWAY_URL: "https://signer.test",
+  CABINET_ORIGIN: "https://api.example.test",
+};
 const REAL_VENUE = {
   EXCHANGE_MODE: "binance",
   EXCHANGE_URL: "https://venue.test",
@@ -89,6 +93,7 @@ describe("modes that disagree", () => {
       chain_mode: "simulated",
       exchange_mode: "simulated",
       payout_mode: "http",
+      cabinet_origin: "https://api.example.test",
       live_orders: false,
       problems: ["payouts are real (PAYOUT_MODE=http) but the venue is simulated (EXCHANGE_MODE=simulated)"],
     });
@@ -105,6 +110,28 @@ describe("modes that disagree", () => {
     const rails = await json<{ live_orders: boolean; problems: string[] }>(await guardRails(vars));
     expect(rails.live_orders).toBe(false);
     expect(rails.problems).toHaveLength(1);
+  });
+
+  it("real payouts with the cabinet's local default origin: live quotes and orders are refused", async () => {
+    const vars = { ...HTTP_PAYOUTS, ...REAL_VENUE, CABINET_ORIGIN: "http://localhost:8787" };
+    const quote = await expectError(
+      await withVars(vars, RATES, asKey(partner.key)),
+      503,
+      "service_misconfigured",
+    );
+    expect(quote.detail).toContain("the cabinet's origin is http://localhost:8787 (CABINET_ORIGIN)");
+    await expectError(
+      await withVars(vars, "/api/v1/partner/orders", createOrder(partner.key)),
+      503,
+      "service_misconfigured",
+    );
+    expect(await json(await guardRails(vars))).toMatchObject({
+      cabinet_origin: "http://localhost:8787",
+      live_orders: false,
+      problems: [
+        "payouts are real (PAYOUT_MODE=http) but the cabinet's origin is http://localhost:8787 (CABINET_ORIGIN): set the public https origin",
+      ],
+    });
   });
 
   it("modes that agree show no problem and quote live as before", async () => {

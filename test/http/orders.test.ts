@@ -313,17 +313,13 @@ describe("POST /api/v1/partner/orders: every validation branch changes nothing",
       422,
       "quote_not_found",
     );
-    // A public quote (no key) is not this partner's.
-    const anon = await json<{ quote_id: string }>(
+    // A public quote (no key) has nothing to lock: no quote_id at all.
+    const anon = await json<{ quote_id?: string }>(
       await call(
         "/api/v1/partner/rates?coin_from=BTC&coin_to=USDT&network_to=TRX&amount=0.01&rate_type=fixed",
       ),
     );
-    await expectError(
-      await post({ ...BASE_ORDER, rate_type: "fixed", quote_id: anon.quote_id }),
-      422,
-      "quote_not_found",
-    );
+    expect(anon.quote_id).toBeUndefined();
     const foreign = await quote(other);
     await expectError(
       await post({ ...BASE_ORDER, rate_type: "fixed", quote_id: foreign.quote_id }),
@@ -656,5 +652,19 @@ describe("GET /api/v1/partner/orders: query plan", () => {
     expect(await plan({ partnerId: "p", livemode: true, status: "completed", after, limit: 51 })).toMatch(
       /USING INDEX \w+ \(partner_id=\? AND livemode=\? AND status=\? AND created_at<\?\)/,
     );
+  });
+});
+
+describe("POST /api/v1/partner/orders: a numeric amount is bounded", () => {
+  it("a JSON number above 1e15 is a 400 naming amount_from, as the document's maximum says", async () => {
+    const res = await post({ ...BASE_ORDER, amount_from: 1e16 });
+    const body = await expectError(res, 400, "invalid_request");
+    expect(JSON.stringify(body)).toContain("amount_from");
+    const doc = await json<{
+      components: { schemas: Record<string, { properties: Record<string, unknown> }> };
+    }>(await call("/api/v1/openapi.json"));
+    expect(
+      JSON.stringify(Object.values(doc.components.schemas).map((s) => s.properties?.amount_from)),
+    ).toContain('"maximum":1000000000000000');
   });
 });

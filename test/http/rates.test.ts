@@ -82,8 +82,11 @@ describe("GET /api/v1/partner/rates: quotes", () => {
   });
 
   it("fixed quote: larger spread, expires_in seconds, a quote_id that carries the signed terms", async () => {
+    const p = await createPartner();
     const before = Date.now();
-    const q = await json<RateQuote>(await rates("coin_from=BTC&coin_to=ETH&amount=0.1&rate_type=fixed"));
+    const fixed = () =>
+      rates("coin_from=BTC&coin_to=ETH&amount=0.1&rate_type=fixed", { Authorization: `Bearer ${p.key}` });
+    const q = await json<RateQuote>(await fixed());
     // Fixed spread 100 bps → 19.8; 0.1 × 19.8 − 0.0015 = 1.9785
     expect(q).toMatchObject({ rate_type: "fixed", rate: 19.785, amount_to: 1.9785, expires_in: 60 });
     const [prefix, payload, tag] = (q.quote_id ?? "").split(".");
@@ -91,12 +94,18 @@ describe("GET /api/v1/partner/rates: quotes", () => {
     expect(tag).toMatch(/^[A-Za-z0-9_-]{22}$/);
     const terms = JSON.parse(new TextDecoder().decode(base64urlnopad.decode(payload ?? "")));
     // [partner, coin/network from, coin/network to, amount_from, amount_to, rate, expires_at, nonce]
-    expect(terms.slice(0, 8)).toEqual([null, "BTC", "BTC", "ETH", "ETH", "0.1", "1.9785", "19.785"]);
+    expect(terms.slice(0, 8)).toEqual([p.id, "BTC", "BTC", "ETH", "ETH", "0.1", "1.9785", "19.785"]);
     expect(terms[8]).toBeGreaterThanOrEqual(before + 60_000);
     expect(terms[8]).toBeLessThanOrEqual(Date.now() + 60_000);
     // Two identical requests still get distinct ids.
-    const again = await json<RateQuote>(await rates("coin_from=BTC&coin_to=ETH&amount=0.1&rate_type=fixed"));
+    const again = await json<RateQuote>(await fixed());
     expect(again.quote_id).not.toBe(q.quote_id);
+  });
+
+  it("a keyless fixed quote prices at the fixed spread but has nothing to lock: no quote_id, expires_in null", async () => {
+    const q = await json<RateQuote>(await rates("coin_from=BTC&coin_to=ETH&amount=0.1&rate_type=fixed"));
+    expect(q).toMatchObject({ rate_type: "fixed", rate: 19.785, amount_to: 1.9785, expires_in: null });
+    expect(q).not.toHaveProperty("quote_id");
   });
 
   it("reverse quote with amount_to gives the smallest amount that delivers it", async () => {
@@ -403,6 +412,7 @@ describe("real payouts need real deposits", () => {
       PAYOUT_MODE: "http",
       PAYOUT_GATEWAY_URL: "https://signer.test",
       EXCHANGE_MODE: "binance",
+      CABINET_ORIGIN: "https://api.example.test",
       ...vars,
     } as unknown as Env;
     const ctx = createExecutionContext();
@@ -444,6 +454,7 @@ describe("real payouts need real deposits", () => {
       PAYOUT_MODE: "http",
       PAYOUT_GATEWAY_URL: "https://signer.test",
       EXCHANGE_MODE: "binance",
+      CABINET_ORIGIN: "https://api.example.test",
       CHAIN_MODE:
         "BTC:blockbook,LTC:esplora,DOGE:blockbook,ETH:evm,BSC:evm,TRX:trongrid,SOL:solana,XRP:rippled,XLM:horizon,TON:toncenter",
       DEPOSIT_ADDRESS_XRP: "rPT1Sjq2YGrBMTttX4GZHjKu9dyfzbpAYe",

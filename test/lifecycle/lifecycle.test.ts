@@ -503,7 +503,8 @@ describe("outside failures: retries with backoff, then the failure branch", () =
         status: "failed",
         status_reason: "payout_failed",
         payout_txid: null,
-        amount_to_actual: 596,
+        // Exchanged but not paid: nothing is shown as paid out; the payout action carries the amount.
+        amount_to_actual: null,
       });
       const log = await events(o.id);
       expect(log.filter((e) => e.reason === "payout attempt failed")).toHaveLength(5);

@@ -62,7 +62,7 @@ const route = createRoute({
     "For the person who swaps and a wallet's \"view transaction\" screen: the order without the partner, with the payout and refund addresses masked. The URL is the order's `status_url` as its Order gives it: the order's UUID followed by a secret token, so neither the short_id nor the UUID alone opens an order (orders created before tokens open by their UUID alone; docs/widget.md). Rate-limited per IP like every public route; cacheable for a few seconds.",
   request: {
     params: z.object({
-      // Any other string is simply not found; the bound is Cloudflare's own URL limit.
+      // Any other string is simply not found; past the bound (Cloudflare's own URL limit) it is a 400.
       order_id: z.string().min(1).max(16_384).openapi({
         description:
           "What opens the order: `<uuid>.<token>`, the segment of its `status_url` (any case). Anything else is 404.",
@@ -72,7 +72,7 @@ const route = createRoute({
   },
   responses: withCors({
     200: okResponse("limited", "The order's status.", OrderStatusSchema),
-    ...errorResponses(404, 429),
+    ...errorResponses(400, 404, 429),
   }),
 });
 

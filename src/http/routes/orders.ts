@@ -20,6 +20,7 @@ import {
   EtaSourceSchema,
   errorResponses,
   FeesSchema,
+  numberAmount,
   okResponse,
   orderRef,
   out,
@@ -45,7 +46,7 @@ export const optionalText = (max: number, description: string) =>
 const PartnerOrderId = z.string().min(1).max(64);
 
 const amountFrom = z
-  .union([z.number().positive(), decimalAmount('must be a decimal string such as "0.5"')])
+  .union([numberAmount(), decimalAmount('must be a decimal string such as "0.5"')])
   .refine((v) => {
     const d = tryParseDecimal(String(v));
     return d?.gt(0) === true;
@@ -172,10 +173,10 @@ export const OrderSchema = z
       .number()
       .nullable()
       .openapi({ description: "Beyond the contract: amount of the detected deposit." }),
-    amount_to_actual: z
-      .number()
-      .nullable()
-      .openapi({ description: "Beyond the contract: amount paid out, fixed at exchange time." }),
+    amount_to_actual: z.number().nullable().openapi({
+      description:
+        "Beyond the contract: the amount paid out (fixed at exchange time), once the payout is sent (`payout_txid`); null before, also on a held (`failed`) order, whose `actions` show what it would pay.",
+    }),
     rate_type: z.enum(["float", "fixed"]),
     rate_quoted: z.number(),
     deposit_address: out.address(),

@@ -36,7 +36,10 @@ const nullableTime = (description: string) => timestamp(description).nullable();
 
 export const WebhookEndpointSchema = z
   .object({
-    url: out.text(2048).nullable().openapi({ description: "Where events are POSTed; null: none." }),
+    url: out
+      .text(2048)
+      .nullable()
+      .openapi({ format: "uri", description: "Where events are POSTed; null: none." }),
     enabled: z
       .boolean()
       .openapi({ description: "Whether events are sent (off: they are logged `skipped`)." }),
@@ -102,6 +105,7 @@ const DeliverySchema = z
 const UpdateBody = z
   .strictObject({
     url: z.string().max(2048).nullable().optional().openapi({
+      format: "uri",
       description:
         "https on port 443 to a public host name: no IP literals, no local or internal names (docs/webhooks.md). null removes it.",
     }),

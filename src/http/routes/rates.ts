@@ -98,12 +98,13 @@ export const RateQuoteSchema = z
     eta_seconds: EtaSchema,
     eta_source: EtaSourceSchema,
     expires_in: out.count(86_400).nullable().openapi({
-      description: "Seconds the quote stays valid: null for float quotes; for fixed quotes the seconds left.",
+      description:
+        "Seconds the quote stays valid: for a fixed quote requested with an API key, the seconds left to lock it with `quote_id`; null for float quotes and for keyless fixed quotes (nothing to lock).",
     }),
     quote_id: out.text(1200).optional().openapi({
       example: "q1.WyJwYXJ0bmVyIiwiQlRDIl0.3q2-7wAAAAAAAAAAAAAAAA",
       description:
-        "Fixed quotes only: pass as `quote_id` to POST /partner/orders to lock exactly this quote. An opaque, signed token (up to about 400 characters of `A-Za-z0-9._-`); only quotes requested with an API key can be locked, by that partner.",
+        "Fixed quotes requested with an API key only (a keyless fixed quote has none: only a partner can lock a quote): pass as `quote_id` to POST /partner/orders to lock exactly this quote, with the same partner's key. An opaque, signed token (up to about 400 characters of `A-Za-z0-9._-`).",
     }),
   })
   .openapi("RateQuote");
@@ -156,14 +157,11 @@ export const ratesRouter = createRouter().openapi(route, async (c) => {
     livemode,
     (p) => c.executionCtx.waitUntil(p),
   );
+  // Only a partner can lock a fixed quote (POST /partner/orders takes a key): a keyless caller
+  // gets the fixed price as an indication, without a quote_id it could never use.
   const quoteId =
-    q.rate_type === "fixed"
-      ? await issueQuoteFor(
-          c.env.DB,
-          partner?.id ?? null,
-          priced,
-          now + config.FIXED_QUOTE_TTL_SECONDS * 1000,
-        )
+    q.rate_type === "fixed" && partner
+      ? await issueQuoteFor(c.env.DB, partner.id, priced, now + config.FIXED_QUOTE_TTL_SECONDS * 1000)
       : undefined;
   c.header("Cache-Control", "no-store");
   return c.json(

@@ -53,6 +53,10 @@ export const ServiceStatusSchema = z
       "Overall: `down` when no network takes deposits, `degraded` when anything is not operational.",
     ),
     updated_at: timestamp("When the status was last judged; null before the first judgement.").nullable(),
+    checked: z.boolean().openapi({
+      description:
+        "Whether anything has been checked yet: false before the first judgement, when `status` and every level are `operational` by default, not by a check.",
+    }),
     webhooks: level("`degraded` while webhook events wait for delivery longer than a few minutes."),
     networks: z.array(NetworkStatusSchema).max(MAX_NETWORKS),
     incidents: z
@@ -84,6 +88,7 @@ export function publicServiceStatus(
   return {
     status: s?.overall ?? "operational",
     updated_at: updated,
+    checked: s !== null,
     webhooks: s?.webhooks ?? "operational",
     networks: (s?.networks ?? []).map((n) => ({
       network: n.network,

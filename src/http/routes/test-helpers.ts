@@ -5,7 +5,7 @@ import { runTestHelper, type TestHelper } from "../../services/test-helpers";
 import type { PartnerEnv } from "../app-env";
 import { keyedOperation } from "../middleware/scopes";
 import { createRouter } from "../router";
-import { errorResponses, okResponse, orderRef, POSITIVE_DECIMAL } from "../schemas";
+import { errorResponses, numberAmount, okResponse, orderRef, POSITIVE_DECIMAL } from "../schemas";
 import { OrderSchema, SignatureHeader } from "./orders";
 
 const tags = ["Test mode"];
@@ -22,10 +22,7 @@ const DepositBody = z
     // The document states the rule (a positive decimal string, or a number above 0) that the
     // refine enforces, so a generated client refuses 0 and negatives too.
     amount: z
-      .union([
-        z.string().max(64).openapi({ pattern: POSITIVE_DECIMAL.source }),
-        z.number().openapi({ exclusiveMinimum: 0 }),
-      ])
+      .union([z.string().max(64).openapi({ pattern: POSITIVE_DECIMAL.source }), numberAmount()])
       .refine((v) => tryParseDecimal(v)?.gt(0) === true, { message: "must be a positive decimal" })
       .transform(String)
       .optional()
@@ -59,6 +56,7 @@ const HELPERS = [
   {
     path: "deposit",
     operationId: "testDeposit",
+    bodyRequired: false,
     schema: DepositBody,
     summary: "Send a deposit to a test order",
     description:
@@ -72,6 +70,7 @@ const HELPERS = [
   {
     path: "confirm",
     operationId: "testConfirm",
+    bodyRequired: false,
     schema: ConfirmBody,
     summary: "Mine blocks on a test order's chain",
     description:
@@ -81,6 +80,7 @@ const HELPERS = [
   {
     path: "drop-deposit",
     operationId: "testDropDeposit",
+    bodyRequired: false,
     schema: Empty,
     summary: "Make a test order's deposit disappear",
     description:
@@ -90,6 +90,7 @@ const HELPERS = [
   {
     path: "expire",
     operationId: "testExpire",
+    bodyRequired: false,
     schema: Empty,
     summary: "Move a test order's clock past its deadline",
     description:
@@ -99,6 +100,7 @@ const HELPERS = [
   {
     path: "fail",
     operationId: "testFail",
+    bodyRequired: true,
     schema: FailBody,
     summary: "Make the next attempt of a step fail for good",
     description:
@@ -119,7 +121,7 @@ for (const h of HELPERS) {
     request: {
       params: Params,
       headers: z.object(SignatureHeader),
-      body: { content: { "application/json": { schema: h.schema } }, required: false },
+      body: { content: { "application/json": { schema: h.schema } }, required: h.bodyRequired },
     },
     responses: {
       200: okResponse("limited", "The test order after the change.", OrderSchema),
@@ -127,7 +129,7 @@ for (const h of HELPERS) {
     },
   });
   testHelpersRouter.openapi(route, async (c) => {
-    // The body is optional: no body means every default.
+    // Where the body is optional, no body means every default.
     const body = (c.req.valid("json") ?? {}) as never;
     const order = await runTestHelper(
       c.env,

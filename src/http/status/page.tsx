@@ -120,13 +120,18 @@ export function StatusBody(props: {
   return (
     <>
       <h1>Service status</h1>
-      <p class="level-banner" data-level={s.status} data-testid="overall" role="status">
-        {HEADLINE[s.status]}
+      <p
+        class="level-banner"
+        data-level={s.checked ? s.status : "unchecked"}
+        data-testid="overall"
+        role="status"
+      >
+        {s.checked ? HEADLINE[s.status] : "Not checked yet"}
       </p>
       <p class="muted small">
         {s.updated_at
           ? `Checked ${when(s.updated_at)}, once a minute.`
-          : "Not checked yet: the first check runs within a minute."}{" "}
+          : "Nothing is checked before the first check, which runs within a minute."}{" "}
         As JSON: <a href="/api/v1/service-status">/api/v1/service-status</a>.
       </p>
       <section class="card" aria-labelledby="networks-title">

@@ -20,7 +20,7 @@ describe("recipient-activation", () => {
   const HORIZON = "https://horizon.test";
   const TONCENTER = "https://toncenter.test/api/v3";
 
-  /** Live modes that agree (guard rails), real readers for XRP, XLM and TON, non-dev deposit accounts. */
+  /** Live modes that agree (guard rails: a public cabinet origin too), real readers for XRP, XLM and TON, non-dev deposit accounts. */
   const LIVE_REAL = {
     PAYOUT_MODE: "http",
     PAYOUT_GATEWAY_URL: "https://signer.test",
@@ -29,6 +29,7 @@ describe("recipient-activation", () => {
     EXCHANGE_URL: "https://venue.test",
     EXCHANGE_API_KEY: "k",
     EXCHANGE_API_SECRET: "s",
+    CABINET_ORIGIN: "https://api.example.test",
     CHAIN_MODE: "XRP:rippled,XLM:horizon,TON:toncenter,*:simulated",
     CHAIN_URL_XRP: RIPPLED,
     CHAIN_URL_XLM: HORIZON,

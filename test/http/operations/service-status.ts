@@ -28,6 +28,7 @@ describe("service-status", () => {
   interface Status {
     status: string;
     updated_at: string | null;
+    checked: boolean;
     webhooks: string;
     networks: NetworkStatus[];
     incidents: Incident[];
@@ -53,16 +54,21 @@ describe("service-status", () => {
   });
 
   describe("GET /api/v1/service-status", () => {
-    it("before the cron's first run: operational, no networks, no time", async () => {
+    it("before the cron's first run: operational by default, not checked, no networks, no time", async () => {
       const res = await call("/api/v1/service-status");
       expect(res.status).toBe(200);
       expect(await json(res)).toEqual({
         status: "operational",
         updated_at: null,
+        checked: false,
         webhooks: "operational",
         networks: [],
         incidents: [],
       });
+      // The page says so, not "All systems operational".
+      const html = await (await call("/status")).text();
+      expect(html).toContain("Not checked yet");
+      expect(html).not.toContain("All systems operational");
     });
 
     it("every active network, judged by the cron; cached briefly with an ETag, readable cross-origin", async () => {
@@ -74,7 +80,12 @@ describe("service-status", () => {
       expect(res.headers.get("access-control-allow-origin")).toBe("*");
       expect(res.headers.get("ratelimit-limit")).toBeTruthy();
       const s = await json<Status>(res);
-      expect(s).toMatchObject({ status: "operational", webhooks: "operational", incidents: [] });
+      expect(s).toMatchObject({
+        status: "operational",
+        checked: true,
+        webhooks: "operational",
+        incidents: [],
+      });
       expect(s.updated_at).toBe(new Date(at).toISOString());
       const { results } = await env.DB.prepare(
         "SELECT DISTINCT network FROM currencies WHERE is_active = 1 ORDER BY network",

@@ -159,6 +159,25 @@ describe("test-mode", () => {
       expect((await read(asTest(b), theirs.id)).status).toBe("waiting_deposit");
     });
 
+    it("take an empty body sent as application/json as no body (docs/test-mode.md's curl); bad JSON stays a 400", async () => {
+      const o = await createOrder(asTest(a), BTC_TO_USDT);
+      const post = (name: string, body: string) =>
+        call(`/api/v1/partner/test/orders/${o.id}/${name}`, {
+          method: "POST",
+          headers: { Authorization: `Bearer ${a.testKey}`, "content-type": "application/json" },
+          body,
+        });
+      const deposited = await post("deposit", "");
+      expect(deposited.status, await deposited.clone().text()).toBe(200);
+      expect((await json<Order>(deposited)).status).toBe("confirming");
+      await expectError(await post("confirm", "{"), 400, "invalid_request");
+      const confirmed = await post("confirm", " \n");
+      expect(confirmed.status).toBe(200);
+      expect((await json<Order>(confirmed)).status).toBe("completed");
+      // A required body is still required: `fail` needs its step.
+      await expectError(await post("fail", ""), 400, "invalid_request");
+    });
+
     it("deposit: exactly amount_from_expected, 0 confirmations, the order confirming at once", async () => {
       const o = await createOrder(asTest(a), BTC_TO_USDT);
       const after = await help(a, o.id, "deposit");

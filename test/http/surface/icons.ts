@@ -45,5 +45,9 @@ describe("icons", () => {
   it("answers an unknown file with 404 JSON", async () => {
     await expectError(await call("/api/v1/icons/nope.svg"), 404, "not_found");
     await expectError(await call("/api/v1/icons/constructor"), 404, "not_found");
+    // A long name is not echoed whole: `detail` stays within the document's 2,000 characters.
+    const long = await expectError(await call(`/api/v1/icons/${"a".repeat(3000)}.svg`), 404, "not_found");
+    expect(long.detail.length).toBeLessThanOrEqual(2000);
+    expect(long.detail).toMatch(/^No icon named a{1900,}…$/);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../../src/app";
-import { admin, call, json } from "../../helpers";
+import { admin, call, expectError, json } from "../../helpers";
 
 interface Operation {
   operationId?: string;
@@ -161,5 +161,45 @@ describe("OpenAPI documents", () => {
     expect(js.headers.get("cache-control")).toContain("immutable");
     expect((await js.text()).length).toBeGreaterThan(500_000);
     expect((await call("/docs/interactive")).status).toBe(404);
+  });
+
+  it("declares the operator API's rate limit: a 429 on every operator route, RateLimit-* on its answers as sent", async () => {
+    const doc = await adminDoc();
+    for (const o of operations(doc)) {
+      expect(Object.keys(o.op.responses), o.key).toContain("429");
+      for (const [status, r] of Object.entries(o.op.responses))
+        if (/^[24]/.test(status))
+          expect(Object.keys(r.headers ?? {}), `${o.key} ${status}`).toContain("RateLimit-Policy");
+    }
+    const declared = doc.paths["/admin/v1/alerts"]?.get?.responses["200"]?.headers as Record<
+      string,
+      { schema: { pattern: string } }
+    >;
+    const res = await admin("/alerts");
+    expect(res.status).toBe(200);
+    const policy = res.headers.get("ratelimit-policy") ?? "";
+    expect(policy).toMatch(/^"admin-ip";q=1200;w=60$/);
+    expect(policy).toMatch(new RegExp(declared["RateLimit-Policy"]?.schema.pattern ?? "^$"));
+    expect(res.headers.get("ratelimit") ?? "").toMatch(
+      new RegExp(declared.RateLimit?.schema.pattern ?? "^$"),
+    );
+  });
+
+  it("the keyless status route declares the 400 it answers (an order id past its bound)", async () => {
+    await expectError(await call(`/api/v1/orders/${"a".repeat(16_385)}/status`), 400, "invalid_request");
+    const op = (await partnerDoc()).paths["/api/v1/orders/{order_id}/status"]?.get;
+    expect(Object.keys(op?.responses ?? {})).toContain("400");
+  });
+
+  it("declares every webhook URL, sent or answered, as `format: uri`", async () => {
+    type Schemas = Record<string, { properties?: Record<string, { format?: string }> }>;
+    const partner = (await partnerDoc()).components.schemas as Schemas;
+    const operator = (await adminDoc()).components.schemas as Schemas;
+    const formats = [
+      partner.UpdateWebhookEndpoint?.properties?.url?.format,
+      partner.WebhookEndpoint?.properties?.url?.format,
+      operator.Partner?.properties?.webhook_url?.format,
+    ];
+    expect(formats).toEqual(["uri", "uri", "uri"]);
   });
 });

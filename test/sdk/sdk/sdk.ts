@@ -153,6 +153,38 @@ describe("SDK against the Worker", () => {
     expect(page.data.map((o) => o.id)).toEqual([order.id]);
   });
 
+  it("honours a Retry-After of 60 s (the wait is what the server says); one past maxDelayMs is not retried early", async () => {
+    const answer = (retryAfter: string) =>
+      (async () =>
+        new Response(JSON.stringify({ detail: "Rate limit exceeded.", code: "rate_limited" }), {
+          status: 429,
+          headers: { "Retry-After": retryAfter, "content-type": "application/json" },
+        })) as unknown as typeof fetch;
+    const waits: number[] = [];
+    const client = createClient({
+      baseUrl: "http://localhost",
+      apiKey: "pk_x.y",
+      fetch: answer("60"),
+      retry: { maxRetries: 1, sleep: async (ms) => void waits.push(ms) },
+    });
+    await expect(client.getOrder("abc")).rejects.toMatchObject({ status: 429 });
+    expect(waits).toEqual([60_000]);
+
+    waits.length = 0;
+    let calls = 0;
+    const short = createClient({
+      baseUrl: "http://localhost",
+      apiKey: "pk_x.y",
+      fetch: (async (...a: Parameters<typeof fetch>) => {
+        calls++;
+        return answer("60")(...a);
+      }) as typeof fetch,
+      retry: { maxDelayMs: 10_000, sleep: async (ms) => void waits.push(ms) },
+    });
+    await expect(short.getOrder("abc")).rejects.toMatchObject({ status: 429 });
+    expect({ waits, calls }).toEqual({ waits: [], calls: 1 });
+  });
+
   it("retries the Worker's own 429 until the limit resets, within its bound, then gives the error", async () => {
     const p = await createPartner({ rate_limit_per_minute: 1 });
     const waits: number[] = [];

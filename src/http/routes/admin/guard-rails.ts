@@ -11,6 +11,9 @@ const GuardRailsSchema = z
     chain_mode: z.string().max(2000).openapi({ description: "CHAIN_MODE as configured." }),
     exchange_mode: z.enum(["simulated", "binance"]),
     payout_mode: z.enum(["simulated", "http"]),
+    cabinet_origin: z.string().max(2000).openapi({
+      description: "CABINET_ORIGIN as configured: with real payouts it must be the public https origin.",
+    }),
     live_orders: z.boolean().openapi({
       description: "Whether live keys may quote and create orders: false while any problem is listed.",
     }),
@@ -29,7 +32,7 @@ export const adminGuardRailsRouter = createRouter<AppEnv>().openapi(
     operationId: "adminGuardRails",
     tags: ["Admin: orders"],
     security,
-    summary: "Whether the configured modes may run live money",
+    summary: "Whether the configured modes (and the cabinet's origin) may run live money",
     responses: {
       200: {
         description: "The modes and their problems.",
@@ -46,6 +49,7 @@ export const adminGuardRailsRouter = createRouter<AppEnv>().openapi(
         chain_mode: config.CHAIN_MODE,
         exchange_mode: config.EXCHANGE_MODE,
         payout_mode: config.PAYOUT_MODE,
+        cabinet_origin: config.CABINET_ORIGIN,
         live_orders: problems.length === 0,
         problems,
       },

@@ -42,7 +42,7 @@ const PartnerSchema = z
       .string()
       .max(2048)
       .nullable()
-      .openapi({ description: "Where order events are POSTed; null: webhooks off." }),
+      .openapi({ format: "uri", description: "Where order events are POSTed; null: webhooks off." }),
     webhook_secret_set: z
       .boolean()
       .openapi({ description: "Whether a signing secret exists (it is shown only once)." }),
@@ -142,6 +142,7 @@ const UpdatePartner = z
     contact_email: z.email().max(254).nullable().optional(),
     rate_limit_per_minute: rateLimit.optional(),
     webhook_url: z.string().max(2048).nullable().optional().openapi({
+      format: "uri",
       description: "https URL (http on localhost when ALLOW_HTTP_WEBHOOKS); null disables webhooks.",
     }),
   })
