@@ -806,9 +806,15 @@ export interface components {
         } | null;
         /** @description Beyond the contract: how long the swap was quoted to take at creation, deposit seen to payout sent; null on orders from before. */
         EtaSeconds: {
-            /** @description Half of the pair's swaps took at most this many seconds. */
+            /**
+             * Format: int32
+             * @description Half of the pair's swaps took at most this many seconds.
+             */
             p50: number;
-            /** @description Nine in ten took at most this many seconds. */
+            /**
+             * Format: int32
+             * @description Nine in ten took at most this many seconds.
+             */
             p90: number;
         } | null;
         Currency: {

@@ -294,13 +294,13 @@ export const EtaSchema = z
       .int()
       .min(0)
       .max(31_536_000)
-      .openapi({ description: "Half of the pair's swaps took at most this many seconds." }),
+      .openapi({ format: "int32", description: "Half of the pair's swaps took at most this many seconds." }),
     p90: z
       .number()
       .int()
       .min(0)
       .max(31_536_000)
-      .openapi({ description: "Nine in ten took at most this many seconds." }),
+      .openapi({ format: "int32", description: "Nine in ten took at most this many seconds." }),
   })
   .openapi("EtaSeconds", {
     description:
