@@ -1148,6 +1148,12 @@ export interface components {
             updated_at: string;
             /** @description False for a test order: nothing real moves. */
             livemode: boolean;
+            eta_seconds: components["schemas"]["EtaSeconds"] & unknown;
+            /**
+             * @description `history`: from this service's own completed swaps of the pair over the last 30 days (at least 20 of them); `estimate`: from the source chain's confirmations and block time while there are fewer.
+             * @enum {string|null}
+             */
+            eta_source: "history" | "estimate" | null;
         };
         WebhookEndpoint: {
             /**

@@ -45,6 +45,8 @@ export function publicOrderStatus(o: OrderView) {
     expires_at: o.expires_at,
     updated_at: o.updated_at,
     livemode: o.livemode,
+    eta_seconds: o.eta_seconds,
+    eta_source: o.eta_source,
   };
 }
 

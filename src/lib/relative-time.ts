@@ -1,3 +1,10 @@
+/** A length of time as a person reads it: "45 s", "17 min", "2 h 5 min". */
+export function durationWords(seconds: number): string {
+  if (seconds < 90) return `${seconds} s`;
+  const minutes = Math.round(seconds / 60);
+  return minutes < 90 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+
 /**
  * How far `atMs` is from `nowMs`, as a person says it: "just now", "12 s ago", "5 min ago",
  * "3 h ago", "2 days ago", or "in …" for the future. The cabinet shows it on hover beside the

@@ -29,7 +29,7 @@ import { badRequest } from "../errors";
 import { form } from "./forms";
 import { Csrf, Notice, Page, StepUpField } from "./layout";
 import { when } from "./pages";
-import { actorOf, type CabinetEnv, requireSession, rp, type SignedInEnv, stepUpGate } from "./session";
+import { actorOf, type CabinetEnv, requireSession, type SignedInEnv, stepUpGate } from "./session";
 
 const PATH = "/cabinet/payouts";
 const signedIn = (c: Context<CabinetEnv>) => c as unknown as Context<SignedInEnv>;

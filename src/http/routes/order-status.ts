@@ -5,7 +5,7 @@ import { publicOrderStatus } from "../../domain/order-status";
 import { trackOrder } from "../../services/order-status";
 import { publicRateLimit } from "../middleware/auth";
 import { createRouter } from "../router";
-import { errorResponses, okResponse, out, timestamp, withCors } from "../schemas";
+import { EtaSchema, EtaSourceSchema, errorResponses, okResponse, out, timestamp, withCors } from "../schemas";
 
 const masked = (what: string) =>
   z
@@ -42,6 +42,11 @@ export const OrderStatusSchema = z
     expires_at: timestamp("Deposit deadline."),
     updated_at: timestamp("Last change."),
     livemode: z.boolean().openapi({ description: "False for a test order: nothing real moves." }),
+    eta_seconds: EtaSchema.nullable().openapi({
+      description:
+        "How long the swap was quoted to take, deposit seen to payout sent (see the Order's `eta_seconds`); null on orders from before.",
+    }),
+    eta_source: EtaSourceSchema.nullable(),
   })
   .openapi("OrderStatus");
 

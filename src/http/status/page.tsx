@@ -2,6 +2,7 @@
 // the last 30 days of incidents with the operators' notes. No script: a reload shows a new status.
 import { ETA_MIN_ORDERS, ETA_WINDOW_DAYS, type PairHistory } from "../../domain/eta";
 import type { ServiceLevel } from "../../domain/service-status";
+import { durationWords } from "../../lib/relative-time";
 import type { PublicIncident, PublicServiceStatus } from "../routes/service-status";
 
 const HEADLINE: Record<ServiceLevel, string> = {
@@ -60,13 +61,6 @@ function IncidentItem(props: { incident: PublicIncident }) {
   );
 }
 
-/** A duration in the words a person reads: seconds, minutes, or hours and minutes. */
-function duration(seconds: number): string {
-  if (seconds < 90) return `${seconds} s`;
-  const minutes = Math.round(seconds / 60);
-  return minutes < 90 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
-}
-
 /** Each pair with enough completed swaps: deposit seen to payout sent, half of them and nine in ten. */
 function PairTimes(props: { etas: (PairHistory & { pair: string })[] }) {
   const shown = props.etas
@@ -98,8 +92,8 @@ function PairTimes(props: { etas: (PairHistory & { pair: string })[] }) {
             {shown.map((e) => (
               <tr data-pair={e.pair}>
                 <th scope="row">{e.pair.replace(">", " → ")}</th>
-                <td>{duration(e.p50)}</td>
-                <td>{duration(e.p90)}</td>
+                <td>{durationWords(e.p50)}</td>
+                <td>{durationWords(e.p90)}</td>
                 <td class="small">{e.orders}</td>
               </tr>
             ))}

@@ -5,7 +5,7 @@
 import { raw } from "hono/html";
 import { renderSVG } from "uqr";
 import { reasonText } from "../../domain/order-status";
-import { relativeTime } from "../../lib/relative-time";
+import { durationWords, relativeTime } from "../../lib/relative-time";
 import type { Tracking } from "../../services/order-status";
 
 export type TrackView = Omit<Tracking, "partnerId">;
@@ -150,6 +150,15 @@ export function TrackBody(props: TrackView & { now: number }) {
           </dd>
           <dt>To</dt>
           <dd class="mono">{s.recipient_address}</dd>
+          {s.eta_seconds && !props.final ? (
+            <>
+              <dt>Takes</dt>
+              <dd data-testid="eta">
+                about {durationWords(s.eta_seconds.p50)} after your deposit is seen (9 in 10 within{" "}
+                {durationWords(s.eta_seconds.p90)})
+              </dd>
+            </>
+          ) : null}
           {s.refund_address ? (
             <>
               <dt>Refunds to</dt>

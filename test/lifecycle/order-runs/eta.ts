@@ -79,6 +79,12 @@ describe("eta", () => {
     expect(o.eta_source).toBe("estimate");
     expect(o.deposit_confirmation_seconds).toBeNull();
     expect(o.payout_seconds).toBeNull();
+    // The keyless status and the tracking page show the person who swaps the same figures.
+    const links = o as Timed & { status_url: string; tracking_url: string };
+    const status = await json<{ eta_seconds: Eta }>(await call(new URL(links.status_url).pathname));
+    expect(status.eta_seconds).toEqual(q.eta_seconds);
+    const page = await (await call(new URL(links.tracking_url).pathname)).text();
+    expect(page).toContain(`about ${Math.round(q.eta_seconds.p50 / 60)} min after your deposit is seen`);
   });
 
   it("a completed order shows each step's time, and its index row when its deposit was seen", async () => {
