@@ -3,18 +3,13 @@
  * id) and its token contract, with no ticker to map (docs/integrate.md, "For wallet teams").
  */
 import { addressFamily } from "./addresses";
+import { networkFacts } from "./networks";
 
-/** EIP-155 chain ids of the catalog's EVM networks (chainlist.org). */
-const CHAIN_IDS: Readonly<Record<string, number>> = { ETH: 1, BSC: 56 };
+export { networkOfChainId } from "./networks";
 
 /** The EIP-155 chain id of an EVM network; null elsewhere. */
 export function chainIdOf(network: string): number | null {
-  return CHAIN_IDS[network] ?? null;
-}
-
-/** The network code of an EIP-155 chain id, if the service knows it. */
-export function networkOfChainId(chainId: number): string | undefined {
-  return Object.keys(CHAIN_IDS).find((n) => CHAIN_IDS[n] === chainId);
+  return networkFacts(network)?.chainId ?? null;
 }
 
 /**
