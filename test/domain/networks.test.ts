@@ -9,7 +9,7 @@ describe("the network table", () => {
     expect(new Set(caip2).size).toBe(caip2.length);
     for (const code of NETWORK_CODES) {
       const n = NETWORKS[code];
-      expect(n.caip2, code).toMatch(/^[-a-z0-9]{3,16}:[-a-zA-Z0-9]{1,47}$/);
+      expect(n.caip2, code).toMatch(/^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$/);
       if (n.family === "evm") {
         expect(n.caip2).toBe(`eip155:${n.chainId}`);
         expect(networkOfChainId(n.chainId as number)).toBe(code);

@@ -23,7 +23,15 @@ const REQUIRED: Record<string, string> = {
   decimals: "number",
   is_memo: "boolean",
 };
-const NULLABLE_STRINGS = ["explorer_tx_url", "explorer_address_url", "icon_url", "contract_address"];
+const NULLABLE_STRINGS = [
+  "explorer_tx_url",
+  "explorer_address_url",
+  "icon_url",
+  "contract_address",
+  // Beyond the contract: CAIP ids (test/http/asset-ids.test.ts).
+  "caip2",
+  "caip19",
+];
 // Beyond the contract: the EIP-155 chain id of EVM networks (test/http/partner-routes/wallet-assets.ts).
 const NULLABLE_NUMBERS = ["chain_id"];
 
