@@ -28,7 +28,7 @@ export interface NetworkFacts {
   caip2: string;
   /** The gas coin and its SLIP-44 coin type (its CAIP-19 `slip44` asset reference). */
   native: { coin: string; slip44: number };
-  /** The CAIP-19 asset namespace of the network's tokens; null where the catalog lists none. */
+  /** The CAIP-19 asset namespace of the tokens the network's reader credits; null where it credits none. */
   tokenNamespace: "erc20" | "trc20" | "token" | null;
   /** The confirmations a deposit needs by default (a catalog row's `min_confirmations`) and where that figure comes from. */
   confirmations: { count: number; source: string };
@@ -42,6 +42,40 @@ export interface NetworkFacts {
 }
 
 const EXCHANGES = "what large exchanges publish (../shared/notes/chains-and-addresses.md §5)";
+/** support.fireblocks.io, "Default Deposit Control and Confirmation Policy" (docs/networks.md). */
+const FIREBLOCKS = "Fireblocks' default deposit confirmation policy";
+
+/**
+ * An EVM chain's row: EVM rows differ only in these facts (docs/networks.md, "Add an EVM chain").
+ * Explorers follow EIP-3091 (`/tx/…`, `/address/…`).
+ */
+function evm(o: {
+  name: string;
+  chainId: number;
+  native: { coin: string; slip44: number };
+  confirmations: { count: number; source: string };
+  finality: Finality;
+  explorer: string;
+  testnet: { name: string; chainId: number; explorer: string | null };
+}): NetworkFacts {
+  return {
+    name: o.name,
+    family: "evm",
+    chainId: o.chainId,
+    caip2: `eip155:${o.chainId}`,
+    native: o.native,
+    tokenNamespace: "erc20",
+    confirmations: o.confirmations,
+    finality: o.finality,
+    explorer: { tx: `${o.explorer}/tx/{txid}`, address: `${o.explorer}/address/{address}` },
+    testnet: {
+      name: o.testnet.name,
+      chainId: o.testnet.chainId,
+      addressExplorer: o.testnet.explorer === null ? null : `${o.testnet.explorer}/address/{address}`,
+    },
+    tag: null,
+  };
+}
 
 const TABLE = {
   BTC: {
@@ -93,40 +127,69 @@ const TABLE = {
     testnet: { name: "Dogecoin testnet", chainId: null, addressExplorer: null },
     tag: null,
   },
-  ETH: {
+  ETH: evm({
     name: "Ethereum",
-    family: "evm",
     chainId: 1,
-    caip2: "eip155:1",
     native: { coin: "ETH", slip44: 60 },
-    tokenNamespace: "erc20",
     confirmations: { count: 12, source: `${EXCHANGES}: Cryptopay 2–6, Kraken 20` },
     finality: "checkpointed",
-    explorer: { tx: "https://etherscan.io/tx/{txid}", address: "https://etherscan.io/address/{address}" },
-    testnet: {
-      name: "Sepolia",
-      chainId: 11155111,
-      addressExplorer: "https://sepolia.etherscan.io/address/{address}",
-    },
-    tag: null,
-  },
-  BSC: {
+    explorer: "https://etherscan.io",
+    testnet: { name: "Sepolia", chainId: 11155111, explorer: "https://sepolia.etherscan.io" },
+  }),
+  BSC: evm({
     name: "BNB Smart Chain",
-    family: "evm",
     chainId: 56,
-    caip2: "eip155:56",
     native: { coin: "BNB", slip44: 714 },
-    tokenNamespace: "erc20",
     confirmations: { count: 15, source: `${EXCHANGES}: Cryptopay 15` },
     finality: "checkpointed",
-    explorer: { tx: "https://bscscan.com/tx/{txid}", address: "https://bscscan.com/address/{address}" },
-    testnet: {
-      name: "BSC testnet",
-      chainId: 97,
-      addressExplorer: "https://testnet.bscscan.com/address/{address}",
-    },
-    tag: null,
-  },
+    explorer: "https://bscscan.com",
+    testnet: { name: "BSC testnet", chainId: 97, explorer: "https://testnet.bscscan.com" },
+  }),
+  ARBITRUM: evm({
+    name: "Arbitrum One",
+    chainId: 42161,
+    native: { coin: "ETH", slip44: 60 },
+    confirmations: { count: 1, source: `${FIREBLOCKS}: 1 for chains it does not list otherwise` },
+    finality: "rollup",
+    explorer: "https://arbiscan.io",
+    testnet: { name: "Arbitrum Sepolia", chainId: 421614, explorer: "https://sepolia.arbiscan.io" },
+  }),
+  OPTIMISM: evm({
+    name: "OP Mainnet",
+    chainId: 10,
+    native: { coin: "ETH", slip44: 60 },
+    confirmations: { count: 1, source: `${FIREBLOCKS}: 1 for chains it does not list otherwise` },
+    finality: "rollup",
+    explorer: "https://optimistic.etherscan.io",
+    testnet: { name: "OP Sepolia", chainId: 11155420, explorer: "https://sepolia-optimism.etherscan.io" },
+  }),
+  POLYGON: evm({
+    name: "Polygon PoS",
+    chainId: 137,
+    native: { coin: "POL", slip44: 966 },
+    confirmations: { count: 1, source: `${FIREBLOCKS}: 1 for chains it does not list otherwise` },
+    finality: "checkpointed",
+    explorer: "https://polygonscan.com",
+    testnet: { name: "Polygon Amoy", chainId: 80002, explorer: "https://amoy.polygonscan.com" },
+  }),
+  AVAXC: evm({
+    name: "Avalanche C-Chain",
+    chainId: 43114,
+    native: { coin: "AVAX", slip44: 9005 },
+    confirmations: { count: 1, source: `${FIREBLOCKS}: 1 for chains it does not list otherwise` },
+    finality: "instant",
+    explorer: "https://snowtrace.io",
+    testnet: { name: "Avalanche Fuji", chainId: 43113, explorer: "https://testnet.snowtrace.io" },
+  }),
+  ETC: evm({
+    name: "Ethereum Classic",
+    chainId: 61,
+    native: { coin: "ETC", slip44: 61 },
+    confirmations: { count: 372, source: `${FIREBLOCKS}: 372, as the chain is exposed to 51% attacks` },
+    finality: "probabilistic",
+    explorer: "https://blockscout.com/etc/mainnet",
+    testnet: { name: "Mordor", chainId: 63, explorer: null },
+  }),
   TRX: {
     name: "TRON",
     family: "tron",

@@ -68,6 +68,10 @@ function sideByTicker(
     return row;
   }
   if (active.length === 0) return unknownTicker(side, `${coin} is not active`);
+  // A gas coin that other networks also use (ETH on its L2s) is, unnamed, the one on its own
+  // network, as it was before those networks were listed (docs/networks.md, "Coins on several networks").
+  const home = active.find((r) => r.network === coin && r.contract_address === null);
+  if (home) return home;
   if (active.length > 1) {
     const networks = active.map((r) => r.network).join(", ");
     return {
