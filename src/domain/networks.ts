@@ -163,6 +163,15 @@ const TABLE = {
     explorer: "https://optimistic.etherscan.io",
     testnet: { name: "OP Sepolia", chainId: 11155420, explorer: "https://sepolia-optimism.etherscan.io" },
   }),
+  BASE: evm({
+    name: "Base",
+    chainId: 8453,
+    native: { coin: "ETH", slip44: 60 },
+    confirmations: { count: 1, source: `${FIREBLOCKS}: Base 1, a chain with a finality property` },
+    finality: "rollup",
+    explorer: "https://basescan.org",
+    testnet: { name: "Base Sepolia", chainId: 84532, explorer: "https://base-sepolia.blockscout.com" },
+  }),
   POLYGON: evm({
     name: "Polygon PoS",
     chainId: 137,

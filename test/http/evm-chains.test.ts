@@ -15,6 +15,7 @@ type Order = BaseOrder & { livemode: boolean; recipient_address: string };
 const CHAINS: readonly [network: string, coin: string, amount: string][] = [
   ["ARBITRUM", "ETH", "0.1"],
   ["OPTIMISM", "ETH", "0.1"],
+  ["BASE", "ETH", "0.1"],
   ["POLYGON", "POL", "100"],
   ["AVAXC", "AVAX", "2"],
   ["ETC", "ETC", "5"],
