@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { addressFamily, validateTag } from "../../src/domain/addresses";
 import { chainIdOf, networkOfChainId } from "../../src/domain/asset-identity";
+import { explorerLinks } from "../../src/domain/explorer-links";
 import { NETWORK_CODES, NETWORKS, networkFacts } from "../../src/domain/networks";
 
 describe("the network table", () => {
@@ -35,5 +36,31 @@ describe("the network table", () => {
   it("names a tag kind exactly on the memo networks", () => {
     const memo = NETWORK_CODES.filter((n) => NETWORKS[n].tag !== null);
     expect(memo).toEqual(["XRP", "XLM", "TON"]);
+  });
+});
+
+describe("a test order's explorer link on each EVM chain", () => {
+  const ADDRESS = "0x9cBaE97Fb54f32820DE834093691FF27A83D5531";
+  const link = (network: string) =>
+    explorerLinks(
+      {
+        livemode: false,
+        network_from: network,
+        deposit_address: ADDRESS,
+        recipient_address: ADDRESS,
+        deposit_txid: null,
+        payout_txid: null,
+        refund_txid: null,
+      },
+      undefined,
+      undefined,
+      { depositChainSimulated: true, payoutsSimulated: true },
+    ).deposit_address;
+
+  it("is its testnet's explorer, none where the testnet lists none (ETC's Mordor)", () => {
+    expect(link("ARBITRUM")).toBe(`https://sepolia.arbiscan.io/address/${ADDRESS}`);
+    expect(link("BASE")).toBe(`https://base-sepolia.blockscout.com/address/${ADDRESS}`);
+    expect(link("AVAXC")).toBe(`https://testnet.snowtrace.io/address/${ADDRESS}`);
+    expect(link("ETC")).toBeNull();
   });
 });
