@@ -33,6 +33,8 @@ export interface NetworkFacts {
   /** The confirmations a deposit needs by default (a catalog row's `min_confirmations`) and where that figure comes from. */
   confirmations: { count: number; source: string };
   finality: Finality;
+  /** Mean seconds between blocks (ledgers, slots), the ETA estimate's clock (src/domain/eta.ts); null where no figure is sourced yet (docs/networks.md, "Block times"). */
+  blockSeconds: number | null;
   /** Mainnet explorer templates (`{txid}`, `{address}`), a catalog row's default. */
   explorer: { tx: string; address: string };
   /** The test network test orders' deposit addresses belong to (docs/test-mode.md); `addressExplorer` null where no explorer is relied on. */
@@ -55,6 +57,7 @@ function evm(o: {
   native: { coin: string; slip44: number };
   confirmations: { count: number; source: string };
   finality: Finality;
+  blockSeconds: number | null;
   explorer: string;
   testnet: { name: string; chainId: number; explorer: string | null };
 }): NetworkFacts {
@@ -67,6 +70,7 @@ function evm(o: {
     tokenNamespace: "erc20",
     confirmations: o.confirmations,
     finality: o.finality,
+    blockSeconds: o.blockSeconds,
     explorer: { tx: `${o.explorer}/tx/{txid}`, address: `${o.explorer}/address/{address}` },
     testnet: {
       name: o.testnet.name,
@@ -87,6 +91,7 @@ const TABLE = {
     tokenNamespace: null,
     confirmations: { count: 2, source: `${EXCHANGES}: WhiteBIT 2, CEX.IO 3, Kraken 4` },
     finality: "probabilistic",
+    blockSeconds: 600,
     explorer: { tx: "https://mempool.space/tx/{txid}", address: "https://mempool.space/address/{address}" },
     testnet: {
       name: "Bitcoin testnet4",
@@ -104,6 +109,7 @@ const TABLE = {
     tokenNamespace: null,
     confirmations: { count: 6, source: `${EXCHANGES}: WhiteBIT 6` },
     finality: "probabilistic",
+    blockSeconds: 150,
     explorer: {
       tx: "https://litecoinspace.org/tx/{txid}",
       address: "https://litecoinspace.org/address/{address}",
@@ -120,6 +126,7 @@ const TABLE = {
     tokenNamespace: null,
     confirmations: { count: 15, source: `${EXCHANGES}: WhiteBIT 15, Kraken 40` },
     finality: "probabilistic",
+    blockSeconds: 60,
     explorer: {
       tx: "https://blockchair.com/dogecoin/transaction/{txid}",
       address: "https://blockchair.com/dogecoin/address/{address}",
@@ -133,6 +140,7 @@ const TABLE = {
     native: { coin: "ETH", slip44: 60 },
     confirmations: { count: 12, source: `${EXCHANGES}: Cryptopay 2–6, Kraken 20` },
     finality: "checkpointed",
+    blockSeconds: 12,
     explorer: "https://etherscan.io",
     testnet: { name: "Sepolia", chainId: 11155111, explorer: "https://sepolia.etherscan.io" },
   }),
@@ -142,6 +150,7 @@ const TABLE = {
     native: { coin: "BNB", slip44: 714 },
     confirmations: { count: 15, source: `${EXCHANGES}: Cryptopay 15` },
     finality: "checkpointed",
+    blockSeconds: 0.75,
     explorer: "https://bscscan.com",
     testnet: { name: "BSC testnet", chainId: 97, explorer: "https://testnet.bscscan.com" },
   }),
@@ -151,6 +160,7 @@ const TABLE = {
     native: { coin: "ETH", slip44: 60 },
     confirmations: { count: 1, source: `${FIREBLOCKS}: 1 for chains it does not list otherwise` },
     finality: "rollup",
+    blockSeconds: null,
     explorer: "https://arbiscan.io",
     testnet: { name: "Arbitrum Sepolia", chainId: 421614, explorer: "https://sepolia.arbiscan.io" },
   }),
@@ -160,6 +170,7 @@ const TABLE = {
     native: { coin: "ETH", slip44: 60 },
     confirmations: { count: 1, source: `${FIREBLOCKS}: 1 for chains it does not list otherwise` },
     finality: "rollup",
+    blockSeconds: null,
     explorer: "https://optimistic.etherscan.io",
     testnet: { name: "OP Sepolia", chainId: 11155420, explorer: "https://sepolia-optimism.etherscan.io" },
   }),
@@ -169,6 +180,7 @@ const TABLE = {
     native: { coin: "ETH", slip44: 60 },
     confirmations: { count: 1, source: `${FIREBLOCKS}: Base 1, a chain with a finality property` },
     finality: "rollup",
+    blockSeconds: null,
     explorer: "https://basescan.org",
     testnet: { name: "Base Sepolia", chainId: 84532, explorer: "https://base-sepolia.blockscout.com" },
   }),
@@ -178,6 +190,7 @@ const TABLE = {
     native: { coin: "POL", slip44: 966 },
     confirmations: { count: 1, source: `${FIREBLOCKS}: 1 for chains it does not list otherwise` },
     finality: "checkpointed",
+    blockSeconds: null,
     explorer: "https://polygonscan.com",
     testnet: { name: "Polygon Amoy", chainId: 80002, explorer: "https://amoy.polygonscan.com" },
   }),
@@ -187,6 +200,7 @@ const TABLE = {
     native: { coin: "AVAX", slip44: 9005 },
     confirmations: { count: 1, source: `${FIREBLOCKS}: 1 for chains it does not list otherwise` },
     finality: "instant",
+    blockSeconds: null,
     explorer: "https://snowtrace.io",
     testnet: { name: "Avalanche Fuji", chainId: 43113, explorer: "https://testnet.snowtrace.io" },
   }),
@@ -196,6 +210,7 @@ const TABLE = {
     native: { coin: "ETC", slip44: 61 },
     confirmations: { count: 372, source: `${FIREBLOCKS}: 372, as the chain is exposed to 51% attacks` },
     finality: "probabilistic",
+    blockSeconds: null,
     explorer: "https://blockscout.com/etc/mainnet",
     testnet: { name: "Mordor", chainId: 63, explorer: null },
   }),
@@ -208,6 +223,7 @@ const TABLE = {
     tokenNamespace: "trc20",
     confirmations: { count: 20, source: `${EXCHANGES}: WhiteBIT 20` },
     finality: "checkpointed",
+    blockSeconds: 3,
     explorer: {
       tx: "https://tronscan.org/#/transaction/{txid}",
       address: "https://tronscan.org/#/address/{address}",
@@ -228,6 +244,7 @@ const TABLE = {
     tokenNamespace: "token",
     confirmations: { count: 1, source: `${EXCHANGES}: Cryptopay 1 at \`finalized\` commitment` },
     finality: "checkpointed",
+    blockSeconds: 0.4,
     explorer: { tx: "https://solscan.io/tx/{txid}", address: "https://solscan.io/account/{address}" },
     testnet: { name: "Solana devnet", chainId: null, addressExplorer: null },
     tag: null,
@@ -241,6 +258,7 @@ const TABLE = {
     tokenNamespace: null,
     confirmations: { count: 1, source: `${EXCHANGES}: 1 validated ledger` },
     finality: "instant",
+    blockSeconds: 4,
     explorer: { tx: "https://xrpscan.com/tx/{txid}", address: "https://xrpscan.com/account/{address}" },
     testnet: { name: "XRPL testnet", chainId: null, addressExplorer: null },
     tag: "destination_tag",
@@ -254,6 +272,7 @@ const TABLE = {
     tokenNamespace: null,
     confirmations: { count: 1, source: "a closed ledger is final (Stellar consensus)" },
     finality: "instant",
+    blockSeconds: 5,
     explorer: {
       tx: "https://stellar.expert/explorer/public/tx/{txid}",
       address: "https://stellar.expert/explorer/public/account/{address}",
@@ -270,6 +289,7 @@ const TABLE = {
     tokenNamespace: null,
     confirmations: { count: 1, source: "a masterchain-committed block is final (TON consensus)" },
     finality: "instant",
+    blockSeconds: 5,
     explorer: { tx: "https://tonviewer.com/transaction/{txid}", address: "https://tonviewer.com/{address}" },
     testnet: { name: "TON testnet", chainId: null, addressExplorer: null },
     tag: "comment",
