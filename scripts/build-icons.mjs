@@ -10,13 +10,24 @@ const require = createRequire(import.meta.url);
 const pkgDir = dirname(require.resolve("cryptocurrency-icons/package.json"));
 const svgDir = join(pkgDir, "svg", "color");
 
+/**
+ * Coins whose ticker changed after the package's last release: the icon under the new ticker is
+ * the old one's (Polygon's MATIC became POL, ethereum-lists/chains eip155-137.json).
+ */
+const RENAMED = { "pol.svg": "matic.svg" };
+
 const icons = assetGroup("api/v1/icons");
 const hashes = {};
-for (const file of readdirSync(svgDir).sort()) {
-  if (!file.endsWith(".svg")) continue;
-  const svg = readFileSync(join(svgDir, file), "utf8");
+const add = (file, svg) => {
   icons.add(file, svg);
   hashes[file] = contentHash(svg);
+};
+for (const file of readdirSync(svgDir).sort()) {
+  if (file.endsWith(".svg")) add(file, readFileSync(join(svgDir, file), "utf8"));
+}
+for (const [file, from] of Object.entries(RENAMED)) {
+  if (hashes[file]) throw new Error(`cryptocurrency-icons now has ${file}: drop it from RENAMED`);
+  add(file, readFileSync(join(svgDir, from), "utf8"));
 }
 if (!hashes["generic.svg"]) throw new Error("cryptocurrency-icons has no generic.svg");
 

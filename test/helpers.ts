@@ -93,6 +93,9 @@ export const TEST_PRICES: Record<string, string> = {
   XRP: "0.5",
   XLM: "0.1",
   TON: "5",
+  POL: "0.5",
+  AVAX: "30",
+  ETC: "20",
   DASH: "30",
   BCH: "400",
 };

@@ -863,7 +863,7 @@ export interface components {
              */
             icon_url: string | null;
             /**
-             * @description Beyond the contract: the token's contract (or mint) address on its network; null for the network's native coin. Pass it as token_from / token_to to name the asset without its ticker.
+             * @description Beyond the contract: the token's contract (or mint) address on its network (EVM: EIP-55 checksum case); null for the network's native coin. Pass it as token_from / token_to to name the asset without its ticker.
              * @example TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t
              */
             contract_address: string | null;
@@ -873,6 +873,16 @@ export interface components {
              * @example 1
              */
             chain_id: number | null;
+            /**
+             * @description Beyond the contract: the network's CAIP-2 chain id (docs/networks.md, "Chain-agnostic ids"); null on a network without one here.
+             * @example eip155:1
+             */
+            caip2: string | null;
+            /**
+             * @description Beyond the contract: the asset's CAIP-19 id (native coins `…/slip44:<coin type>`, tokens by contract; EVM contracts in EIP-55 case), accepted as asset_from / asset_to in place of network and token; null where caip2 is.
+             * @example eip155:1/erc20:0xdAC17F958D2ee523a2206206994597C13D831ec7
+             */
+            caip19: string | null;
         };
         Error: {
             /** @description Human-readable description of the problem. */
@@ -1014,22 +1024,22 @@ export interface components {
         };
         CreateOrder: {
             /**
-             * @description Source coin ticker. Give network_from (or, on EVM networks, chain_id_from), and coin_from or token_from (neither = the network's native coin).
+             * @description Source coin ticker. Give network_from (or, on EVM networks, chain_id_from), and coin_from or token_from (neither = the network's native coin); or asset_from.
              * @example BTC
              */
             coin_from?: string;
             /**
-             * @description Source network. Give network_from (or, on EVM networks, chain_id_from), and coin_from or token_from (neither = the network's native coin).
+             * @description Source network. Give network_from (or, on EVM networks, chain_id_from), and coin_from or token_from (neither = the network's native coin); or asset_from.
              * @example BTC
              */
             network_from?: string;
             /**
-             * @description Destination coin ticker. Give network_to (or, on EVM networks, chain_id_to), and coin_to or token_to (neither = the network's native coin).
+             * @description Destination coin ticker. Give network_to (or, on EVM networks, chain_id_to), and coin_to or token_to (neither = the network's native coin); or asset_to.
              * @example USDT
              */
             coin_to?: string;
             /**
-             * @description Destination network. Give network_to (or, on EVM networks, chain_id_to), and coin_to or token_to (neither = the network's native coin).
+             * @description Destination network. Give network_to (or, on EVM networks, chain_id_to), and coin_to or token_to (neither = the network's native coin); or asset_to.
              * @example TRX
              */
             network_to?: string;
@@ -1040,6 +1050,13 @@ export interface components {
             token_from?: string | null;
             /** @description Beyond the contract: the destination token's contract address on network_to (EVM: any letter case); omitted or null = the network's native coin when coin_to is not given. With coin_to too, both must name the same asset (else 422 `asset_mismatch`). */
             token_to?: string | null;
+            /**
+             * @description Beyond the contract: the source asset's CAIP-19 id (a currency's `caip19`), in place of network_from and token_from. Anything else given for this side must name the same asset (else 422 `asset_mismatch`); an id naming no offered asset → 422 `unsupported_asset`.
+             * @example eip155:56/erc20:0x55d398326f99059fF775485246999027B3197955
+             */
+            asset_from?: string;
+            /** @description Beyond the contract: the destination asset's CAIP-19 id (a currency's `caip19`), in place of network_to and token_to. Anything else given for this side must name the same asset (else 422 `asset_mismatch`); an id naming no offered asset → 422 `unsupported_asset`. */
+            asset_to?: string;
             /**
              * Format: int64
              * @description Beyond the contract: the EIP-155 chain id of an EVM network, in place of network_from (1 = ETH, 56 = BSC). Unknown → 422 `unsupported_asset`.
@@ -1674,6 +1691,10 @@ export interface operations {
                 token_from?: string;
                 /** @description Beyond the contract: the destination token's contract address on network_to (EVM: any letter case); omitted or null = the network's native coin when coin_to is not given. With coin_to too, both must name the same asset (else 422 `asset_mismatch`). */
                 token_to?: string;
+                /** @description Beyond the contract: the source asset's CAIP-19 id (a currency's `caip19`), in place of network_from and token_from. Anything else given for this side must name the same asset (else 422 `asset_mismatch`); an id naming no offered asset → 422 `unsupported_asset`. */
+                asset_from?: string;
+                /** @description Beyond the contract: the destination asset's CAIP-19 id (a currency's `caip19`), in place of network_to and token_to. Anything else given for this side must name the same asset (else 422 `asset_mismatch`); an id naming no offered asset → 422 `unsupported_asset`. */
+                asset_to?: string;
                 /** @description Beyond the contract: the EIP-155 chain id of an EVM network, in place of network_from (1 = ETH, 56 = BSC). Unknown → 422 `unsupported_asset`. */
                 chain_id_from?: number;
                 /** @description Beyond the contract: the EIP-155 chain id of an EVM network, in place of network_to (1 = ETH, 56 = BSC). Unknown → 422 `unsupported_asset`. */

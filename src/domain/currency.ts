@@ -1,4 +1,4 @@
-import { chainIdOf } from "./asset-identity";
+import { assetIds, chainIdOf, displayContract } from "./asset-identity";
 import type { IconSet } from "./icons";
 import { iconUrl } from "./icons";
 import { parseDecimal, toJsonNumber } from "./money";
@@ -42,9 +42,14 @@ export interface PublicCurrency {
   icon_url: string | null;
   contract_address: string | null;
   chain_id: number | null;
+  caip2: string | null;
+  caip19: string | null;
 }
 
-/** The contract's Currency (§2.1), with the asset's chain identity, for every active row, in catalog order. */
+/**
+ * The contract's Currency (§2.1), with the asset's chain identity (EIP-155 chain id, CAIP-2 and
+ * CAIP-19 ids; EVM contracts in EIP-55 case), for every active row, in catalog order.
+ */
 export function publicCurrencies(rows: readonly CurrencyRow[], icons: IconSet): PublicCurrency[] {
   return rows
     .filter((r) => r.is_active === 1)
@@ -64,7 +69,8 @@ export function publicCurrencies(rows: readonly CurrencyRow[], icons: IconSet): 
       explorer_tx_url: r.explorer_tx_url,
       explorer_address_url: r.explorer_address_url,
       icon_url: iconUrl(r.coin, icons),
-      contract_address: r.contract_address,
+      contract_address: r.contract_address === null ? null : displayContract(r.network, r.contract_address),
       chain_id: chainIdOf(r.network),
+      ...assetIds(r.network, r.contract_address),
     }));
 }

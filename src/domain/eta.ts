@@ -3,6 +3,7 @@
  * it takes"): from the service's own completed live orders of the same network pair where it has
  * enough of them, else an estimate from the source chain's confirmations and block time.
  */
+import { networkFacts } from "./networks";
 
 /** Seconds, as a median and a 90th percentile. */
 export interface EtaRange {
@@ -37,27 +38,12 @@ export const ETA_WINDOW_ORDERS = 500;
 export const EXCHANGE_SECONDS = 30;
 export const PAYOUT_SECONDS = 60;
 
-/**
- * Each network's mean time between blocks (ledgers, slots), seconds: the estimate's clock. Sources
- * in docs/networks.md ("Block times"); a network missing here is estimated at a minute a block.
- */
-export const BLOCK_SECONDS: Readonly<Record<string, number>> = {
-  BTC: 600,
-  BCH: 600,
-  LTC: 150,
-  DASH: 150,
-  DOGE: 60,
-  ETH: 12,
-  BSC: 0.75,
-  TRX: 3,
-  SOL: 0.4,
-  XRP: 4,
-  XLM: 5,
-  TON: 5,
-};
+/** The estimate's clock where the network table gives no block time (docs/networks.md, "Block times"). */
 const UNKNOWN_BLOCK_SECONDS = 60;
 
-export const blockSeconds = (network: string): number => BLOCK_SECONDS[network] ?? UNKNOWN_BLOCK_SECONDS;
+/** A network's mean time between blocks (ledgers, slots), seconds: the estimate's clock. */
+export const blockSeconds = (network: string): number =>
+  networkFacts(network)?.blockSeconds ?? UNKNOWN_BLOCK_SECONDS;
 
 /** The nearest-rank percentile (q in 0–100) of values sorted ascending. */
 export function percentile(sorted: readonly number[], q: number): number {

@@ -2,24 +2,13 @@
 // page, docs/cabinet.md). A link must show the thing itself: a simulated txid has no page anywhere,
 // and a test order's testnet deposit address belongs on a testnet explorer, not a mainnet one.
 
+import { networkFacts } from "./networks";
+
 /** A catalog row's explorer URL templates (`{txid}`, `{address}`), mainnet explorers. */
 export interface ExplorerTemplates {
   tx: string | null;
   address: string | null;
 }
-
-/**
- * Testnet explorers for the test deposit addresses (docs/test-mode.md): BTC's are Bitcoin testnet
- * addresses (tb1…), shown on testnet4, the current public testnet; the EVM and TRON test
- * addresses on Sepolia, BSC testnet and Nile. LTC and DOGE testnet addresses have no explorer we
- * rely on, and the memo networks' test addresses are whatever the operator set: no link.
- */
-export const TESTNET_ADDRESS_EXPLORERS: Readonly<Record<string, string>> = Object.freeze({
-  BTC: "https://mempool.space/testnet4/address/{address}",
-  ETH: "https://sepolia.etherscan.io/address/{address}",
-  BSC: "https://testnet.bscscan.com/address/{address}",
-  TRX: "https://nile.tronscan.org/#/address/{address}",
-});
 
 export interface LinkedOrder {
   livemode: boolean;
@@ -50,7 +39,8 @@ const fill = (template: string | null | undefined, key: "txid" | "address", valu
 /**
  * The links of one order. A live order: the catalog's explorers, except for transactions of a
  * simulated chain or gateway. A test order: its txids are all simulated (its own SimChain) and its
- * recipient is never paid, so only the deposit address, on its network's testnet explorer.
+ * recipient is never paid, so only the deposit address, on its network's testnet explorer
+ * (src/domain/networks.ts; none where no testnet explorer is relied on).
  */
 export function explorerLinks(
   o: LinkedOrder,
@@ -60,7 +50,11 @@ export function explorerLinks(
 ): ExplorerLinks {
   if (!o.livemode)
     return {
-      deposit_address: fill(TESTNET_ADDRESS_EXPLORERS[o.network_from], "address", o.deposit_address),
+      deposit_address: fill(
+        networkFacts(o.network_from)?.testnet.addressExplorer,
+        "address",
+        o.deposit_address,
+      ),
       recipient_address: null,
       deposit_txid: null,
       payout_txid: null,

@@ -1,4 +1,4 @@
-import { chainIdOf, networkOfChainId, sameContract } from "./asset-identity";
+import { chainIdOf, networkOfChainId, parseAssetId, sameContract } from "./asset-identity";
 import type { CurrencyRow } from "./currency";
 import { type Refusal, refused } from "./errors";
 
@@ -20,6 +20,8 @@ export interface AssetRef {
   chainId?: number | undefined;
   /** The token contract; null names the native coin explicitly, undefined means "not given". */
   token?: string | null | undefined;
+  /** A CAIP-19 asset id, in place of network and token (docs/networks.md, "Chain-agnostic ids"). */
+  asset?: string | undefined;
 }
 
 export interface ResolvedPair {
@@ -66,6 +68,10 @@ function sideByTicker(
     return row;
   }
   if (active.length === 0) return unknownTicker(side, `${coin} is not active`);
+  // A gas coin that other networks also use (ETH on its L2s) is, unnamed, the one on its own
+  // network, as it was before those networks were listed (docs/networks.md, "Coins on several networks").
+  const home = active.find((r) => r.network === coin && r.contract_address === null);
+  if (home) return home;
   if (active.length > 1) {
     const networks = active.map((r) => r.network).join(", ");
     return {
@@ -136,12 +142,40 @@ function networkOf(
   return { network: byChain };
 }
 
+/**
+ * A side named by CAIP-19 as the network and token it names; whatever else the side names (network,
+ * chain id, token) must agree with it, as a ticker must agree with a contract.
+ */
+function byAssetId(ref: AssetRef & { asset: string }, side: Side): AssetRef | Refusal {
+  const parsed = parseAssetId(ref.asset);
+  if ("problem" in parsed) return unknownAsset(side, parsed.problem);
+  const mismatch = (what: string): Refusal => ({
+    code: "asset_mismatch",
+    side,
+    detail: `${what} contradicts asset_${side} ${ref.asset} (network ${parsed.network}).`,
+  });
+  const named = ref.network?.toUpperCase();
+  if (named !== undefined && named !== parsed.network) return mismatch(`network_${side} ${named}`);
+  if (ref.chainId !== undefined && networkOfChainId(ref.chainId) !== parsed.network)
+    return mismatch(`chain_id_${side} ${ref.chainId}`);
+  if (
+    ref.token !== undefined &&
+    (ref.token === null || parsed.token === null
+      ? ref.token !== parsed.token
+      : !sameContract(parsed.network, ref.token, parsed.token))
+  )
+    return mismatch(`token_${side} ${ref.token}`);
+  return { coin: ref.coin, network: parsed.network, token: parsed.token };
+}
+
 function resolveSide(
   catalog: readonly CurrencyRow[],
-  ref: AssetRef,
+  given: AssetRef,
   side: Side,
   purpose: PairPurpose,
 ): CurrencyRow | Refusal {
+  const ref = given.asset === undefined ? given : byAssetId({ ...given, asset: given.asset }, side);
+  if ("code" in ref) return ref;
   const net = networkOf(catalog, ref, side);
   if ("code" in net) return net;
   if (ref.coin !== undefined && ref.token === undefined)

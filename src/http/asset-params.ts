@@ -29,6 +29,17 @@ export const chainIdParam = (side: "from" | "to") =>
       description: `Beyond the contract: the EIP-155 chain id of an EVM network, in place of network_${side} (1 = ETH, 56 = BSC). Unknown → 422 \`unsupported_asset\`.`,
     });
 
+export const assetParam = (side: "from" | "to") =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .openapi({
+      example: side === "from" ? "eip155:56/erc20:0x55d398326f99059fF775485246999027B3197955" : undefined,
+      description: `Beyond the contract: the ${side === "from" ? "source" : "destination"} asset's CAIP-19 id (a currency's \`caip19\`), in place of network_${side} and token_${side}. Anything else given for this side must name the same asset (else 422 \`asset_mismatch\`); an id naming no offered asset → 422 \`unsupported_asset\`.`,
+    });
+
 export const EndUserCountryHeader = {
   "x-end-user-country": z
     .string()
@@ -56,6 +67,8 @@ export function cfCountry(c: Pick<Context, "req">): string | null {
 }
 
 interface NamedSides {
+  asset_from?: string | undefined;
+  asset_to?: string | undefined;
   coin_from?: string | undefined;
   network_from?: string | undefined;
   chain_id_from?: number | undefined;
@@ -68,26 +81,27 @@ interface NamedSides {
 
 /**
  * Each side must be named: by its ticker, or by a token contract (null: the native coin) on its
- * network, or by an EVM chain id (no token: the native coin). An order also names the network (or
- * chain id), as it always had to. What was a schema error before these parameters still is, on
+ * network, or by an EVM chain id (no token: the native coin), or by a CAIP-19 id. An order also
+ * names the network (or chain id, or CAIP-19 id), as it always had to. What was a schema error before these parameters still is, on
  * the field that was required.
  */
 export const requireNamedSides =
   (target: "quote" | "order") =>
   (v: NamedSides, ctx: z.RefinementCtx): void => {
     for (const side of ["from", "to"] as const) {
+      if (v[`asset_${side}`] !== undefined) continue;
       const chain = v[`chain_id_${side}`] !== undefined;
       if (target === "order" && !chain && v[`network_${side}`] === undefined)
         ctx.addIssue({
           code: "custom",
           path: [`network_${side}`],
-          message: `required (or chain_id_${side} on EVM networks)`,
+          message: `required (or chain_id_${side} on EVM networks, or asset_${side})`,
         });
       else if (!chain && v[`coin_${side}`] === undefined && v[`token_${side}`] === undefined)
         ctx.addIssue({
           code: "custom",
           path: [`coin_${side}`],
-          message: `required (or token_${side}, or chain_id_${side} on EVM networks)`,
+          message: `required (or token_${side}, or chain_id_${side} on EVM networks, or asset_${side})`,
         });
     }
   };

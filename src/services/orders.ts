@@ -25,6 +25,8 @@ export interface CreateOrderBody {
   coin_to?: string | undefined;
   network_to?: string | undefined;
   token_from?: string | null | undefined;
+  asset_from?: string | undefined;
+  asset_to?: string | undefined;
   token_to?: string | null | undefined;
   chain_id_from?: number | undefined;
   chain_id_to?: number | undefined;
@@ -105,8 +107,15 @@ export async function createOrder(
         network: body.network_from,
         chainId: body.chain_id_from,
         token: body.token_from,
+        asset: body.asset_from,
       },
-      to: { coin: body.coin_to, network: body.network_to, chainId: body.chain_id_to, token: body.token_to },
+      to: {
+        coin: body.coin_to,
+        network: body.network_to,
+        chainId: body.chain_id_to,
+        token: body.token_to,
+        asset: body.asset_to,
+      },
       amountFrom: amount,
       rateType: body.rate_type,
     },

@@ -1,5 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { networkFacts } from "../../src/domain/networks";
 import { call, json } from "../helpers";
 
 interface Currency {
@@ -22,7 +23,15 @@ const REQUIRED: Record<string, string> = {
   decimals: "number",
   is_memo: "boolean",
 };
-const NULLABLE_STRINGS = ["explorer_tx_url", "explorer_address_url", "icon_url", "contract_address"];
+const NULLABLE_STRINGS = [
+  "explorer_tx_url",
+  "explorer_address_url",
+  "icon_url",
+  "contract_address",
+  // Beyond the contract: CAIP ids (test/http/asset-ids.test.ts).
+  "caip2",
+  "caip19",
+];
 // Beyond the contract: the EIP-155 chain id of EVM networks (test/http/partner-routes/wallet-assets.ts).
 const NULLABLE_NUMBERS = ["chain_id"];
 
@@ -92,6 +101,22 @@ describe("GET /api/v1/currencies", () => {
     expect(by("ETH/ETH")).toMatchObject({ decimals: 18 });
     expect(by("USDT/TRX")).toMatchObject({ decimals: 6 });
     expect(by("TON/TON")?.icon_url).toMatch(/^\/api\/v1\/icons\/generic\.svg\?v=/);
+  });
+
+  it("seeds every listed network's rows with the network table's confirmations and explorers", async () => {
+    const list = await json<Currency[]>(await call("/api/v1/currencies"));
+    for (const c of list) {
+      const facts = networkFacts(c.network);
+      if (!facts) continue; // a network without address rules (DASH: deposits disabled)
+      expect(
+        { confirmations: c.min_confirmations, tx: c.explorer_tx_url, address: c.explorer_address_url },
+        `${c.coin}/${c.network}`,
+      ).toEqual({
+        confirmations: facts.confirmations.count,
+        tx: facts.explorer.tx,
+        address: facts.explorer.address,
+      });
+    }
   });
 
   it("is cacheable by clients and carries a request id", async () => {

@@ -377,20 +377,23 @@ describe("prices", () => {
   it("refreshPrices (the cron job) stores every catalog coin from the simulated source", async () => {
     const config = { ...getConfig(env), PRICE_SOURCE: "simulated" as const };
     const n = await refreshPrices(env, config, Date.now());
-    expect(n).toBe(14);
+    expect(n).toBe(17);
     const { results } = await env.DB.prepare("SELECT coin, usd, source FROM prices ORDER BY coin").all<{
       coin: string;
       usd: string;
       source: string;
     }>();
     expect(results.map((r) => r.coin)).toEqual([
+      "AVAX",
       "BCH",
       "BNB",
       "BTC",
       "DASH",
       "DOGE",
+      "ETC",
       "ETH",
       "LTC",
+      "POL",
       "SOL",
       "TON",
       "TRX",

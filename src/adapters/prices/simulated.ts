@@ -18,7 +18,7 @@ import { Dec, type Decimal, parseDecimal } from "../../domain/money";
 import { inRequestOrder, normalizeCoins, type PriceQuote, priceString } from "../../domain/prices";
 import type { PriceSource } from "./types";
 
-/** Approximate USD prices of every coin in migrations/0002_seed_catalog.sql (2025 levels). */
+/** Approximate USD prices of every coin in the seed catalog (migrations/, 2025 levels). */
 export const SEED_USD_PRICES: Readonly<Record<string, string>> = Object.freeze({
   BTC: "97000",
   ETH: "3400",
@@ -32,6 +32,9 @@ export const SEED_USD_PRICES: Readonly<Record<string, string>> = Object.freeze({
   XRP: "2.3",
   XLM: "0.4",
   TON: "5.4",
+  POL: "0.45",
+  AVAX: "35",
+  ETC: "25",
   DASH: "35",
   BCH: "450",
 });

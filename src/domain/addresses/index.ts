@@ -1,3 +1,4 @@
+import { networkFacts } from "../networks";
 import { BITCOIN, DOGECOIN, LITECOIN, validateUtxoAddress } from "./bitcoin";
 import { blankReason } from "./encoding";
 import { validateEvmAddress } from "./evm";
@@ -11,31 +12,9 @@ import { validateDestinationTag, validateXrpAddress } from "./xrp";
 export { deriveDepositAddress } from "./derive";
 export type { AddressCheck, AddressFamily, TagCheck } from "./types";
 
-/** Catalog network code → address rules. Codes are matched exactly (the catalog stores them upper case). */
+/** Catalog network code → address rules (src/domain/networks.ts). */
 export function addressFamily(network: string): AddressFamily | undefined {
-  switch (network) {
-    case "BTC":
-      return "btc";
-    case "LTC":
-      return "ltc";
-    case "DOGE":
-      return "doge";
-    case "ETH":
-    case "BSC":
-      return "evm";
-    case "TRX":
-      return "tron";
-    case "SOL":
-      return "sol";
-    case "XRP":
-      return "xrp";
-    case "XLM":
-      return "xlm";
-    case "TON":
-      return "ton";
-    default:
-      return undefined;
-  }
+  return networkFacts(network)?.family;
 }
 
 function validateForFamily(family: AddressFamily, address: string): AddressCheck {
@@ -75,12 +54,12 @@ export function validateAddress(network: string, address: string): AddressCheck 
 /** Format rules for the deposit tag/memo of memo networks; other networks take no tag at all. */
 export function validateTag(network: string, tag: string): TagCheck {
   if (typeof tag !== "string") return { ok: false, reason: "tag must be a string" };
-  switch (addressFamily(network)) {
-    case "xrp":
+  switch (networkFacts(network)?.tag) {
+    case "destination_tag":
       return validateDestinationTag(tag);
-    case "xlm":
+    case "memo_text":
       return validateMemoText(tag);
-    case "ton":
+    case "comment":
       return validateComment(tag);
     default:
       return { ok: false, reason: "network does not use tags" };

@@ -40,13 +40,23 @@ export const CurrencySchema = z
     contract_address: out.address().nullable().openapi({
       example: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t",
       description:
-        "Beyond the contract: the token's contract (or mint) address on its network; null for the network's native coin. Pass it as token_from / token_to to name the asset without its ticker.",
+        "Beyond the contract: the token's contract (or mint) address on its network (EVM: EIP-55 checksum case); null for the network's native coin. Pass it as token_from / token_to to name the asset without its ticker.",
     }),
     chain_id: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).nullable().openapi({
       format: "int64",
       example: 1,
       description:
         "Beyond the contract: the EIP-155 chain id of an EVM network (1 = ETH, 56 = BSC), accepted as chain_id_from / chain_id_to in place of the network; null on other networks.",
+    }),
+    caip2: out.text(41).nullable().openapi({
+      example: "eip155:1",
+      description:
+        'Beyond the contract: the network\'s CAIP-2 chain id (docs/networks.md, "Chain-agnostic ids"); null on a network without one here.',
+    }),
+    caip19: out.text(180).nullable().openapi({
+      example: "eip155:1/erc20:0xdAC17F958D2ee523a2206206994597C13D831ec7",
+      description:
+        "Beyond the contract: the asset's CAIP-19 id (native coins `…/slip44:<coin type>`, tokens by contract; EVM contracts in EIP-55 case), accepted as asset_from / asset_to in place of network and token; null where caip2 is.",
     }),
   })
   .openapi("Currency");

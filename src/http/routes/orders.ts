@@ -6,6 +6,7 @@ import { ORDER_STATUSES, STATUS_REASONS } from "../../domain/order-state";
 import { createOrder, listPartnerOrders, readOrder } from "../../services/orders";
 import type { PartnerEnv } from "../app-env";
 import {
+  assetParam,
   chainIdParam,
   EndUserCountryHeader,
   endUserCountry,
@@ -58,7 +59,7 @@ const amountFrom = z
   });
 
 const sideNote = (side: "from" | "to") =>
-  `Give network_${side} (or, on EVM networks, chain_id_${side}), and coin_${side} or token_${side} (neither = the network's native coin).`;
+  `Give network_${side} (or, on EVM networks, chain_id_${side}), and coin_${side} or token_${side} (neither = the network's native coin); or asset_${side}.`;
 
 const CreateOrderBody = z
   .strictObject({
@@ -76,6 +77,8 @@ const CreateOrderBody = z
       .openapi({ example: "TRX", description: `Destination network. ${sideNote("to")}` }),
     token_from: tokenParam("from").nullish(),
     token_to: tokenParam("to").nullish(),
+    asset_from: assetParam("from").optional(),
+    asset_to: assetParam("to").optional(),
     chain_id_from: chainIdParam("from").optional(),
     chain_id_to: chainIdParam("to").optional(),
     amount_from: amountFrom,

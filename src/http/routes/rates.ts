@@ -7,6 +7,7 @@ import { issueQuoteFor } from "../../services/fixed-quotes";
 import { quotedMaximum } from "../../services/liquidity-cap";
 import { feeTermsOf, priceQuote } from "../../services/quoting";
 import {
+  assetParam,
   chainIdParam,
   EndUserCountryHeader,
   endUserCountry,
@@ -46,6 +47,8 @@ const RatesQuery = repeatableQuery(
       }),
       token_from: tokenParam("from").optional(),
       token_to: tokenParam("to").optional(),
+      asset_from: assetParam("from").optional(),
+      asset_to: assetParam("to").optional(),
       chain_id_from: chainIdParam("from").optional(),
       chain_id_to: chainIdParam("to").optional(),
       network_from: ticker
@@ -137,8 +140,20 @@ export const ratesRouter = createRouter().openapi(route, async (c) => {
     c.env,
     config,
     {
-      from: { coin: q.coin_from, network: q.network_from, chainId: q.chain_id_from, token: q.token_from },
-      to: { coin: q.coin_to, network: q.network_to, chainId: q.chain_id_to, token: q.token_to },
+      from: {
+        coin: q.coin_from,
+        network: q.network_from,
+        chainId: q.chain_id_from,
+        token: q.token_from,
+        asset: q.asset_from,
+      },
+      to: {
+        coin: q.coin_to,
+        network: q.network_to,
+        chainId: q.chain_id_to,
+        token: q.token_to,
+        asset: q.asset_to,
+      },
       amountFrom: q.amount === undefined ? undefined : parseDecimal(q.amount),
       amountTo: q.amount_to === undefined ? undefined : parseDecimal(q.amount_to),
       rateType: q.rate_type,

@@ -99,7 +99,7 @@ describe("wallet-assets", () => {
       );
       const body = await expectError(unknown, 422, "unsupported_asset");
       expect(body.errors).toEqual([expect.objectContaining({ code: "unsupported_asset", side: "from" })]);
-      await expectError(await rates("chain_id_from=137&coin_to=BTC"), 422, "unsupported_asset");
+      await expectError(await rates("chain_id_from=11155111&coin_to=BTC"), 422, "unsupported_asset");
       // TRON addresses are case-sensitive: another case is another (unknown) contract.
       await expectError(
         await rates(`network_from=TRX&token_from=${TRON_ADDR.toLowerCase()}&coin_to=BTC&amount=100`),

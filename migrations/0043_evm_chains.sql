@@ -1,0 +1,14 @@
+-- EVM chains of issue 43 (docs/networks.md): each network's gas coin and Circle's native USDC.
+-- Confirmations and explorers are the network table's (src/domain/networks.ts); USDC contracts are
+-- Circle's published list, cited in docs/networks.md. USDT is left out: Tether's own page does not
+-- give these chains' contracts (docs/networks.md, "Tokens not listed").
+INSERT INTO currencies (id, coin, network, name, is_active, is_deposit_enabled, is_withdraw_enabled, min_amount, max_amount, min_confirmations, decimals, is_memo, withdraw_fee, contract_address, explorer_tx_url, explorer_address_url, sort_order) VALUES
+('6f1c1f2e-0c1a-4b7e-9a43-000000000001', 'ETH',  'ARBITRUM', 'Ether (Arbitrum One)',        1, 1, 1, '0.005', '200',    1,   18, 0, '0.0001', NULL, 'https://arbiscan.io/tx/{txid}', 'https://arbiscan.io/address/{address}', 21),
+('6f1c1f2e-0c1a-4b7e-9a43-000000000002', 'ETH',  'OPTIMISM', 'Ether (OP Mainnet)',          1, 1, 1, '0.005', '200',    1,   18, 0, '0.0001', NULL, 'https://optimistic.etherscan.io/tx/{txid}', 'https://optimistic.etherscan.io/address/{address}', 22),
+('6f1c1f2e-0c1a-4b7e-9a43-000000000004', 'USDC', 'ARBITRUM', 'USD Coin (Arbitrum One)',     1, 1, 1, '10',    '500000', 1,   6,  0, '0.5',    '0xaf88d065e77c8cC2239327C5EDb3A432268e5831', 'https://arbiscan.io/tx/{txid}', 'https://arbiscan.io/address/{address}', 42),
+('6f1c1f2e-0c1a-4b7e-9a43-000000000005', 'USDC', 'OPTIMISM', 'USD Coin (OP Mainnet)',       1, 1, 1, '10',    '500000', 1,   6,  0, '0.5',    '0x0b2C639c533813f4Aa9D7837CAf62653d097Ff85', 'https://optimistic.etherscan.io/tx/{txid}', 'https://optimistic.etherscan.io/address/{address}', 43),
+('6f1c1f2e-0c1a-4b7e-9a43-000000000007', 'USDC', 'POLYGON',  'USD Coin (Polygon PoS)',      1, 1, 1, '10',    '500000', 1,   6,  0, '0.5',    '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359', 'https://polygonscan.com/tx/{txid}', 'https://polygonscan.com/address/{address}', 45),
+('6f1c1f2e-0c1a-4b7e-9a43-000000000008', 'USDC', 'AVAXC',    'USD Coin (Avalanche C-Chain)', 1, 1, 1, '10',   '500000', 1,   6,  0, '0.5',    '0xB97EF9Ef8734C71904D8002F8b6Bc66Dd9c48a6E', 'https://snowtrace.io/tx/{txid}', 'https://snowtrace.io/address/{address}', 46),
+('6f1c1f2e-0c1a-4b7e-9a43-000000000009', 'POL',  'POLYGON',  'POL (Polygon PoS)',           1, 1, 1, '20',    '500000', 1,   18, 0, '0.1',    NULL, 'https://polygonscan.com/tx/{txid}', 'https://polygonscan.com/address/{address}', 75),
+('6f1c1f2e-0c1a-4b7e-9a43-00000000000a', 'AVAX', 'AVAXC',    'Avalanche',                   1, 1, 1, '0.3',   '20000',  1,   18, 0, '0.01',   NULL, 'https://snowtrace.io/tx/{txid}', 'https://snowtrace.io/address/{address}', 76),
+('6f1c1f2e-0c1a-4b7e-9a43-00000000000b', 'ETC',  'ETC',      'Ethereum Classic',            1, 1, 1, '0.5',   '20000',  372, 18, 0, '0.01',   NULL, 'https://blockscout.com/etc/mainnet/tx/{txid}', 'https://blockscout.com/etc/mainnet/address/{address}', 77);
