@@ -9,8 +9,10 @@ import { refreshPrices } from "../../src/storage/market";
 import {
   admin,
   BASE,
+  BCH_ROW_ID,
   call,
   createPartner,
+  delistDuringTest,
   expectError,
   freshIp,
   json,
@@ -238,6 +240,7 @@ describe("GET /api/v1/partner/rates: errors", () => {
   });
 
   it("unavailable pairs → 400 pair_unavailable with the reason", async () => {
+    await delistDuringTest(BCH_ROW_ID);
     const cases: [string, RegExp][] = [
       ["coin_from=NOPE&coin_to=BTC", /unknown coin NOPE/],
       ["coin_from=BCH&coin_to=BTC", /BCH is not active/],
