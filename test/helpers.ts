@@ -1,5 +1,5 @@
 import { exports } from "cloudflare:workers";
-import { expect } from "vitest";
+import { expect, onTestFinished } from "vitest";
 
 export const BASE = "http://localhost";
 export const ADMIN_TOKEN = "test-admin-token";
@@ -104,4 +104,14 @@ export const TEST_PRICES: Record<string, string> = {
 export async function setPrices(prices: Record<string, string> = TEST_PRICES): Promise<void> {
   const res = await admin("/prices", { method: "PUT", json: { prices } });
   expect(res.status).toBe(200);
+}
+
+/** The seed's BCH row: tests that need a delisted row delist it through the catalog API. */
+export const BCH_ROW_ID = "6f1c1f2e-0c1a-4b7e-9a01-000000000011";
+
+/** Delists a catalog row as an operator would, relisting it when the current test ends. */
+export async function delistDuringTest(id: string): Promise<void> {
+  const set = (is_active: boolean) => admin(`/currencies/${id}`, { method: "PATCH", json: { is_active } });
+  expect((await set(false)).status).toBe(200);
+  onTestFinished(async () => void (await set(true)));
 }

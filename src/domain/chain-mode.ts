@@ -17,7 +17,7 @@ export type RealChainMode = Exclude<ChainMode, "simulated">;
 /** The address families each real reader can read (docs/lifecycle.md, "Chain readers"). */
 const READS: Readonly<Record<RealChainMode, readonly AddressFamily[]>> = {
   esplora: ["btc", "ltc"],
-  blockbook: ["btc", "ltc", "doge"],
+  blockbook: ["btc", "bch", "ltc", "doge"],
   evm: ["evm"],
   trongrid: ["tron"],
   rippled: ["xrp"],
@@ -35,7 +35,7 @@ export function modeReadsNetwork(mode: RealChainMode, network: string): boolean 
 /**
  * CHAIN_MODE is either one mode for every network (`simulated`) or a comma-separated list of
  * `NETWORK:mode` entries with an optional `*:mode` default, e.g.
- * `BTC:esplora,LTC:esplora,DOGE:blockbook,ETH:evm,BSC:evm,TRX:trongrid,SOL:solana,XRP:rippled,XLM:horizon,TON:toncenter`.
+ * `BTC:esplora,BCH:blockbook,LTC:esplora,DOGE:blockbook,ETH:evm,BSC:evm,TRX:trongrid,SOL:solana,XRP:rippled,XLM:horizon,TON:toncenter`.
  * Unlisted networks without a default are `simulated`. Unknown modes yield undefined, so callers
  * can refuse them loudly.
  */

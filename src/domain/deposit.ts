@@ -2,8 +2,8 @@ import { addressFamily } from "./addresses";
 import { chainModeFor, modeReadsNetwork } from "./chain-mode";
 import { parseDecimal } from "./money";
 
-export type DerivableFamily = "btc" | "ltc" | "doge" | "evm" | "tron";
-const DERIVABLE: readonly string[] = ["btc", "ltc", "doge", "evm", "tron"];
+export type DerivableFamily = "btc" | "bch" | "ltc" | "doge" | "evm" | "tron";
+const DERIVABLE: readonly string[] = ["btc", "bch", "ltc", "doge", "evm", "tron"];
 
 /** How an order on a network gets its deposit address (DESIGN.md §4). */
 export type DepositScheme =
@@ -13,7 +13,7 @@ export type DepositScheme =
   | { kind: "none"; reason: string };
 
 export interface DepositConfig {
-  /** DEPOSIT_XPUB_<FAMILY> values by upper-case family (BTC, LTC, DOGE, EVM, TRON). */
+  /** DEPOSIT_XPUB_<FAMILY> values by upper-case family (BTC, BCH, LTC, DOGE, EVM, TRON). */
   xpubs: Readonly<Record<string, string>>;
   /** DEPOSIT_ADDRESS_<NETWORK> values by network (memo networks). */
   addresses: Readonly<Record<string, string>>;
@@ -47,6 +47,7 @@ export function depositScheme(network: string, isMemo: boolean, config: DepositC
  */
 const PUBLIC_TEST_DEPOSIT_KEYS: ReadonlySet<string> = new Set([
   "xpub6CatWdiZiodmUeTDp8LT5or8nmbKNcuyvz7WyksVFkKB4RHwCD3XyuvPEbvqAQY3rAPshWcMLoP2fMFMKHPJ4ZeZXYVUhLv1VMrjPC7PW6V",
+  "xpub6ByHsPNSQXTWZ7PLESMY2FufyYWtLXagSUpMQq7Un96SiThZH2iJB1X7pwviH1WtKVeDP6K8d6xxFzzoaFzF3s8BKCZx8oEDdDkNnp4owAZ",
   "xpub6CjGURuDpczf6uNrCCwfhVizn5J3hsWcvZ2m6GAdmAjZnoWJPrx6TFPjGSftc2o5fvox6ubQjSXmjjaHZjwYMH7SGFpHHb9Jg24zBf66mbE",
   "xpub6Bxse8AT19u9HExKtP1EAudLi9CpLxPpxDvanL2fFtM7UFE2Q7TTWRg4bnMnmT4KcyN6GQkSgZmPWDtyUywSii3MDpMNfXSTuzH7gvZywLU",
   "xpub6DCoCpSuQZB2jawqnGMEPS63ePKWkwWPH4TU45Q7LPXWuNd8TMtVxRrgjtEshuqpK3mdhaWHPFsBngh5GFZaM6si3yZdUsT8ddYM3PwnATt",

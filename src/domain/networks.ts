@@ -100,6 +100,24 @@ const TABLE = {
     },
     tag: null,
   },
+  BCH: {
+    name: "Bitcoin Cash",
+    family: "bch",
+    chainId: null,
+    // Not the genesis (Bitcoin's): the first block after the fork (docs/networks.md, CAIP-2 ids).
+    caip2: "bip122:000000000000000000651ef99cb9fcbe",
+    native: { coin: "BCH", slip44: 145 },
+    tokenNamespace: null,
+    confirmations: { count: 6, source: "the seed catalog's BCH row (migrations/0002_seed_catalog.sql)" },
+    finality: "probabilistic",
+    blockSeconds: 600,
+    explorer: {
+      tx: "https://blockchair.com/bitcoin-cash/transaction/{txid}",
+      address: "https://blockchair.com/bitcoin-cash/address/{address}",
+    },
+    testnet: { name: "Bitcoin Cash testnet", chainId: null, addressExplorer: null },
+    tag: null,
+  },
   LTC: {
     name: "Litecoin",
     family: "ltc",

@@ -1,6 +1,6 @@
 /**
  * The shared reads' block scan (src/adapters/chain/block-scan.ts through shared-reads.ts) on an
- * Esplora network (BTC), a Blockbook one (DOGE) and TRON (TronGrid, TRX and USDT): provider
+ * Esplora network (BTC), Blockbook ones (DOGE, and BCH with its prefixed CashAddr addresses) and TRON (TronGrid, TRX and USDT): provider
  * requests counted through MSW for 10,000 watched addresses on a clock the test moves, and every
  * deposit compared with what the address's own listing says. The Bitcoin-like chain is one fake,
  * served through each provider's API.
@@ -37,14 +37,16 @@ interface Chain {
 }
 
 const hex = (n: number, tag: string) => `${tag}${n.toString(16)}`.padStart(64, "0");
-const address = (i: number) => `bc1qwatched${String(i).padStart(8, "0")}`;
-const stranger = (i: number) => `bc1qstranger${String(i).padStart(8, "0")}`;
+const address = (i: number, p: Provider) => `${p.prefix}watched${String(i).padStart(8, "0")}`;
+const stranger = (i: number, p: Provider) => `${p.prefix}stranger${String(i).padStart(8, "0")}`;
 const pays = (tx: Tx, a: string) => tx.outputs.some(([to]) => to === a);
 
 /** A provider: its reader over a fetch, its API over a chain, and which of its requests read blocks. */
 interface Provider {
   name: string;
   asset: AssetRef;
+  /** How the network's addresses start, as its provider answers them. */
+  prefix: string;
   reader(fetchFn: typeof globalThis.fetch): ChainReader;
   serve(chain: Chain): MockNetwork;
   /** Whether a request reads a block (not the tip, not an address listing). */
@@ -58,6 +60,7 @@ const ESPLORA_PAGE = 25;
 const esplora: Provider = {
   name: "Esplora",
   asset: { coin: "BTC", network: "BTC", contract: null, decimals: 8 },
+  prefix: "bc1q",
   reader: (fetch) => createEsploraReader({ baseUrl: ESPLORA, fetch }),
   readsBlock: (url) => /\/block(-height)?\//.test(url) && !url.endsWith("/status"),
   blockRequests: (txs) => Math.ceil(txs / ESPLORA_PAGE) + 2,
@@ -113,80 +116,92 @@ const esplora: Provider = {
   },
 };
 
-const BLOCKBOOK = "https://doge.blockbook.scan.test";
 /** Blockbook's block page size (`txsInAPI`, server/public.go), not settable by the client. */
 const BLOCKBOOK_PAGE = 1000;
-const blockbook: Provider = {
-  name: "Blockbook",
-  asset: { coin: "DOGE", network: "DOGE", contract: null, decimals: 8 },
-  reader: (fetch) => createBlockbookReader({ baseUrl: BLOCKBOOK, fetch }),
-  readsBlock: (url) => url.includes("/api/v2/block/"),
-  blockRequests: (txs) => Math.ceil(txs / BLOCKBOOK_PAGE),
-  serve(chain) {
-    const tip = () => chain.blocks.at(-1)!;
-    // Blockbook's `Tx`: values in satoshis as strings, `n` per output; mined ones carry their block.
-    const json = (tx: Tx, b: Block | null) => ({
-      txid: tx.txid,
-      vout: tx.outputs.map(([a, value], n) => ({ value: String(value), n, addresses: [a], isAddress: true })),
-      ...(b
-        ? { blockHash: b.hash, blockHeight: b.height, confirmations: tip().height - b.height + 1 }
-        : { blockHeight: -1, confirmations: 0 }),
-    });
-    return createMockNetwork(
-      http.get(`${BLOCKBOOK}/api`, () => HttpResponse.json({ blockbook: { bestHeight: tip().height } })),
-      http.get(`${BLOCKBOOK}/api/v2/block-index/:h`, ({ params }) => {
-        const b = chain.blocks.find((x) => x.height === Number(params.h));
-        return b
-          ? HttpResponse.json({ blockHash: b.hash })
-          : HttpResponse.json({ error: "Block not found" }, { status: 400 });
-      }),
-      // A height reads the best chain; a hash, any block still known. An out-of-range page answers the last.
-      http.get(`${BLOCKBOOK}/api/v2/block/:id`, ({ params, request }) => {
-        const id = String(params.id);
-        const b = /^[0-9]+$/.test(id)
-          ? chain.blocks.find((x) => x.height === Number(id))
-          : [...chain.blocks, ...chain.stale].find((x) => x.hash === id);
-        if (!b) return HttpResponse.json({ error: "Block not found" }, { status: 400 });
-        const totalPages = Math.ceil(b.txs.length / BLOCKBOOK_PAGE);
-        const page = Math.min(Number(new URL(request.url).searchParams.get("page") ?? 1), totalPages);
-        return HttpResponse.json({
-          page,
-          totalPages,
-          itemsOnPage: BLOCKBOOK_PAGE,
-          hash: b.hash,
-          previousBlockHash: b.previous,
-          height: b.height,
-          txCount: b.txs.length,
-          txs: b.txs.slice((page - 1) * BLOCKBOOK_PAGE, page * BLOCKBOOK_PAGE).map((tx) => json(tx, b)),
-        });
-      }),
-      http.get(`${BLOCKBOOK}/api/v2/address/:a`, ({ params, request }) => {
-        const a = String(params.a);
-        const query = new URL(request.url).searchParams;
-        const size = Number(query.get("pageSize"));
-        const all = [
-          ...chain.mempool.filter((tx) => pays(tx, a)).map((tx) => json(tx, null)),
-          ...[...chain.blocks].reverse().flatMap((b) =>
-            [...b.txs]
-              .reverse()
-              .filter((tx) => pays(tx, a))
-              .map((tx) => json(tx, b)),
-          ),
-        ];
-        const page = Number(query.get("page"));
-        const transactions = all.slice((page - 1) * size, page * size);
-        return HttpResponse.json({
-          page,
-          totalPages: Math.ceil(all.length / size),
-          itemsOnPage: size,
-          address: a,
-          txs: all.length,
-          ...(transactions.length > 0 ? { transactions } : {}),
-        });
-      }),
-    );
-  },
+/** A Blockbook server of `network`, whose addresses start with `prefix`. */
+const blockbookOf = (network: string, prefix: string): Provider => {
+  const BLOCKBOOK = `https://${network.toLowerCase()}.blockbook.scan.test`;
+  return {
+    name: `Blockbook (${network})`,
+    asset: { coin: network, network, contract: null, decimals: 8 },
+    prefix,
+    reader: (fetch) => createBlockbookReader({ baseUrl: BLOCKBOOK, fetch }),
+    readsBlock: (url) => url.includes("/api/v2/block/"),
+    blockRequests: (txs) => Math.ceil(txs / BLOCKBOOK_PAGE),
+    serve(chain) {
+      const tip = () => chain.blocks.at(-1)!;
+      // Blockbook's `Tx`: values in satoshis as strings, `n` per output; mined ones carry their block.
+      const json = (tx: Tx, b: Block | null) => ({
+        txid: tx.txid,
+        vout: tx.outputs.map(([a, value], n) => ({
+          value: String(value),
+          n,
+          addresses: [a],
+          isAddress: true,
+        })),
+        ...(b
+          ? { blockHash: b.hash, blockHeight: b.height, confirmations: tip().height - b.height + 1 }
+          : { blockHeight: -1, confirmations: 0 }),
+      });
+      return createMockNetwork(
+        http.get(`${BLOCKBOOK}/api`, () => HttpResponse.json({ blockbook: { bestHeight: tip().height } })),
+        http.get(`${BLOCKBOOK}/api/v2/block-index/:h`, ({ params }) => {
+          const b = chain.blocks.find((x) => x.height === Number(params.h));
+          return b
+            ? HttpResponse.json({ blockHash: b.hash })
+            : HttpResponse.json({ error: "Block not found" }, { status: 400 });
+        }),
+        // A height reads the best chain; a hash, any block still known. An out-of-range page answers the last.
+        http.get(`${BLOCKBOOK}/api/v2/block/:id`, ({ params, request }) => {
+          const id = String(params.id);
+          const b = /^[0-9]+$/.test(id)
+            ? chain.blocks.find((x) => x.height === Number(id))
+            : [...chain.blocks, ...chain.stale].find((x) => x.hash === id);
+          if (!b) return HttpResponse.json({ error: "Block not found" }, { status: 400 });
+          const totalPages = Math.ceil(b.txs.length / BLOCKBOOK_PAGE);
+          const page = Math.min(Number(new URL(request.url).searchParams.get("page") ?? 1), totalPages);
+          return HttpResponse.json({
+            page,
+            totalPages,
+            itemsOnPage: BLOCKBOOK_PAGE,
+            hash: b.hash,
+            previousBlockHash: b.previous,
+            height: b.height,
+            txCount: b.txs.length,
+            txs: b.txs.slice((page - 1) * BLOCKBOOK_PAGE, page * BLOCKBOOK_PAGE).map((tx) => json(tx, b)),
+          });
+        }),
+        http.get(`${BLOCKBOOK}/api/v2/address/:a`, ({ params, request }) => {
+          const a = String(params.a);
+          const query = new URL(request.url).searchParams;
+          const size = Number(query.get("pageSize"));
+          const all = [
+            ...chain.mempool.filter((tx) => pays(tx, a)).map((tx) => json(tx, null)),
+            ...[...chain.blocks].reverse().flatMap((b) =>
+              [...b.txs]
+                .reverse()
+                .filter((tx) => pays(tx, a))
+                .map((tx) => json(tx, b)),
+            ),
+          ];
+          const page = Number(query.get("page"));
+          const transactions = all.slice((page - 1) * size, page * size);
+          return HttpResponse.json({
+            page,
+            totalPages: Math.ceil(all.length / size),
+            itemsOnPage: size,
+            address: a,
+            txs: all.length,
+            ...(transactions.length > 0 ? { transactions } : {}),
+          });
+        }),
+      );
+    },
+  };
 };
+const blockbook = blockbookOf("DOGE", "bc1q");
+// Blockbook answers BCH addresses as prefixed CashAddr (bchain/coins/bch/bcashparser.go).
+const blockbookBch = blockbookOf("BCH", "bitcoincash:q");
 
 /** A fake chain from block `start`, served through `provider`'s API. */
 function fakeChain(provider: Provider, start: number) {
@@ -203,8 +218,9 @@ function fakeChain(provider: Provider, start: number) {
   const tx = (...outputs: Array<[string, number]>): Tx => ({ txid: hex(++serial, "7e"), outputs });
   /** Mines the mempool's txs and `filler` strangers' txs, with `placed` at the given positions. */
   const mine = (filler: number, placed: Array<[number, Tx]> = []) => {
-    const txs: Tx[] = [tx([stranger(serial), 625_000_000])]; // coinbase
-    for (let i = 0; i < filler; i++) txs.push(tx([stranger(serial), 10_000 + i], [stranger(serial + 1), 1]));
+    const txs: Tx[] = [tx([stranger(serial, provider), 625_000_000])]; // coinbase
+    for (let i = 0; i < filler; i++)
+      txs.push(tx([stranger(serial, provider), 10_000 + i], [stranger(serial + 1, provider), 1]));
     txs.push(...chain.mempool);
     chain.mempool = [];
     for (const [at, t] of placed) txs.splice(at < 0 ? txs.length + 1 + at : at, 0, t);
@@ -254,11 +270,13 @@ const sorted = (list: IncomingTransfer[]) => [...list].sort((a, b) => sortKey(a)
 /**
  * The strangers' transactions in the block mined at each minute, if one is: BTC three blocks in
  * 30 minutes (the deposits' two on several 25-transaction pages); DOGE a block a minute, the
- * first deposits' over two 1,000-transaction pages.
+ * first deposits' over two 1,000-transaction pages; BCH a block every ten minutes, as DOGE's
+ * first over two pages.
  */
 const BLOCKS: Array<[Provider, (minute: number) => number | null]> = [
   [esplora, (m) => ({ 10: 310, 20: 420, 30: 275 })[m] ?? null],
   [blockbook, (m) => (m === 10 ? 1_100 : m === 20 ? 420 : 40)],
+  [blockbookBch, (m) => (m === 10 ? 1_100 : m % 10 === 0 ? 420 : null)],
 ];
 
 describe.each(BLOCKS)("block scan: 10,000 watched addresses", (provider, fillers) => {
@@ -267,7 +285,7 @@ describe.each(BLOCKS)("block scan: 10,000 watched addresses", (provider, fillers
     // The truth: each address's own listing, unshared, on the same chain.
     const direct = provider.reader(fake.net.fetch);
     const N = 10_000;
-    const addresses = Array.from({ length: N }, (_, i) => address(i));
+    const addresses = Array.from({ length: N }, (_, i) => address(i, provider));
     const mempool = () => new Set(fake.chain.mempool.map((t) => t.txid));
     // The orders ask 500 at a time, as they would not all ask at the same instant.
     const poll = async () => {
@@ -290,11 +308,15 @@ describe.each(BLOCKS)("block scan: 10,000 watched addresses", (provider, fillers
     // short page), two outputs of one tx to two orders; in minute 20's on a middle page with its
     // output at index 2, and one to an order created at minute 15 and paid in the mempool at 16.
     const d = {
-      first: fake.tx([address(17), 1_500_000]),
-      last: fake.tx([stranger(1), 5], [address(9_999), 250_000_000]),
-      two: fake.tx([address(3_000), 100_000], [address(3_001), 200_000]),
-      middle: fake.tx([stranger(2), 1], [stranger(3), 2], [address(5_555), 12_345_678]),
-      early: fake.tx([address(N), 777]),
+      first: fake.tx([address(17, provider), 1_500_000]),
+      last: fake.tx([stranger(1, provider), 5], [address(9_999, provider), 250_000_000]),
+      two: fake.tx([address(3_000, provider), 100_000], [address(3_001, provider), 200_000]),
+      middle: fake.tx(
+        [stranger(2, provider), 1],
+        [stranger(3, provider), 2],
+        [address(5_555, provider), 12_345_678],
+      ),
+      early: fake.tx([address(N, provider), 777]),
     };
     const placed = new Map<number, Array<[number, Tx]>>([
       [
@@ -319,7 +341,7 @@ describe.each(BLOCKS)("block scan: 10,000 watched addresses", (provider, fillers
         blocks.push(block);
         for (const t of block.txs) mined.set(t.txid, block.height);
       }
-      if (m === 15) addresses.push(address(N));
+      if (m === 15) addresses.push(address(N, provider));
       if (m === 16) fake.chain.mempool.push(d.early);
       const inMempool = mempool();
       const lists = await poll();
@@ -336,7 +358,7 @@ describe.each(BLOCKS)("block scan: 10,000 watched addresses", (provider, fillers
           {
             txid: d.first.txid,
             index: 0,
-            to: address(17),
+            to: address(17, provider),
             tag: null,
             amount: "0.015",
             blockHeight: mined.get(d.first.txid),
@@ -363,8 +385,8 @@ describe.each(BLOCKS)("block scan: 10,000 watched addresses", (provider, fillers
     const lists = await poll();
     const paid = [17, 9_999, 3_000, 3_001, 5_555, N];
     for (const i of paid)
-      expect(sorted(lists[i]!), address(i)).toEqual(
-        sorted(await direct.incomingTransfers(asset, address(i), null)),
+      expect(sorted(lists[i]!), address(i, provider)).toEqual(
+        sorted(await direct.incomingTransfers(asset, address(i, provider), null)),
       );
     expect(paid.every((i) => lists[i]!.length === 1)).toBe(true);
     expect(lists.filter((l) => l.length > 0)).toHaveLength(paid.length);
@@ -392,10 +414,10 @@ describe.each(BLOCKS)("block scan: 10,000 watched addresses", (provider, fillers
   }, 180_000); // 10,000 addresses × 31 polls: ≈ 15 s alone, more on a loaded machine
 });
 
-describe.each([esplora, blockbook])("block scan: reorgs", (provider) => {
+describe.each([esplora, blockbook, blockbookBch])("block scan: reorgs", (provider) => {
   it(`${provider.name}: a scanned block replaced by another drops its transfers and finds them again in the new one`, async () => {
     const { fake, c, shared, asset } = scanning(provider, 800_000);
-    const a = address(1);
+    const a = address(1, provider);
     await shared.incomingTransfers(asset, a, null);
     const deposit = fake.tx([a, 40_000]);
     const first = fake.mine(30, [[5, deposit]]);
@@ -424,8 +446,8 @@ describe.each([esplora, blockbook])("block scan: reorgs", (provider) => {
 
   it(`${provider.name}: a reorg seen only through the next block's parent steps back and reads the replaced block again`, async () => {
     const { fake, c, shared, asset } = scanning(provider, 800_000);
-    const a = address(2);
-    const b = address(3);
+    const a = address(2, provider);
+    const b = address(3, provider);
     await Promise.all([shared.incomingTransfers(asset, a, null), shared.incomingTransfers(asset, b, null)]);
     const toA = fake.tx([a, 1_000]);
     fake.mine(10, [[3, toA]]);
@@ -447,17 +469,17 @@ describe.each([esplora, blockbook])("block scan: reorgs", (provider) => {
   });
 });
 
-describe.each([esplora, blockbook])("block scan: an idle network", (provider) => {
+describe.each([esplora, blockbook, blockbookBch])("block scan: an idle network", (provider) => {
   it(`${provider.name}: once no address has been asked for in addressMs, the scan starts again at the tip: no backlog of blocks nobody waits for`, async () => {
     const { fake, c, shared, asset } = scanning(provider, 800_000);
-    await shared.incomingTransfers(asset, address(1), null);
+    await shared.incomingTransfers(asset, address(1, provider), null);
     for (let i = 0; i < 20; i++) fake.mine(30);
     c.advance(SETTINGS.addressMs);
     fake.net.requests.length = 0;
-    const deposit = fake.tx([address(2), 5_000]);
+    const deposit = fake.tx([address(2, provider), 5_000]);
     fake.mine(30, [[1, deposit]]);
     // A new order: its own listing covers the past; no block is read until the tip moves.
-    expect(await shared.incomingTransfers(asset, address(2), null)).toMatchObject([
+    expect(await shared.incomingTransfers(asset, address(2, provider), null)).toMatchObject([
       { txid: deposit.txid, blockHeight: 800_021 },
     ]);
     const kind = (url: string) =>

@@ -15,7 +15,7 @@ import { tronAddressFromAccountId } from "../../src/domain/addresses/tron";
 const MNEMONIC =
   "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about";
 
-type Family = "btc" | "ltc" | "doge" | "evm" | "tron";
+type Family = "btc" | "bch" | "ltc" | "doge" | "evm" | "tron";
 
 const ACCOUNTS: { family: Family; network: string; path: string; xpub: () => string; index0: string }[] = [
   {
@@ -24,6 +24,14 @@ const ACCOUNTS: { family: Family; network: string; path: string; xpub: () => str
     path: "m/84'/0'/0'",
     xpub: () => env.DEPOSIT_XPUB_BTC!,
     index0: "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu",
+  },
+  {
+    // BIP44 with SLIP-44 coin type 145; the test mnemonic's first address as wallets publish it.
+    family: "bch",
+    network: "BCH",
+    path: "m/44'/145'/0'",
+    xpub: () => env.DEPOSIT_XPUB_BCH!,
+    index0: "bitcoincash:qqyx49mu0kkn9ftfj6hje6g2wfer34yfnq5tahq3q6",
   },
   {
     family: "ltc",
@@ -66,6 +74,12 @@ function fromPrivatePath(family: Family, path: string): string {
   switch (family) {
     case "btc":
       return p2wpkhAddress("bc", pub);
+    case "bch": {
+      // Through the legacy P2PKH form and its normalisation: an encoding path apart from derive's.
+      const check = validateAddress("BCH", p2pkhAddress(0x00, pub));
+      if (!check.ok) throw new Error(check.reason);
+      return check.address;
+    }
     case "ltc":
       return p2wpkhAddress("ltc", pub);
     case "doge":

@@ -69,6 +69,16 @@ const VALID: Case[] = [
   { network: "BTC", address: "bc1zw508d6qejxtdg4y5r3zarvaryvaxxpcs", alphabet: BECH32 },
   { network: "BTC", address: "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu", alphabet: BECH32 },
   { network: "BTC", address: "bc1qnjg0jd8228aq7egyzacy8cys3knf9xvrerkf9g", alphabet: BECH32 },
+  // BCH: CashAddr spec vectors (bitcoincashorg/bitcoincash.org spec/cashaddr.md), P2PKH and P2SH;
+  // the legacy form of the first, normalised to it
+  { network: "BCH", address: "bitcoincash:qpm2qsznhks23z7629mms6s4cwef74vcwvy22gdx6a", alphabet: BECH32 },
+  { network: "BCH", address: "bitcoincash:pr95sy3j9xwd2ap32xkykttr4cvcu7as4yc93ky28e", alphabet: BECH32 },
+  {
+    network: "BCH",
+    address: "1BpEi6DfDAUFd7GtittLSdBeYJvcoaVggu",
+    canonical: "bitcoincash:qpm2qsznhks23z7629mms6s4cwef74vcwvy22gdx6a",
+    alphabet: BASE58,
+  },
   // LTC: L (0x30), M (0x32), legacy 3 (0x05), bech32
   { network: "LTC", address: "LTVdcw8fdTTK4TcebTZ4jiiCbvTXaRxZNh", alphabet: BASE58 },
   { network: "LTC", address: "LV7LV7Z4bWDEjYkfx9dQo6k6RjGbXsg6hS", alphabet: BASE58 },

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { networkFacts } from "../../src/domain/networks";
-import { call, json } from "../helpers";
+import { BCH_ROW_ID, call, delistDuringTest, json } from "../helpers";
 
 interface Currency {
   [k: string]: unknown;
@@ -63,6 +63,7 @@ describe("GET /api/v1/currencies", () => {
   });
 
   it("lists active rows only, keeps the deposit-disabled row, and orders stably", async () => {
+    await delistDuringTest(BCH_ROW_ID);
     const list = await json<Currency[]>(await call("/api/v1/currencies"));
     const keys = list.map((c) => `${c.coin}/${c.network}`);
     expect(keys).not.toContain("BCH/BCH");

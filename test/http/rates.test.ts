@@ -9,8 +9,10 @@ import { refreshPrices } from "../../src/storage/market";
 import {
   admin,
   BASE,
+  BCH_ROW_ID,
   call,
   createPartner,
+  delistDuringTest,
   expectError,
   freshIp,
   json,
@@ -238,6 +240,7 @@ describe("GET /api/v1/partner/rates: errors", () => {
   });
 
   it("unavailable pairs → 400 pair_unavailable with the reason", async () => {
+    await delistDuringTest(BCH_ROW_ID);
     const cases: [string, RegExp][] = [
       ["coin_from=NOPE&coin_to=BTC", /unknown coin NOPE/],
       ["coin_from=BCH&coin_to=BTC", /BCH is not active/],
@@ -452,25 +455,26 @@ describe("real payouts need real deposits", () => {
       json: { addresses: ["5waJka9MrCgPFoLo3SQSjLDTGnkoDcwYYPnpk4YNJS6i"] },
     });
     expect(pool.status).toBeLessThan(300);
-    const networks = ["BTC", "LTC", "DOGE", "ETH", "BSC", "TRX", "SOL", "XRP", "XLM", "TON"];
+    const networks = ["BTC", "BCH", "LTC", "DOGE", "ETH", "BSC", "TRX", "SOL", "XRP", "XLM", "TON"];
     const vars: Record<string, string> = {
       PAYOUT_MODE: "http",
       PAYOUT_GATEWAY_URL: "https://signer.test",
       EXCHANGE_MODE: "binance",
       CABINET_ORIGIN: "https://api.example.test",
       CHAIN_MODE:
-        "BTC:blockbook,LTC:esplora,DOGE:blockbook,ETH:evm,BSC:evm,TRX:trongrid,SOL:solana,XRP:rippled,XLM:horizon,TON:toncenter",
+        "BTC:blockbook,BCH:blockbook,LTC:esplora,DOGE:blockbook,ETH:evm,BSC:evm,TRX:trongrid,SOL:solana,XRP:rippled,XLM:horizon,TON:toncenter",
       DEPOSIT_ADDRESS_XRP: "rPT1Sjq2YGrBMTttX4GZHjKu9dyfzbpAYe",
       DEPOSIT_ADDRESS_XLM: "GCUB7JL4APK7LKJ6MZF7Q2JTLHAGNBIUA7XIXD5SQTG52GQ2DAT6XZMK",
       DEPOSIT_ADDRESS_TON: "UQCD39VS5jcptHL8vMjEXrzGaRcCVYto7HUn4bpAOg8xqEBI",
     };
-    for (const family of ["BTC", "LTC", "DOGE", "EVM", "TRON"])
+    for (const family of ["BTC", "BCH", "LTC", "DOGE", "EVM", "TRON"])
       vars[`DEPOSIT_XPUB_${family}`] = `xpub-${family}`;
     for (const network of networks) vars[`CHAIN_URL_${network}`] = `https://${network.toLowerCase()}.test/`;
     const patched = { ...env, ...vars } as unknown as Env;
     // One native coin per network, for an amount inside its limits; USDC on SOL is the SPL row.
     const amounts: Record<string, string> = {
       BTC: "0.1",
+      BCH: "1",
       LTC: "1",
       DOGE: "1000",
       ETH: "1",
@@ -499,6 +503,6 @@ describe("real payouts need real deposits", () => {
       if (res.status === 200) offered.push(`${coin}/${network}`);
       else expect(await res.json()).toEqual({ network }); // shows the refusal when one is not offered
     }
-    expect(offered).toHaveLength(11);
+    expect(offered).toHaveLength(12);
   });
 });

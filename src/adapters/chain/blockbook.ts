@@ -1,7 +1,9 @@
 /**
  * ChainReader over the Blockbook REST API v2 (trezor/blockbook, the UTXO indexer behind Trezor
- * Suite and many exchanges; also sold by node providers). Serves DOGE — which has no public
- * Esplora — and BTC / LTC as an alternative to Esplora. An API key, when given, is sent as the
+ * Suite and many exchanges; also sold by node providers). Serves DOGE and BCH — which have no
+ * public Esplora — and BTC / LTC as an alternative to Esplora. A BCH Blockbook (its default
+ * `address_format` "cashaddr", bchain/coins/bch/bcashparser.go) takes and answers addresses as
+ * prefixed CashAddr (`bitcoincash:q…`), the form BCH deposit addresses are stored in. An API key, when given, is sent as the
  * `api-key` header (providers that want it in the path take it as part of the base URL instead).
  *
  * - Tip: `GET {base}/api` → `blockbook.bestHeight` (the height Blockbook has indexed, which is
@@ -98,7 +100,8 @@ const blockIndexSchema = z.object({ blockHash: hash });
 // Blockbook answers failures as `{"error": "..."}` (with a 4xx/5xx, but some proxies say 200).
 const errorSchema = z.object({ error: z.string() });
 
-const ADDRESS = /^[A-Za-z0-9]{14,90}$/;
+// Base58 or bech32, or CashAddr with its prefix (`bitcoincash:`, `bchtest:`).
+const ADDRESS = /^(?:[a-z]{1,16}:)?[A-Za-z0-9]{14,90}$/;
 
 /**
  * Every output of `tx` paying a non-zero value to exactly one address, which `ours` accepts: one

@@ -1,6 +1,7 @@
 import { ripemd160 } from "@noble/hashes/legacy.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bech32, bech32m } from "@scure/base";
+import { looksLikeCashAddr } from "./cashaddr";
 import { decodeBase58Check, encodeBase58Check } from "./encoding";
 import { type AddressCheck, accepted, rejected } from "./types";
 
@@ -90,6 +91,9 @@ function validateBase58(chain: UtxoChain, address: string): AddressCheck {
 }
 
 export function validateUtxoAddress(chain: UtxoChain, address: string): AddressCheck {
+  // Replay safety: a Bitcoin Cash address pasted for another chain gets its own reason, not a
+  // vague alphabet or checksum one (docs/networks.md, "Bitcoin Cash addresses").
+  if (looksLikeCashAddr(address)) return rejected(`a Bitcoin Cash address, not a ${chain.name} one`);
   const hrp = bech32Hrp(address.toLowerCase());
   return hrp === null ? validateBase58(chain, address) : validateSegwit(chain, address, hrp);
 }

@@ -2,11 +2,12 @@ import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha512 } from "@noble/hashes/sha2.js";
 import { HDKey } from "@scure/bip32";
-import { p2pkhAddress, p2wpkhAddress } from "./bitcoin";
+import { hash160, p2pkhAddress, p2wpkhAddress } from "./bitcoin";
+import { CASHADDR_MAINNET, CASHADDR_TESTNET, encodeCashAddr } from "./cashaddr";
 import { evmAccountId, evmAddressFromAccountId } from "./evm";
 import { tronAddressFromAccountId } from "./tron";
 
-export type DerivableFamily = "btc" | "ltc" | "doge" | "evm" | "tron";
+export type DerivableFamily = "btc" | "bch" | "ltc" | "doge" | "evm" | "tron";
 
 const RECEIVE_CHAIN = 0;
 const HARDENED = 0x8000_0000;
@@ -86,7 +87,7 @@ function publicPath(chain: ChainKey, path: readonly number[]): Uint8Array | null
  * Receive address m/…/account'/0/index (or m/…/account'/0/i/j/… for a path of non-hardened indexes)
  * from an account-level xpub (standard 0x0488b21e version bytes, also for BIP84 accounts: the
  * version is only a label, the key material is the same as a zpub).
- * `testnet`: the UTXO chains' testnet encodings (tb1…, tltc1…, Dogecoin testnet n…), so a test
+ * `testnet`: the UTXO chains' testnet encodings (tb1…, bchtest:q…, tltc1…, Dogecoin testnet n…), so a test
  * order's address can never receive mainnet coin; EVM and TRON have no testnet address format.
  */
 export function deriveDepositAddress(
@@ -105,6 +106,8 @@ export function deriveDepositAddress(
   switch (family) {
     case "btc":
       return p2wpkhAddress(testnet ? "tb" : "bc", pubkey);
+    case "bch":
+      return encodeCashAddr(testnet ? CASHADDR_TESTNET : CASHADDR_MAINNET, 0, hash160(pubkey));
     case "ltc":
       return p2wpkhAddress(testnet ? "tltc" : "ltc", pubkey);
     case "doge":

@@ -1,5 +1,6 @@
 import { networkFacts } from "../networks";
 import { BITCOIN, DOGECOIN, LITECOIN, validateUtxoAddress } from "./bitcoin";
+import { validateBchAddress } from "./cashaddr";
 import { blankReason } from "./encoding";
 import { validateEvmAddress } from "./evm";
 import { validateSolanaAddress } from "./solana";
@@ -21,6 +22,8 @@ function validateForFamily(family: AddressFamily, address: string): AddressCheck
   switch (family) {
     case "btc":
       return validateUtxoAddress(BITCOIN, address);
+    case "bch":
+      return validateBchAddress(address);
     case "ltc":
       return validateUtxoAddress(LITECOIN, address);
     case "doge":

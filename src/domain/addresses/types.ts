@@ -1,4 +1,4 @@
-export type AddressFamily = "btc" | "ltc" | "doge" | "evm" | "tron" | "sol" | "xrp" | "xlm" | "ton";
+export type AddressFamily = "btc" | "bch" | "ltc" | "doge" | "evm" | "tron" | "sol" | "xrp" | "xlm" | "ton";
 
 export type AddressCheck = { ok: true; address: string; tag: string | null } | { ok: false; reason: string };
 

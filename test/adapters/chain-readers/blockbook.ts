@@ -2,6 +2,9 @@ import { delay, HttpResponse, http } from "msw";
 import { describe, expect, it } from "vitest";
 import { createBlockbookReader } from "../../../src/adapters/chain/blockbook";
 import type { AssetRef, IncomingTransfer } from "../../../src/adapters/chain/types";
+import { validateBchAddress } from "../../../src/domain/addresses/cashaddr";
+import bchAddress from "../../fixtures/chain/blockbook-bch-address.json";
+import bchBlock from "../../fixtures/chain/blockbook-bch-block.json";
 import blockIndex from "../../fixtures/chain/blockbook-block-index.json";
 import page1 from "../../fixtures/chain/blockbook-doge-address-p1.json";
 import page2 from "../../fixtures/chain/blockbook-doge-address-p2.json";
@@ -337,5 +340,59 @@ describe("blockbook reader: whole blocks (blockTransfers)", () => {
     await expect(
       fails(blockNet(2_500, (p, b) => (p === 2 ? new HttpResponse("busy", { status: 503 }) : b))),
     ).rejects.toMatchObject({ kind: "http_status", status: 503 });
+  });
+});
+
+describe("blockbook reader: Bitcoin Cash (CashAddr, as a BCH Blockbook answers it)", () => {
+  const BCH_BASE = "https://bch.blockbook.test";
+  const BCH: AssetRef = { coin: "BCH", network: "BCH", contract: null, decimals: 8 };
+  // The P2SH output of Blockbook's own BCH parser test (bchain/coins/bch/bcashparser_test.go, testTx1).
+  const WATCHED = "bitcoincash:pps5f4tu3tl5sjfvnhaeznsjpvst44eddugfcnqpy9";
+  const TX1 = "056e3d82e5ffd0e915fb9b62797d76263508c34fe3e5dbed30dd3e943930f204";
+  const HASH = "0000000000000000001b5d8ac4c5b0a4b1f8e3e9d6c1c1f52ab1e0f0a6c9e2d4";
+  const bchReader = (net: MockNetwork) => createBlockbookReader({ baseUrl: BCH_BASE, fetch: net.fetch });
+  const minedTx1: IncomingTransfer = {
+    txid: TX1,
+    index: 0,
+    to: WATCHED,
+    tag: null,
+    amount: "0.00038812",
+    blockHeight: 512116,
+    blockHash: HASH,
+  };
+
+  it("the watched address is a valid BCH deposit address, in the form it is stored", () => {
+    expect(validateBchAddress(WATCHED)).toEqual({ ok: true, address: WATCHED, tag: null });
+  });
+
+  it("lists the prefixed CashAddr and credits its outputs, mempool included", async () => {
+    const net = createMockNetwork(
+      http.get(`${BCH_BASE}/api/v2/address/:a`, ({ params }) =>
+        params.a === WATCHED
+          ? HttpResponse.json(bchAddress)
+          : HttpResponse.json({ error: "Invalid address" }, { status: 400 }),
+      ),
+    );
+    expect(await bchReader(net).incomingTransfers(BCH, WATCHED, null)).toEqual<IncomingTransfer[]>([
+      {
+        txid: bchAddress.transactions[0]!.txid,
+        index: 1,
+        to: WATCHED,
+        tag: null,
+        amount: "1.5",
+        blockHeight: null,
+        blockHash: null,
+      },
+      minedTx1,
+    ]);
+    expect(urls(net)).toEqual([`GET ${BCH_BASE}/api/v2/address/${WATCHED}?details=txs&pageSize=100&page=1`]);
+  });
+
+  it("reads a block for the shared reads' scan: outputs to watched CashAddr addresses", async () => {
+    const net = createMockNetwork(
+      http.get(`${BCH_BASE}/api/v2/block/512116`, () => HttpResponse.json(bchBlock)),
+    );
+    const block = await bchReader(net).blockTransfers!(BCH, 512116, (a) => a === WATCHED);
+    expect(block).toEqual({ hash: HASH, previous: bchBlock.previousBlockHash, transfers: [minedTx1] });
   });
 });

@@ -9,6 +9,7 @@ import {
   type UtxoChain,
   validateUtxoAddress,
 } from "../../../src/domain/addresses/bitcoin";
+import { validateBchAddress } from "../../../src/domain/addresses/cashaddr";
 import { generateApiKey, parseApiKey } from "../../../src/domain/credentials";
 import type { DepositConfig } from "../../../src/domain/deposit";
 import { testDepositScheme } from "../../../src/domain/test-mode";
@@ -20,6 +21,7 @@ describe("test-mode deposit addresses", () => {
     BTC: BITCOIN_TESTNET,
     LTC: LITECOIN_TESTNET,
     DOGE: DOGECOIN_TESTNET,
+    BCH: null,
     ETH: null,
     TRX: null,
   };
@@ -51,6 +53,9 @@ describe("test-mode deposit addresses", () => {
     expect(addr("btc")).toMatch(/^tb1q/);
     expect(addr("ltc")).toMatch(/^tltc1q/);
     expect(addr("doge")).toMatch(/^n/);
+    const bch = deriveDepositAddress("bch", config.testDeposit.xpubs.BCH ?? "", 0, true);
+    expect(validateBchAddress(bch, true)).toEqual({ ok: true, address: bch, tag: null });
+    expect(validateAddress("BCH", bch)).toEqual({ ok: false, reason: "not a mainnet address (bchtest:)" });
   });
 
   it("refuses a test key that is a live one, pools, and networks without a test key", () => {

@@ -3,7 +3,17 @@
  * assets by chain id and contract, every reason at once, region restrictions.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { admin, call, createPartner, expectError, json, setPrices, type TestPartner } from "../../helpers";
+import {
+  admin,
+  BCH_ROW_ID,
+  call,
+  createPartner,
+  delistDuringTest,
+  expectError,
+  json,
+  setPrices,
+  type TestPartner,
+} from "../../helpers";
 import { BTC_REFUND, BTC_TO_USDT, postOrder, TRON_ADDR } from "../../support/orders";
 
 describe("wallet-assets", () => {
@@ -162,6 +172,7 @@ describe("wallet-assets", () => {
     });
 
     it("a disabled deposit side and an inactive destination: both, the asset first", async () => {
+      await delistDuringTest(BCH_ROW_ID);
       const res = await rates("coin_from=DASH&coin_to=BCH");
       await expectError(res.clone(), 400, "pair_unavailable");
       expect((await errorsOf(res)).map((i) => [i.code, i.side])).toEqual([
