@@ -192,7 +192,8 @@ export const orderCommands = {
   "orders resolve": {
     summary: "Record a payout or refund made by hand, outside the service (ends the order)",
     description:
-      "The order must be on hold (`orders hold`). Refused (send_pending) while a send of that kind " +
+      "The order must be on hold (`orders hold`): one waiting for a decision, or one stuck exchanging " +
+      '(docs/operators.md, "An exchange stuck on the venue"). Refused (send_pending) while a send of that kind ' +
       "is pending or of unknown outcome at the gateway: settle it there first. The order ends completed (payout) or refunded (refund) with the " +
       "txid; the note and your operator name go into its log.",
     args: [orderArg],
@@ -217,10 +218,11 @@ export const orderCommands = {
     },
   },
   "orders hold": {
-    summary: "Put an order waiting for a decision on hold: the partner's decisions answer 409 until released",
+    summary:
+      "Put an order waiting for a decision, or exchanging, on hold: the partner's decisions answer 409 and no venue leg is placed until released",
     description:
-      "For settling the money by hand: `orders resolve` requires the hold. Logged on the order and in " +
-      "the operator audit log.",
+      "For settling the money by hand: `orders resolve` requires the hold. Your own decisions on the order " +
+      "end it. Logged on the order and in the operator audit log.",
     args: [orderArg],
     flags: {
       note: { type: "string", value: "text", required: true, description: "why (goes into the log)" },
@@ -231,7 +233,7 @@ export const orderCommands = {
     },
   },
   "orders release": {
-    summary: "Release an order's hold: the partner's decisions go again",
+    summary: "Release an order's hold: the partner's decisions go again, a held exchange goes on",
     args: [orderArg],
     examples: ["orders release 7K3M9QX2TB"],
     async run({ args, api, output, print }) {

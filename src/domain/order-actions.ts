@@ -129,6 +129,15 @@ export function awaitsDecision(o: Pick<ActionOrder, "status" | "statusReason">):
 }
 
 /**
+ * Whether an operator may settle the order's money by hand (hold it, then `resolve`): it waits for
+ * a decision on its own deposit, or its exchange is under way on the venue, where a later leg may
+ * be refused for good after a filled one (a hold stops its legs: docs/lifecycle.md, "Operator hold").
+ */
+export function settlableByHand(o: Pick<ActionOrder, "status" | "statusReason">): boolean {
+  return awaitsDecision(o) || o.status === "exchanging";
+}
+
+/**
  * Whether the order can no longer take an extra deposit as the one it runs on (a dropped first
  * deposit, a late one): only then is an extra deposit's refund offered, so none is both refunded
  * and exchanged. `lateWatchEnded` is asked only for an expired order: it is a storage read, and

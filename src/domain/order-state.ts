@@ -32,14 +32,15 @@
  *   failure it can act on: refund and continue while the deposit is still in coin_from, payout only
  *   after payout_failed.
  * - A transfer the operator made by hand is recorded with `payout_resolved` / `refund_resolved`,
- *   accepted only while the order waits for a decision: failed → completed (reason cleared) or
- *   refunded (reason kept). Both are terminal, so no second transfer of that kind can start.
+ *   accepted only while the order waits for a decision or is stuck `exchanging` (held by the
+ *   operator): failed → completed (reason cleared) or refunded (reason kept; `exchange_failed` from
+ *   exchanging). Both are terminal, so no second transfer of that kind can start.
  * - Status reasons are set on moves into refunding/failed and on a dropped-deposit expiry, cleared on
  *   a return to waiting_deposit and on a plain expiry, and otherwise left alone, so `refunded` keeps
  *   the reason the refund started for.
  */
 
-import { awaitsDecision } from "./order-actions";
+import { awaitsDecision, settlableByHand } from "./order-actions";
 
 export const ORDER_STATUSES = [
   "waiting_deposit",
@@ -328,8 +329,9 @@ export function decide(order: OrderStateView, event: OrderEvent, now: number): D
 
     case "payout_resolved":
     case "refund_resolved": {
-      if (status !== "failed") return notAllowed(event.type, status);
-      if (!awaitsDecision({ status, statusReason: order.statusReason ?? null }))
+      const exchanging = status === "exchanging";
+      if (status !== "failed" && !exchanging) return notAllowed(event.type, status);
+      if (!settlableByHand({ status, statusReason: order.statusReason ?? null }))
         return notAllowed(event.type, status, "the order holds no money waiting for a decision");
       const bad = checkTxid(event.txid);
       if (bad) return invalid(event.type, bad);
@@ -339,7 +341,12 @@ export function decide(order: OrderStateView, event: OrderEvent, now: number): D
           `Payout ${event.txid} made by hand, recorded by an operator; order completed.`,
         );
       return ok(
-        { status: "refunded", refundTxid: event.txid },
+        // An exchange the service did not finish is refunded for that reason.
+        {
+          status: "refunded",
+          refundTxid: event.txid,
+          ...(exchanging && { statusReason: "exchange_failed" }),
+        },
         `Refund ${event.txid} made by hand, recorded by an operator; order refunded.`,
       );
     }

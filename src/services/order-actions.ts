@@ -3,7 +3,14 @@ import { checkDestination } from "../domain/destination";
 import { DomainError } from "../domain/errors";
 import type { OrderView } from "../domain/order";
 import type { ActionKind } from "../domain/order-actions";
-import type { ActionRequest, Actor, ActResult, HoldResult, ResolveResult } from "../objects/order/object";
+import type {
+  ActionRequest,
+  Actor,
+  ActResult,
+  HoldAfterDecision,
+  HoldResult,
+  ResolveResult,
+} from "../objects/order/object";
 import { loadCatalog } from "../storage/catalog";
 import { auditStatement } from "../storage/operator-audit";
 import { canonicalJson, resolveOrderId } from "./orders";
@@ -35,6 +42,30 @@ export async function takeOrderAction(
   /** A partner key's mode: it decides only on orders of that mode (docs/test-mode.md). */
   keyLivemode?: boolean,
 ): Promise<OrderView> {
+  return (await decide(env, actor, orderRef, body, idempotencyKey, keyLivemode)).order;
+}
+
+/**
+ * The operator's decision (POST /admin/v1/orders/{id}/refund|continue|payout), and what it did to
+ * the operator's hold on the order: ended, or kept and why (null when none stood).
+ */
+export async function takeOperatorAction(
+  env: Env,
+  orderRef: string,
+  body: ActionBody,
+  idempotencyKey: string | undefined,
+): Promise<{ order: OrderView; hold: HoldAfterDecision | null }> {
+  return decide(env, { kind: "operator" }, orderRef, body, idempotencyKey);
+}
+
+async function decide(
+  env: Env,
+  actor: Actor,
+  orderRef: string,
+  body: ActionBody,
+  idempotencyKey: string | undefined,
+  keyLivemode?: boolean,
+): Promise<{ order: OrderView; hold: HoldAfterDecision | null }> {
   const id = await resolveOrderId(env, orderRef, actor.kind === "operator" ? null : actor.partnerId);
   if (!id) throw notFound();
   const stub = env.ORDERS.getByName(id);
@@ -71,10 +102,10 @@ async function checkedRequest(env: Env, order: OrderView, body: ActionBody): Pro
       };
 }
 
-function answer(result: ActResult, kind: ActionKind): OrderView {
+function answer(result: ActResult, kind: ActionKind): { order: OrderView; hold: HoldAfterDecision | null } {
   switch (result.kind) {
     case "done":
-      return result.order;
+      return { order: result.order, hold: result.hold ?? null };
     case "not_found":
       throw notFound();
     case "address_required":

@@ -64,7 +64,7 @@ const MATRIX = `
                 exp can dep drp cnf dcf exd exf pys pyf rfs rff lat wat rfc cnc poc pyr rfr
 waiting_deposit  X   X   X   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .
 confirming       .   .   .   X   X   X   .   .   .   .   .   .   .   .   .   .   .   .   .
-exchanging       .   .   .   .   .   .   X   X   .   .   .   .   .   .   .   .   .   .   .
+exchanging       .   .   .   .   .   .   X   X   .   .   .   .   .   .   .   .   .   X   X
 sending          .   .   .   .   .   .   .   .   X   X   .   .   .   .   .   .   .   .   .
 completed        .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .
 expired          .   .   .   .   .   .   .   .   .   .   .   .   X   X   .   .   .   .   .
@@ -401,6 +401,20 @@ const CASES: Case[] = [
     refund: true,
     patch: { status: "refunded", refundTxid: "hand-ref-tx" },
   },
+  {
+    name: "an exchange stuck on the venue, paid by hand: completed with its txid",
+    from: "exchanging",
+    event: EVENTS.payout_resolved,
+    now: TIMES.inWatch,
+    patch: { status: "completed", statusReason: null, payoutTxid: "hand-pay-tx" },
+  },
+  {
+    name: "an exchange stuck on the venue, refunded by hand: refunded with its txid, as exchange_failed",
+    from: "exchanging",
+    event: EVENTS.refund_resolved,
+    now: TIMES.inWatch,
+    patch: { status: "refunded", refundTxid: "hand-ref-tx", statusReason: "exchange_failed" },
+  },
 ];
 
 describe("decisions on a failed order", () => {
@@ -576,7 +590,7 @@ describe("terminal statuses", () => {
 const GRAPH: Record<OrderStatus, OrderStatus[]> = {
   waiting_deposit: ["confirming", "expired"],
   confirming: ["confirming", "waiting_deposit", "expired", "exchanging", "refunding", "failed"],
-  exchanging: ["sending", "refunding", "failed"],
+  exchanging: ["sending", "refunding", "failed", "completed", "refunded"],
   sending: ["completed", "failed"],
   completed: [],
   expired: ["expired", "refunding", "failed"],

@@ -6,10 +6,10 @@ import {
   type ActionInputs,
   type ActionKind,
   actionUnavailable,
-  awaitsDecision,
   type DecisionRequest,
   decisionPatch,
   orderActions,
+  settlableByHand,
 } from "../../domain/order-actions";
 import { depositId, type ExtraDeposit, type ExtraDeposits } from "./extra-deposits";
 import type { SendsLedger } from "./sends-ledger";
@@ -28,7 +28,7 @@ const decidedBy = (a: Actor) =>
   a.kind === "partner" ? `key:${a.keyId}` : a.kind === "cabinet" ? `cabinet:${a.user}` : "operator";
 
 export type ActResult =
-  | { kind: "done"; order: OrderView }
+  | { kind: "done"; order: OrderView; hold?: HoldAfterDecision }
   | { kind: "not_found" }
   | { kind: "not_available"; reason: string }
   | { kind: "address_required" };
@@ -45,10 +45,21 @@ const actionKey = (key: string) => `action:${key}`;
 const HOLD = "operator_hold";
 const ON_HOLD = "the operator has put this order on hold";
 
+const notSettlable = (r: OrderRecord) =>
+  `the order is ${r.status}, neither waiting for a decision nor exchanging`;
+
 export interface OperatorHold {
   operator: string;
   note: string;
   at: string;
+}
+
+/** What an operator's decision did to the hold it stood on: ended it, or kept it (and why). */
+export type HoldAfterDecision = { released: true } | { released: false; reason: string };
+
+/** Whether the operator's hold stands: the order's exchange places no leg meanwhile (OrderParts.step). */
+export function operatorHeld(kv: SyncKvStorage): boolean {
+  return kv.get<OperatorHold>(HOLD) !== undefined;
 }
 
 export type HoldResult =
@@ -141,10 +152,12 @@ export class OrderDecisions {
       ...decision.log,
     });
     if (!next) return { kind: "not_available", reason: `the order cannot take a ${decided} now` };
+    // The operator decided what happens to the money it held the order for: the hold is over.
+    const hold = this.#endHold(actor, next, now, null);
     const order = orderView(next, this.#host.config.CABINET_ORIGIN);
     if (idempotency) this.#kv.put(actionKey(idempotency.key), { hash: idempotency.hash, order });
     await this.#host.arm(now);
-    return { kind: "done", order };
+    return { kind: "done", order, ...(hold && { hold }) };
   }
 
   /**
@@ -211,10 +224,33 @@ export class OrderDecisions {
     });
     this.#host.markProjection(now);
     const rest = { ...inputs, extras: (inputs.extras ?? []).filter((e) => depositId(e) !== action.deposit) };
-    const order = orderView(r, this.#host.config.CABINET_ORIGIN, orderActions(r, rest));
+    const actions = orderActions(r, rest);
+    // The hold may have been taken for what still waits: it ends only when nothing does.
+    const hold = this.#endHold(
+      actor,
+      r,
+      now,
+      actions && "the order still waits for another decision (its own deposit or another extra deposit)",
+    );
+    const order = orderView(r, this.#host.config.CABINET_ORIGIN, actions);
     if (idempotency) this.#kv.put(actionKey(idempotency.key), { hash: idempotency.hash, order });
     await this.#host.arm(now);
-    return { kind: "done", order };
+    return { kind: "done", order, ...(hold && { hold }) };
+  }
+
+  /**
+   * After an operator's decision: the hold it stood on ends (logged), unless `keep` says why it
+   * must stand. Null when the actor is not the operator or no hold stands.
+   */
+  #endHold(actor: Actor, r: OrderRecord, now: number, keep: string | null): HoldAfterDecision | null {
+    if (actor.kind !== "operator" || !operatorHeld(this.#kv)) return null;
+    if (keep) return { released: false, reason: keep };
+    this.#kv.delete(HOLD);
+    this.#host.note(r, now, "operator hold released", {
+      operator: "operator",
+      note: "ended by the operator's decision",
+    });
+    return { released: true };
   }
 
   /**
@@ -228,7 +264,7 @@ export class OrderDecisions {
     note: string,
     operator: string,
   ): Promise<ResolveResult> {
-    const now = Date.now();
+    const now = this.#host.now();
     const r = this.#host.record();
     if (!r) return { kind: "not_found" };
     const done =
@@ -238,9 +274,8 @@ export class OrderDecisions {
     if (done) return { kind: "done", order: await this.#host.view(r, now) };
     const unfinished = this.#host.ledger.unfinished(kind);
     if (unfinished.length > 0) return { kind: "send_pending", keys: unfinished };
-    if (!awaitsDecision(r))
-      return { kind: "not_available", reason: `the order is ${r.status}, not waiting for a decision` };
-    if (!this.#kv.get<OperatorHold>(HOLD))
+    if (!settlableByHand(r)) return { kind: "not_available", reason: notSettlable(r) };
+    if (!operatorHeld(this.#kv))
       return {
         kind: "not_available",
         reason: "put the order on hold first, so that no partner action runs meanwhile",
@@ -257,6 +292,15 @@ export class OrderDecisions {
       },
     );
     if (!next) return { kind: "not_available", reason: `the order cannot record a ${kind} now` };
+    // The exchange the hold stopped is over: the operator settled the order instead.
+    if (r.status === "exchanging")
+      this.#host.ledger.finish(
+        sendKey(r, "exchange"),
+        "failed",
+        null,
+        `stopped by an operator: ${kind} ${txid} made by hand`,
+        new Date(now).toISOString(),
+      );
     // The order is terminal: nothing is left to hold.
     this.#kv.delete(HOLD);
     await this.#host.arm(now);
@@ -274,21 +318,27 @@ export class OrderDecisions {
     const r = this.#host.record();
     if (!r) return { kind: "not_found" };
     const current = this.#kv.get<OperatorHold>(HOLD) ?? null;
-    if (on && !current && !awaitsDecision(r))
-      return { kind: "not_available", reason: `the order is ${r.status}, not waiting for a decision` };
+    if (on && !current && !settlableByHand(r)) return { kind: "not_available", reason: notSettlable(r) };
     const changed = on !== (current !== null);
     const hold = on ? (current ?? { operator, note, at: new Date(now).toISOString() }) : null;
     if (changed) {
       if (hold) this.#kv.put(HOLD, hold);
       else this.#kv.delete(HOLD);
+      // A held exchange places no leg: the order stops waking for it until the hold is released.
+      if (r.status === "exchanging") {
+        const key = sendKey(r, "exchange");
+        if (on) this.#host.ledger.sleep(key);
+        else this.#host.ledger.wake(key, now);
+      }
       this.#host.note(r, now, on ? "operator hold" : "operator hold released", { operator, note });
+      await this.#host.arm(now);
     }
     return { kind: "done", order: await this.#host.view(r, now), hold, changed };
   }
 
   /** Whether the order's hold refuses this actor's decisions (the operator's own are never held). */
   #held(actor: Actor): boolean {
-    return actor.kind !== "operator" && this.#kv.get<OperatorHold>(HOLD) !== undefined;
+    return actor.kind !== "operator" && operatorHeld(this.#kv);
   }
 
   /** The first answer to this Idempotency-Key, or a refusal when it was used for another decision. */

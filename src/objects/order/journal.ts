@@ -167,10 +167,7 @@ export class OrderJournal implements OrderTransitions {
     if (r.status === "expired") schedule.set(DUE.lateWatchEnd, Date.parse(r.lateWatchEndsAt));
     else schedule.clear(DUE.lateWatchEnd);
     const kind = SEND_OF_STATUS[r.status];
-    if (kind) {
-      const key = sendKey(r, kind);
-      schedule.set(DUE.send(key), ledger.get(key)?.nextAt ?? now);
-    }
+    if (kind) ledger.wake(sendKey(r, kind), now);
   }
 }
 

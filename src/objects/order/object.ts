@@ -24,6 +24,7 @@ export type {
   ActionRequest,
   Actor,
   ActResult,
+  HoldAfterDecision,
   HoldResult,
   OperatorHold,
   ResolveResult,
@@ -156,8 +157,13 @@ export class OrderObject extends DurableObject<Env> {
     return this.#order.decisions.resolve(kind, txid, note, operator);
   }
 
-  /** The operator's hold on the order's decisions, put (`on`) or released (src/objects/order/decisions.ts). */
-  hold(on: boolean, operator: string, note: string): Promise<HoldResult> {
+  /**
+   * The operator's hold on the order's decisions, put (`on`) or released (src/objects/order/decisions.ts).
+   * It waits for a run under way, so a held `exchanging` order's answer is the order as that run
+   * left it, and no leg is placed after it.
+   */
+  async hold(on: boolean, operator: string, note: string): Promise<HoldResult> {
+    while (this.#running) await this.#running;
     return this.#order.decisions.hold(on, operator, note);
   }
 

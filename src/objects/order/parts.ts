@@ -1,5 +1,5 @@
 import { type OrderContext, orderContext } from "./context";
-import { OrderDecisions } from "./decisions";
+import { OrderDecisions, operatorHeld } from "./decisions";
 import { DepositTracker } from "./deposit-tracker";
 import { MoneySteps } from "./money-steps";
 import { PartnerView } from "./view";
@@ -81,7 +81,8 @@ export class OrderParts {
     if (await this.deposits.track(r, now)) return;
     switch (r.status) {
       case "exchanging":
-        await this.money.exchange(r, now);
+        // The operator's hold stops the exchange: it settles the order by hand or releases it.
+        if (!operatorHeld(this.c.kv)) await this.money.exchange(r, now);
         break;
       case "sending":
         await this.money.send(r, "payout", now);

@@ -140,6 +140,16 @@ export class SendsLedger {
     this.schedule.set(DUE.send(row.key), row.nextAt);
   }
 
+  /** The order wakes for this send again, at its next moment (`now` before its first attempt). */
+  wake(key: string, now: number): void {
+    this.schedule.set(DUE.send(key), this.get(key)?.nextAt ?? now);
+  }
+
+  /** The order stops waking for this send; its row stays as it is (an operator's hold). */
+  sleep(key: string): void {
+    this.schedule.clear(DUE.send(key));
+  }
+
   finish(
     key: string,
     outcome: "sent" | "failed",

@@ -355,6 +355,41 @@ describe("admin-order-review", () => {
       ]);
     });
 
+    it("the operator's own decision ends its hold; an extra deposit's refund keeps it while the order's own deposit waits", async () => {
+      const o = await deposited("0.0003");
+      await simSend("BTC", o.deposit_address, "0.0004");
+      await simMine("BTC", 2);
+      await step(o.id);
+      expect((await hold(o.id)).status).toBe(200);
+      const shown = await json<{ actions: { extra_deposits: { deposit: string }[] } }>(
+        await admin(`/orders/${o.id}`),
+      );
+      const [extra] = shown.actions.extra_deposits;
+      const operatorRefund = (body: Record<string, unknown>) =>
+        admin(`/orders/${o.id}/refund`, { method: "POST", json: { refund_address: NEW_BTC, ...body } });
+
+      const extraRefund = await operatorRefund({ deposit: extra?.deposit });
+      expect(extraRefund.status).toBe(200);
+      expect(extraRefund.headers.get("X-Operator-Hold")).toMatch(/^kept: the order still waits/);
+      await expectError(await partnerRefund(o.id), 409, "action_not_available");
+
+      const own = await operatorRefund({});
+      expect(own.status).toBe(200);
+      expect(own.headers.get("X-Operator-Hold")).toBe("released");
+      expect(await json<Order>(own)).toMatchObject({ status: "refunding" });
+      const log = (await events(o.id)).filter((e) => e.reason.startsWith("operator hold"));
+      expect(log.map((e) => [e.reason, e.data?.note])).toEqual([
+        ["operator hold", "settling by hand"],
+        ["operator hold released", "ended by the operator's decision"],
+      ]);
+      const audit = await json<{ data: { action: string; after: Record<string, unknown> }[] }>(
+        await admin(`/audit?entity_type=order&entity_id=${o.id}`),
+      );
+      expect(
+        audit.data.find((e) => e.action === "order.refund" && e.after.status === "refunding")?.after,
+      ).toMatchObject({ hold_released: true });
+    });
+
     it("only an order waiting for a decision can be held; unknown orders are 404; the note is required", async () => {
       const waiting = await createOrder(partner, BTC_TO_USDT);
       await expectError(await hold(waiting.id), 409, "action_not_available");

@@ -364,6 +364,25 @@ describe("test-mode", () => {
       } while (cursor);
       expect(ids).not.toContain(o.id);
     });
+
+    it("the operator's resolve of a test order is dated on the order's clock, not real time", async () => {
+      const o = await createOrder(asTest(a), BTC_TO_USDT);
+      expect((await help(a, o.id, "expire")).status).toBe("expired"); // the clock runs 30 min ahead
+      await help(a, o.id, "deposit", { amount: "0.01" });
+      const failed = await help(a, o.id, "confirm");
+      expect(failed).toMatchObject({ status: "failed", status_reason: "late_deposit" });
+      expect(
+        (await admin(`/orders/${o.id}/hold`, { method: "POST", json: { note: "by hand" } })).status,
+      ).toBe(200);
+      const res = await admin(`/orders/${o.id}/resolve`, {
+        method: "POST",
+        json: { kind: "refund", txid: "d".repeat(64), note: "sent back by hand" },
+      });
+      expect(res.status).toBe(200);
+      const resolved = await json<Order & { updated_at: string }>(res);
+      expect(resolved.status).toBe("refunded");
+      expect(Date.parse(resolved.updated_at)).toBeGreaterThan(Date.parse(o.expires_at));
+    });
   });
 
   describe("test deposit addresses", () => {

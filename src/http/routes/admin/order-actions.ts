@@ -1,6 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import { auditOperatorAction } from "../../../services/operator-audit";
-import { takeOrderAction } from "../../../services/order-actions";
+import { takeOperatorAction } from "../../../services/order-actions";
 import { operatorOf } from "../../middleware/admin-auth";
 import { createRouter } from "../../router";
 import { errorResponses } from "../../schemas";
@@ -33,6 +33,13 @@ function adminActionRoute(i: 0 | 1 | 2) {
     responses: {
       200: {
         description: "The order after the decision (or the first answer, replayed).",
+        headers: {
+          "X-Operator-Hold": {
+            description:
+              "Only when the order was on the operator's hold: `released` (the decision ended it), or `kept: <why>` (something else on the order still waits for a decision).",
+            schema: { type: "string", maxLength: 256 },
+          },
+        },
         content: { "application/json": { schema: OrderSchema } },
       },
       ...errorResponses(400, 401, 404, 409, 422),
@@ -44,9 +51,8 @@ function adminActionRoute(i: 0 | 1 | 2) {
 export const adminOrderActionsRouter = createRouter();
 for (const i of [0, 1, 2] as const) {
   adminOrderActionsRouter.openapi(adminActionRoute(i), async (c) => {
-    const order = await takeOrderAction(
+    const { order, hold } = await takeOperatorAction(
       c.env,
-      { kind: "operator" },
       c.req.valid("param").id,
       actionBody(i, c.req.valid("json")),
       c.req.valid("header")["idempotency-key"],
@@ -55,8 +61,13 @@ for (const i of [0, 1, 2] as const) {
       action: `order.${ACTION_ROUTES[i].action}`,
       entity: { type: "order", id: order.id },
       before: null,
-      after: { request: c.req.valid("json"), status: order.status },
+      after: {
+        request: c.req.valid("json"),
+        status: order.status,
+        ...(hold && { hold_released: hold.released }),
+      },
     });
+    if (hold) c.header("X-Operator-Hold", hold.released ? "released" : `kept: ${hold.reason}`);
     c.header("Cache-Control", "no-store");
     return c.json(order, 200);
   });

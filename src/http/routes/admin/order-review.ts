@@ -99,7 +99,7 @@ export const adminOrderReviewRouter = createRouter<AppEnv>()
       security,
       summary: "Record a payout or refund made by hand, outside the service",
       description:
-        "For an order waiting for a decision, on hold (`POST /orders/{id}/hold`), whose money an operator moved by hand: it ends `completed` (payout) or `refunded` (refund) with the txid, the note and the operator in its log, and no action can start another transfer. Refused with 409 `send_pending` while a send of that kind is pending or of unknown outcome at the gateway, and with 409 `action_not_available` when the order is not on hold. Repeating the same kind and txid returns the order.",
+        "For an order waiting for a decision, or stuck in `exchanging`, on hold (`POST /orders/{id}/hold`), whose money an operator moved by hand: it ends `completed` (payout) or `refunded` (refund; `status_reason` `exchange_failed` from `exchanging`) with the txid, the note and the operator in its log, and no action or venue leg can start another transfer. Refused with 409 `send_pending` while a send of that kind is pending or of unknown outcome at the gateway, and with 409 `action_not_available` when the order is not on hold. Repeating the same kind and txid returns the order.",
       request: {
         params: OrderParam,
         body: { content: { "application/json": { schema: ResolveBody } }, required: true },
@@ -136,9 +136,9 @@ export const adminOrderReviewRouter = createRouter<AppEnv>()
       operationId: "adminHoldOrder",
       tags,
       security,
-      summary: "Put an order waiting for a decision on hold",
+      summary: "Put an order waiting for a decision, or exchanging, on hold",
       description:
-        "While the hold stands, the partner's (and the partner cabinet's) decisions on the order answer 409 `action_not_available`, so the operator can move the money by hand and record it with `resolve`, which requires the hold. The operator's own decisions still go. Logged on the order and in the operator audit log (`order.hold`). Holding a held order changes nothing. 409 `action_not_available` when the order waits for no decision.",
+        "While the hold stands, the partner's (and the partner cabinet's) decisions on the order answer 409 `action_not_available`, so the operator can move the money by hand and record it with `resolve`, which requires the hold. The operator's own decisions still go, and end the hold (`X-Operator-Hold`). On an `exchanging` order the hold also stops the exchange: no venue leg is placed or looked up until it is released (the answer waits for a step under way). Logged on the order and in the operator audit log (`order.hold`). Holding a held order changes nothing. 409 `action_not_available` when the order waits for no decision and is not exchanging.",
       request: {
         params: OrderParam,
         body: { content: { "application/json": { schema: HoldBody } }, required: true },
@@ -167,7 +167,7 @@ export const adminOrderReviewRouter = createRouter<AppEnv>()
       security,
       summary: "Release an order's hold: the partner's decisions go again",
       description:
-        "Logged on the order and in the operator audit log (`order.release`). Releasing an order that is not on hold changes nothing.",
+        "A held `exchanging` order's exchange goes on from where it stopped. Logged on the order and in the operator audit log (`order.release`). Releasing an order that is not on hold changes nothing.",
       request: { params: OrderParam },
       responses: {
         200: {
