@@ -339,6 +339,53 @@ describe("statements", () => {
       expect(audit.data.map((a) => a.action).sort()).toEqual(["statement.hold", "statement.release"]);
     });
 
+    it("a payout handed to the ledger and not finished cannot be held (409); it is paid once", async () => {
+      const p = await payee();
+      await attach(p);
+      await completed(p.id, "2026-02-10T00:00:00.000Z", "80");
+      gw.sendFaults.push("pay_then_drop");
+      await closeMonth("2026-02");
+      const id = statementId(p.id, true, "2026-02");
+      const key = payoutKey(p.id, true, "2026-02", 1);
+      expect((await statements(p)).find((s) => s.month === "2026-02")?.payout.status).toBe("pending");
+      const refused = await expectError(
+        await admin(`/statements/${id}/hold`, { method: "POST", json: { reason: "second thoughts" } }),
+        409,
+        "action_not_available",
+      );
+      expect(refused.detail).toContain("handed to the payout ledger");
+      await stubOf(p).run(Date.now() + 3_600_000);
+      expect((await statements(p)).find((s) => s.month === "2026-02")?.payout.status).toBe("paid");
+      expect(gw.payments.get(key)).toHaveLength(1);
+    });
+
+    it("a signed refusal holds the payout; released, it pays under round 2 exactly once and round 1 never", async () => {
+      const p = await payee();
+      await attach(p);
+      await completed(p.id, "2026-01-10T00:00:00.000Z", "90");
+      gw.sendFaults.push("refuse");
+      await closeMonth("2026-01");
+      const id = statementId(p.id, true, "2026-01");
+      const round1 = payoutKey(p.id, true, "2026-01", 1);
+      const round2 = payoutKey(p.id, true, "2026-01", 2);
+      const january = async () => (await statements(p)).find((s) => s.month === "2026-01");
+      expect((await january())?.payout.status).toBe("held");
+      const released = await admin(`/statements/${id}/release`, { method: "POST" });
+      expect(released.status).toBe(200);
+      expect((await json<Statement>(released)).payout.status).toBe("paid");
+      // Re-runs, the cron and the object's own alarm moments later: nothing more is paid.
+      await closeMonth("2026-01");
+      await runStatements(env, getConfig(env), Date.now() + 3_600_000);
+      await stubOf(p).run(Date.now() + 2 * 3_600_000);
+      expect(gw.payments.get(round1) ?? []).toEqual([]);
+      expect(gw.payments.get(round2)).toHaveLength(1);
+      expect(gw.paidFor(`partner-payout:${p.id}`)).toHaveLength(1);
+      expect((await january())?.payout).toMatchObject({
+        status: "paid",
+        txid: gw.payments.get(round2)?.[0]?.txid,
+      });
+    });
+
     it("owed per asset counts unpaid live statements", async () => {
       const p = await payee();
       await attach(p);
