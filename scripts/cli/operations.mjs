@@ -20,8 +20,16 @@ export const operationCommands = {
       output(await api.get(`/alerts?${q}`), ({ data }) =>
         print(
           formatTable(
-            ["STATE", "KIND", "ORDER", "OPENED", "LAST", "MESSAGE"],
-            data.map((a) => [a.state, a.kind, a.order_id, a.opened_at, a.last_at, a.message]),
+            ["STATE", "KIND", "ORDER", "LEDGER KEY", "OPENED", "LAST", "MESSAGE"],
+            data.map((a) => [
+              a.state,
+              a.kind,
+              a.order_id,
+              a.ledger_key ?? "-",
+              a.opened_at,
+              a.last_at,
+              a.message,
+            ]),
           ),
         ),
       );

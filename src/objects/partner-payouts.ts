@@ -5,7 +5,7 @@ import { getConfig } from "../config";
 import { payoutSentMessage } from "../domain/payout-events";
 import type { SendPolicy } from "../domain/send-step";
 import { settleStatementPayout } from "../storage/statements";
-import { ALERTS_TABLE, OrderAlerts } from "./order/alerts";
+import { ALERTS_TABLE, addAlertSubjects, OrderAlerts } from "./order/alerts";
 import { orderTables } from "./order/context";
 import { type Migration, migrate } from "./order/migrations";
 import { OrderSchedule, SCHEDULE_TABLE } from "./order/schedule";
@@ -45,6 +45,7 @@ const PAYOUTS_MIGRATIONS: readonly Migration[] = [
   CREATE TABLE payouts (key TEXT PRIMARY KEY, intent TEXT NOT NULL, settled_at TEXT);`,
   SENDS_NUMBER_AND_PROGRESS,
   `${ALERTS_TABLE};`,
+  { sql: "SELECT 1", data: addAlertSubjects },
 ];
 
 /**
@@ -155,17 +156,21 @@ export class PartnerPayouts extends DurableObject<Env> {
           sent: () => {},
           failed: async (error, attempts) => log("partner payout refused", { error, attempts }),
           retrying: () => {},
-          // The ledger's operator alerts, listed by GET /admin/v1/alerts under the statement's id.
+          // The payout's operator alerts, about its key: listed by GET /admin/v1/alerts under its
+          // statement's id, and ended by this payout's answers only (not another month's).
           alerts: (raise, clear) => {
-            for (const kind of clear) this.#alerts.clear(intent.statementId, kind, now);
-            if (raise) this.#alerts.raise(intent.statementId, raise.kind, raise.message, { key }, now);
+            for (const kind of clear) this.#alerts.clear(intent.statementId, kind, now, key);
+            if (raise) this.#alerts.raise(intent.statementId, raise.kind, raise.message, { key }, now, key);
           },
         },
         now,
       );
     }
     await this.#settle(now);
-    await this.#alerts.project(this.env.DB, intent.statementId);
+    await this.#alerts.project(
+      this.env.DB,
+      (ledgerKey) => this.#intent(ledgerKey)?.statementId ?? intent.statementId,
+    );
   }
 
   /** Records every finished payout on its statement (D1) and queues its webhook, once each. */

@@ -3,6 +3,7 @@ import { listAlertRows } from "../storage/alerts";
 export interface AlertView {
   order_id: string;
   kind: string;
+  ledger_key: string | null;
   message: string;
   data: Record<string, unknown>;
   state: "open" | "cleared";
@@ -21,6 +22,7 @@ export async function listAlerts(
   return rows.map((r) => ({
     order_id: r.order_id,
     kind: r.kind,
+    ledger_key: r.ledger_key === "" ? null : r.ledger_key,
     message: r.message,
     data: JSON.parse(r.data) as Record<string, unknown>,
     state: r.cleared_at === null ? "open" : "cleared",

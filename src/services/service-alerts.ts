@@ -37,6 +37,7 @@ async function write(db: D1Database, subject: string, a: AlertState, notice: Ale
     {
       order_id: subject,
       kind: a.kind,
+      ledger_key: "",
       opened_at: iso(a.openedAt),
       message: a.message,
       data: JSON.stringify(a.data),

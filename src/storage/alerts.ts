@@ -1,7 +1,9 @@
-/** Operator alerts as D1 holds them (migration 0024): projected from each order object. */
+/** Operator alerts as D1 holds them (migrations 0024, 0047): projected from each order object, or written by a service alert. */
 export interface AlertRow {
   order_id: string;
   kind: string;
+  /** The ledger key of the send the alert is about, or '' for its owner as a whole. */
+  ledger_key: string;
   opened_at: string;
   message: string;
   /** JSON object: what the alert is about (key, attempts, error, …). */
@@ -20,9 +22,9 @@ export async function projectAlertRows(db: D1Database, rows: readonly AlertRow[]
     rows.map((r) =>
       db
         .prepare(
-          `INSERT INTO alerts (order_id, kind, opened_at, message, data, last_at, reminders, cleared_at, open)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-           ON CONFLICT (order_id, kind, opened_at) DO UPDATE SET message = excluded.message,
+          `INSERT INTO alerts (order_id, kind, ledger_key, opened_at, message, data, last_at, reminders, cleared_at, open)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+           ON CONFLICT (order_id, kind, ledger_key, opened_at) DO UPDATE SET message = excluded.message,
              data = excluded.data, last_at = excluded.last_at, reminders = excluded.reminders,
              cleared_at = excluded.cleared_at, open = excluded.open
            WHERE alerts.cleared_at IS NULL AND excluded.last_at >= alerts.last_at`,
@@ -30,6 +32,7 @@ export async function projectAlertRows(db: D1Database, rows: readonly AlertRow[]
         .bind(
           r.order_id,
           r.kind,
+          r.ledger_key,
           r.opened_at,
           r.message,
           r.data,
@@ -49,7 +52,7 @@ export async function listAlertRows(
 ): Promise<AlertRow[]> {
   const { results } = await db
     .prepare(
-      `SELECT order_id, kind, opened_at, message, data, last_at, reminders, cleared_at FROM alerts
+      `SELECT order_id, kind, ledger_key, opened_at, message, data, last_at, reminders, cleared_at FROM alerts
        ${opts.openOnly ? "WHERE open = 1" : ""} ORDER BY open DESC, opened_at DESC LIMIT ?`,
     )
     .bind(opts.limit)
@@ -61,8 +64,8 @@ export async function listAlertRows(
 export async function openAlertRow(db: D1Database, subject: string, kind: string): Promise<AlertRow | null> {
   return db
     .prepare(
-      `SELECT order_id, kind, opened_at, message, data, last_at, reminders, cleared_at FROM alerts
-       WHERE order_id = ? AND kind = ? AND cleared_at IS NULL ORDER BY opened_at DESC LIMIT 1`,
+      `SELECT order_id, kind, ledger_key, opened_at, message, data, last_at, reminders, cleared_at FROM alerts
+       WHERE order_id = ? AND kind = ? AND ledger_key = '' AND cleared_at IS NULL ORDER BY opened_at DESC LIMIT 1`,
     )
     .bind(subject, kind)
     .first<AlertRow>();

@@ -333,6 +333,7 @@ describe("CLI: alerts, incidents and guard rails", () => {
       {
         order_id: orderId,
         kind: "payout_outcome_unknown",
+        ledger_key: `${orderId}:payout`,
         opened_at: at,
         message: "payout outcome unknown: needs an operator",
         data: "{}",
@@ -343,7 +344,7 @@ describe("CLI: alerts, incidents and guard rails", () => {
     ]);
     const open = await cli("alerts", "list", "--open");
     expect(open).toMatchObject({ code: 0, stderr: "" });
-    expect(open.stdout).toMatch(/open\s+payout_outcome_unknown\s+cli-alerts-order/);
+    expect(open.stdout).toMatch(/open\s+payout_outcome_unknown\s+cli-alerts-order\s+cli-alerts-order:payout/);
     const listed = JSON.parse((await cli("alerts", "list", "--limit", "500", "--json")).stdout) as {
       data: { order_id: string; state: string }[];
     };

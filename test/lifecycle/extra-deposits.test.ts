@@ -244,6 +244,54 @@ async function refundEach(id: string, txids: string[]): Promise<void> {
   for (let i = 0; i < 3; i++) await step(id, 120_000);
 }
 
+describe("alerts of two extra deposits' refunds (issue 42)", () => {
+  it("each refund's alert is about its own ledger key: one answered clears only its own", async () => {
+    const o = await createOrder(partner, BTC_TO_USDT);
+    await fake.attach(o.id);
+    await simSend("BTC", o.deposit_address, "0.01");
+    await simMine("BTC", 1);
+    const extras = [
+      await simSend("BTC", o.deposit_address, "0.002"),
+      await simSend("BTC", o.deposit_address, "0.003"),
+    ];
+    await simMine("BTC", 2);
+    expect((await stepUntil(o.id, (r) => r.status === "completed")).status).toBe("completed");
+    const offers = await offered(o.id);
+    const keys: string[] = [];
+    for (const txid of extras) {
+      const res = await refund(partner, o.id, {
+        deposit: offers.get(txid)?.deposit,
+        refund_address: NEW_BTC,
+      });
+      expect(res.status).toBe(200);
+      const log = await events(o.id);
+      keys.push(
+        String(log.findLast((e) => e.reason === "refund of an extra deposit chosen")?.data?.ledger_key),
+      );
+    }
+    const openAlerts = async () =>
+      (
+        await env.DB.prepare(
+          "SELECT kind, ledger_key FROM alerts WHERE order_id = ? AND open = 1 ORDER BY ledger_key",
+        )
+          .bind(o.id)
+          .all()
+      ).results;
+    // Our credentials refused on both sends: one configuration alert each.
+    fake.gw.sendFaults.push("401", "401");
+    await step(o.id, 120_000);
+    const [first, second] = [...keys].sort();
+    expect(await openAlerts()).toEqual([
+      { kind: "extra_refund_gateway_config", ledger_key: first },
+      { kind: "extra_refund_gateway_config", ledger_key: second },
+    ]);
+    // The first (sends go in key order) goes through; the second is refused again: its alert stays.
+    fake.gw.sendFaults.push("ok", "401");
+    await step(o.id, 120_000);
+    expect(await openAlerts()).toEqual([{ kind: "extra_refund_gateway_config", ledger_key: second }]);
+  });
+});
+
 describe("the address is watched after the exchange starts and after refunded (finding 4)", () => {
   it("deposits during exchanging, sending and after completed are each offered and refunded once", async () => {
     const o = await createOrder(partner, BTC_TO_USDT);

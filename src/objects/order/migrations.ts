@@ -1,4 +1,4 @@
-import { ALERTS_TABLE } from "./alerts";
+import { ALERTS_TABLE, addAlertSubjects } from "./alerts";
 import { OUTBOX_TABLE } from "./outbox";
 import { SCHEDULE_TABLE } from "./schedule";
 import { moveVenueLegs, SENDS_NUMBER_AND_PROGRESS, SENDS_TABLE } from "./sends-ledger";
@@ -28,6 +28,8 @@ export const ORDER_MIGRATIONS: readonly Migration[] = [
   { sql: SENDS_NUMBER_AND_PROGRESS, data: moveVenueLegs },
   // Operator alerts, one per problem and kind (src/objects/order/alerts.ts).
   `${ALERTS_TABLE};`,
+  // …and per ledger key (the send an alert is about).
+  { sql: "SELECT 1", data: addAlertSubjects },
 ];
 
 /**

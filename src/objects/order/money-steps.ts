@@ -102,11 +102,15 @@ export class MoneySteps {
     this.#host.alerts.clear(r.id, kind, this.#host.now());
   }
 
-  /** A send's alerts, one per kind of problem and kind of send (`payout_outcome_unknown`, …). */
-  #sendAlerts(r: OrderRecord, send: string, data: Record<string, unknown>): SendOutcomes["alerts"] {
+  /**
+   * A send's alerts, one per kind of problem and kind of send (`payout_outcome_unknown`, …) about
+   * its ledger key, so two sends of a kind (two extra deposits' refunds) keep theirs apart.
+   */
+  #sendAlerts(r: OrderRecord, send: string, key: string): SendOutcomes["alerts"] {
+    const { alerts } = this.#host;
     return (raise, clear) => {
-      for (const kind of clear) this.clearAlert(r, `${send}_${kind}`);
-      if (raise) this.alert(r, raise.message, data, `${send}_${raise.kind}`);
+      for (const kind of clear) alerts.clear(r.id, `${send}_${kind}`, this.#host.now(), key);
+      if (raise) alerts.raise(r.id, `${send}_${raise.kind}`, raise.message, { key }, this.#host.now(), key);
     };
   }
 
@@ -259,7 +263,7 @@ export class MoneySteps {
         retrying: (error, attempts) => {
           this.#host.note(r, now, `${kind} attempt failed`, { error, attempts });
         },
-        alerts: this.#sendAlerts(r, kind, { key }),
+        alerts: this.#sendAlerts(r, kind, key),
       },
       now,
     );
@@ -310,7 +314,7 @@ export class MoneySteps {
           retrying: (error, attempts) => {
             this.#host.note(r, now, "extra deposit refund attempt failed", { deposit, error, attempts });
           },
-          alerts: this.#sendAlerts(r, "extra_refund", { key }),
+          alerts: this.#sendAlerts(r, "extra_refund", key),
         },
         now,
       );

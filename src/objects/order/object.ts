@@ -277,7 +277,7 @@ export class OrderObject extends DurableObject<Env> {
     const r = c.record();
     if (!r) return;
     if (projectionPending(c.kv)) await projectRecord(c, r, (x) => o.view.needsReview(x));
-    await c.alerts.project(c.env.DB, r.id);
+    await c.alerts.project(c.env.DB, () => r.id);
     await c.outbox.flush(c.now(), r.id);
     await flushLiquidity(c.env, c.config, c.kv, r);
     scheduleOutbox(c, c.now());

@@ -386,6 +386,39 @@ describe("statements", () => {
       });
     });
 
+    it("each payout's alerts are its own: July's clean payout leaves June's open outcome_unknown (issue 42)", async () => {
+      const p = await payee();
+      await attach(p);
+      await completed(p.id, "2026-06-10T00:00:00.000Z", "80");
+      await completed(p.id, "2026-07-10T00:00:00.000Z", "85");
+      gw.sendFaults.push("pay_then_drop");
+      gw.lookupFaults.push(...Array<"5xx">(10).fill("5xx"));
+      await closeMonth("2026-06");
+      const stub = stubOf(p);
+      for (let h = 1; h <= 8; h++) await stub.run(Date.now() + h * 3_600_000);
+      const june = statementId(p.id, true, "2026-06");
+      const july = statementId(p.id, true, "2026-07");
+      const openOf = async (id: string) =>
+        (
+          await env.DB.prepare("SELECT kind, ledger_key FROM alerts WHERE order_id = ? AND open = 1")
+            .bind(id)
+            .all()
+        ).results;
+      const juneAlert = { kind: "outcome_unknown", ledger_key: payoutKey(p.id, true, "2026-06", 1) };
+      expect(await openOf(june)).toEqual([juneAlert]);
+      await closeMonth("2026-07");
+      expect((await statements(p)).find((s) => s.month === "2026-07")?.payout.status).toBe("paid");
+      expect(await openOf(june)).toEqual([juneAlert]);
+      const julyRows = await env.DB.prepare("SELECT COUNT(*) AS n FROM alerts WHERE order_id = ?")
+        .bind(july)
+        .first();
+      expect(julyRows).toEqual({ n: 0 });
+      const listed = await json<{ data: { order_id: string; ledger_key: string | null }[] }>(
+        await admin("/alerts?state=open&limit=500"),
+      );
+      expect(listed.data.find((a) => a.order_id === june)?.ledger_key).toBe(juneAlert.ledger_key);
+    });
+
     it("owed per asset counts unpaid live statements", async () => {
       const p = await payee();
       await attach(p);

@@ -183,6 +183,34 @@ describe("order tables made on first write (src/objects/order/lazy-table.ts)", (
     });
   });
 
+  it("schema 4 gives each alert its ledger key: a send's alert the ledger key its data names, others none", async () => {
+    const stub = env.ORDERS.getByName(`migrations-${crypto.randomUUID()}`);
+    await runInDurableObject(stub, (_obj, state) => {
+      const { sql } = state.storage;
+      sql.exec(DROP_ALL);
+      migrate(state.storage, ORDER_MIGRATIONS.slice(0, 2));
+      // The alerts table as schema 3 made it, before alerts had a ledger key.
+      sql.exec(`CREATE TABLE alerts (kind TEXT NOT NULL, opened_at INTEGER NOT NULL, message TEXT NOT NULL,
+        data TEXT NOT NULL, last_at INTEGER NOT NULL, reminders INTEGER NOT NULL, next_reminder_at INTEGER NOT NULL,
+        cleared_at INTEGER, projected INTEGER NOT NULL, PRIMARY KEY (kind, opened_at));
+        INSERT INTO meta (k, v) VALUES ('schema', 3) ON CONFLICT (k) DO UPDATE SET v = 3;`);
+      const add = (kind: string, data: string) =>
+        sql.exec(
+          "INSERT INTO alerts (kind, opened_at, message, data, last_at, reminders, next_reminder_at, projected) VALUES (?, 1, 'm', ?, 1, 0, 2, 1)",
+          kind,
+          data,
+        );
+      add("extra_refund_outcome_unknown", '{"key":"o:extra:t:0"}');
+      add("venue leg still pending: needs an operator", '{"key":"o:exchange","leg":1}');
+      migrate(state.storage, ORDER_MIGRATIONS);
+      expect(sql.exec("SELECT kind, ledger_key FROM alerts ORDER BY kind").toArray()).toEqual([
+        { kind: "extra_refund_outcome_unknown", ledger_key: "o:extra:t:0" },
+        { kind: "venue leg still pending: needs an operator", ledger_key: "" },
+      ]);
+      expect(tables(sql)).not.toContain("alerts_before_ledger_keys");
+    });
+  });
+
   it("a store an earlier version made with every table keeps its rows, read and added to through the accessors", async () => {
     const stub = env.ORDERS.getByName(`lazy-${crypto.randomUUID()}`);
     await runInDurableObject(stub, (_obj, state) => {

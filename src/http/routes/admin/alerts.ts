@@ -14,7 +14,11 @@ const AlertSchema = z
     }),
     kind: z.string().max(200).openapi({
       description:
-        "The problem: `payout_outcome_unknown`, `refund_gateway_config`, `extra_refund_outcome_unknown`, … or the venue's; one alert per order and kind while it lasts.",
+        "The problem: `payout_outcome_unknown`, `refund_gateway_config`, `extra_refund_outcome_unknown`, … or the venue's; one alert per order, kind and ledger key while it lasts.",
+    }),
+    ledger_key: z.string().max(300).nullable().openapi({
+      description:
+        "The send the alert is about: its ledger key (a payout, a refund, one extra deposit's refund, one statement's payout round); null for the order as a whole.",
     }),
     message: z.string().max(500),
     data: z.record(z.string(), z.unknown()).openapi({ description: "What it is about (ledger key, …)." }),
