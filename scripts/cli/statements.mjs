@@ -101,6 +101,22 @@ export const statementCommands = {
       output(s, () => print(summary(s)));
     },
   },
+  "statements resolve": {
+    summary: "Record a held payout as paid by hand: it can no longer be released and paid again (audited)",
+    args: [idArg],
+    flags: {
+      txid: { type: "string", value: "<txid>", required: true, description: "the transfer made by hand" },
+      note: { type: "string", value: "<text>", required: true, description: "why and how" },
+    },
+    examples: ['statements resolve stmt_live_202610_… --txid 9f2c… --note "paid from the treasury"'],
+    async run({ args, flags, api, output, print }) {
+      const s = await api.post(`/statements/${encodeURIComponent(args.statement)}/resolve`, {
+        txid: flags.txid,
+        note: flags.note,
+      });
+      output(s, () => print(summary(s)));
+    },
+  },
   "statements adjust": {
     summary: "Add a signed USD adjustment to a partner's next statement (audited)",
     args: [

@@ -12,6 +12,7 @@ import {
   holdStatement,
   insertAdjustmentStatement,
   releaseStatement,
+  resolveStatement,
   type StatementRow,
   unpaidStatements,
 } from "../storage/statements";
@@ -75,6 +76,38 @@ export async function releasePayout(
   const after = await statementOrThrow(env, id);
   await audited(env, actor, "statement.release", before, after);
   return Date.parse(after.due_at) <= now ? dispatchPayout(env, config, after, now) : after;
+}
+
+/**
+ * Records a held payout the operator made by hand (txid, note): the statement is paid with that
+ * txid, so no release can pay it again. Repeating it with the same txid answers the statement.
+ */
+export async function resolvePayout(
+  env: Env,
+  actor: Actor,
+  id: string,
+  hand: { txid: string; note: string },
+  now: number,
+): Promise<StatementRow> {
+  const before = await statementOrThrow(env, id);
+  if (before.status === "paid" && before.txid === hand.txid) return before;
+  if (!(await resolveStatement(env.DB, id, hand.txid, new Date(now).toISOString())))
+    throw new DomainError(
+      "action_not_available",
+      `Only a held payout can be recorded as paid by hand (hold it first); this statement is ${before.status}.`,
+    );
+  const after = await statementOrThrow(env, id);
+  await auditStatement(env.DB, {
+    at: new Date(now).toISOString(),
+    operator: actor.operator,
+    action: "statement.resolve",
+    entityType: "statement",
+    entityId: id,
+    before: { status: before.status, hold_reason: before.hold_reason, round: before.round },
+    after: { status: after.status, txid: hand.txid, note: hand.note, round: after.round },
+    requestId: actor.requestId,
+  }).run();
+  return after;
 }
 
 export interface NewAdjustment {

@@ -35,6 +35,7 @@ import {
   type StatementRow,
   touchDispatched,
 } from "../storage/statements";
+import { clearServiceAlert, raiseServiceAlert } from "./service-alerts";
 
 const HOUR_MS = 3_600_000;
 /** Statements issued per cron run, and payouts handed over per run: bounded work each minute. */
@@ -114,17 +115,42 @@ async function issueStatement(
   return stored;
 }
 
-/** Issues the live statements of `month` for every partner that has none yet (bounded per call). */
+/** The operator alert on a statement that cannot be issued (docs/operators.md, "Partner payouts"). */
+const NOT_ISSUED = "statement_not_issued";
+
+/**
+ * Issues the live statements of `month` for every partner that has none yet (bounded per call).
+ * Each partner on its own: one whose statement cannot be issued is alerted on (a service alert
+ * under the statement's id, cleared once it is issued) and retried by the next run, and the
+ * partners after it are issued all the same.
+ */
 export async function closeLiveMonth(env: Env, config: Config, month: Month, now: number): Promise<number> {
   const { to } = monthBounds(month);
   const dueAt = new Date(
     Date.parse(to) + Math.min(config.STATEMENT_PAYOUT_DELAY_HOURS, 24) * HOUR_MS,
   ).toISOString();
   let issued = 0;
+  let after = "";
   for (;;) {
-    const partners = await partnersWithoutStatement(env.DB, month, true, to, BATCH);
-    for (const p of partners) await issueStatement(env, p, true, month, to, dueAt, now);
-    issued += partners.length;
+    const partners = await partnersWithoutStatement(env.DB, month, true, to, BATCH, after);
+    for (const p of partners) {
+      const id = statementId(p, true, month);
+      try {
+        await issueStatement(env, p, true, month, to, dueAt, now);
+        issued++;
+        await clearServiceAlert(env.DB, id, NOT_ISSUED, now);
+      } catch (err) {
+        await raiseServiceAlert(
+          env.DB,
+          id,
+          NOT_ISSUED,
+          "statement cannot be issued: needs an operator",
+          { partner: p, month, error: String(err) },
+          now,
+        );
+      }
+    }
+    after = partners.at(-1) ?? after;
     if (partners.length < BATCH) return issued;
   }
 }

@@ -266,21 +266,22 @@ export function previousStatement(
     .first();
 }
 
-/** Partners created before the month ended that have no statement for it yet. */
+/** Partners created before the month ended that have no statement for it yet, by id after `after`. */
 export async function partnersWithoutStatement(
   db: D1Database,
   month: Month,
   livemode: boolean,
   monthEnd: string,
   limit: number,
+  after = "",
 ): Promise<string[]> {
   const { results } = await db
     .prepare(
-      `SELECT p.id FROM partners p WHERE p.created_at < ?
+      `SELECT p.id FROM partners p WHERE p.created_at < ? AND p.id > ?
           AND NOT EXISTS (SELECT 1 FROM statements s WHERE s.partner_id = p.id AND s.livemode = ? AND s.month = ?)
         ORDER BY p.id LIMIT ?`,
     )
-    .bind(monthEnd, livemode ? 1 : 0, month, limit)
+    .bind(monthEnd, after, livemode ? 1 : 0, month, limit)
     .all<{ id: string }>();
   return results.map((r) => r.id);
 }
@@ -354,6 +355,26 @@ export async function settleStatementPayout(
       )
       .bind(id, round)
       .run();
+}
+
+/**
+ * Records a held payout as paid by hand (txid): false unless it is held. A held payout has no send
+ * that may still pay (held before it was handed over, or refused for good), and a paid one can no
+ * longer be released.
+ */
+export async function resolveStatement(
+  db: D1Database,
+  id: string,
+  txid: string,
+  at: string,
+): Promise<boolean> {
+  const r = await db
+    .prepare(
+      "UPDATE statements SET status = 'paid', txid = ?, paid_at = ?, hold_reason = NULL WHERE id = ? AND status = 'held'",
+    )
+    .bind(txid, at, id)
+    .run();
+  return r.meta.changes > 0;
 }
 
 /** Holds a pending payout not yet handed to the ledger; false otherwise. */

@@ -419,6 +419,67 @@ describe("statements", () => {
       expect(listed.data.find((a) => a.order_id === june)?.ledger_key).toBe(juneAlert.ledger_key);
     });
 
+    it("a held payout the operator paid by hand is recorded: paid with its txid, never released nor paid again", async () => {
+      const p = await payee();
+      await attach(p);
+      await completed(p.id, "2026-08-10T00:00:00.000Z", "95");
+      gw.sendFaults.push("refuse");
+      await closeMonth("2026-08");
+      const id = statementId(p.id, true, "2026-08");
+      const resolve = (body: unknown) => admin(`/statements/${id}/resolve`, { method: "POST", json: body });
+      const hand = { txid: "e".repeat(64), note: "paid from the treasury" };
+      await expectError(await resolve({ txid: hand.txid }), 400, "invalid_request");
+      const res = await resolve(hand);
+      expect(res.status).toBe(200);
+      expect((await json<Statement>(res)).payout).toMatchObject({ status: "paid", txid: hand.txid });
+      expect((await resolve(hand)).status).toBe(200); // the same record again: the statement
+      await expectError(await resolve({ ...hand, txid: "f".repeat(64) }), 409, "action_not_available");
+      await expectError(
+        await admin(`/statements/${id}/release`, { method: "POST" }),
+        409,
+        "action_not_available",
+      );
+      await closeMonth("2026-08");
+      await runStatements(env, getConfig(env), Date.now() + 3_600_000);
+      await stubOf(p).run(Date.now() + 2 * 3_600_000);
+      expect(gw.paidFor(`partner-payout:${p.id}`)).toEqual([]);
+      expect((await statements(p)).find((s) => s.month === "2026-08")?.payout).toMatchObject({
+        status: "paid",
+        txid: hand.txid,
+      });
+      const audit = await json<{ data: { action: string; after: Record<string, unknown> }[] }>(
+        await admin(`/audit?entity_type=statement&entity_id=${id}`),
+      );
+      expect(audit.data.find((a) => a.action === "statement.resolve")?.after).toMatchObject(hand);
+    });
+
+    it("a partner whose statement cannot be issued blocks no other: alerted under its statement's id, cleared once issued", async () => {
+      const [bad, good] = [await payee(), await payee()].sort((a, b) => (a.id < b.id ? -1 : 1));
+      if (!bad || !good) throw new Error("two partners");
+      // The first partner of the walk has settings no statement can be made from.
+      await env.DB.prepare("UPDATE payout_settings SET minimum_usd = 'not-a-number' WHERE partner_id = ?")
+        .bind(bad.id)
+        .run();
+      await completed(bad.id, "2026-09-10T00:00:00.000Z", "70");
+      await completed(good.id, "2026-09-10T00:00:00.000Z", "70");
+      const errors = vi.spyOn(console, "error");
+      await closeMonth("2026-09");
+      expect((await statements(good)).map((s) => s.month)).toContain("2026-09");
+      const badId = statementId(bad.id, true, "2026-09");
+      const alertOf = () =>
+        env.DB.prepare("SELECT kind, open FROM alerts WHERE order_id = ?").bind(badId).first();
+      expect(await alertOf()).toEqual({ kind: "statement_not_issued", open: 1 });
+      await closeMonth("2026-09"); // still failing: the same alert, logged once
+      const logged = errors.mock.calls.filter((c) => String(c[0]).includes("statement cannot be issued"));
+      expect(logged).toHaveLength(1);
+      await env.DB.prepare("UPDATE payout_settings SET minimum_usd = '50' WHERE partner_id = ?")
+        .bind(bad.id)
+        .run();
+      await closeMonth("2026-09");
+      expect((await statements(bad)).map((s) => s.month)).toContain("2026-09");
+      expect(await alertOf()).toEqual({ kind: "statement_not_issued", open: 0 });
+    });
+
     it("owed per asset counts unpaid live statements", async () => {
       const p = await payee();
       await attach(p);

@@ -6,6 +6,7 @@ import {
   owed,
   releasePayout,
   rerunMonth,
+  resolvePayout,
 } from "../../../services/statement-operator";
 import { listStatements } from "../../../storage/statements";
 import { createRouter } from "../../router";
@@ -173,6 +174,44 @@ export const adminStatementsRouter = createRouter()
     }),
     async (c) => {
       const s = await releasePayout(c.env, c.get("config"), actorOf(c), c.req.valid("param").id, Date.now());
+      return c.json({ ...statementView(s), partner_id: s.partner_id, round: s.round }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/statements/{id}/resolve",
+      operationId: "adminResolvePayout",
+      tags,
+      security,
+      summary: "Record a held payout as paid by hand, outside the service",
+      description:
+        "For a held payout (on hold, or refused by the gateway) the operator paid by hand: the statement becomes `paid` with the txid, so it can no longer be released and paid again. Audited (statement.resolve, with the note). 409 `action_not_available` unless the payout is held; repeating it with the same txid answers the statement. No `payout.sent` webhook is sent.",
+      request: {
+        params: idParam,
+        body: {
+          content: json(
+            z.strictObject({
+              txid: z.string().trim().min(1).max(200),
+              note: z.string().trim().min(1).max(500),
+            }),
+          ),
+          required: true,
+        },
+      },
+      responses: {
+        200: { description: "The statement, paid.", content: json(AdminStatement) },
+        ...errorResponses(400, 401, 404, 409),
+      },
+    }),
+    async (c) => {
+      const s = await resolvePayout(
+        c.env,
+        actorOf(c),
+        c.req.valid("param").id,
+        c.req.valid("json"),
+        Date.now(),
+      );
       return c.json({ ...statementView(s), partner_id: s.partner_id, round: s.round }, 200);
     },
   )
