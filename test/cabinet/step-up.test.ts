@@ -213,8 +213,8 @@ describe("step-up: where funds, order data and users are sent", () => {
       ["locked_address", TRON],
     ];
     const res = await guarded(a, (proof) => post(a, "/widgets", [...form, ...proof]), widgets);
-    expect(res.status).toBe(201);
-    expect((await post(a, "/widgets", [["allowed_origins", "https://shop.example"]])).status).toBe(201);
+    expect(res.status).toBe(303);
+    expect((await post(a, "/widgets", [["allowed_origins", "https://shop.example"]])).status).toBe(303);
     expect(await widgets()).toHaveLength(2);
     expect(await verified(a.partnerId)).toEqual([["widget.locked_recipient", TRON]]);
   });
