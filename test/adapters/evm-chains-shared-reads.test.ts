@@ -228,3 +228,14 @@ describe("reorgs: a rollup counts confirmations on its finalized block", () => {
     },
   );
 });
+
+describe("a rollup's node without the finalized tag", () => {
+  it.each(ROLLUPS)(
+    "%s: the tip cannot be read, rather than counted from the newest block",
+    async (network) => {
+      const { node, shared } = watched(network);
+      node.finalized = null;
+      await expect(shared.tipHeight()).rejects.toThrow(/no finalized block/);
+    },
+  );
+});
