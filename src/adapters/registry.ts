@@ -1,5 +1,6 @@
 import type { Config } from "../config";
 import { chainModeFor, modeReadsNetwork } from "../domain/chain-mode";
+import { confirmationTag, networkFacts } from "../domain/networks";
 import { isLive, type OrderRecord } from "../domain/order";
 import { testChainName } from "../domain/test-mode";
 import { createBlockbookReader } from "./chain/blockbook";
@@ -42,9 +43,12 @@ export function chainReaderFor(env: Env, config: Config, network: string): Chain
       return createBlockbookReader(keyed);
     case "evm": {
       const scan = Number(config.chain.scanBlocks[network]);
-      return createEvmReader(
-        Number.isInteger(scan) && scan > 0 ? { baseUrl, nativeScanBlocks: scan } : { baseUrl },
-      );
+      const facts = networkFacts(network);
+      return createEvmReader({
+        baseUrl,
+        ...(Number.isInteger(scan) && scan > 0 ? { nativeScanBlocks: scan } : {}),
+        ...(facts ? { confirmationTag: confirmationTag(facts) } : {}),
+      });
     }
     case "trongrid":
       return createTronGridReader(keyed);

@@ -332,6 +332,16 @@ const BY_CHAIN_ID: ReadonlyMap<number, NetworkCode> = new Map(
   }),
 );
 
+/**
+ * The block an EVM network's confirmations count from (the reader's tip, src/adapters/chain/evm-rpc.ts):
+ * a rollup's `finalized` block — derived from its batches in finalized Ethereum blocks, the tag OP
+ * Stack and Arbitrum Nitro nodes serve (docs/networks.md, "Finality") — so its `confirmations.count`
+ * counts finalized blocks; elsewhere the newest block, `confirmations.count` deep.
+ */
+export function confirmationTag(facts: Pick<NetworkFacts, "finality">): "latest" | "finalized" {
+  return facts.finality === "rollup" ? "finalized" : "latest";
+}
+
 /** The network code of an EIP-155 chain id, if the service knows it. */
 export function networkOfChainId(chainId: number): NetworkCode | undefined {
   return BY_CHAIN_ID.get(chainId);

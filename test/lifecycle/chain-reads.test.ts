@@ -3,5 +3,6 @@
 // As separate files each paid a workerd start and a load of the Worker (≈ 5 s of CPU) for a second
 // or less of tests (docs/performance.md, "Test-suite time"). Each module keeps its describes and
 // test names; run one with -t.
+import "./chain-reads/evm-finality";
 import "./chain-reads/real-readers";
 import "./chain-reads/shared-chain-reads";

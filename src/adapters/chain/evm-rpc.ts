@@ -1,7 +1,7 @@
 /**
  * ChainReader over Ethereum JSON-RPC (ETH, BSC and other EVM chains), POSTed to `baseUrl` as is.
  *
- * - Tip: `eth_blockNumber`.
+ * - Newest block: `eth_blockNumber`.
  * - ERC-20 (asset.contract set): one `eth_getLogs` with
  *   `{fromBlock: hex(head − lookbackBlocks), toBlock: "latest", address: contract,
  *     topics: [TRANSFER_TOPIC, null, "0x000000000000000000000000" + address]}`.
@@ -29,6 +29,10 @@
  *       one window (what the shared reads use, ./shared-reads.ts).
  * - Several addresses: `incomingTransfersMany` makes the same one request for all of them (the
  *   token filter's third topic is then an OR list of the addresses).
+ * - Tip: `eth_blockNumber`, or with `confirmationTag` "finalized" the number of
+ *   `eth_getBlockByNumber("finalized", false)`: confirmations then count finalized blocks only
+ *   (a rollup's, src/domain/networks.ts `confirmationTag`), while the windows above stay on the
+ *   newest block. A node without the tag (null) fails the read: never a silent fall back to `latest`.
  * - Reorgs: `isInBestChain` reads `eth_getBlockByNumber(hex(blockHeight), false)` and compares the
  *   hash with the transfer's; a missing block (height above the node's head) also answers false.
  *
@@ -60,6 +64,8 @@ export interface EvmReaderOptions extends HttpReaderOptions {
   nativeScanBlocks?: number;
   /** Decimals of the native coin, for nativeBalance; default 18. */
   nativeDecimals?: number;
+  /** The block `tipHeight` answers, which confirmations count from; default "latest". */
+  confirmationTag?: "latest" | "finalized";
 }
 
 export interface EvmReader extends ChainReader {
@@ -98,6 +104,7 @@ const fullBlockSchema = z.object({
   transactions: z.array(fullTxSchema),
 });
 const headerSchema = z.object({ hash: hash32 }).nullable();
+const taggedHeaderSchema = z.object({ number: quantity });
 
 function toHex(n: number): string {
   return `0x${n.toString(16)}`;
@@ -135,11 +142,20 @@ export function createEvmReader(options: EvmReaderOptions): EvmReader {
     return n;
   };
 
-  const tipHeight = async (): Promise<number> =>
+  const headHeight = async (): Promise<number> =>
     parseQuantity(
       parseBody(source, quantity, await call("eth_blockNumber", []), "eth_blockNumber"),
       "block number",
     );
+
+  const tag = options.confirmationTag ?? "latest";
+  const tipHeight = async (): Promise<number> => {
+    if (tag === "latest") return headHeight();
+    const block = await call("eth_getBlockByNumber", [tag, false]);
+    if (block === null) throw invalid(`the node has no ${tag} block`);
+    const { number } = parseBody(source, taggedHeaderSchema, block, "eth_getBlockByNumber");
+    return parseQuantity(number, "block number");
+  };
 
   const amountOf = (units: bigint, decimals: number): string => {
     try {
@@ -158,7 +174,7 @@ export function createEvmReader(options: EvmReaderOptions): EvmReader {
     contract: string,
     wanted: ReadonlyMap<string, string>,
   ): Promise<Map<string, IncomingTransfer[]>> => {
-    const head = await tipHeight();
+    const head = await headHeight();
     const byTopic = new Map([...wanted.keys()].map((to) => [`0x000000000000000000000000${to.slice(2)}`, to]));
     const toTopics = [...byTopic.keys()];
     const filter = {
@@ -201,7 +217,7 @@ export function createEvmReader(options: EvmReaderOptions): EvmReader {
     asset: AssetRef,
     wanted: ReadonlyMap<string, string>,
   ): Promise<Map<string, IncomingTransfer[]>> => {
-    const head = await tipHeight();
+    const head = await headHeight();
     const first = Math.max(0, head - scanBlocks + 1);
     const heights: number[] = [];
     for (let n = first; n <= head; n++) heights.push(n);

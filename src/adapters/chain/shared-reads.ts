@@ -6,7 +6,7 @@
  * - The tip is read at most once per `tipMs`, whoever asks; concurrent askers share one request.
  * - On a reader with a multi-address query (`incomingTransfersMany`: EVM logs and recent blocks),
  *   every address asked for in the last `addressMs` is watched, and one request lists them all,
- *   again whenever the tip moved (at most once per `tipMs`) or `addressMs` passed.
+ *   again at most once per `tipMs`.
  * - On a reader that reads whole blocks (`blockTransfers`: Esplora, Blockbook, TronGrid) with
  *   `listingsPerMinute` set, each new block is scanned once for every watched address
  *   (./block-scan.ts), and an address is served its last listing merged with what the scan
@@ -60,7 +60,7 @@ interface Listing {
 /** One asset's multi-address watch: the addresses asked for lately and their last common listing. */
 interface Group {
   asked: Map<string, number>;
-  scan: { at: number; tip: number; byAddress: Map<string, IncomingTransfer[]> } | null;
+  scan: { at: number; byAddress: Map<string, IncomingTransfer[]> } | null;
   running: Promise<void> | null;
 }
 
@@ -240,16 +240,18 @@ export function createSharedReader(
   ) => {
     const t = now();
     for (const [a, at] of group.asked) if (t - at >= settings.addressMs) group.asked.delete(a);
-    const height = await tipHeight();
     const byAddress = await many.call(inner, asset, [...group.asked.keys()]);
-    group.scan = { at: t, tip: height, byAddress };
+    group.scan = { at: t, byAddress };
   };
 
-  const fresh = (group: Group, address: string, height: number): IncomingTransfer[] | null => {
+  /**
+   * The group's listing for `address` while younger than `tipMs` — whether or not the tip moved: a
+   * rollup's tip is its finalized block, which moves in jumps minutes apart while deposits arrive
+   * in every block (src/domain/networks.ts, confirmationTag).
+   */
+  const fresh = (group: Group, address: string): IncomingTransfer[] | null => {
     const s = group.scan;
-    if (!s?.byAddress.has(address)) return null;
-    const age = now() - s.at;
-    if (age >= settings.addressMs || (s.tip !== height && age >= settings.tipMs)) return null;
+    if (!s?.byAddress.has(address) || now() - s.at >= settings.tipMs) return null;
     return s.byAddress.get(address)!;
   };
 
@@ -263,7 +265,10 @@ export function createSharedReader(
     }
     group.asked.set(address, now());
     for (;;) {
-      const listed = fresh(group, address, await tipHeight());
+      // The shared tip first, as every asker reads it: the askers that arrive together are all
+      // watched before a listing starts, and one listing serves them.
+      await tipHeight();
+      const listed = fresh(group, address);
       if (listed) return listed;
       if (group.running) {
         // Wait for the listing under way; if it did not include this address, the next one will.

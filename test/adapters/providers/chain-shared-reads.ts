@@ -204,15 +204,14 @@ describe("shared reads: several addresses in one request (EVM)", () => {
     expect(getLogs).toHaveLength(1);
     expect(getLogs[0]!.params[0].topics[2]).toHaveLength(20);
 
-    // Same tip, within the interval: every order is served without a request.
+    // Within the interval: every order is served without a request.
     net.requests.length = 0;
-    c.advance(6_000);
+    c.advance(3_000);
     await Promise.all(addresses.map((a) => shared.incomingTransfers(USDT, a, null)));
-    expect(rpcMethods(net)).toEqual(["eth_blockNumber"]);
-    // A new block: one listing for all twenty.
-    net.requests.length = 0;
-    chain.head += 1;
-    c.advance(6_000);
+    expect(rpcMethods(net)).toEqual([]);
+    // The interval passed: one listing for all twenty, though no block came (a rollup's tip, its
+    // finalized block, moves minutes apart while deposits arrive in every block).
+    c.advance(3_000);
     await Promise.all(addresses.map((a) => shared.incomingTransfers(USDT, a, null)));
     expect(rpcMethods(net)).toEqual(["eth_blockNumber", "eth_blockNumber", "eth_getLogs"]);
     const topics = (JSON.parse(net.requests.at(-1)!.body) as { params: [{ topics: string[][] }] }).params[0]

@@ -1,0 +1,73 @@
+/**
+ * A rollup order's deposit confirms by finality (docs/networks.md, "Finality"): a live USDC order
+ * on ARBITRUM read by the EVM reader over a fake JSON-RPC node (test/support/fake-evm.ts) stays
+ * `confirming` with no confirmation however deep its block, until the node's finalized block
+ * covers it; reorged out before, it sends the order back to waiting_deposit.
+ */
+import { describe, expect, it } from "vitest";
+import { fakeEvmNode } from "../../support/fake-evm";
+import { createOrder, read, statusPath, step, TRON_ADDR } from "../../support/orders";
+import { realReaderSuite } from "../../support/real-chain";
+
+const URL = "https://arbitrum.rpc.test/";
+const USDC = "0xaf88d065e77c8cC2239327C5EDb3A432268e5831";
+
+describe("a rollup's deposit confirms when finalized (ARBITRUM over the EVM reader)", () => {
+  const suite = realReaderSuite("evm-finality");
+  const order = () =>
+    createOrder(suite.partner, {
+      coin_from: "USDC",
+      network_from: "ARBITRUM",
+      coin_to: "USDT",
+      network_to: "TRX",
+      amount_from: 100,
+      rate_type: "float",
+      recipient_address: TRON_ADDR,
+    });
+
+  it("deep but not finalized: no confirmation; finalized: exchanged and paid out", async () => {
+    const o = await order();
+    const node = fakeEvmNode(URL, 300_000_000);
+    node.finalized = node.head();
+    await suite.useReader(o.id, { network: "ARBITRUM", mode: "evm", baseUrl: URL }, node.net);
+
+    const block = node.mineWith({ token: [[USDC, o.deposit_address, 100_000_000n]] });
+    node.mine(500);
+    await step(o.id);
+    expect(await read(suite.partner, o.id)).toMatchObject({
+      status: "confirming",
+      deposit_confirmations: 0,
+      deposit_confirmations_required: 1,
+    });
+
+    node.finalized = block.height;
+    await step(o.id);
+    expect((await read(suite.partner, o.id)).status).toBe("completed");
+    expect(await statusPath(o.id)).toEqual([
+      "waiting_deposit",
+      "confirming",
+      "exchanging",
+      "sending",
+      "completed",
+    ]);
+    expect(node.net.unhandled).toEqual([]);
+  });
+
+  it("reorged out before it was finalized: back to waiting_deposit, nothing exchanged", async () => {
+    const o = await order();
+    const node = fakeEvmNode(URL, 300_000_000);
+    node.finalized = node.head();
+    await suite.useReader(o.id, { network: "ARBITRUM", mode: "evm", baseUrl: URL }, node.net);
+
+    const block = node.mineWith({ token: [[USDC, o.deposit_address, 100_000_000n]] });
+    node.mine(500);
+    await step(o.id);
+    expect((await read(suite.partner, o.id)).status).toBe("confirming");
+
+    node.reorg(block.height);
+    node.finalized = node.head();
+    await step(o.id);
+    expect((await read(suite.partner, o.id)).status).toBe("waiting_deposit");
+    expect(await statusPath(o.id)).toEqual(["waiting_deposit", "confirming", "waiting_deposit"]);
+  });
+});
