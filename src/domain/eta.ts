@@ -3,7 +3,7 @@
  * it takes"): from the service's own completed live orders of the same network pair where it has
  * enough of them, else an estimate from the source chain's confirmations and block time.
  */
-import { networkFacts } from "./networks";
+import { finalitySeconds, networkFacts } from "./networks";
 
 /** Seconds, as a median and a 90th percentile. */
 export interface EtaRange {
@@ -45,6 +45,12 @@ const UNKNOWN_BLOCK_SECONDS = 60;
 export const blockSeconds = (network: string): number =>
   networkFacts(network)?.blockSeconds ?? UNKNOWN_BLOCK_SECONDS;
 
+/** How long a network's block waits to be final before its confirmations count (rollups). */
+export const settleSeconds = (network: string): number => {
+  const facts = networkFacts(network);
+  return facts ? finalitySeconds(facts) : 0;
+};
+
 /** The nearest-rank percentile (q in 0–100) of values sorted ascending. */
 export function percentile(sorted: readonly number[], q: number): number {
   if (sorted.length === 0) throw new Error("percentile of nothing");
@@ -71,16 +77,17 @@ function blocksQuantile(blocks: number, blockSeconds: number, z: number): number
 
 /**
  * The estimate while a pair has too little history: the deposit's confirmations at the source
- * chain's block time (a block to be mined in, then the rest), one poll's delay, the venue leg and
- * the payout.
+ * chain's block time (a block to be mined in, then the rest), the wait for a rollup's block to be
+ * final, one poll's delay, the venue leg and the payout.
  */
 export function estimateEta(input: {
   confirmations: number;
   blockSeconds: number;
+  settleSeconds?: number;
   pollSeconds: number;
 }): EtaRange {
   const blocks = Math.max(1, input.confirmations);
-  const fixed = input.pollSeconds + EXCHANGE_SECONDS + PAYOUT_SECONDS;
+  const fixed = (input.settleSeconds ?? 0) + input.pollSeconds + EXCHANGE_SECONDS + PAYOUT_SECONDS;
   return {
     p50: Math.ceil(blocksQuantile(blocks, input.blockSeconds, 0) + fixed),
     p90: Math.ceil(blocksQuantile(blocks, input.blockSeconds, 1.2816) + fixed),

@@ -342,6 +342,18 @@ export function confirmationTag(facts: Pick<NetworkFacts, "finality">): "latest"
   return facts.finality === "rollup" ? "finalized" : "latest";
 }
 
+/**
+ * Seconds a rollup's block takes to be `finalized`, where its confirmations start (confirmationTag):
+ * its batch posted to Ethereum (a few minutes) and Ethereum's own finality, two epochs of 32
+ * twelve-second slots (768 s; ethereum.org, "Proof-of-stake"); docs/networks.md, "Finality".
+ */
+export const ROLLUP_FINALITY_SECONDS = 960;
+
+/** How long a block waits to be final before its confirmations count: 0 but on a rollup. */
+export function finalitySeconds(facts: Pick<NetworkFacts, "finality">): number {
+  return facts.finality === "rollup" ? ROLLUP_FINALITY_SECONDS : 0;
+}
+
 /** The network code of an EIP-155 chain id, if the service knows it. */
 export function networkOfChainId(chainId: number): NetworkCode | undefined {
   return BY_CHAIN_ID.get(chainId);

@@ -1,7 +1,7 @@
 import type { Config } from "../config";
 import { type DepositScheme, depositScheme, realPayoutRefusal } from "../domain/deposit";
 import { DomainError, type Refusal, refused } from "../domain/errors";
-import { blockSeconds, type Eta, estimateEta, type PairHistory, pairEta } from "../domain/eta";
+import { blockSeconds, type Eta, estimateEta, type PairHistory, pairEta, settleSeconds } from "../domain/eta";
 import type { FeeTerms } from "../domain/fees";
 import { checkAmountPrecision, limitRefusal } from "../domain/limits";
 import { liveModeProblems } from "../domain/live-modes";
@@ -189,6 +189,7 @@ function etaOf(config: Config, pair: ResolvedPair, etas: Map<string, PairHistory
   const estimate = estimateEta({
     confirmations: pair.from.min_confirmations,
     blockSeconds: blockSeconds(pair.from.network),
+    settleSeconds: settleSeconds(pair.from.network),
     pollSeconds: config.CHAIN_POLL_SECONDS,
   });
   return pairEta(etas.get(pairKey(pair.from.network, pair.to.network)), estimate);

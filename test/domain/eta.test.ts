@@ -7,7 +7,9 @@ import {
   pairEta,
   percentile,
   rangeOf,
+  settleSeconds,
 } from "../../src/domain/eta";
+import { ROLLUP_FINALITY_SECONDS } from "../../src/domain/networks";
 
 describe("percentiles", () => {
   it("nearest rank: the smallest value with at least q % of the values at or below it", () => {
@@ -45,6 +47,19 @@ describe("the estimate", () => {
     expect(six.p50 - 15 - fixed).toBeLessThan(600 * 5.75);
     expect(six.p90 - 15 - fixed).toBeGreaterThan(600 * 9.1);
     expect(six.p90 - 15 - fixed).toBeLessThan(600 * 9.4);
+  });
+
+  it("a rollup's deposit also waits for its block to be final; an L1's does not", () => {
+    expect(settleSeconds("ARBITRUM")).toBe(ROLLUP_FINALITY_SECONDS);
+    expect(settleSeconds("ETH")).toBe(0);
+    const l1 = estimateEta({ confirmations: 1, blockSeconds: 2, pollSeconds: 0 });
+    const rollup = estimateEta({
+      confirmations: 1,
+      blockSeconds: 2,
+      settleSeconds: settleSeconds("BASE"),
+      pollSeconds: 0,
+    });
+    expect(rollup.p50 - l1.p50).toBe(ROLLUP_FINALITY_SECONDS);
   });
 
   it("no confirmations still waits for the block that carries the deposit", () => {
