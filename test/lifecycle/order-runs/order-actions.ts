@@ -246,8 +246,10 @@ describe("order actions", () => {
         reason: "payout_failed",
         refund: { available: false },
         continue: { available: false },
-        payout: { available: true, amount: held.amount_to_actual },
+        // 0.01 BTC → 596 USDT, held: shown in the action, not as paid (amount_to_actual stays null).
+        payout: { available: true, amount: 596 },
       });
+      expect(held.amount_to_actual).toBeNull();
       await expectError(
         await act(partner, o.id, "refund", { refund_address: NEW_BTC }),
         409,
@@ -263,8 +265,9 @@ describe("order actions", () => {
       const done = await stepUntil(o.id, (s) => s === "completed");
       expect(done.status).toBe("completed");
       expect(paid(o.id)).toEqual([
-        { key: `${o.id}:payout:2`, to: NEW_TRON, amount: String(held.amount_to_actual) },
+        { key: `${o.id}:payout:2`, to: NEW_TRON, amount: "596" },
       ]);
+      expect(done.amount_to_actual).toBe(596);
       expect(done.payout_txid).toBe(fake.gw.payments.get(`${o.id}:payout:2`)?.[0]?.txid);
     });
 
