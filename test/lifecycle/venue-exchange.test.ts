@@ -240,6 +240,16 @@ describe("venue exchange: the floor (amount_to_min)", () => {
     expect(venue.filledTwice()).toEqual([]);
   });
 
+  it("the simulated venue (EXCHANGE_MODE simulated) holds the floor too", async () => {
+    const o = await createOrder(partner, BTC_TO_USDT);
+    await simSend("BTC", o.deposit_address, "0.01");
+    await simMine("BTC", 2);
+    await setPrices({ ...TEST_PRICES, BTC: "58800" });
+    await step(o.id);
+    const held = await read(partner, o.id);
+    expect([held.status, held.status_reason]).toEqual(["failed", "below_min_out"]);
+  });
+
   it("max_slippage_bps outside 0–1000 refuses the order (400 invalid_request); a valid one sets its floor", async () => {
     for (const bad of [1001, -1, 2.5])
       await expectError(
