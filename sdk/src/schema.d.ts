@@ -624,7 +624,7 @@ export interface components {
              * @description Beyond the contract: why an order was refunded, failed or expired after a dropped deposit.
              * @enum {string|null}
              */
-            status_reason: "amount_below_min" | "amount_above_max" | "fixed_amount_mismatch" | "fixed_rate_expired" | "late_deposit" | "exchange_failed" | "payout_failed" | "refund_failed" | "deposit_dropped" | "cancelled" | null;
+            status_reason: "amount_below_min" | "amount_above_max" | "fixed_amount_mismatch" | "fixed_rate_expired" | "late_deposit" | "exchange_failed" | "payout_failed" | "refund_failed" | "deposit_dropped" | "cancelled" | "below_min_out" | null;
             /**
              * Format: date-time
              * @description When the order was created.
@@ -650,6 +650,8 @@ export interface components {
             amount_from_expected: number;
             /** @description Float orders: an estimate at the current rate. Fixed: guaranteed for the expected deposit. */
             amount_to_expected: number;
+            /** @description Beyond the contract: the least the recipient gets for the expected deposit (float: the floor from `max_slippage_bps`; fixed: amount_to_expected); null on orders from before it. */
+            amount_to_min: number | null;
             /** @description Beyond the contract: amount of the detected deposit. */
             amount_from_received: number | null;
             /** @description Beyond the contract: the amount paid out (fixed at exchange time), once the payout is sent (`payout_txid`); null before, also on a held (`failed`) order, whose `actions` show what it would pay. */
@@ -731,7 +733,7 @@ export interface components {
              * @description The order's status_reason: why it waits; null when only extra deposits wait.
              * @enum {string|null}
              */
-            reason: "amount_below_min" | "amount_above_max" | "fixed_amount_mismatch" | "fixed_rate_expired" | "late_deposit" | "exchange_failed" | "payout_failed" | "refund_failed" | "deposit_dropped" | "cancelled" | null;
+            reason: "amount_below_min" | "amount_above_max" | "fixed_amount_mismatch" | "fixed_rate_expired" | "late_deposit" | "exchange_failed" | "payout_failed" | "refund_failed" | "deposit_dropped" | "cancelled" | "below_min_out" | null;
             refund: {
                 available: boolean;
                 /** @description What the refund would send now: the deposit less the network fee. */
@@ -930,8 +932,10 @@ export interface components {
             rate: number;
             /** @description Beyond the contract: the amount quoted, in coin_from units. */
             amount_from: number;
-            /** @description Beyond the contract: what the recipient gets, in coin_to units, after the payout fee. */
+            /** @description Beyond the contract: what the recipient gets, in coin_to units, after the payout fee (float: at the rate now, indicative; fixed: firm). */
             amount_to: number;
+            /** @description Beyond the contract: the least the recipient gets, in coin_to units, after the payout fee. Float: amount_to less `max_slippage_bps` of its gross; the exchange never fills below it, and a price past it stops the order (`status_reason` `below_min_out`, nothing exchanged, actions refund / continue). Fixed: equal to amount_to (docs/integrate.md, "Indicative vs firm"). */
+            amount_to_min: number;
             /** @description Minimum amount_from for this pair (rounded up). */
             min_amount: number;
             /** @description Maximum amount_from for this pair (rounded down), capped by what the service can pay out of coin_to in the caller's region now (docs/liquidity.md); it may then fall below min_amount, and no order can be placed until liquidity returns. */
@@ -1076,6 +1080,12 @@ export interface components {
             /** @enum {string} */
             rate_type: "float" | "fixed";
             /**
+             * Format: int32
+             * @description Beyond the contract: how far (basis points, 0–1000) a float payout's gross may fall below the quote before the order stops instead (`amount_to_min`). Default 100. Fixed rates ignore it.
+             * @example 100
+             */
+            max_slippage_bps?: number | null;
+            /**
              * @description Where the payout goes, validated for network_to. Live XRP/XLM/TON payouts: an account that does not exist yet is checked with the chain (422 `recipient_not_activated` below the amount that creates it; docs/integrate.md, "Recipient activation").
              * @example TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t
              */
@@ -1121,7 +1131,7 @@ export interface components {
             /** @enum {string} */
             status: "waiting_deposit" | "confirming" | "exchanging" | "sending" | "completed" | "expired" | "refunding" | "refunded" | "failed";
             /** @enum {string|null} */
-            status_reason: "amount_below_min" | "amount_above_max" | "fixed_amount_mismatch" | "fixed_rate_expired" | "late_deposit" | "exchange_failed" | "payout_failed" | "refund_failed" | "deposit_dropped" | "cancelled" | null;
+            status_reason: "amount_below_min" | "amount_above_max" | "fixed_amount_mismatch" | "fixed_rate_expired" | "late_deposit" | "exchange_failed" | "payout_failed" | "refund_failed" | "deposit_dropped" | "cancelled" | "below_min_out" | null;
             coin_from: string;
             network_from: string;
             coin_to: string;
@@ -1709,6 +1719,8 @@ export interface operations {
                 amount_to?: string;
                 /** @description `float` (default) or `fixed`. */
                 rate_type?: "float" | "fixed";
+                /** @description Beyond the contract: how far (basis points, 0–1000) a float payout's gross may fall below the quote before the order stops instead (`amount_to_min`). Default 100. Fixed rates ignore it. */
+                max_slippage_bps?: number | null;
             };
             header?: {
                 /** @description Beyond the contract: your end user's country (ISO 3166-1 alpha-2), when you call from your server. It wins over the country of the calling address for region restrictions (451 `region_restricted`). */

@@ -34,6 +34,7 @@ const HELD_IN_FROM: readonly StatusReason[] = [
   "fixed_rate_expired",
   "late_deposit",
   "exchange_failed",
+  "below_min_out",
   "refund_failed",
 ];
 

@@ -63,6 +63,8 @@ export type OrderStatus = (typeof ORDER_STATUSES)[number];
  *   FIXED_RATE_CONFIRM_MINUTES after expires_at.
  * - late_deposit: funds arrived after the order expired, within the late-deposit watch.
  * - exchange_failed / payout_failed / refund_failed: that step failed permanently after retries.
+ * - below_min_out: a float order's payout would have fallen below its amount_to_min: nothing was
+ *   exchanged, the deposit is held for a decision (refund, or continue at the rate now).
  * - deposit_dropped: the deposit was dropped, replaced or reorged out and the order then expired.
  * - cancelled: the partner cancelled the order while it waited for its deposit.
  */
@@ -77,6 +79,7 @@ export const STATUS_REASONS = [
   "refund_failed",
   "deposit_dropped",
   "cancelled",
+  "below_min_out",
 ] as const;
 export type StatusReason = (typeof STATUS_REASONS)[number];
 
@@ -98,7 +101,8 @@ export type OrderEvent =
   | { type: "deposit_confirmed"; acceptable: true }
   | { type: "deposit_confirmed"; acceptable: false; reason: StatusReason }
   | { type: "exchange_done"; amountToActual: string }
-  | { type: "exchange_failed" }
+  /** `belowMinOut`: nothing was exchanged because the price is past the order's amount_to_min. */
+  | { type: "exchange_failed"; belowMinOut?: boolean }
   | { type: "payout_sent"; txid: string }
   | { type: "payout_failed" }
   | { type: "refund_sent"; txid: string }
@@ -244,6 +248,13 @@ export function decide(order: OrderStateView, event: OrderEvent, now: number): D
 
     case "exchange_failed": {
       if (status !== "exchanging") return notAllowed(event.type, status);
+      // Not a failure of the venue: the user decides (refund, or continue at the rate now), even
+      // with a refund address on file.
+      if (event.belowMinOut)
+        return ok(
+          { status: "failed", statusReason: "below_min_out" },
+          "The payout would fall below amount_to_min; nothing exchanged, the deposit is held.",
+        );
       return refundOrFail(order, "exchange_failed", "Exchange failed permanently");
     }
 

@@ -82,6 +82,8 @@ const REASONS: Record<StatusReason, string> = {
   refund_failed: "The refund could not be sent.",
   deposit_dropped: "The deposit was dropped from the chain.",
   cancelled: "The order was cancelled before any deposit arrived.",
+  below_min_out:
+    "The price moved: the payout would have been below the minimum you were promised, so nothing was exchanged.",
 };
 
 export const reasonText = (r: StatusReason | null): string | null => (r === null ? null : REASONS[r]);

@@ -112,6 +112,11 @@ export interface OrderRecord extends StepTimes {
   /** How long the swap was quoted to take at creation (src/domain/eta.ts); absent on older orders. */
   eta?: Eta;
   /**
+   * The least the order pays (docs/orders.md, "The least you receive"): float, from the partner's
+   * max_slippage_bps at creation; fixed, amount_to_expected. Absent on orders from before it.
+   */
+  amountToMin?: string;
+  /**
    * What opens the order without a key, with its UUID (src/domain/order-link.ts). Absent on orders
    * created before it, which open by their UUID alone.
    */
@@ -138,6 +143,8 @@ export interface OrderView extends OrderLinks {
   network_to: string;
   amount_from_expected: number;
   amount_to_expected: number;
+  /** The least the order pays; null on orders from before the floor. */
+  amount_to_min: number | null;
   amount_from_received: number | null;
   amount_to_actual: number | null;
   rate_type: RateType;
@@ -217,6 +224,7 @@ export function orderView(
     network_to: r.networkTo,
     amount_from_expected: num(r.amountFromExpected),
     amount_to_expected: num(r.amountToExpected),
+    amount_to_min: r.amountToMin === undefined ? null : num(r.amountToMin),
     amount_from_received: numOrNull(r.amountFromReceived),
     // What was paid out, so only once it was: a held or failed order's exchanged amount may never
     // leave (its `actions` offer it instead).

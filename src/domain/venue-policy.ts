@@ -20,7 +20,7 @@ export type LegOutcome =
   | { kind: "filled" }
   | { kind: "pending" }
   | { kind: "not_found" }
-  | { kind: "rejected"; reason: "filter" | "insufficient_balance" | "other" }
+  | { kind: "rejected"; reason: "filter" | "insufficient_balance" | "expired" | "other" }
   | { kind: "rate_limited"; retryAfterSeconds: number }
   | { kind: "clock_skew" }
   | { kind: "config" }
@@ -37,7 +37,7 @@ export type LegState =
    */
   | { phase: "uncertain"; notFound: number; firstNotFoundAt: number | null; unknown?: number }
   | { phase: "filled" }
-  | { phase: "rejected"; reason: "filter" | "insufficient_balance" | "other" };
+  | { phase: "rejected"; reason: "filter" | "insufficient_balance" | "expired" | "other" };
 
 export type LegAction = { do: "place" | "lookup"; notBefore: number } | { do: "none" };
 

@@ -1,3 +1,4 @@
+import { grossForNet } from "./min-out";
 import { type Decimal, floorTo, parseDecimal, toDecimalString } from "./money";
 
 /** A spot market as the venue lists it, with the filters market orders must pass. */
@@ -14,6 +15,8 @@ export interface Market {
   minNotional: string | null;
   quoteOrderQtyMarketAllowed: boolean;
   quoteAssetPrecision: number;
+  /** PRICE_FILTER tickSize: a limit price is a multiple of it ("0": no filter). */
+  tickSize: string;
 }
 
 /** One market order: sell `from` into `to` on `market`. */
@@ -49,12 +52,74 @@ export function routeLegs(markets: ReadonlyMap<string, Market>, from: string, to
   return first && second ? [first, second] : null;
 }
 
-export type LegSize =
-  | { ok: true; params: { quantity: string } | { quoteOrderQty: string }; spent: Decimal }
-  | { ok: false; reason: string };
+export type LegParams = { quantity: string } | { quoteOrderQty: string } | LimitParams;
+/** A fill-or-kill limit order: all of `quantity` at `price` or better, or nothing (docs/lifecycle.md, "Venue"). */
+export type LimitParams = { quantity: string; price: string; timeInForce: "FOK" };
+
+export type LegSize = { ok: true; params: LegParams; spent: Decimal } | { ok: false; reason: string };
 
 function floorToStep(x: Decimal, step: Decimal): Decimal {
   return step.isZero() ? x : x.div(step).floor().mul(step);
+}
+
+function ceilToStep(x: Decimal, step: Decimal): Decimal {
+  return step.isZero() ? x : x.div(step).ceil().mul(step);
+}
+
+/**
+ * What leg `i` of a route must deliver (gross, in its `to` asset, before its commission) for the
+ * last leg to deliver `floor` net of commission, the later legs trading at `prices` (quote per
+ * base, by leg) now. Each leg's commission is assumed at LEG_COMMISSION_BPS.
+ */
+export function legTarget(
+  legs: readonly Pick<RouteLeg, "side">[],
+  i: number,
+  prices: readonly Decimal[],
+  floor: Decimal,
+): Decimal {
+  let target = grossForNet(floor);
+  for (let j = legs.length - 1; j > i; j--) {
+    const price = prices[j];
+    if (!price || price.isZero()) throw new RangeError(`no price for leg ${j + 1}`);
+    // A SELL turns its base into price × base; a BUY turns its quote into quote / price.
+    target = grossForNet(legs[j]?.side === "SELL" ? target.div(price) : target.mul(price));
+  }
+  return target;
+}
+
+/**
+ * The leg as a fill-or-kill limit order that delivers at least `target` (legTarget) or nothing.
+ * A SELL sells the whole amount at no less than target / quantity. A BUY buys what `amount` buys
+ * at `price` now, at no more than the price at which `amount` buys exactly `target`: a fill above
+ * the price now costs the service the difference, never the user. `below`: at `price` now the leg
+ * cannot reach `target` (the price is already past the floor).
+ */
+export function sizeLimitLeg(
+  leg: RouteLeg,
+  amount: Decimal,
+  price: Decimal,
+  target: Decimal,
+): (LegSize & { ok: false }) | { ok: true; params: LimitParams; spent: Decimal; below: boolean } {
+  const m = leg.market;
+  const step = parseDecimal(m.stepSize);
+  const tick = parseDecimal(m.tickSize);
+  const qty = leg.side === "SELL" ? floorToStep(amount, step) : floorToStep(amount.div(price), step);
+  if (qty.lessThan(parseDecimal(m.minQty)) || qty.isZero())
+    return { ok: false, reason: `quantity ${qty} below ${m.symbol} LOT_SIZE minQty ${m.minQty}` };
+  if (qty.greaterThan(parseDecimal(m.maxQty)))
+    return { ok: false, reason: `quantity ${qty} above ${m.symbol} LOT_SIZE maxQty ${m.maxQty}` };
+  if (m.minNotional !== null && qty.mul(price).lessThan(parseDecimal(m.minNotional)))
+    return { ok: false, reason: `notional below ${m.symbol} minimum ${m.minNotional}` };
+  const limit =
+    leg.side === "SELL" ? ceilToStep(target.div(qty), tick) : floorToStep(amount.div(target), tick);
+  if (limit.isZero()) return { ok: false, reason: `no ${m.symbol} limit price reaches the floor` };
+  const below = leg.side === "SELL" ? qty.mul(price).lessThan(target) : qty.lessThan(target);
+  return {
+    ok: true,
+    params: { quantity: toDecimalString(qty), price: toDecimalString(limit), timeInForce: "FOK" },
+    spent: leg.side === "SELL" ? qty : qty.mul(price),
+    below,
+  };
 }
 
 /**

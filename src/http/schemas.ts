@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { DEFAULT_MAX_SLIPPAGE_BPS, MAX_SLIPPAGE_BPS } from "../domain/min-out";
 import { ERROR_CODES, MAX_DETAIL } from "./errors";
 
 const amountFigure = (description: string) => z.number().optional().openapi({ description });
@@ -287,6 +288,24 @@ export const timestamp = (description: string) =>
   z.iso.datetime().max(40).openapi({ description, example: "2026-11-21T12:00:00.000Z" });
 
 /** How long a swap takes (docs/orders.md, "How long it takes"), and where the figure comes from. */
+/** The partner's slippage bound on a float quote or order (src/domain/min-out.ts). */
+export const MaxSlippageParam = z.coerce
+  .number()
+  .int()
+  .min(0)
+  .max(MAX_SLIPPAGE_BPS)
+  .optional()
+  .openapi({
+    format: "int32",
+    example: DEFAULT_MAX_SLIPPAGE_BPS,
+    description: `Beyond the contract: how far (basis points, 0–${MAX_SLIPPAGE_BPS}) a float payout's gross may fall below the quote before the order stops instead (\`amount_to_min\`). Default ${DEFAULT_MAX_SLIPPAGE_BPS}. Fixed rates ignore it.`,
+  });
+
+export const AmountToMinSchema = z.number().openapi({
+  description:
+    'Beyond the contract: the least the recipient gets, in coin_to units, after the payout fee. Float: amount_to less `max_slippage_bps` of its gross; the exchange never fills below it, and a price past it stops the order (`status_reason` `below_min_out`, nothing exchanged, actions refund / continue). Fixed: equal to amount_to (docs/integrate.md, "Indicative vs firm").',
+});
+
 export const EtaSchema = z
   .object({
     p50: z

@@ -16,7 +16,7 @@ import type { CreateResult } from "../objects/order/object";
 import { countTestOrders, findOrderIdByShortId, type ListedOrderRow, listOrders } from "../storage/orders";
 import { lockFixedQuote } from "./fixed-quotes";
 import { withReservation } from "./liquidity";
-import { feeTermsOf, orderDepositScheme, priceQuote } from "./quoting";
+import { feeTermsOf, orderDepositScheme, priceQuote, quoteFloor } from "./quoting";
 import { checkPayoutRecipient } from "./recipient-check";
 
 export interface CreateOrderBody {
@@ -32,6 +32,7 @@ export interface CreateOrderBody {
   chain_id_to?: number | undefined;
   amount_from: number | string;
   rate_type: RateType;
+  max_slippage_bps?: number | undefined;
   recipient_address: string;
   recipient_address_tag?: string | undefined;
   refund_address?: string | undefined;
@@ -220,6 +221,7 @@ export async function createOrder(
     ...(body.metadata === undefined ? {} : { metadata: body.metadata }),
     ...(payoutOperation === null ? {} : { payoutOperation }),
     eta: priced.eta,
+    amountToMin: toDecimalString(quoteFloor(priced, parseDecimal(amountTo), body.max_slippage_bps)),
   };
   const idSource = refKey ?? idKey;
   for (let attempt = firstAttempt; attempt < firstAttempt + ID_ATTEMPTS; attempt++) {

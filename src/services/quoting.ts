@@ -5,7 +5,8 @@ import { blockSeconds, type Eta, estimateEta, type PairHistory, pairEta, settleS
 import type { FeeTerms } from "../domain/fees";
 import { checkAmountPrecision, limitRefusal } from "../domain/limits";
 import { liveModeProblems } from "../domain/live-modes";
-import { type Decimal, toJsonNumber } from "../domain/money";
+import { amountToMin, DEFAULT_MAX_SLIPPAGE_BPS } from "../domain/min-out";
+import { type Decimal, parseDecimal, toJsonNumber } from "../domain/money";
 import { type AssetRef, assessPair, type ResolvedPair } from "../domain/pairs";
 import { type PricingInput, pairLimits, type Quote, quoteForward, quoteReverse } from "../domain/pricing";
 import { regionRefusals, restrictsAny } from "../domain/region-restrictions";
@@ -100,6 +101,20 @@ export const feeTermsOf = (input: PricingInput): FeeTerms => ({
   markupBps: input.markupBps,
   decimals: input.to.decimals,
 });
+
+/**
+ * A quote's amount_to_min when it pays `amountTo` (src/domain/min-out.ts): a float rate's floor from
+ * the partner's slippage bound; a fixed rate pays amount_to exactly.
+ */
+export function quoteFloor(
+  priced: Pick<PricedQuote, "rateType" | "input">,
+  amountTo: Decimal,
+  slippageBps = DEFAULT_MAX_SLIPPAGE_BPS,
+): Decimal {
+  if (priced.rateType === "fixed") return amountTo;
+  const { withdrawFee, decimals } = priced.input.to;
+  return amountToMin(amountTo, parseDecimal(withdrawFee), slippageBps, decimals);
+}
 
 const pairRefusal = (reason: string): Refusal => ({
   code: "pair_unavailable",

@@ -16,6 +16,7 @@ const view = (over: Partial<OrderView> = {}): OrderView => ({
   network_to: "TRX",
   amount_from_expected: 0.01,
   amount_to_expected: 597,
+  amount_to_min: 591,
   amount_from_received: null,
   amount_to_actual: null,
   rate_type: "float",

@@ -64,6 +64,8 @@ describe("GET /api/v1/partner/rates: quotes", () => {
       rate: 19.885,
       amount_from: 0.1,
       amount_to: 1.9885,
+      // The floor at the default 100 bps: (1.9885 + 0.0015) × 0.99 − 0.0015 = 1.9686.
+      amount_to_min: 1.9686,
       min_amount: 0.0005,
       max_amount: 10,
       // 0.1 × 20 = 2 at mid; spread 0.5 % of it = 0.01; 2 − 0.01 − 0.0015 = 1.9885
@@ -75,6 +77,29 @@ describe("GET /api/v1/partner/rates: quotes", () => {
       expires_in: null,
     });
     expect(res.headers.get("cache-control")).toBe("no-store");
+  });
+
+  it("amount_to_min: the partner's max_slippage_bps off the gross, less the fee; fixed quotes pay amount_to", async () => {
+    const floor = async (query: string) => {
+      const q = await json<RateQuote & { amount_to_min: number }>(
+        await rates(`coin_from=BTC&coin_to=ETH&amount=0.1${query}`),
+      );
+      return [q.amount_to, q.amount_to_min];
+    };
+    // (1.9885 + 0.0015) × (1 − 5 %) − 0.0015 = 1.889
+    expect(await floor("&max_slippage_bps=500")).toEqual([1.9885, 1.889]);
+    expect(await floor("&max_slippage_bps=0")).toEqual([1.9885, 1.9885]);
+    const [fixedTo, fixedMin] = await floor("&rate_type=fixed&max_slippage_bps=500");
+    expect(fixedMin).toBe(fixedTo);
+  });
+
+  it("max_slippage_bps outside 0–1000 or not an integer: 400 invalid_request", async () => {
+    for (const bad of ["1001", "-1", "1.5", "abc"])
+      await expectError(
+        await rates(`coin_from=BTC&coin_to=ETH&amount=0.1&max_slippage_bps=${bad}`),
+        400,
+        "invalid_request",
+      );
   });
 
   it("without amount uses the pair's min_amount", async () => {

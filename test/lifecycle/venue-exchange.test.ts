@@ -8,7 +8,16 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
 import { VENUE_CONFIG_ALERT } from "../../src/adapters/exchange/types";
-import { admin, call, createPartner, json, setPrices, type TestPartner } from "../helpers";
+import {
+  admin,
+  call,
+  createPartner,
+  expectError,
+  json,
+  setPrices,
+  TEST_PRICES,
+  type TestPartner,
+} from "../helpers";
 import { createFakeVenue, type FakeVenue } from "../support/fake-venue";
 import {
   advance,
@@ -19,6 +28,7 @@ import {
   events,
   evict,
   type LogEntry,
+  postOrder,
   read,
   simMine,
   simSend,
@@ -113,7 +123,8 @@ describe("venue exchange: fills", () => {
       ["BTCUSDT", "SELL"],
       ["TRXUSDT", "BUY"],
     ]);
-    expect(venue.posts[1]?.get("quoteOrderQty")).toBe("599.4");
+    // A limit leg: the quantity 599.4 USDT buys at the price now.
+    expect(venue.posts[1]?.get("quantity")).toBe("4995");
     expect(clientIds()).toEqual([legId(o.id, 1), legId(o.id, 2)]);
     // 599.4 USDT / 0.12 = 4995 TRX, less 4.995 TRX commission = 4990.005; × 0.995 = 4965.054975; − 1 TRX fee.
     expect(done.amount_to_actual).toBe(4964.054975);
@@ -135,6 +146,122 @@ describe("venue exchange: fills", () => {
     expect(data?.venue_delivered).toBe("599.4");
     expect(Number(data?.service_difference)).toBeCloseTo(599.4 - o.amount_to_expected, 6);
     expect(venue.posts).toHaveLength(1);
+  });
+});
+
+describe("venue exchange: the floor (amount_to_min)", () => {
+  // 0.01 BTC → USDT on TRX at 60000, spread 50 bps, fee 1 USDT: amount_to 596. The floor at the
+  // default 100 bps: 597 × 0.99 − 1 = 590.03. The venue must deliver (590.03 + 1) / 0.995 = 594 USDT
+  // net of its 0.1 % commission, 594 / 0.999 = 594.5945… gross: at least 59459.46 a BTC (tick 0.01).
+  const FLOOR_PRICE = "59459.46";
+  const decide = (id: string, kind: string, body: object = {}) =>
+    call(`/api/v1/partner/orders/${id}/${kind}`, {
+      method: "POST",
+      body: JSON.stringify(body),
+      headers: { Authorization: `Bearer ${partner.key}`, "content-type": "application/json" },
+    });
+
+  it("the leg is a fill-or-kill limit order at the floor's price", async () => {
+    const o = await fundedOrder(BTC_TO_USDT);
+    expect([o.amount_to_expected, o.amount_to_min]).toEqual([596, 590.03]);
+    await step(o.id);
+    expect((await read(partner, o.id)).status).toBe("completed");
+    expect(venue.posts).toHaveLength(1);
+    expect(Object.fromEntries(venue.posts[0] ?? [])).toMatchObject({
+      symbol: "BTCUSDT",
+      side: "SELL",
+      type: "LIMIT",
+      timeInForce: "FOK",
+      quantity: "0.01",
+      price: FLOOR_PRICE,
+    });
+  });
+
+  it("the price past the floor before the exchange: nothing placed; failed below_min_out, refund or continue", async () => {
+    venue.moves.ticker.BTCUSDT = "0.98";
+    const o = await fundedOrder(BTC_TO_USDT);
+    await step(o.id);
+    const held = await read(partner, o.id);
+    expect([held.status, held.status_reason]).toEqual(["failed", "below_min_out"]);
+    expect(venue.posts).toEqual([]);
+    const actions = held.actions as {
+      reason: string;
+      refund: { coin: string };
+      continue: { available: boolean };
+    };
+    expect(actions.reason).toBe("below_min_out");
+    expect(actions.refund.coin).toBe("BTC");
+    expect(actions.continue.available).toBe(true);
+    expect(held.amount_to_actual).toBeNull();
+  });
+
+  it("the price moves past the floor after the check: the venue fills nothing (FOK expired), below_min_out", async () => {
+    venue.moves.fill.BTCUSDT = "0.98";
+    const o = await fundedOrder(BTC_TO_USDT);
+    await step(o.id);
+    const held = await read(partner, o.id);
+    expect([held.status, held.status_reason]).toEqual(["failed", "below_min_out"]);
+    expect(venue.posts).toHaveLength(1);
+    expect([...venue.orders.values()].flat().map((r) => [r.status, r.executedQty])).toEqual([
+      ["EXPIRED", "0"],
+    ]);
+    expect(venue.filledTwice()).toEqual([]);
+  });
+
+  it("a move within the floor: completes, paying at least amount_to_min", async () => {
+    venue.moves.fill.BTCUSDT = "0.995";
+    const o = await fundedOrder(BTC_TO_USDT);
+    await step(o.id);
+    const done = await read(partner, o.id);
+    expect(done.status).toBe("completed");
+    // 0.01 × 59700 = 597, less 0.1 % = 596.403; × 0.995 − 1 = 592.420985.
+    expect(done.amount_to_actual).toBe(592.420985);
+    expect(done.amount_to_actual as number).toBeGreaterThanOrEqual(o.amount_to_min as number);
+  });
+
+  it("continue after below_min_out exchanges at the rate now, as its preview said", async () => {
+    const o = await fundedOrder(BTC_TO_USDT);
+    // BTC falls 2 % between the order and its exchange, on the venue and in the service's prices.
+    venue.moves.ticker.BTCUSDT = "0.98";
+    await setPrices({ ...TEST_PRICES, BTC: "58800" });
+    await step(o.id);
+    const held = await read(partner, o.id);
+    const preview = (held.actions as { continue: { amount_to_estimate: number } }).continue
+      .amount_to_estimate;
+    // 0.01 × 58800 × 0.995 − 1 = 584.06: below the floor, which the partner now accepts.
+    expect(preview).toBe(584.06);
+    expect((await decide(o.id, "continue")).status).toBe(200);
+    await step(o.id);
+    const done = await read(partner, o.id);
+    expect(done.status).toBe("completed");
+    // A market order this time: 588 less 0.1 % = 587.412; × 0.995 − 1 = 583.47494.
+    expect(venue.posts.map((q) => q.get("type"))).toEqual(["MARKET"]);
+    expect(done.amount_to_actual).toBe(583.47494);
+    expect(venue.filledTwice()).toEqual([]);
+  });
+
+  it("the simulated venue (EXCHANGE_MODE simulated) holds the floor too", async () => {
+    const o = await createOrder(partner, BTC_TO_USDT);
+    await simSend("BTC", o.deposit_address, "0.01");
+    await simMine("BTC", 2);
+    await setPrices({ ...TEST_PRICES, BTC: "58800" });
+    await step(o.id);
+    const held = await read(partner, o.id);
+    expect([held.status, held.status_reason]).toEqual(["failed", "below_min_out"]);
+  });
+
+  it("max_slippage_bps outside 0–1000 refuses the order (400 invalid_request); a valid one sets its floor", async () => {
+    for (const bad of [1001, -1, 2.5])
+      await expectError(
+        await postOrder(partner, { ...BTC_TO_USDT, max_slippage_bps: bad }),
+        400,
+        "invalid_request",
+      );
+    // 597 × (1 − 10 %) − 1 = 536.3
+    const o = await createOrder(partner, { ...BTC_TO_USDT, max_slippage_bps: 1000 });
+    expect(o.amount_to_min).toBe(536.3);
+    const fixed = await createOrder(partner, { ...BTC_TO_USDT, rate_type: "fixed" });
+    expect(fixed.amount_to_min).toBe(fixed.amount_to_expected);
   });
 });
 

@@ -63,19 +63,19 @@ interface VenueOrderRow {
   clientOrderId: string;
   symbol: string;
   side: "BUY" | "SELL";
-  status: "NEW" | "FILLED";
+  status: "NEW" | "FILLED" | "EXPIRED";
   params: URLSearchParams;
   executedQty: string;
   quoteQty: string;
   fills: { price: string; qty: string; commission: string; commissionAsset: string }[];
 }
 
-const MARKETS: [string, string, string, string][] = [
-  // symbol, base, quote, stepSize
-  ["BTCUSDT", "BTC", "USDT", "0.00001"],
-  ["ETHBTC", "ETH", "BTC", "0.0001"],
-  ["TRXUSDT", "TRX", "USDT", "0.1"],
-  ["XRPUSDT", "XRP", "USDT", "0.1"],
+const MARKETS: [string, string, string, string, string][] = [
+  // symbol, base, quote, stepSize, tickSize
+  ["BTCUSDT", "BTC", "USDT", "0.00001", "0.01"],
+  ["ETHBTC", "ETH", "BTC", "0.0001", "0.000001"],
+  ["TRXUSDT", "TRX", "USDT", "0.1", "0.00001"],
+  ["XRPUSDT", "XRP", "USDT", "0.1", "0.0001"],
 ];
 
 const exchangeInfo = () => ({
@@ -83,13 +83,14 @@ const exchangeInfo = () => ({
   serverTime: Date.now(),
   rateLimits: [],
   exchangeFilters: [],
-  symbols: MARKETS.map(([symbol, base, quote, step]) => ({
+  symbols: MARKETS.map(([symbol, base, quote, step, tick]) => ({
     ...symbolInfo,
     symbol,
     baseAsset: base,
     quoteAsset: quote,
     quoteAssetPrecision: 8,
     filters: [
+      { filterType: "PRICE_FILTER", minPrice: tick, maxPrice: "1000000", tickSize: tick },
       { filterType: "LOT_SIZE", minQty: step, maxQty: "9000000", stepSize: step },
       {
         filterType: "NOTIONAL",
@@ -120,6 +121,8 @@ export interface FakeVenue {
   calls: string[];
   placeFaults: PlaceFault[];
   lookupFaults: LookupFault[];
+  /** Price moves by market (factor on quote per base): `ticker` moves the last price and the fills, `fill` only the fills (a move after the ticker was read). */
+  moves: { ticker: Record<string, string>; fill: Record<string, string> };
   /**
    * When the scripts are empty: faults drawn at these rates (seeded). `laterLegRefusal`: the rate at
    * which the first POST of a leg after the first (its predecessor filled) is refused (-1013).
@@ -155,13 +158,30 @@ export function createFakeVenue(): FakeVenue {
   let nextId = 1000;
   const draws = seededDraws();
 
-  /** Trades a market order at the last price (one fill, taker fee in the asset received). */
+  const moved = (symbol: string, ...factors: Record<string, string>[]) =>
+    factors.reduce((p, f) => p.mul(parseDecimal(f[symbol] ?? "1")), venuePrice(symbol));
+  const lastPrice = (symbol: string) => moved(symbol, venue.moves.ticker);
+
+  /**
+   * Trades at the last price (one fill, taker fee in the asset received): a market order, or a
+   * fill-or-kill limit order whose price the last price meets (else it expires with nothing traded).
+   */
   const trade = (row: VenueOrderRow) => {
-    const price = venuePrice(row.symbol);
+    const price = moved(row.symbol, venue.moves.ticker, venue.moves.fill);
     const [, base, quote, step] = MARKETS.find(([s]) => s === row.symbol) ?? [];
     const fee = parseDecimal(TAKER_FEE);
+    const limit = row.params.get("price");
+    if (limit !== null) {
+      const worse = row.side === "SELL" ? price.lt(parseDecimal(limit)) : price.gt(parseDecimal(limit));
+      if (row.params.get("type") !== "LIMIT" || row.params.get("timeInForce") !== "FOK")
+        throw new Error("the fake venue takes a price only on a LIMIT FOK order");
+      if (worse) {
+        row.status = "EXPIRED";
+        return;
+      }
+    }
     let qty: Decimal;
-    if (row.side === "SELL") qty = parseDecimal(row.params.get("quantity"));
+    if (row.side === "SELL" || limit !== null) qty = parseDecimal(row.params.get("quantity"));
     else {
       const spend = parseDecimal(row.params.get("quoteOrderQty"));
       qty = spend.div(price).div(parseDecimal(step)).floor().mul(parseDecimal(step));
@@ -219,6 +239,7 @@ export function createFakeVenue(): FakeVenue {
     calls,
     placeFaults: [],
     lookupFaults: [],
+    moves: { ticker: {}, fill: {} },
     random: null,
     refusedLaterLegs: [],
     lookupFaultsServed: new Map(),
@@ -298,7 +319,7 @@ export function createFakeVenue(): FakeVenue {
     http.get(`${VENUE_URL}/api/v3/ticker/price`, ({ request }) => {
       const symbol = new URL(request.url).searchParams.get("symbol") ?? "";
       calls.push("GET /api/v3/ticker/price");
-      return HttpResponse.json({ symbol, price: toDecimalString(venuePrice(symbol)) });
+      return HttpResponse.json({ symbol, price: toDecimalString(lastPrice(symbol)) });
     }),
     http.get(`${VENUE_URL}/api/v3/time`, () => {
       calls.push("GET /api/v3/time");
@@ -369,7 +390,7 @@ export function createFakeVenue(): FakeVenue {
       // An order accepted open trades by the time it is looked up.
       if (row.status === "NEW") trade(row);
       const { fills: _none, ...rest } = view(row);
-      return HttpResponse.json({ ...orderQuery, ...rest, type: "MARKET" });
+      return HttpResponse.json({ ...orderQuery, ...rest, type: row.params.get("type") ?? "MARKET" });
     }),
     http.get(`${VENUE_URL}/api/v3/myTrades`, ({ request }) => {
       const q = new URL(request.url).searchParams;

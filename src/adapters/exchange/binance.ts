@@ -119,6 +119,10 @@ function fromOrder(o: z.infer<typeof OrderBody>): VenueOutcome {
   // A market order the book could not fill completely ends EXPIRED with what it did trade.
   const done = ["EXPIRED", "EXPIRED_IN_MATCH", "CANCELED", "REJECTED"].includes(o.status);
   if (done && Number(o.executedQty) > 0) return { kind: "filled", execution };
+  // EXPIRED with nothing traded: a fill-or-kill limit order the book could not fill at its price
+  // (enums.md, "Order status": "LIMIT FOK orders with no fill"). Definite: nothing is open under the id.
+  if (o.status === "EXPIRED")
+    return { kind: "rejected", reason: "expired", code: 0, message: "order EXPIRED unfilled" };
   if (done) return { kind: "rejected", reason: "other", code: 0, message: `order ${o.status}` };
   return { kind: "pending" };
 }
@@ -146,6 +150,7 @@ function toMarket(s: z.infer<typeof SymbolInfo>): Market {
     minNotional: minMarketNotional,
     quoteOrderQtyMarketAllowed: s.quoteOrderQtyMarketAllowed ?? false,
     quoteAssetPrecision: s.quoteAssetPrecision,
+    tickSize: str(filter("PRICE_FILTER")?.tickSize, "0"),
   };
 }
 
@@ -251,7 +256,9 @@ export function createBinanceVenue(options: BinanceOptions): SpotVenue {
         await signed("POST", "/api/v3/order", {
           symbol: order.symbol,
           side: order.side,
-          type: "MARKET",
+          // A limit order takes timeInForce, quantity and price (rest-api.md, "New order": mandatory
+          // parameters by type); FOK fills all of it at the price or better, or expires with nothing.
+          type: "price" in order.params ? "LIMIT" : "MARKET",
           ...order.params,
           newClientOrderId: clientOrderId,
           newOrderRespType: "FULL",

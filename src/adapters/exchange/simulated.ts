@@ -33,7 +33,16 @@ export function createSimulatedExchange(env: Env, market: MarketView, chain?: st
           req.markupBps,
           Date.now(),
         );
-        return { status: "done", amountTo: toDecimalString(quoteForward(input, received).amountTo) };
+        const amountTo = quoteForward(input, received).amountTo;
+        // The floor holds here as on a real venue: below it, nothing is exchanged.
+        if (req.amountToMin !== undefined && amountTo.lessThan(parseDecimal(req.amountToMin)))
+          return {
+            status: "failed",
+            retryable: false,
+            error: `at the price now the payout ${toDecimalString(amountTo)} would fall below amount_to_min ${req.amountToMin}`,
+            belowMinOut: true,
+          };
+        return { status: "done", amountTo: toDecimalString(amountTo) };
       } catch (err) {
         // Stale prices clear up by themselves; a pair that became unavailable does not.
         const retryable = err instanceof DomainError && err.code === "prices_stale";

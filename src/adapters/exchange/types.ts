@@ -1,6 +1,6 @@
 import type { PairRequest } from "../../domain/pairs";
 import type { PricingInput } from "../../domain/pricing";
-import type { Market } from "../../domain/venue-route";
+import type { LegParams, Market } from "../../domain/venue-route";
 
 /** Exchange venues: turn the received deposit into the destination coin (DESIGN.md §1). */
 export interface ExchangeRequest {
@@ -18,12 +18,19 @@ export interface ExchangeRequest {
   decimalsTo: number;
   spreadBps: number;
   markupBps: number;
+  /**
+   * A float order's floor (docs/orders.md, "The least you receive"): the venue legs never fill
+   * below it. Absent on fixed orders (they pay amount_to whatever the fills), on a continued
+   * exchange (it runs at the rate of its moment) and on orders from before the floor.
+   */
+  amountToMin?: string;
 }
 
 export type ExchangeResult =
   /** `record`: what the venue did (legs, fills, the service's difference), for the order's log. */
   | { status: "done"; amountTo: string; record?: Record<string, string | number | null> }
-  | { status: "failed"; retryable: boolean; error: string }
+  /** `belowMinOut`: nothing was exchanged because the price is past the floor (`below_min_out`). */
+  | { status: "failed"; retryable: boolean; error: string; belowMinOut?: true }
   | ExchangePending;
 
 /** Not done and not failed (a leg may be on the venue): ask again at `retryAt`; not an attempt. */
@@ -101,7 +108,13 @@ export type VenueOutcome =
   | { kind: "filled"; execution: LegExecution }
   | { kind: "pending" }
   | { kind: "not_found" }
-  | { kind: "rejected"; reason: "filter" | "insufficient_balance" | "other"; code: number; message: string }
+  /** `expired`: a fill-or-kill limit order the book could not fill at its price: nothing traded. */
+  | {
+      kind: "rejected";
+      reason: "filter" | "insufficient_balance" | "expired" | "other";
+      code: number;
+      message: string;
+    }
   | { kind: "rate_limited"; retryAfterSeconds: number }
   | { kind: "clock_skew" }
   /** Our credentials or signature refused before the venue read the request: the operator's to fix. */
@@ -111,7 +124,7 @@ export type VenueOutcome =
 export interface VenueOrder {
   symbol: string;
   side: "BUY" | "SELL";
-  params: { quantity: string } | { quoteOrderQty: string };
+  params: LegParams;
 }
 
 export interface SpotVenue {

@@ -1,7 +1,15 @@
-import { Dec, parseDecimal, toDecimalString, toSignificant } from "../../domain/money";
+import { deliveryFloor } from "../../domain/min-out";
+import { Dec, type Decimal, parseDecimal, toDecimalString, toSignificant } from "../../domain/money";
 import { commissionSummary, legDelivered, venuePayout } from "../../domain/venue-fills";
 import { type LegState, waitAlertAt } from "../../domain/venue-policy";
-import { legClientOrderId, routeLegs, sizeLeg } from "../../domain/venue-route";
+import {
+  type LegSize,
+  legClientOrderId,
+  legTarget,
+  routeLegs,
+  sizeLeg,
+  sizeLimitLeg,
+} from "../../domain/venue-route";
 import type {
   ExchangeRequest,
   ExchangeResult,
@@ -260,13 +268,28 @@ async function advance(
         const amount = previous?.execution
           ? legDelivered({ ...previous.execution, to: previous.to })
           : parseDecimal(req.amountFrom);
-        const market = (await deps.venue.markets()).get(leg.symbol);
+        const markets = await deps.venue.markets();
+        const market = markets.get(leg.symbol);
         if (!market) return failed(leg, i, state, `the venue no longer lists ${leg.symbol}`, now, save);
-        const size = sizeLeg(
-          { market, side: leg.side, from: leg.from, to: leg.to },
-          amount,
-          parseDecimal(await deps.venue.price(leg.symbol)),
-        );
+        const route = { market, side: leg.side, from: leg.from, to: leg.to };
+        const price = parseDecimal(await deps.venue.price(leg.symbol));
+        let size: LegSize;
+        const floor = req.amountToMin;
+        if (floor === undefined) size = sizeLeg(route, amount, price);
+        else {
+          const limit = sizeLimitLeg(
+            route,
+            amount,
+            price,
+            await target(deps, { ...req, amountToMin: floor }, state, i),
+          );
+          // Before anything is sold, a price already past the floor stops the order: nothing is exchanged.
+          if (limit.ok && limit.below && !mayBeOnVenue(state))
+            return belowMinOut(
+              `at ${leg.symbol} ${toDecimalString(price)} the payout would fall below amount_to_min`,
+            );
+          size = limit;
+        }
         if (!size.ok) return failed(leg, i, state, size.reason, now, save);
         leg.order = { symbol: leg.symbol, side: leg.side, params: size.params };
         save();
@@ -308,6 +331,9 @@ async function advance(
           },
         };
       }
+      // A first leg the book could not fill at the floor's price: nothing traded, nothing is open.
+      if (o.kind === "rejected" && o.reason === "expired" && !mayBeOnVenue(state))
+        return belowMinOut(`the venue could not fill ${leg.symbol} at the floor's price`);
       if (o.kind === "rejected") return failed(leg, i, state, describe(o), now, save);
       leg.nextAt = step.next.do === "none" ? now : step.next.notBefore;
       save();
@@ -335,6 +361,32 @@ async function advance(
     }
   }
   return done(deps, req, state, now);
+}
+
+const belowMinOut = (error: string): ExchangeResult => ({
+  status: "failed",
+  retryable: false,
+  error,
+  belowMinOut: true,
+});
+
+/**
+ * What leg `i` must deliver for the payout to reach the order's floor, the later legs at the
+ * venue's prices now (src/domain/venue-route.ts, `legTarget`).
+ */
+async function target(
+  deps: VenueExchangeDeps,
+  req: ExchangeRequest & { amountToMin: string },
+  state: VenueExchangeState,
+  i: number,
+): Promise<Decimal> {
+  const fee = parseDecimal(await deps.withdrawFee(req.coinTo, req.networkTo));
+  const later = state.legs.slice(i + 1);
+  const prices = [
+    ...state.legs.slice(0, i + 1).map(() => new Dec(0)),
+    ...(await Promise.all(later.map(async (l) => parseDecimal(await deps.venue.price(l.symbol))))),
+  ];
+  return legTarget(state.legs, i, prices, deliveryFloor(req, fee));
 }
 
 /**

@@ -16,11 +16,13 @@ import {
 import { keyedOperation } from "../middleware/scopes";
 import { createRouter } from "../router";
 import {
+  AmountToMinSchema,
   decimalAmount,
   EtaSchema,
   EtaSourceSchema,
   errorResponses,
   FeesSchema,
+  MaxSlippageParam,
   numberAmount,
   okResponse,
   orderRef,
@@ -83,6 +85,7 @@ const CreateOrderBody = z
     chain_id_to: chainIdParam("to").optional(),
     amount_from: amountFrom,
     rate_type: z.enum(["float", "fixed"]),
+    max_slippage_bps: MaxSlippageParam,
     recipient_address: z.string().min(1).max(128).openapi({
       example: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t",
       description:
@@ -171,6 +174,10 @@ export const OrderSchema = z
     amount_to_expected: z.number().openapi({
       description:
         "Float orders: an estimate at the current rate. Fixed: guaranteed for the expected deposit.",
+    }),
+    amount_to_min: AmountToMinSchema.nullable().openapi({
+      description:
+        "Beyond the contract: the least the recipient gets for the expected deposit (float: the floor from `max_slippage_bps`; fixed: amount_to_expected); null on orders from before it.",
     }),
     amount_from_received: z
       .number()

@@ -5,7 +5,7 @@ import { parseDecimal, toJsonNumber } from "../../domain/money";
 import { feesView } from "../../domain/order";
 import { issueQuoteFor } from "../../services/fixed-quotes";
 import { quotedMaximum } from "../../services/liquidity-cap";
-import { feeTermsOf, priceQuote } from "../../services/quoting";
+import { feeTermsOf, priceQuote, quoteFloor } from "../../services/quoting";
 import {
   assetParam,
   chainIdParam,
@@ -18,11 +18,13 @@ import { badRequest } from "../errors";
 import { keyedOperation } from "../middleware/scopes";
 import { createRouter, repeatableHeaders, repeatableQuery } from "../router";
 import {
+  AmountToMinSchema,
   decimalAmount,
   EtaSchema,
   EtaSourceSchema,
   errorResponses,
   FeesSchema,
+  MaxSlippageParam,
   okResponse,
   out,
   ticker,
@@ -66,6 +68,7 @@ const RatesQuery = repeatableQuery(
         .enum(["float", "fixed"])
         .default("float")
         .openapi({ description: "`float` (default) or `fixed`." }),
+      max_slippage_bps: MaxSlippageParam,
     })
     .superRefine(requireNamedSides("quote")),
 );
@@ -87,8 +90,10 @@ export const RateQuoteSchema = z
       .number()
       .openapi({ description: "Beyond the contract: the amount quoted, in coin_from units." }),
     amount_to: z.number().openapi({
-      description: "Beyond the contract: what the recipient gets, in coin_to units, after the payout fee.",
+      description:
+        "Beyond the contract: what the recipient gets, in coin_to units, after the payout fee (float: at the rate now, indicative; fixed: firm).",
     }),
+    amount_to_min: AmountToMinSchema,
     min_amount: z.number().openapi({ description: "Minimum amount_from for this pair (rounded up)." }),
     max_amount: z.number().openapi({
       description:
@@ -189,6 +194,7 @@ export const ratesRouter = createRouter().openapi(route, async (c) => {
       rate: toJsonNumber(quote.rate),
       amount_from: toJsonNumber(quote.amountFrom),
       amount_to: toJsonNumber(quote.amountTo),
+      amount_to_min: toJsonNumber(quoteFloor(priced, quote.amountTo, q.max_slippage_bps)),
       min_amount: toJsonNumber(quote.min),
       max_amount: toJsonNumber(maxAmount),
       fees: feesView(storedFees(feeSplit(quote.amountTo, feeTermsOf(priced.input))), pair.to.coin),

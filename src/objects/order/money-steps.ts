@@ -145,6 +145,10 @@ export class MoneySteps {
         decimalsTo: r.decimalsTo,
         spreadBps: r.spreadBps,
         markupBps: r.markupBps,
+        // A continued exchange (sendKeys set by the decision) runs at the rate of its moment.
+        ...(r.rateType === "float" && r.amountToMin !== undefined && r.sendKeys?.exchange === undefined
+          ? { amountToMin: r.amountToMin }
+          : {}),
       },
       attempts: 0,
       failures: 0,
@@ -212,7 +216,15 @@ export class MoneySteps {
         this.alert(r, "exchange failed after every attempt", { error, attempts });
       this.clearAlert(r, VENUE_CONFIG_ALERT);
       const inputs = await this.#host.inputsIfHeld(r, now, true);
-      const next = this.#host.apply(r, { type: "exchange_failed" }, now, {}, { error, attempts }, inputs);
+      const belowMinOut = result.status === "failed" && result.belowMinOut === true;
+      const next = this.#host.apply(
+        r,
+        { type: "exchange_failed", ...(belowMinOut && { belowMinOut }) },
+        now,
+        {},
+        { error, attempts },
+        inputs,
+      );
       ledger.finish(key, "failed", null, error, at);
       if (next?.status === "refunding") await this.send(next, "refund", now);
       return;
