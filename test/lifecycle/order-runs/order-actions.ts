@@ -264,9 +264,7 @@ describe("order actions", () => {
       expect(await json(res)).toMatchObject({ status: "sending", recipient_address: NEW_TRON });
       const done = await stepUntil(o.id, (s) => s === "completed");
       expect(done.status).toBe("completed");
-      expect(paid(o.id)).toEqual([
-        { key: `${o.id}:payout:2`, to: NEW_TRON, amount: "596" },
-      ]);
+      expect(paid(o.id)).toEqual([{ key: `${o.id}:payout:2`, to: NEW_TRON, amount: "596" }]);
       expect(done.amount_to_actual).toBe(596);
       expect(done.payout_txid).toBe(fake.gw.payments.get(`${o.id}:payout:2`)?.[0]?.txid);
     });
