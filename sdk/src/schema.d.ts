@@ -1181,6 +1181,8 @@ export interface components {
              * @enum {string|null}
              */
             eta_source: "history" | "estimate" | null;
+            /** @description The least the recipient gets (see the Order's `amount_to_min`); null on orders from before. */
+            amount_to_min: number | null;
         };
         WebhookEndpoint: {
             /**

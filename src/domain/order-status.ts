@@ -33,6 +33,7 @@ export function publicOrderStatus(o: OrderView) {
     amount_from_received: o.amount_from_received,
     amount_to_expected: o.amount_to_expected,
     amount_to_actual: o.amount_to_actual,
+    amount_to_min: o.amount_to_min,
     deposit_address: o.deposit_address,
     deposit_address_tag: o.deposit_address_tag,
     deposit_confirmations: o.deposit_confirmations,

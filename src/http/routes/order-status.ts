@@ -5,7 +5,16 @@ import { publicOrderStatus } from "../../domain/order-status";
 import { trackOrder } from "../../services/order-status";
 import { publicRateLimit } from "../middleware/auth";
 import { createRouter } from "../router";
-import { EtaSchema, EtaSourceSchema, errorResponses, okResponse, out, timestamp, withCors } from "../schemas";
+import {
+  AmountToMinSchema,
+  EtaSchema,
+  EtaSourceSchema,
+  errorResponses,
+  okResponse,
+  out,
+  timestamp,
+  withCors,
+} from "../schemas";
 
 const masked = (what: string) =>
   z
@@ -47,6 +56,10 @@ export const OrderStatusSchema = z
         "How long the swap was quoted to take, deposit seen to payout sent (see the Order's `eta_seconds`); null on orders from before.",
     }),
     eta_source: EtaSourceSchema.nullable(),
+    amount_to_min: AmountToMinSchema.nullable().openapi({
+      description:
+        "The least the recipient gets (see the Order's `amount_to_min`); null on orders from before.",
+    }),
   })
   .openapi("OrderStatus");
 

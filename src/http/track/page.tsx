@@ -148,6 +148,14 @@ export function TrackBody(props: TrackView & { now: number }) {
               ? `${s.amount_to_actual} ${s.coin_to}`
               : `≈ ${fmt(s.amount_to_expected)} ${s.coin_to}`}
           </dd>
+          {s.amount_to_actual === null && s.amount_to_min !== null && s.rate_type === "float" ? (
+            <>
+              <dt>At least</dt>
+              <dd data-testid="amount-to-min">
+                {s.amount_to_min} {s.coin_to}: below that nothing is exchanged and you choose a refund
+              </dd>
+            </>
+          ) : null}
           <dt>To</dt>
           <dd class="mono">{s.recipient_address}</dd>
           {s.eta_seconds && !props.final ? (

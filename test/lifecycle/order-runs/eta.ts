@@ -85,6 +85,10 @@ describe("eta", () => {
     expect(status.eta_seconds).toEqual(q.eta_seconds);
     const page = await (await call(new URL(links.tracking_url).pathname)).text();
     expect(page).toContain(`about ${Math.round(q.eta_seconds.p50 / 60)} min after your deposit is seen`);
+    // And the floor the float order will not pay below (issue 46 §2).
+    const floor = (o as Timed & { amount_to_min: number }).amount_to_min;
+    expect((status as { amount_to_min?: number }).amount_to_min).toBe(floor);
+    expect(page).toContain(`${floor} USDT: below that nothing is exchanged`);
   });
 
   it("a completed order shows each step's time, and its index row when its deposit was seen", async () => {
