@@ -1173,6 +1173,12 @@ export interface components {
             updated_at: string;
             /** @description False for a test order: nothing real moves. */
             livemode: boolean;
+            /** @description Deposits that reached this order's address on another EVM network: not part of the swap, each waiting to be sent back on the network it arrived on. */
+            wrong_network_deposits: {
+                coin: string;
+                network: string;
+                amount: number;
+            }[];
         };
         WebhookEndpoint: {
             /**

@@ -45,6 +45,12 @@ export function publicOrderStatus(o: OrderView) {
     expires_at: o.expires_at,
     updated_at: o.updated_at,
     livemode: o.livemode,
+    // What reached the deposit address on another EVM network and waits for its refund there.
+    wrong_network_deposits: (o.actions?.wrong_network_deposits ?? []).map((w) => ({
+      coin: w.coin,
+      network: w.network,
+      amount: w.amount_received,
+    })),
   };
 }
 

@@ -101,6 +101,16 @@ describe.each([
       },
     });
     expect(await inQueue(o.id)).toBe(true);
+    // The keyless status and the tracking page say it in plain words.
+    const status = await json<{ wrong_network_deposits: unknown[] }>(
+      await call(`/api/v1/orders/${o.id}/status`),
+    );
+    expect(status.wrong_network_deposits).toEqual([{ coin, network: arrival, amount: Number(amount) }]);
+    const page = await (await call(`/track/${o.id}`)).text();
+    expect(page).toContain('data-testid="wrong-network"');
+    expect(page).toContain(
+      `We received ${amount} ${coin} on ${arrival}, but this swap expects ${coin} on BASE`,
+    );
     const log = await events(o.id);
     expect(log.filter((e) => e.reason.startsWith("deposit to this address on another network"))).toHaveLength(
       1,

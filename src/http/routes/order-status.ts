@@ -42,6 +42,13 @@ export const OrderStatusSchema = z
     expires_at: timestamp("Deposit deadline."),
     updated_at: timestamp("Last change."),
     livemode: z.boolean().openapi({ description: "False for a test order: nothing real moves." }),
+    wrong_network_deposits: z
+      .array(z.object({ coin: out.ticker(), network: out.ticker(), amount: z.number() }))
+      .max(1000)
+      .openapi({
+        description:
+          "Deposits that reached this order's address on another EVM network: not part of the swap, each waiting to be sent back on the network it arrived on.",
+      }),
   })
   .openapi("OrderStatus");
 
