@@ -141,11 +141,12 @@ export class DepositTracker {
 
   /**
    * Wrong-network deposits (docs/lifecycle.md, "Deposits on another EVM network"): a live EVM
-   * order's address is asked of every sibling EVM network's catalog assets, once per
-   * CHAIN_ADDRESS_SECONDS until its late-deposit watch ends. Through the siblings' ChainWatch
-   * objects the address joins each asset's one multi-address listing, so the providers' load stays
-   * per network and asset, not per order. A mined transfer is recorded once, never credited to the
-   * order; its refund is offered at once. A failed read waits for the next turn.
+   * order's address is asked of every sibling EVM network's catalog assets, on the order's steps,
+   * at most once per CHAIN_ADDRESS_SECONDS / 3, until its late-deposit watch ends. Through the
+   * siblings' ChainWatch objects it is a passive ask (`watchedTransfers`): the address joins each
+   * asset's one multi-address listing, so the providers' load stays per network and asset, not per
+   * order. A mined transfer is recorded once, never credited to the order; its refund is offered
+   * at once. A failed read waits for the next turn.
    */
   async watchSiblings(r: OrderRecord, now: number): Promise<void> {
     if (!isLive(r) || now >= Date.parse(r.lateWatchEndsAt)) return;
@@ -156,7 +157,12 @@ export class DepositTracker {
     const found: (ExtraDeposit & { arrival: SiblingAsset })[] = [];
     for (const asset of assets) {
       const transfers = await Promise.resolve()
-        .then(() => this.#host.siblingReader(asset.network).incomingTransfers(asset, r.depositAddress, null))
+        .then(() => {
+          const reader = this.#host.siblingReader(asset.network);
+          return reader.watchedTransfers
+            ? reader.watchedTransfers(asset, r.depositAddress)
+            : reader.incomingTransfers(asset, r.depositAddress, null);
+        })
         .catch((err: unknown) => {
           console.warn(
             JSON.stringify({
@@ -177,7 +183,9 @@ export class DepositTracker {
       }
     }
     // No await from here: the due time and the deposits found commit together.
-    this.#kv.put(K.siblingsDue, now + this.#host.config.CHAIN_ADDRESS_SECONDS * 1000);
+    // A third of CHAIN_ADDRESS_SECONDS: with the polls at most 2 min apart, the address is asked
+    // again before the sibling watches drop it (a dropped address would make its first ask a listing).
+    this.#kv.put(K.siblingsDue, now + (this.#host.config.CHAIN_ADDRESS_SECONDS * 1000) / 3);
     const at = new Date(now).toISOString();
     for (const d of found) {
       this.#host.extraDeposits.addWrongNetwork(d);
