@@ -102,11 +102,12 @@ describe.each([
     });
     expect(await inQueue(o.id)).toBe(true);
     // The keyless status and the tracking page say it in plain words.
+    const links = o as Order & { status_url: string; tracking_url: string };
     const status = await json<{ wrong_network_deposits: unknown[] }>(
-      await call(`/api/v1/orders/${o.id}/status`),
+      await call(new URL(links.status_url).pathname),
     );
     expect(status.wrong_network_deposits).toEqual([{ coin, network: arrival, amount: Number(amount) }]);
-    const page = await (await call(`/track/${o.id}`)).text();
+    const page = await (await call(new URL(links.tracking_url).pathname)).text();
     expect(page).toContain('data-testid="wrong-network"');
     expect(page).toContain(
       `We received ${amount} ${coin} on ${arrival}, but this swap expects ${coin} on BASE`,
