@@ -45,6 +45,12 @@ function offers(a) {
       e.refund,
       `--deposit ${e.deposit}: ${e.refund.amount} ${e.refund.coin} back to ${e.refund.address ?? "an address you give (--address)"}`,
     );
+  for (const w of a.wrong_network_deposits ?? [])
+    line(
+      "wrong net",
+      w.refund,
+      `--deposit ${w.deposit}: ${w.amount_received} ${w.coin} arrived on ${w.network}; ${w.refund.amount} ${w.coin} back on ${w.network} to an address you give (--address)`,
+    );
   return lines;
 }
 
@@ -139,7 +145,7 @@ export const orderCommands = {
         type: "string",
         value: "txid:index",
         description:
-          "refund this extra deposit (actions.extra_deposits[].deposit) instead of the order's own",
+          "refund this extra or wrong-network deposit (actions.extra_deposits[].deposit, actions.wrong_network_deposits[].deposit) instead of the order's own",
       },
     },
     examples: [

@@ -110,7 +110,7 @@ export interface paths {
         put?: never;
         /**
          * Refund the deposit a failed order holds, or an extra deposit
-         * @description Beyond the contract. Sends the deposit, less the network fee, back to `refund_address` (or the order's own). Offered while `actions.refund.available`. With `deposit`, sends that extra deposit back instead, once (offered while its `actions.extra_deposits[].refund.available`, and only once it is confirmed). The answer is the order after the decision; the decision and your key id go into its log and a webhook.
+         * @description Beyond the contract. Sends the deposit, less the network fee, back to `refund_address` (or the order's own). Offered while `actions.refund.available`. With `deposit`, sends that extra deposit back instead, once (offered while its `actions.extra_deposits[].refund.available`, and only once it is confirmed); a wrong-network deposit (`actions.wrong_network_deposits[]`) goes back on the network it arrived on, to the `refund_address` the call must carry. The answer is the order after the decision; the decision and your key id go into its log and a webhook.
          */
         post: operations["refundOrder"];
         delete?: never;
@@ -730,7 +730,7 @@ export interface components {
         /** @description Beyond the contract: what can be done with the money a `failed` order holds (refund, continue, or payout to another recipient); null when nothing waits for a decision. See POST …/refund, …/continue, …/payout. */
         OrderActions: {
             /**
-             * @description The order's status_reason: why it waits; null when only extra deposits wait.
+             * @description The order's status_reason: why it waits; null when only extra or wrong-network deposits wait.
              * @enum {string|null}
              */
             reason: "amount_below_min" | "amount_above_max" | "fixed_amount_mismatch" | "fixed_rate_expired" | "late_deposit" | "exchange_failed" | "payout_failed" | "refund_failed" | "deposit_dropped" | "cancelled" | "below_min_out" | null;
@@ -768,6 +768,8 @@ export interface components {
             } | null;
             /** @description Deposits to this order's address beyond the one it runs on, each waiting for its own refund (POST …/refund with `deposit`). */
             extra_deposits: components["schemas"]["ExtraDepositAction"][];
+            /** @description Deposits to this order's address on another EVM network (the same address exists on each): never credited to the order, each refunded on the network it arrived on (POST …/refund with `deposit` and `refund_address`), once. */
+            wrong_network_deposits: components["schemas"]["WrongNetworkDepositAction"][];
         } | null;
         ExtraDepositAction: {
             /** @description `<txid>:<index>`: pass it as `deposit` to the refund call. */
@@ -792,6 +794,18 @@ export interface components {
                 /** @description Why the action is not available now; null when it is. */
                 unavailable_reason: string | null;
             };
+        };
+        WrongNetworkDepositAction: components["schemas"]["ExtraDepositAction"] & {
+            /** @description `<network>:<txid>:<index>`: pass it as `deposit` to the refund call. */
+            deposit?: string;
+            /**
+             * @description Sent to this order's address on another EVM network: not credited to the order.
+             * @enum {string}
+             */
+            reason: "wrong_network_deposit";
+            coin: string;
+            /** @description The network it arrived on, where its refund is sent. */
+            network: string;
         };
         /** @description Beyond the contract: the fees of amount_to_expected, named: amount_to_expected = gross − service − partner − network. Null on orders from before fees were named. */
         Fees: {
@@ -1115,7 +1129,7 @@ export interface components {
             refund_address?: string | null;
             /** @description Memo for the refund address on memo networks. */
             refund_address_tag?: string | null;
-            /** @description Refund this extra deposit (`actions.extra_deposits[].deposit`, `<txid>:<index>`) instead of the order's own; without it the order's own deposit is refunded. */
+            /** @description Refund this extra deposit (`actions.extra_deposits[].deposit`, `<txid>:<index>`) or wrong-network deposit (`actions.wrong_network_deposits[].deposit`, `<network>:<txid>:<index>`, sent back on that network) instead of the order's own; without it the order's own deposit is refunded. */
             deposit?: string;
         };
         ContinueOrder: Record<string, never>;
@@ -1183,6 +1197,12 @@ export interface components {
             eta_source: "history" | "estimate" | null;
             /** @description The least the recipient gets (see the Order's `amount_to_min`); null on orders from before. */
             amount_to_min: number | null;
+            /** @description Deposits that reached this order's address on another EVM network: not part of the swap, each waiting to be sent back on the network it arrived on. */
+            wrong_network_deposits: {
+                coin: string;
+                network: string;
+                amount: number;
+            }[];
         };
         WebhookEndpoint: {
             /**

@@ -75,8 +75,20 @@ export interface ExtraDepositAction {
   refund: RefundAction;
 }
 
+/**
+ * A deposit that reached the order's address on another EVM network (src/domain/wrong-network.ts):
+ * never credited to the order, its refund is sent on the network it arrived on.
+ */
+export interface WrongNetworkDepositAction extends ExtraDepositAction {
+  /** Always `wrong_network_deposit`: why this deposit waits for a decision. */
+  reason: "wrong_network_deposit";
+  /** The coin and network it arrived as (the refund's). */
+  coin: string;
+  network: string;
+}
+
 export interface OrderActions {
-  /** The order's status_reason; null when only extra deposits wait for a decision. */
+  /** The order's status_reason; null when only extra or wrong-network deposits wait for a decision. */
   reason: StatusReason | null;
   refund: RefundAction;
   continue: ContinueAction;
@@ -84,6 +96,8 @@ export interface OrderActions {
   payout: PayoutAction | null;
   /** Deposits beyond the one the order runs on whose refund waits for a decision. */
   extra_deposits: ExtraDepositAction[];
+  /** Deposits to the order's address on another EVM network whose refund waits for a decision. */
+  wrong_network_deposits: WrongNetworkDepositAction[];
 }
 
 /** What the moment contributes: the refund as it would be sent now, and the pair's float pricing now. */
@@ -105,6 +119,8 @@ export interface ExtraDepositInput {
   refund: { amount: string } | { unavailable: string };
   /** An earlier refund of it was refused for good: it needs a new address. */
   refundFailed: boolean;
+  /** A wrong-network deposit's coin and network; absent on the order's own. */
+  arrival?: { coin: string; network: string };
 }
 
 type ActionOrder = Pick<
@@ -151,10 +167,14 @@ export function extrasDecidable(status: OrderStatus, lateWatchEnded: () => boole
 
 /** The order's `actions`: null when nothing waits for a decision. */
 export function orderActions(o: ActionOrder, inputs: ActionInputs): OrderActions | null {
-  const extra_deposits = (inputs.extras ?? []).map((e) => extraDepositAction(o, e));
+  const extras = inputs.extras ?? [];
+  const extra_deposits = extras.filter((e) => !e.arrival).map((e) => extraDepositAction(o, e));
+  const wrong_network_deposits = extras.flatMap((e) =>
+    e.arrival ? [wrongNetworkAction(o, e, e.arrival)] : [],
+  );
   const own = ownActions(o, inputs);
-  if (own) return { ...own, extra_deposits };
-  if (extra_deposits.length === 0) return null;
+  if (own) return { ...own, extra_deposits, wrong_network_deposits };
+  if (extra_deposits.length === 0 && wrong_network_deposits.length === 0) return null;
   const idle = "the order's own deposit waits for no decision";
   return {
     reason: null,
@@ -168,6 +188,28 @@ export function orderActions(o: ActionOrder, inputs: ActionInputs): OrderActions
     continue: unavailableContinue(idle),
     payout: null,
     extra_deposits,
+    wrong_network_deposits,
+  };
+}
+
+/**
+ * A wrong-network deposit's refund, on its arrival network. It always asks for an address: the
+ * order's refund address was given for the order's own network, and an exchange account behind it
+ * may not credit another chain.
+ */
+function wrongNetworkAction(
+  o: ActionOrder,
+  e: ExtraDepositInput,
+  arrival: { coin: string; network: string },
+): WrongNetworkDepositAction {
+  const base = extraDepositAction(o, { ...e, refundFailed: true });
+  return {
+    ...base,
+    deposit: `${arrival.network}:${base.deposit}`,
+    reason: "wrong_network_deposit",
+    coin: arrival.coin,
+    network: arrival.network,
+    refund: { ...base.refund, coin: arrival.coin, network: arrival.network },
   };
 }
 
@@ -198,7 +240,10 @@ function extraDepositAction(o: ActionOrder, e: ExtraDepositInput): ExtraDepositA
 }
 
 /** The decisions on the order's own deposit, or null when it waits for none. */
-function ownActions(o: ActionOrder, inputs: ActionInputs): Omit<OrderActions, "extra_deposits"> | null {
+function ownActions(
+  o: ActionOrder,
+  inputs: ActionInputs,
+): Omit<OrderActions, "extra_deposits" | "wrong_network_deposits"> | null {
   if (!awaitsDecision(o) || o.statusReason === null) return null;
   const reason = o.statusReason;
   if (reason === "payout_failed") {

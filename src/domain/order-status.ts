@@ -48,6 +48,12 @@ export function publicOrderStatus(o: OrderView) {
     livemode: o.livemode,
     eta_seconds: o.eta_seconds,
     eta_source: o.eta_source,
+    // What reached the deposit address on another EVM network and waits for its refund there.
+    wrong_network_deposits: (o.actions?.wrong_network_deposits ?? []).map((w) => ({
+      coin: w.coin,
+      network: w.network,
+      amount: w.amount_received,
+    })),
   };
 }
 

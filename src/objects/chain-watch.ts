@@ -46,6 +46,12 @@ export class ChainWatch extends DurableObject<Env> {
     return this.#reader(network).incomingTransfers(asset, address, tag);
   }
 
+  /** A passive ask (ChainReader's `watchedTransfers`), or a plain listing where the network has none. */
+  watchedTransfers(network: string, asset: AssetRef, address: string): Promise<IncomingTransfer[]> {
+    const reads = this.#reader(network);
+    return reads.watchedTransfers?.(asset, address) ?? reads.incomingTransfers(asset, address, null);
+  }
+
   isInBestChain(network: string, transfer: IncomingTransfer): Promise<boolean> {
     return this.#reader(network).isInBestChain(transfer);
   }

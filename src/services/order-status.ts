@@ -35,7 +35,7 @@ export interface Tracking {
   steps: TimelineStep[];
   /** Explorer URL templates (`{txid}`) by network: only for live orders on real chains. */
   explorers: Record<string, string>;
-  /** The partner's support contact (its cabinet contact e-mail), only for an order on hold. */
+  /** The partner's support contact (its cabinet contact e-mail), only for an order on hold or paid on another network. */
   support: string | null;
   final: boolean;
 }
@@ -52,8 +52,8 @@ export async function tracking(env: Env, config: Config, ref: string): Promise<T
         explorers[c.network] = c.explorer_tx_url;
     }
   }
-  const support =
-    status.status === "failed" ? ((await getPartner(env.DB, found.partnerId))?.contact_email ?? null) : null;
+  const held = status.status === "failed" || status.wrong_network_deposits.length > 0;
+  const support = held ? ((await getPartner(env.DB, found.partnerId))?.contact_email ?? null) : null;
   return {
     status,
     partnerId: found.partnerId,

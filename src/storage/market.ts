@@ -168,15 +168,20 @@ export async function pricingOf(
 
 /**
  * What a refund of `amount` (the order's deposit by default) pays now: less the source coin's
- * current withdraw fee. The partner's view prices its refund action with it; a refund decided
+ * current withdraw fee (a wrong-network deposit's: its `asset`'s). The partner's view prices its refund action with it; a refund decided
  * without a price shown (an automatic one) is frozen with it when it is first sent.
  */
 export async function refundAmountNow(
   db: D1Database,
   r: OrderRecord,
   amount = r.amountFromReceived,
+  asset: { coin: string; network: string; decimals: number } = {
+    coin: r.coinFrom,
+    network: r.networkFrom,
+    decimals: r.decimalsFrom,
+  },
 ): Promise<string | null> {
   if (amount === null) return null;
-  const row = (await loadCatalog(db)).find((c) => c.coin === r.coinFrom && c.network === r.networkFrom);
-  return toDecimalString(refundAmount(parseDecimal(amount), row?.withdraw_fee ?? "0", r.decimalsFrom));
+  const row = (await loadCatalog(db)).find((c) => c.coin === asset.coin && c.network === asset.network);
+  return toDecimalString(refundAmount(parseDecimal(amount), row?.withdraw_fee ?? "0", asset.decimals));
 }

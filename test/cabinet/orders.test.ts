@@ -393,6 +393,45 @@ describe("actions from the cabinet", () => {
   });
 });
 
+describe("a wrong-network deposit in the cabinet", () => {
+  beforeEach(async () => {
+    await setPrices();
+    startClock();
+  });
+
+  it("shows USDC sent on Arbitrum to a Base order, and refunds it there to the address typed", async () => {
+    const t = await team();
+    const o = await createOrder(t.api, {
+      coin_from: "USDC",
+      network_from: "BASE",
+      coin_to: "BTC",
+      network_to: "BTC",
+      amount_from: "50",
+      rate_type: "float",
+      recipient_address: NEW_BTC,
+    });
+    await simSend("ARBITRUM", o.deposit_address, "50", null, "USDC");
+    await simMine("ARBITRUM", 3);
+    await step(o.id);
+    const html = await page(t, `/orders/${o.id}`);
+    expect(html).toContain('data-testid="wrong-network-deposit"');
+    expect(html).toMatch(
+      /<strong>50<\/strong> USDC arrived at this order.{1,6}s address on\s*<strong>ARBITRUM<\/strong>, not BASE/,
+    );
+    const deposit = html.match(/name="deposit" value="([^"]+)"/)?.[1] ?? "";
+    expect(deposit).toMatch(/^ARBITRUM:/);
+    const to = "0x9cBaE97Fb54f32820DE834093691FF27A83D5531";
+    const res = await cab(`/orders/${o.id}/refund`, {
+      cookie: t.cookie,
+      csrf: t.csrf,
+      form: { deposit, refund_address: to, step_up: await stepUp(t) },
+    });
+    expect(res.status).toBe(303);
+    expect(await read(t.api, o.id)).toMatchObject({ status: "waiting_deposit", actions: null });
+    expect(await page(t, `/orders/${o.id}`)).not.toContain('data-testid="wrong-network-deposit"');
+  });
+});
+
 describe("test helpers from the cabinet", () => {
   beforeEach(() => setPrices());
 

@@ -101,6 +101,7 @@ describe("order actions", () => {
       },
       payout: null,
       extra_deposits: [],
+      wrong_network_deposits: [],
     });
     const lower = { ...PRICING, from: { ...PRICING.from, minAmount: "0.0002" } };
     // 0.0003 × 60000 × 0.985 = 17.73, less the 1 USDT fee = 16.73 USDT.

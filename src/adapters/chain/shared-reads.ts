@@ -6,7 +6,8 @@
  * - The tip is read at most once per `tipMs`, whoever asks; concurrent askers share one request.
  * - On a reader with a multi-address query (`incomingTransfersMany`: EVM logs and recent blocks),
  *   every address asked for in the last `addressMs` is watched, and one request lists them all,
- *   again at most once per `tipMs`.
+ *   again at most once per `tipMs`. A passive ask (`watchedTransfers`: sibling networks' orders)
+ *   joins the watch without asking for a new listing until the last one is `addressMs` old.
  * - On a reader that reads whole blocks (`blockTransfers`: Esplora, Blockbook, TronGrid) with
  *   `listingsPerMinute` set, each new block is scanned once for every watched address
  *   (./block-scan.ts), and an address is served its last listing merged with what the scan
@@ -255,14 +256,19 @@ export function createSharedReader(
     return s.byAddress.get(address)!;
   };
 
-  const grouped = async (asset: AssetRef, address: string) => {
-    const many = inner.incomingTransfersMany!;
+  const groupOf = (asset: AssetRef): Group => {
     const key = assetKey(asset);
     let group = groups.get(key);
     if (!group) {
       group = { asked: new Map(), scan: null, running: null };
       groups.set(key, group);
     }
+    return group;
+  };
+
+  const grouped = async (asset: AssetRef, address: string) => {
+    const many = inner.incomingTransfersMany!;
+    const group = groupOf(asset);
     group.asked.set(address, now());
     for (;;) {
       // The shared tip first, as every asker reads it: the askers that arrive together are all
@@ -296,8 +302,24 @@ export function createSharedReader(
     return w.transfers(address);
   };
 
+  /**
+   * A passive ask (another network's order watching its address here for wrong-network deposits):
+   * the address joins the asset's multi-address watch and is served the last listing while it is
+   * younger than `addressMs` (nothing, until a listing includes the address); only an older one is
+   * read again. Passive askers alone thus cost one listing per asset per `addressMs`, however many.
+   */
+  const passive = async (asset: AssetRef, address: string) => {
+    const group = groupOf(asset);
+    group.asked.set(address, now());
+    const last = group.scan;
+    if (last && now() - last.at < settings.addressMs) return last.byAddress.get(address) ?? [];
+    return grouped(asset, address);
+  };
+
   return {
     tipHeight,
+
+    ...(inner.incomingTransfersMany && { watchedTransfers: passive }),
 
     incomingTransfers(asset, address, tag) {
       if (tag === null && inner.incomingTransfersMany) return grouped(asset, address);

@@ -70,6 +70,13 @@ export interface ChainReader {
     addresses: readonly string[],
   ): Promise<Map<string, IncomingTransfer[]>>;
   /**
+   * The shared reads over a multi-address query only: `address`'s untagged transfers as the last
+   * listing of every watched address has them, the address joining the watch; no new listing is
+   * read for it before the last one is `addressMs` old (./shared-reads.ts). For a watch that may
+   * wait: another network's order watching its address for wrong-network deposits.
+   */
+  watchedTransfers?(asset: AssetRef, address: string): Promise<IncomingTransfer[]>;
+  /**
    * What each address holds of `asset` now — on the account its deposits credit (Solana: the
    * address for SOL, its associated token account for a token) — as a decimal string, null while
    * that account does not exist; many addresses in few provider requests (Solana:

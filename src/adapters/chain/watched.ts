@@ -1,4 +1,4 @@
-import type { ChainReader } from "./types";
+import type { AssetRef, ChainReader } from "./types";
 
 /**
  * ChainReader over a network's ChainWatch object (src/objects/chain-watch.ts): what a live order
@@ -8,15 +8,16 @@ import type { ChainReader } from "./types";
 export function createWatchedReader(env: Env, network: string): ChainReader {
   const code = network.toUpperCase();
   const watch = () => env.CHAIN_WATCH.getByName(code);
+  const plain = (asset: AssetRef): AssetRef => ({
+    coin: asset.coin,
+    network: asset.network,
+    contract: asset.contract,
+    decimals: asset.decimals,
+  });
   return {
     tipHeight: () => watch().tipHeight(code),
-    incomingTransfers: (asset, address, tag) =>
-      watch().incomingTransfers(
-        code,
-        { coin: asset.coin, network: asset.network, contract: asset.contract, decimals: asset.decimals },
-        address,
-        tag,
-      ),
+    incomingTransfers: (asset, address, tag) => watch().incomingTransfers(code, plain(asset), address, tag),
+    watchedTransfers: (asset, address) => watch().watchedTransfers(code, plain(asset), address),
     // Only the plain fields cross the RPC boundary, whatever extra the caller's object carries.
     isInBestChain: (t) =>
       watch().isInBestChain(code, {

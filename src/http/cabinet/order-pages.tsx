@@ -302,6 +302,42 @@ function ActionsCard(props: { session: SessionContext; order: OrderView; actions
             </form>
           ) : null}
         </div>
+        {a.wrong_network_deposits.map((w) => (
+          <div class="choice" data-testid="wrong-network-deposit">
+            <h3>Sent on the wrong network</h3>
+            <p>
+              <strong>{w.amount_received}</strong> {w.coin} arrived at this order's address on{" "}
+              <strong>{w.network}</strong>, not {o.network_from}: it is not part of the order.
+            </p>
+            {w.refund.available ? (
+              <p>
+                Send back <strong>{w.refund.amount}</strong> {w.coin} on {w.network}.
+              </p>
+            ) : (
+              <p class="muted">Not available: {w.refund.unavailable_reason}</p>
+            )}
+            {may && w.refund.available ? (
+              <form
+                method="post"
+                action={`${base}/refund`}
+                data-confirm={`Refund ${w.refund.amount} ${w.coin} on ${w.network}? This cannot be undone.`}
+              >
+                <Csrf session={session} />
+                <input type="hidden" name="deposit" value={w.deposit} />
+                <AddressInput
+                  name="refund_address"
+                  kind="refund"
+                  required
+                  placeholder={`${w.network} address`}
+                />
+                <StepUpField />
+                <button type="submit" class="danger" data-testid="refund-wrong-network">
+                  Refund {w.refund.amount} {w.coin} on {w.network}
+                </button>
+              </form>
+            ) : null}
+          </div>
+        ))}
         {a.payout ? (
           <div class="choice">
             <h3>Pay out to another address</h3>

@@ -72,7 +72,12 @@ async function form(c: Context): Promise<Record<string, string>> {
 function actionBody(kind: string, f: Record<string, string>): ActionBody {
   switch (kind) {
     case "refund":
-      return { kind, refund_address: f.refund_address, refund_address_tag: f.refund_address_tag };
+      return {
+        kind,
+        refund_address: f.refund_address,
+        refund_address_tag: f.refund_address_tag,
+        deposit: f.deposit,
+      };
     case "continue":
       return { kind };
     case "payout":

@@ -34,11 +34,23 @@ const ExtraDepositActionSchema = z
   })
   .openapi("ExtraDepositAction");
 
+const WrongNetworkDepositActionSchema = ExtraDepositActionSchema.extend({
+  deposit: out.text(200).openapi({
+    description: "`<network>:<txid>:<index>`: pass it as `deposit` to the refund call.",
+  }),
+  reason: z.enum(["wrong_network_deposit"]).openapi({
+    description: "Sent to this order's address on another EVM network: not credited to the order.",
+  }),
+  coin: out.ticker(),
+  network: out.ticker().openapi({ description: "The network it arrived on, where its refund is sent." }),
+}).openapi("WrongNetworkDepositAction");
+
 /** The `actions` of an order (src/domain/order-actions.ts), as partners and webhooks see it. */
 export const OrderActionsSchema = z
   .object({
     reason: z.enum(STATUS_REASONS).nullable().openapi({
-      description: "The order's status_reason: why it waits; null when only extra deposits wait.",
+      description:
+        "The order's status_reason: why it waits; null when only extra or wrong-network deposits wait.",
     }),
     refund: RefundActionSchema,
     continue: z.object({
@@ -68,6 +80,10 @@ export const OrderActionsSchema = z
     extra_deposits: z.array(ExtraDepositActionSchema).max(1000).openapi({
       description:
         "Deposits to this order's address beyond the one it runs on, each waiting for its own refund (POST …/refund with `deposit`).",
+    }),
+    wrong_network_deposits: z.array(WrongNetworkDepositActionSchema).max(1000).openapi({
+      description:
+        "Deposits to this order's address on another EVM network (the same address exists on each): never credited to the order, each refunded on the network it arrived on (POST …/refund with `deposit` and `refund_address`), once.",
     }),
   })
   .openapi("OrderActions");

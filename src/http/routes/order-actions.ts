@@ -26,11 +26,14 @@ export const RefundBody = z
     deposit: z
       .string()
       .max(200)
-      .regex(/^[\x21-\x7e]+:\d{1,9}$/, "must be <txid>:<index>, as in actions.extra_deposits[].deposit")
+      .regex(
+        /^[\x21-\x7e]+:\d{1,9}$/,
+        "must be <txid>:<index> or <network>:<txid>:<index>, as in actions.extra_deposits[].deposit or actions.wrong_network_deposits[].deposit",
+      )
       .optional()
       .openapi({
         description:
-          "Refund this extra deposit (`actions.extra_deposits[].deposit`, `<txid>:<index>`) instead of the order's own; without it the order's own deposit is refunded.",
+          "Refund this extra deposit (`actions.extra_deposits[].deposit`, `<txid>:<index>`) or wrong-network deposit (`actions.wrong_network_deposits[].deposit`, `<network>:<txid>:<index>`, sent back on that network) instead of the order's own; without it the order's own deposit is refunded.",
       }),
   })
   .openapi("RefundOrder");
@@ -55,7 +58,7 @@ export const ACTION_ROUTES = [
     schema: RefundBody,
     summary: "Refund the deposit a failed order holds, or an extra deposit",
     description:
-      "Sends the deposit, less the network fee, back to `refund_address` (or the order's own). Offered while `actions.refund.available`. With `deposit`, sends that extra deposit back instead, once (offered while its `actions.extra_deposits[].refund.available`, and only once it is confirmed).",
+      "Sends the deposit, less the network fee, back to `refund_address` (or the order's own). Offered while `actions.refund.available`. With `deposit`, sends that extra deposit back instead, once (offered while its `actions.extra_deposits[].refund.available`, and only once it is confirmed); a wrong-network deposit (`actions.wrong_network_deposits[]`) goes back on the network it arrived on, to the `refund_address` the call must carry.",
   },
   {
     action: "continue",

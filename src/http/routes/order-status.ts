@@ -60,6 +60,13 @@ export const OrderStatusSchema = z
       description:
         "The least the recipient gets (see the Order's `amount_to_min`); null on orders from before.",
     }),
+    wrong_network_deposits: z
+      .array(z.object({ coin: out.ticker(), network: out.ticker(), amount: z.number() }))
+      .max(1000)
+      .openapi({
+        description:
+          "Deposits that reached this order's address on another EVM network: not part of the swap, each waiting to be sent back on the network it arrived on.",
+      }),
   })
   .openapi("OrderStatus");
 

@@ -185,6 +185,31 @@ export function TrackBody(props: TrackView & { now: number }) {
           <dd class="mono small">{s.id}</dd>
         </dl>
       </section>
+      {s.wrong_network_deposits.length > 0 ? (
+        <section class="card" aria-labelledby="wrong-h" data-testid="wrong-network">
+          <h2 id="wrong-h">Sent on another network</h2>
+          {s.wrong_network_deposits.map((w) => (
+            <p>
+              We received {w.amount} {w.coin} on {w.network}, but this swap expects {s.coin_from} on{" "}
+              {s.network_from}. That payment is not part of the swap. It is not lost: it can be sent back to
+              you on {w.network}.
+            </p>
+          ))}
+          <p>
+            {props.support ? (
+              <>
+                Write to{" "}
+                <a href={`mailto:${props.support}?subject=${encodeURIComponent(`Order ${s.id}`)}`}>
+                  {props.support}
+                </a>{" "}
+                with this page's address and the address to send it back to.
+              </>
+            ) : (
+              "Contact the service you swap with, and give it this page's address and the address to send it back to."
+            )}
+          </p>
+        </section>
+      ) : null}
       {s.status === "failed" ? (
         <section class="card" aria-labelledby="next-h">
           <h2 id="next-h">What happens next</h2>

@@ -1,5 +1,5 @@
 import type { ChainReader } from "../../adapters/chain/types";
-import type { OrderAdapters } from "../../adapters/registry";
+import { liveReaderFor, type OrderAdapters } from "../../adapters/registry";
 import { type Config, getConfig } from "../../config";
 import type { OrderRecord } from "../../domain/order";
 import type { ClockJump } from "../../domain/test-clock";
@@ -57,6 +57,8 @@ export interface OrderContext extends OrderTransitions {
   arm(now: number): Promise<void>;
   adapters(r: OrderRecord): OrderAdapters;
   reader(r: OrderRecord): ChainReader;
+  /** A live order's reader of another network: where its address is watched for wrong-network deposits. */
+  siblingReader(network: string): ChainReader;
   /** A log row as is (the journal's). */
   log: OrderJournal["log"];
 }
@@ -112,6 +114,7 @@ export function orderContext(storage: DurableObjectStorage, env: Env): OrderCont
     arm: (now) => schedule.arm(storage, now, clock()),
     adapters,
     reader: (r) => adapters(r).reader,
+    siblingReader: (network) => liveReaderFor(env, config, network),
     apply: (...args) => journal.apply(...args),
     note: (...args) => journal.note(...args),
     log: (...args) => journal.log(...args),

@@ -187,7 +187,10 @@ export class OrderDecisions {
     const again = idempotency && this.#replay(idempotency);
     if (again) return again;
     if (this.#held(actor)) return { kind: "not_available", reason: ON_HOLD };
-    const offer = orderActions(r, inputs)?.extra_deposits.find((e) => e.deposit === action.deposit);
+    const before = orderActions(r, inputs);
+    const offer = [...(before?.extra_deposits ?? []), ...(before?.wrong_network_deposits ?? [])].find(
+      (e) => e.deposit === action.deposit,
+    );
     if (!offer || !offered(r))
       return { kind: "not_available", reason: `no extra deposit ${action.deposit} waits for a refund` };
     if (!offer.refund.available || offer.refund.amount === null)
@@ -205,9 +208,10 @@ export class OrderDecisions {
       {
         orderId: r.id,
         kind: "refund",
-        network: r.networkFrom,
-        coin: r.coinFrom,
-        contract: r.contractFrom,
+        // A wrong-network deposit goes back on the network it arrived on.
+        network: target.arrival?.network ?? r.networkFrom,
+        coin: target.arrival?.coin ?? r.coinFrom,
+        contract: target.arrival ? target.arrival.contract : r.contractFrom,
         to,
         tag,
         amount: amount.amount,

@@ -20,10 +20,12 @@ import {
   tracksOwnDeposit,
 } from "../../domain/deposit-tracking";
 import { DomainError } from "../../domain/errors";
-import type { OrderRecord } from "../../domain/order";
+import { isLive, type OrderRecord } from "../../domain/order";
 import type { ActionInputs } from "../../domain/order-actions";
 import type { OrderStatus } from "../../domain/order-state";
 import { PairUnavailableError, pairLimits } from "../../domain/pricing";
+import { type SiblingAsset, siblingAssets } from "../../domain/wrong-network";
+import { loadCatalog } from "../../storage/catalog";
 import { pricingNow } from "../../storage/market";
 import {
   depositId,
@@ -31,6 +33,8 @@ import {
   EXTRAS_KEY,
   type ExtraDeposit,
   type ExtraDeposits,
+  WRONG_NETWORK_LOGGED,
+  wrongNetworkLogData,
 } from "./extra-deposits";
 import { DUE, type OrderSchedule } from "./schedule";
 import type { EventData, OrderTransitions } from "./transitions";
@@ -43,6 +47,7 @@ export interface DepositTrackerHost extends OrderTransitions {
   readonly schedule: OrderSchedule;
   readonly extraDeposits: ExtraDeposits;
   reader(r: OrderRecord): ChainReader;
+  siblingReader(network: string): ChainReader;
   /** Writes the record as is, with no transition (a detail of the deposit changed). */
   saveRecord(r: OrderRecord): void;
   log(at: string, from: OrderStatus | null, to: OrderStatus, reason: string, data: EventData | null): void;
@@ -57,6 +62,8 @@ const K = {
   watchEnded: "watch_ended",
   lateSeen: "late_seen",
   depositBlock: "deposit_block",
+  /** When the sibling networks are next asked for the order's address (ms, the order's clock). */
+  siblingsDue: "siblings_due",
 } as const;
 
 /**
@@ -132,14 +139,74 @@ export class DepositTracker {
     this.#schedule.set(DUE.poll, until);
   }
 
+  /**
+   * Wrong-network deposits (docs/lifecycle.md, "Deposits on another EVM network"): a live EVM
+   * order's address is asked of every sibling EVM network's catalog assets, on the order's steps,
+   * at most once per CHAIN_ADDRESS_SECONDS / 3, until its late-deposit watch ends. Through the
+   * siblings' ChainWatch objects it is a passive ask (`watchedTransfers`): the address joins each
+   * asset's one multi-address listing, so the providers' load stays per network and asset, not per
+   * order. A mined transfer is recorded once, never credited to the order; its refund is offered
+   * at once. A failed read waits for the next turn.
+   */
+  async watchSiblings(r: OrderRecord, now: number): Promise<void> {
+    if (!isLive(r) || now >= Date.parse(r.lateWatchEndsAt)) return;
+    if (now < (this.#kv.get<number>(K.siblingsDue) ?? 0)) return;
+    const assets = siblingAssets(await loadCatalog(this.#host.env.DB), r.networkFrom);
+    if (assets.length === 0) return;
+    const known = this.#host.extraDeposits.wrongNetworkIds();
+    const found: (ExtraDeposit & { arrival: SiblingAsset })[] = [];
+    for (const asset of assets) {
+      const transfers = await Promise.resolve()
+        .then(() => {
+          const reader = this.#host.siblingReader(asset.network);
+          return reader.watchedTransfers
+            ? reader.watchedTransfers(asset, r.depositAddress)
+            : reader.incomingTransfers(asset, r.depositAddress, null);
+        })
+        .catch((err: unknown) => {
+          console.warn(
+            JSON.stringify({
+              level: "warn",
+              order: r.id,
+              network: asset.network,
+              msg: "sibling watch read failed",
+              error: String(err),
+            }),
+          );
+          return [];
+        });
+      for (const t of transfers) {
+        const d = { txid: t.txid, index: t.index, amount: t.amount, arrival: asset };
+        if (t.blockHeight === null || known.has(depositId(d))) continue;
+        known.add(depositId(d));
+        found.push(d);
+      }
+    }
+    // No await from here: the due time and the deposits found commit together.
+    // A third of CHAIN_ADDRESS_SECONDS: with the polls at most 2 min apart, the address is asked
+    // again before the sibling watches drop it (a dropped address would make its first ask a listing).
+    this.#kv.put(K.siblingsDue, now + (this.#host.config.CHAIN_ADDRESS_SECONDS * 1000) / 3);
+    const at = new Date(now).toISOString();
+    for (const d of found) {
+      this.#host.extraDeposits.addWrongNetwork(d);
+      this.#host.log(at, r.status, r.status, WRONG_NETWORK_LOGGED, wrongNetworkLogData(d));
+    }
+    if (found.length > 0) this.#host.markProjection(now);
+  }
+
   /** Why an extra deposit cannot be refunded yet (not confirmed on chain now), or null. */
   async unconfirmedExtra(r: OrderRecord, d: ExtraDeposit): Promise<string | null> {
-    const reader = this.#host.reader(r);
-    const listed = (await this.#incoming(r, reader)).find((t) => t.txid === d.txid && t.index === d.index);
+    const { arrival } = d;
+    const reader = arrival ? this.#host.siblingReader(arrival.network) : this.#host.reader(r);
+    const listing = arrival
+      ? await reader.incomingTransfers(arrival, r.depositAddress, null)
+      : await this.#incoming(r, reader);
+    const listed = listing.find((t) => t.txid === d.txid && t.index === d.index);
     if (!listed) return `the deposit ${depositId(d)} is not on chain now`;
+    const required = arrival?.confirmations ?? r.depositConfirmationsRequired;
     const confs = confirmations(listed, await reader.tipHeight());
-    if (confs < r.depositConfirmationsRequired || !(await reader.isInBestChain(listed)))
-      return `the deposit ${depositId(d)} has ${confs} of ${r.depositConfirmationsRequired} confirmations: try again once it is confirmed`;
+    if (confs < required || !(await reader.isInBestChain(listed)))
+      return `the deposit ${depositId(d)} has ${confs} of ${required} confirmations: try again once it is confirmed`;
     return null;
   }
 

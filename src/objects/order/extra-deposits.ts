@@ -1,20 +1,36 @@
 import type { PayoutRequest } from "../../adapters/payout/types";
 import { extraRefundKey } from "../../domain/ledger-keys";
+import type { SiblingAsset } from "../../domain/wrong-network";
 import type { SendsLedger } from "./sends-ledger";
 
 /** The order's storage key of its extra deposits, as "txid:index". */
 export const EXTRAS_KEY = "extra_deposits";
+/** The order's storage key of its wrong-network deposits, as "NETWORK:txid:index". */
+const WRONG_KEY = "wrong_network_deposits";
 /** The ledger keys of each extra deposit's refunds, oldest first: `{ "txid:index": [key, …] }`. */
 const REFUND_KEYS = "extra_refund_keys";
 
 /** The log reason of an extra deposit, with `{txid, index, amount}` (the record of its amount). */
 export const EXTRA_DEPOSIT_LOGGED = "extra deposit to this address: its refund is offered in actions";
+/** The log reason of a wrong-network deposit, with `wrongNetworkLogData`'s fields. */
+export const WRONG_NETWORK_LOGGED =
+  "deposit to this address on another network: not credited, its refund on that network is offered in actions";
+
+/** A wrong-network deposit's log data: its transfer and, flat, the asset and chain it arrived as. */
+export const wrongNetworkLogData = (d: ExtraDeposit & { arrival: SiblingAsset }) => ({
+  txid: d.txid,
+  index: d.index,
+  amount: d.amount,
+  ...d.arrival,
+});
 
 export interface ExtraDeposit {
   txid: string;
   index: number;
   /** As received (decimal string). */
   amount: string;
+  /** A wrong-network deposit's asset and chain (src/domain/wrong-network.ts); absent on the order's own chain. */
+  arrival?: SiblingAsset;
 }
 
 export type ExtraRefundState =
@@ -22,11 +38,14 @@ export type ExtraRefundState =
   | { state: "refunding"; key: string }
   | { state: "refunded"; key: string; txid: string | null };
 
-export const depositId = (d: Pick<ExtraDeposit, "txid" | "index">) => `${d.txid}:${d.index}`;
+/** "txid:index"; a wrong-network deposit's is prefixed with its network: "BASE:txid:index". */
+export const depositId = (d: { txid: string; index: number; arrival?: { network: string } | undefined }) =>
+  d.arrival ? `${d.arrival.network}:${d.txid}:${d.index}` : `${d.txid}:${d.index}`;
 
 /**
  * An order's extra deposits: transfers to its address beyond the one it runs on (docs/lifecycle.md,
- * "Extra deposits"). Each is refunded on its own decision, exactly once, through the order's sends
+ * "Extra deposits"), and those that reached its address on another EVM network ("Deposits on
+ * another EVM network"). Each is refunded on its own decision, exactly once, through the order's sends
  * ledger under a key of its own (`<order id>:extra:<txid>:<index>`, `…:2` after a refused one).
  * Amounts come from the event log rows that recorded the deposits.
  */
@@ -42,21 +61,37 @@ export class ExtraDeposits {
     return new Set(this.kv.get<string[]>(EXTRAS_KEY) ?? []);
   }
 
-  /** Every extra deposit with its amount, in the order they were logged. */
+  /** The wrong-network deposits, as "NETWORK:txid:index". */
+  wrongNetworkIds(): Set<string> {
+    return new Set(this.kv.get<string[]>(WRONG_KEY) ?? []);
+  }
+
+  /** Records a wrong-network deposit; the caller logs it under WRONG_NETWORK_LOGGED in the same run. */
+  addWrongNetwork(d: ExtraDeposit): void {
+    this.kv.put(WRONG_KEY, [...this.wrongNetworkIds(), depositId(d)]);
+  }
+
+  /** Every extra and wrong-network deposit with its amount, in the order they were logged. */
   list(): ExtraDeposit[] {
-    const ids = this.ids();
+    const ids = new Set([...this.ids(), ...this.wrongNetworkIds()]);
     if (ids.size === 0) return [];
     const seen = new Map<string, ExtraDeposit>();
     const rows = this.sql
       .exec<{ data: string }>(
-        "SELECT data FROM events WHERE reason = ? AND data IS NOT NULL ORDER BY seq",
+        "SELECT data FROM events WHERE reason IN (?, ?) AND data IS NOT NULL ORDER BY seq",
         EXTRA_DEPOSIT_LOGGED,
+        WRONG_NETWORK_LOGGED,
       )
       .toArray();
     for (const { data } of rows) {
-      const d = JSON.parse(data) as ExtraDeposit;
-      if (ids.has(depositId(d)) && !seen.has(depositId(d)))
-        seen.set(depositId(d), { txid: d.txid, index: d.index, amount: d.amount });
+      const row = JSON.parse(data) as ExtraDeposit & Partial<SiblingAsset>;
+      const { txid, index, amount, coin, network, contract, decimals, confirmations } = row;
+      const arrival =
+        network !== undefined && coin !== undefined && decimals !== undefined && confirmations !== undefined
+          ? { coin, network, contract: contract ?? null, decimals, confirmations }
+          : undefined;
+      const d: ExtraDeposit = { txid, index, amount, ...(arrival && { arrival }) };
+      if (ids.has(depositId(d)) && !seen.has(depositId(d))) seen.set(depositId(d), d);
     }
     return [...seen.values()];
   }

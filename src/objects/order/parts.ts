@@ -41,6 +41,7 @@ export class OrderParts {
       schedule,
       extraDeposits,
       reader: c.reader,
+      siblingReader: c.siblingReader,
       saveRecord: c.saveRecord,
       log: c.log,
       inputsIfHeld,
@@ -74,26 +75,32 @@ export class OrderParts {
     });
   }
 
-  /** What is due now: the deposit watch, else the send the status drives; then the watch for extra deposits. */
+  /**
+   * What is due now: the deposit watch, else the send the status drives; then the watches for extra
+   * deposits and for deposits on sibling networks.
+   */
   async step(now: number): Promise<void> {
     const r = this.c.record();
     if (!r) return;
-    if (await this.deposits.track(r, now)) return;
-    switch (r.status) {
-      case "exchanging":
-        // The operator's hold stops the exchange: it settles the order by hand or releases it.
-        if (!operatorHeld(this.c.kv)) await this.money.exchange(r, now);
-        break;
-      case "sending":
-        await this.money.send(r, "payout", now);
-        break;
-      case "refunding":
-        await this.money.send(r, "refund", now);
-        break;
-      default:
-        break;
+    if (!(await this.deposits.track(r, now))) {
+      switch (r.status) {
+        case "exchanging":
+          // The operator's hold stops the exchange: it settles the order by hand or releases it.
+          if (!operatorHeld(this.c.kv)) await this.money.exchange(r, now);
+          break;
+        case "sending":
+          await this.money.send(r, "payout", now);
+          break;
+        case "refunding":
+          await this.money.send(r, "refund", now);
+          break;
+        default:
+          break;
+      }
+      const after = this.c.record();
+      if (after) await this.deposits.watchForExtras(after, now);
     }
-    const after = this.c.record();
-    if (after) await this.deposits.watchForExtras(after, now);
+    const last = this.c.record();
+    if (last) await this.deposits.watchSiblings(last, now);
   }
 }

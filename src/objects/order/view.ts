@@ -1,6 +1,7 @@
 import type { Config } from "../../config";
 import { isLive, type OrderRecord, type OrderView, orderView } from "../../domain/order";
 import { type ActionInputs, awaitsDecision, extrasDecidable, orderActions } from "../../domain/order-actions";
+import type { SiblingAsset } from "../../domain/wrong-network";
 import { pricingNow, refundAmountNow } from "../../storage/market";
 import type { ExtraDeposits } from "./extra-deposits";
 import { exchangeNeedsReview } from "./money-steps";
@@ -81,9 +82,16 @@ export class PartnerView {
     return this.needsAction(r) || exchangeNeedsReview(this.host.kv, r);
   }
 
-  /** The extra deposits whose refund is offered: none while the order may still take one as its own. */
+  /**
+   * The extra deposits whose refund is offered: none of the order's own network while the order may
+   * still take one as its own; a wrong-network deposit's at once (the order never takes it).
+   */
   awaitingExtras(r: OrderRecord): ReturnType<ExtraDeposits["awaiting"]> {
-    return extrasDecidable(r.status, () => this.host.watchEnded()) ? this.host.extraDeposits.awaiting() : [];
+    const awaiting = this.host.extraDeposits.awaiting();
+    if (awaiting.length === 0) return awaiting;
+    return extrasDecidable(r.status, () => this.host.watchEnded())
+      ? awaiting
+      : awaiting.filter((d) => d.arrival !== undefined);
   }
 
   /**
@@ -92,14 +100,14 @@ export class PartnerView {
    * shown as unavailable, with the reason.
    */
   async actionInputs(r: OrderRecord, now: number): Promise<ActionInputs> {
-    const refundOf = (amount: string | null) =>
-      refundAmountNow(this.host.env.DB, r, amount).then(
+    const refundOf = (amount: string | null, arrival?: SiblingAsset) =>
+      refundAmountNow(this.host.env.DB, r, amount, arrival).then(
         (a) => (a === null ? { unavailable: "no deposit received" } : { amount: a }),
         (err: unknown) => ({ unavailable: `the network fee cannot be read now: ${String(err)}` }),
       );
     const refund = await refundOf(r.amountFromReceived);
     const extras = await Promise.all(
-      this.awaitingExtras(r).map(async (e) => ({ ...e, refund: await refundOf(e.amount) })),
+      this.awaitingExtras(r).map(async (e) => ({ ...e, refund: await refundOf(e.amount, e.arrival) })),
     );
     if (!awaitsDecision(r)) return { refund, pricing: { unavailable: "no decision on the order" }, extras };
     const { env, config } = this.host;

@@ -219,6 +219,33 @@ describe("shared reads: several addresses in one request (EVM)", () => {
     expect(topics).toHaveLength(20);
   });
 
+  it("1,000 sibling orders' passive asks every minute for 30 min: one eth_getLogs per addressMs, and a transfer is seen", async () => {
+    const { chain, net } = evm();
+    const c = clock();
+    const shared = createSharedReader(createEvmReader({ baseUrl: RPC, fetch: net.fetch }), SETTINGS, c.now);
+    const addresses = Array.from({ length: 1_000 }, (_, i) => evmAddress(i + 1));
+    let seen: unknown[] = [];
+    for (let minute = 0; minute < 30; minute++) {
+      if (minute === 10) chain.logs = [log(addresses[42]!, 7_000_000, 3)];
+      chain.head += 12;
+      const lists = await Promise.all(addresses.map((a) => shared.watchedTransfers!(USDT, a)));
+      if (lists[42]!.length > 0 && seen.length === 0) seen = [minute, ...lists[42]!];
+      c.advance(60_000);
+    }
+    const getLogs = rpcMethods(net).filter((m) => m === "eth_getLogs").length;
+    // One listing per CHAIN_ADDRESS_SECONDS (3 min) whatever N: 10 in 30 min, ≈ 0.0003 per order per minute.
+    expect(getLogs).toBeLessThanOrEqual(11);
+    expect(getLogs / 1_000 / 30).toBeLessThan(0.5);
+    // Sent at minute 10: seen by the first listing after it, within addressMs.
+    expect(seen).toMatchObject([expect.any(Number), { amount: "7", to: addresses[42] }]);
+    expect(seen[0]).toBeLessThanOrEqual(13);
+    // Beside the network's own orders the passive askers make no listing of their own.
+    net.requests.length = 0;
+    await shared.incomingTransfers(USDT, addresses[0]!, null);
+    await Promise.all(addresses.map((a) => shared.watchedTransfers!(USDT, a)));
+    expect(rpcMethods(net).filter((m) => m === "eth_getLogs")).toHaveLength(1);
+  });
+
   it("the native coin's recent blocks are read once for all watched addresses", async () => {
     const { net } = evm();
     const c = clock();
