@@ -176,6 +176,8 @@ export interface Order {
   short_id: string;
   status: string;
   deposit_address: string;
+  /** The keyless tracking page (the order's own link: its UUID alone opens nothing). */
+  tracking_url: string;
 }
 
 /** An order made through the partner API (`ORDER` unless told otherwise). */

@@ -97,8 +97,9 @@ describe("cabinet orders in Chromium", () => {
     expect(csv.slice(1).map((l) => l.split(",")[0])).toEqual(orders.map((o) => o.id).reverse());
     // 1 % of 0.01 BTC, valued at the (simulated) BTC price of the completion moment.
     const completed = csv.find((l) => l.startsWith(orders[2]!.id))!;
-    expect(completed).toMatch(/,completed,.*,0\.0001,\d+(\.\d+)?$/);
-    const earned = `$${Number(completed.split(",").at(-1)).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+    // …, markup, markup in USD, then the order's tracking_url and status_url.
+    expect(completed).toMatch(/,completed,.*,0\.0001,\d+(\.\d+)?,http[^,]+\/track\/[^,]+,http[^,]+\/status$/);
+    const earned = `$${Number(completed.split(",").at(-3)).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 
     // An underpaid order waits in failed with a refund to decide: type an address, confirm, refunded.
     const under = await newOrder(key);

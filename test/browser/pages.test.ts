@@ -164,7 +164,7 @@ describe("every page at 390 and 1280 px", () => {
     const noJs = await browser.newContext({ viewport: PHONE, locale: "en-US", javaScriptEnabled: false });
     const plain = await noJs.newPage();
     const waiting = await newOrder(testKey);
-    await plain.goto(`${ORIGIN}/track/${waiting.id}`);
+    await plain.goto(waiting.tracking_url);
     expect(await plain.locator("[data-countdown]").textContent()).toMatch(/^in (29|30) min$/);
     expect(await plain.locator("main").textContent()).toContain("This page updates by itself.");
     expect(await overflowX(plain)).toBeLessThanOrEqual(0);
@@ -185,13 +185,13 @@ describe("every page at 390 and 1280 px", () => {
       });
       expect(res.status).toBe(200);
     }
-    await page.goto(`${ORIGIN}/track/${done.id}`);
+    await page.goto(done.tracking_url);
     await expect.poll(() => page.getByTestId("status").getAttribute("data-status")).toBe("completed");
     const steps = page.locator("ol.timeline li");
     expect(await steps.count()).toBe(5);
     for (const text of await steps.allTextContents()) expect(text).toMatch(/ · .*GMT\+9$/);
     expect(await page.locator("main").textContent()).not.toMatch(ISO);
-    await atBothWidths(page, `${ORIGIN}/track/${done.id}`, "track-completed");
+    await atBothWidths(page, done.tracking_url, "track-completed");
 
     // The referral page says whose swap it is.
     const res = await admin(`/partners/${partnerId}/widgets`, {
@@ -202,7 +202,7 @@ describe("every page at 390 and 1280 px", () => {
     await page.goto(`${ORIGIN}/swap?ref=${wid}`);
     expect(await page.getByTestId("offered-by").textContent()).toBe("A swap offered by Referral Wallet.");
     await atBothWidths(page, `${ORIGIN}/swap?ref=${wid}`, "referral");
-    await atBothWidths(page, `${ORIGIN}/track/${waiting.id}`, "track-waiting");
+    await atBothWidths(page, waiting.tracking_url, "track-waiting");
     await ctx.close();
   });
 });
