@@ -96,6 +96,11 @@ export interface OrderRecord extends StepTimes {
   earnings?: OrderEarnings;
   /** The widget or referral link the order was created through (docs/widget.md); absent: the API. */
   widgetId?: string;
+  /**
+   * The API key that created the order; absent on widget orders and orders from before, which no
+   * app key can read (docs/auth-and-limits.md, "App keys").
+   */
+  createdByKey?: string;
   /** The fees of amount_to_expected, named at creation (src/domain/fees.ts); absent on older orders. */
   fees?: StoredFees;
   /** When the order became `completed`; absent until then (older orders: earnings.completedAt). */

@@ -63,6 +63,8 @@ export interface OrderOrigin {
   widgetId?: string | null;
   /** The end user's country, for region restrictions (docs/operators.md, "Region restrictions"). */
   country?: string | null;
+  /** The API key that creates the order: an app key reads only its own (docs/auth-and-limits.md). */
+  keyId?: string;
 }
 
 /**
@@ -78,7 +80,7 @@ export async function createOrder(
   now: number,
   origin: OrderOrigin = {},
 ): Promise<CreateOrderOutcome> {
-  const { region = DEFAULT_REGION, widgetId = null, country = null } = origin;
+  const { region = DEFAULT_REGION, widgetId = null, country = null, keyId } = origin;
   const requestHash = await sha256Hex(canonicalJson(body));
   const creation: CreationKey = {
     partnerId: partner.id,
@@ -217,6 +219,7 @@ export async function createOrder(
     requestHash,
     livemode: partner.livemode,
     ...(widgetId ? { widgetId } : {}),
+    ...(keyId ? { createdByKey: keyId } : {}),
     ...(reference === undefined ? {} : { partnerOrderId: reference }),
     ...(body.metadata === undefined ? {} : { metadata: body.metadata }),
     ...(payoutOperation === null ? {} : { payoutOperation }),
@@ -398,7 +401,16 @@ const SHORT_ID_CACHE_MAX = 50_000;
  * object, which checks the owner and answers the view serialised; no D1 read, except for a
  * short_id the object does not hold (an order from before the current id layout, or none at all).
  */
-export async function readOrder(env: Env, partner: Partner, orderId: string): Promise<string> {
+/**
+ * GET /partner/orders/{id}: the order's JSON body. `createdBy`: only an order that key created (an
+ * app key's read); any other is "not found", like another partner's.
+ */
+export async function readOrder(
+  env: Env,
+  partner: Partner,
+  orderId: string,
+  createdBy?: string,
+): Promise<string> {
   const ref = orderRef(orderId);
   if (!ref) throw notFound();
   const direct = await env.ORDERS.getByName(ref.id).partnerBody(partner.id);
@@ -406,6 +418,7 @@ export async function readOrder(env: Env, partner: Partner, orderId: string): Pr
   const order = direct ?? (legacy ? await env.ORDERS.getByName(legacy).partnerBody(partner.id) : null);
   // A key sees only orders of its own mode: a test order is "not found" to a live key and back.
   if (!order || order.livemode !== partner.livemode) throw notFound();
+  if (createdBy !== undefined && order.createdByKey !== createdBy) throw notFound();
   return order.json;
 }
 

@@ -388,7 +388,11 @@ export const ordersRouter = createRouter<PartnerEnv>()
         c.req.valid("json"),
         c.req.valid("header")["idempotency-key"],
         Date.now(),
-        { region: regionOf(c.req.raw.cf?.continent), country: endUserCountry(c) },
+        {
+          region: regionOf(c.req.raw.cf?.continent),
+          country: endUserCountry(c),
+          keyId: c.get("apiKeyId"),
+        },
       );
       c.set("createdOrderId", order.id);
       c.header("Cache-Control", "no-store");
@@ -412,7 +416,8 @@ export const ordersRouter = createRouter<PartnerEnv>()
       },
     }),
     async (c) => {
-      const body = await readOrder(c.env, c.get("partner"), c.req.valid("param").order_id);
+      const own = c.get("keyKind") === "app" ? c.get("apiKeyId") : undefined;
+      const body = await readOrder(c.env, c.get("partner"), c.req.valid("param").order_id, own);
       return serialisedJson<OrderView>(c, body, { "Cache-Control": "no-store" });
     },
   );
