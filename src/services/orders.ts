@@ -8,6 +8,7 @@ import { DEFAULT_REGION } from "../domain/liquidity";
 import { parseDecimal, toDecimalString } from "../domain/money";
 import { idempotentOrderId, type OrderDraft, type OrderView, type RateType } from "../domain/order";
 import { type CreationKey, idempotentShortId, orderIdOf, parseOrderRef } from "../domain/order-id";
+import { type LISTED_VIEW_COLUMNS, listedView } from "../domain/order-index";
 import { type OrderLinks, orderLinks } from "../domain/order-link";
 import type { Partner } from "../domain/partner";
 import { newShortId } from "../domain/short-id";
@@ -432,16 +433,27 @@ export interface OrderPageRequest {
   cursor?: string | undefined;
 }
 
-type OrderSummary = Omit<ListedOrderRow, "partner_id" | "livemode" | "needs_action" | "track_token"> &
+type OrderSummary = Omit<
+  ListedOrderRow,
+  "partner_id" | "livemode" | "needs_action" | "track_token" | (typeof LISTED_VIEW_COLUMNS)[number]
+> &
+  ReturnType<typeof listedView> &
   OrderLinks & { livemode: boolean };
 
 /** An index row as the order list shows it; `publicOrigin` as orderView's. */
-export function orderSummary(
-  { partner_id: _, livemode, needs_action: _n, track_token, ...rest }: ListedOrderRow,
-  publicOrigin: string,
-): OrderSummary {
+export function orderSummary(row: ListedOrderRow, publicOrigin: string): OrderSummary {
+  const {
+    partner_id: _,
+    livemode,
+    needs_action: _n,
+    track_token,
+    contract_from: _cf,
+    contract_to: _ct,
+    ...rest
+  } = row;
   return {
     ...rest,
+    ...listedView(row),
     livemode: livemode === 1,
     ...orderLinks(publicOrigin, { id: rest.id, trackToken: track_token }),
   };
