@@ -1045,7 +1045,7 @@ export interface components {
              * @description Beyond the contract: why an order was refunded, failed or expired after a dropped deposit.
              * @enum {string|null}
              */
-            status_reason: "amount_below_min" | "amount_above_max" | "fixed_amount_mismatch" | "fixed_rate_expired" | "late_deposit" | "exchange_failed" | "payout_failed" | "refund_failed" | "deposit_dropped" | "cancelled" | null;
+            status_reason: "amount_below_min" | "amount_above_max" | "fixed_amount_mismatch" | "fixed_rate_expired" | "late_deposit" | "exchange_failed" | "payout_failed" | "refund_failed" | "deposit_dropped" | "cancelled" | "below_min_out" | null;
             /** @enum {string|null} */
             rate_type: "float" | "fixed" | null;
             amount_from_expected: number | null;
