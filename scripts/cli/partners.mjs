@@ -171,17 +171,24 @@ export const partnerCommands = {
         description:
           "comma-separated: read, orders:write, orders:act, webhooks:write (default: all but orders:act)",
       },
+      app: {
+        type: "boolean",
+        description:
+          "an app key (pk_app_…) to embed in an app: PUBLIC, anyone can read it out; it only quotes, creates orders and reads its own (no --scopes)",
+      },
     },
     examples: [
       "key create 3f2c…",
       "key create 3f2c… --test",
       "key create 3f2c… --scopes read",
       "key create 3f2c… --scopes read,orders:write,orders:act",
+      "key create 3f2c… --app",
       "key create 3f2c… --json | jq -r .key",
     ],
     async run({ args, flags, api, output, print }) {
       const k = await api.post(`/partners/${seg(args.partner_id)}/keys`, {
         mode: flags.test ? "test" : "live",
+        ...(flags.app ? { kind: "app" } : {}),
         ...(flags.scopes !== undefined
           ? {
               scopes: flags.scopes
@@ -194,6 +201,10 @@ export const partnerCommands = {
       output(k, () => {
         print(`Created ${k.mode} API key ${k.key_id} for partner ${args.partner_id}.`);
         print(`Scopes: ${k.scopes.join(", ")}`);
+        if (k.kind === "app")
+          print(
+            "App key: it is PUBLIC once in an app. It only quotes, creates orders and reads the orders it created; keep server keys off devices.",
+          );
         print("");
         print(`  ${k.key}`);
         print("");
@@ -217,10 +228,11 @@ export const partnerCommands = {
         }
         print(
           formatTable(
-            ["KEY_ID", "MODE", "STATUS", "SCOPES", "CREATED_AT", "LAST_USED_AT", "REVOKED_AT"],
+            ["KEY_ID", "MODE", "KIND", "STATUS", "SCOPES", "CREATED_AT", "LAST_USED_AT", "REVOKED_AT"],
             data.map((k) => [
               k.key_id,
               k.mode,
+              k.kind,
               k.revoked_at ? "revoked" : "active",
               k.scopes.join(","),
               k.created_at,

@@ -67,7 +67,7 @@ export interface paths {
         };
         /**
          * List your orders, newest first
-         * @description Beyond the contract. Summaries from the order index (fetch one order for amounts and transaction ids); filters combine; follow `next_cursor` until it is null.
+         * @description Beyond the contract. Rows from the order index carrying the order's public view (amounts, addresses, transaction ids, each side's token and chain id), so one paged call by date range reports a month; `actions`, `fees`, `metadata` and timings need the order itself. Filters combine; follow `next_cursor` until it is null.
          */
         get: operations["listOrders"];
         put?: never;
@@ -714,6 +714,20 @@ export interface components {
              * @description Beyond the contract: seconds from the deposit's confirmation to the payout sent (the exchange included); null until sent.
              */
             payout_seconds: number | null;
+            /** @description Beyond the contract: the source token's contract address; null for a native coin. */
+            token_from: string | null;
+            /** @description Beyond the contract: the destination token's contract address; null for a native coin. */
+            token_to: string | null;
+            /**
+             * Format: int64
+             * @description Beyond the contract: the EIP-155 chain id of network_from (the source side); null off EVM networks.
+             */
+            chain_id_from: number | null;
+            /**
+             * Format: int64
+             * @description Beyond the contract: the EIP-155 chain id of network_to (the destination side); null off EVM networks.
+             */
+            chain_id_to: number | null;
             /**
              * Format: uri
              * @description Beyond the contract: the order's tracking page for the person who swaps — no key, no sign-in. Hand out this link (or `status_url`); never build one from the id, which alone does not open an order (docs/widget.md).
@@ -1027,6 +1041,46 @@ export interface components {
             completed_at: string | null;
             /** @description Your reference, if given. */
             partner_order_id: string | null;
+            /**
+             * @description Beyond the contract: why an order was refunded, failed or expired after a dropped deposit.
+             * @enum {string|null}
+             */
+            status_reason: "amount_below_min" | "amount_above_max" | "fixed_amount_mismatch" | "fixed_rate_expired" | "late_deposit" | "exchange_failed" | "payout_failed" | "refund_failed" | "deposit_dropped" | "cancelled" | "below_min_out" | null;
+            /** @enum {string|null} */
+            rate_type: "float" | "fixed" | null;
+            amount_from_expected: number | null;
+            /** @description Float orders: an estimate at the current rate. Fixed: guaranteed for the expected deposit. */
+            amount_to_expected: number | null;
+            /** @description Beyond the contract: amount of the detected deposit. */
+            amount_from_received: number | null;
+            /** @description Beyond the contract: the amount paid out (fixed at exchange time), once the payout is sent (`payout_txid`); null before, also on a held (`failed`) order, whose `actions` show what it would pay. */
+            amount_to_actual: number | null;
+            rate_quoted: number | null;
+            recipient_address: string | null;
+            /** @description Beyond the contract: the recipient memo, if any. */
+            recipient_address_tag: string | null;
+            /** @description Beyond the contract. */
+            refund_address: string | null;
+            /** @description Beyond the contract. */
+            refund_address_tag: string | null;
+            deposit_txid: string | null;
+            payout_txid: string | null;
+            /** @description Beyond the contract: the refund transaction. */
+            refund_txid: string | null;
+            /** @description Beyond the contract: the source token's contract address; null for a native coin. */
+            token_from: string | null;
+            /** @description Beyond the contract: the destination token's contract address; null for a native coin. */
+            token_to: string | null;
+            /**
+             * Format: int64
+             * @description Beyond the contract: the EIP-155 chain id of network_from (the source side); null off EVM networks.
+             */
+            chain_id_from: number | null;
+            /**
+             * Format: int64
+             * @description Beyond the contract: the EIP-155 chain id of network_to (the destination side); null off EVM networks.
+             */
+            chain_id_to: number | null;
             /**
              * Format: uri
              * @description Beyond the contract: the order's tracking page for the person who swaps — no key, no sign-in. Hand out this link (or `status_url`); never build one from the id, which alone does not open an order (docs/widget.md).

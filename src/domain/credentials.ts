@@ -1,11 +1,12 @@
 import { base64urlnopad, hex } from "@scure/base";
 
-// Key format `<key_id>.<secret>`: key_id = "pk_" (live) or "pk_test_" (test mode) + 16 base64url
-// chars (12 bytes), secret = 43 base64url chars (32 bytes). Both halves are URL-safe and never
-// contain the dot. The prefix only labels the key for humans: the mode is the stored key's.
+// Key format `<key_id>.<secret>`: key_id = "pk_" (live) or "pk_test_" (test mode), with "app_"
+// after "pk_" for an app key ("pk_app_", "pk_app_test_"), + 16 base64url chars (12 bytes), secret =
+// 43 base64url chars (32 bytes). Both halves are URL-safe and never contain the dot. The prefix
+// only labels the key for humans: the mode and kind are the stored key's.
 const KEY_ID_BYTES = 12;
 const SECRET_BYTES = 32;
-const KEY_ID_RE = /^pk_(?:test_)?[A-Za-z0-9_-]{16}$/;
+const KEY_ID_RE = /^pk_(?:app_)?(?:test_)?[A-Za-z0-9_-]{16}$/;
 
 /** A key's mode: test keys create test orders (docs/test-mode.md). */
 export type KeyMode = "live" | "test";
@@ -29,8 +30,12 @@ export async function sha256Hex(data: string | Uint8Array): Promise<string> {
   return hex.encode(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)));
 }
 
-export async function generateApiKey(mode: KeyMode = "live"): Promise<NewApiKey> {
-  const keyId = `${KEY_ID_PREFIX[mode]}${base64urlnopad.encode(randomBytes(KEY_ID_BYTES))}`;
+/** The key id's prefix for a key of `mode`, an app key's with "app_" after "pk_". */
+export const keyIdPrefix = (mode: KeyMode, app = false): string =>
+  app ? KEY_ID_PREFIX[mode].replace(/^pk_/, "pk_app_") : KEY_ID_PREFIX[mode];
+
+export async function generateApiKey(mode: KeyMode = "live", app = false): Promise<NewApiKey> {
+  const keyId = `${keyIdPrefix(mode, app)}${base64urlnopad.encode(randomBytes(KEY_ID_BYTES))}`;
   const secret = base64urlnopad.encode(randomBytes(SECRET_BYTES));
   return { keyId, secret, key: `${keyId}.${secret}`, secretHash: await sha256Hex(secret) };
 }

@@ -60,6 +60,36 @@ export const OPERATION_SCOPES = {
 } as const satisfies Record<string, KeyScope>;
 export type PartnerOperation = keyof typeof OPERATION_SCOPES;
 
+/**
+ * A key's kind (docs/auth-and-limits.md, "App keys"). A `server` key is a secret kept on the
+ * partner's servers, with the scopes it was given. An `app` key lives inside an app (a wallet's swap
+ * module, a plugin), so anyone can read it out: like Stripe's publishable keys it can do only what
+ * is safe in public hands (APP_KEY_OPERATIONS).
+ */
+export const KEY_KINDS = ["server", "app"] as const;
+export type KeyKind = (typeof KEY_KINDS)[number];
+
+/**
+ * All an app key may do: quote with the partner's pricing, create orders, and read an order it
+ * created itself (src/services/orders.ts, readOrder). No list, CSV, actions, webhook, settings or
+ * test helpers: whoever copies the key out of the app must not see other users' orders nor move
+ * anything. Every other keyed operation answers an app key 403 `insufficient_scope`.
+ */
+export const APP_KEY_OPERATIONS: ReadonlySet<PartnerOperation> = new Set<PartnerOperation>([
+  "getRate",
+  "createOrder",
+  "getOrder",
+]);
+
+/** An app key's scopes: what its operations need, so the scope check agrees with its kind. */
+export const APP_KEY_SCOPES: readonly KeyScope[] = [
+  ...new Set([...APP_KEY_OPERATIONS].map((op) => OPERATION_SCOPES[op])),
+];
+
+/** Whether a key of `kind` with `scopes` may use `operation`. */
+export const keyAllows = (kind: KeyKind, scopes: readonly KeyScope[], operation: PartnerOperation): boolean =>
+  scopes.includes(OPERATION_SCOPES[operation]) && (kind === "server" || APP_KEY_OPERATIONS.has(operation));
+
 const isScope = (s: string): s is KeyScope => (KEY_SCOPES as readonly string[]).includes(s);
 
 /** Scopes in their canonical order, each once. */

@@ -1,3 +1,4 @@
+import { chainIdOf } from "./asset-identity";
 import type { OrderEarnings } from "./earnings";
 import type { Eta, EtaRange, EtaSource } from "./eta";
 import type { StoredFees } from "./fees";
@@ -96,6 +97,11 @@ export interface OrderRecord extends StepTimes {
   earnings?: OrderEarnings;
   /** The widget or referral link the order was created through (docs/widget.md); absent: the API. */
   widgetId?: string;
+  /**
+   * The API key that created the order; absent on widget orders and orders from before, which no
+   * app key can read (docs/auth-and-limits.md, "App keys").
+   */
+  createdByKey?: string;
   /** The fees of amount_to_expected, named at creation (src/domain/fees.ts); absent on older orders. */
   fees?: StoredFees;
   /** When the order became `completed`; absent until then (older orders: earnings.completedAt). */
@@ -129,7 +135,36 @@ export type SendKind = "exchange" | "payout" | "refund";
 export type OrderDraft = Omit<OrderRecord, "shortId" | "depositAddress" | "depositAddressTag" | "trackToken">;
 
 /** The Order of the contract (§2.3) plus the documented extras. */
-export interface OrderView extends OrderLinks {
+/**
+ * Each side's asset as a wallet names it: its token contract (null: the network's native coin) and
+ * its EIP-155 chain id (null off EVM networks), as the request's token_* and chain_id_* name it.
+ */
+export interface AssetIds {
+  token_from: string | null;
+  token_to: string | null;
+  chain_id_from: number | null;
+  chain_id_to: number | null;
+}
+
+export function assetIds(
+  r: Pick<OrderRecord, "networkFrom" | "contractFrom" | "networkTo" | "contractTo">,
+): AssetIds {
+  return {
+    token_from: r.contractFrom,
+    token_to: r.contractTo,
+    chain_id_from: chainIdOf(r.networkFrom),
+    chain_id_to: chainIdOf(r.networkTo),
+  };
+}
+
+/**
+ * What was paid out, so only once it was: a held or failed order's exchanged amount may never leave
+ * (its `actions` offer it instead).
+ */
+export const paidOut = (r: Pick<OrderRecord, "payoutTxid" | "amountToActual">): string | null =>
+  r.payoutTxid === null ? null : r.amountToActual;
+
+export interface OrderView extends OrderLinks, AssetIds {
   id: string;
   short_id: string;
   status: OrderStatus;
@@ -202,7 +237,8 @@ export function feesView(f: StoredFees, coin: string): OrderFees {
 }
 
 const num = (s: string) => toJsonNumber(parseDecimal(s));
-const numOrNull = (s: string | null) => (s === null ? null : num(s));
+/** A stored decimal as the API's JSON number; null stays null. */
+export const numOrNull = (s: string | null) => (s === null ? null : num(s));
 
 /** `publicOrigin`: where the keyless links point (CABINET_ORIGIN, the service's public origin). */
 export function orderView(
@@ -226,9 +262,7 @@ export function orderView(
     amount_to_expected: num(r.amountToExpected),
     amount_to_min: r.amountToMin === undefined ? null : num(r.amountToMin),
     amount_from_received: numOrNull(r.amountFromReceived),
-    // What was paid out, so only once it was: a held or failed order's exchanged amount may never
-    // leave (its `actions` offer it instead).
-    amount_to_actual: r.payoutTxid === null ? null : numOrNull(r.amountToActual),
+    amount_to_actual: numOrNull(paidOut(r)),
     rate_type: r.rateType,
     rate_quoted: num(r.rateQuoted),
     deposit_address: r.depositAddress,
@@ -253,6 +287,7 @@ export function orderView(
     eta_seconds: r.eta?.range ?? null,
     eta_source: r.eta?.source ?? null,
     ...stepDurations({ ...r, completedAt: r.completedAt ?? r.earnings?.completedAt }),
+    ...assetIds(r),
     ...orderLinks(publicOrigin, r),
   };
 }

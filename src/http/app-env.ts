@@ -1,5 +1,5 @@
 import type { Config } from "../config";
-import type { KeyScope } from "../domain/key-scopes";
+import type { KeyKind, KeyScope } from "../domain/key-scopes";
 import type { Partner } from "../domain/partner";
 
 /** Hono environment shared by every router: the Worker bindings plus per-request variables. */
@@ -16,6 +16,8 @@ export interface AppEnv {
     apiKeyId?: string;
     /** What that key may do (src/domain/key-scopes.ts); checked by partnerAuth. */
     keyScopes?: readonly KeyScope[];
+    /** That key's kind: an `app` key reads only the orders it created. */
+    keyKind?: KeyKind;
     /** The order a POST /partner/orders answered with, for the partner's request log. */
     createdOrderId?: string;
   };

@@ -8,7 +8,7 @@ import { checkDestination } from "../domain/destination";
 import { DomainError } from "../domain/errors";
 import { type ExplorerLinks, type ExplorerTemplates, explorerLinks } from "../domain/explorer-links";
 import { decodeCursor, pageOf } from "../domain/keyset-cursor";
-import type { OrderView } from "../domain/order";
+import { type AssetIds, assetIds, type OrderView } from "../domain/order";
 import { type OrderLinks, orderLinks } from "../domain/order-link";
 import { ORDER_STATUSES, type OrderStatus } from "../domain/order-state";
 import { normalizeShortId } from "../domain/short-id";
@@ -126,10 +126,25 @@ export const CSV_COLUMNS = [
   "completed_at",
   "markup_amount",
   "markup_usd",
+  // The rest of the order's public view, as the API's list rows carry it (docs/orders.md).
+  "status_reason",
+  "token_from",
+  "chain_id_from",
+  "token_to",
+  "chain_id_to",
+  "amount_from_expected",
+  "amount_from_received",
+  "amount_to_expected",
+  "amount_to_actual",
+  "rate_quoted",
+  "recipient_address",
+  "recipient_address_tag",
+  "refund_address",
+  "refund_address_tag",
   // What to hand the person who swaps: no key, no sign-in (docs/widget.md).
   "tracking_url",
   "status_url",
-] as const satisfies readonly (keyof (CabinetOrderRow & OrderLinks))[];
+] as const satisfies readonly (keyof (CabinetOrderRow & OrderLinks & AssetIds))[];
 
 /**
  * Every row the filter matches, as CSV, streamed in keyset batches; `publicOrigin` is where the
@@ -145,7 +160,16 @@ export function ordersCsv(
     EXPORT_BATCH,
     (last) => searchOrders(db, filter, last && { createdAt: last.created_at, id: last.id }, EXPORT_BATCH),
     (r) => {
-      const row = { ...r, ...orderLinks(publicOrigin, { id: r.id, trackToken: r.track_token }) };
+      const row = {
+        ...r,
+        ...assetIds({
+          networkFrom: r.network_from,
+          contractFrom: r.contract_from,
+          networkTo: r.network_to,
+          contractTo: r.contract_to,
+        }),
+        ...orderLinks(publicOrigin, { id: r.id, trackToken: r.track_token }),
+      };
       return CSV_COLUMNS.map((c) => row[c]);
     },
   );

@@ -3,7 +3,7 @@ import { ROLL_OVERLAPS, type Role, type RollOverlap } from "../domain/cabinet";
 import type { KeyMode } from "../domain/credentials";
 import { DomainError } from "../domain/errors";
 import { parseCidr } from "../domain/ip-allowlist";
-import { type KeyScope, movesFunds, parseScopes } from "../domain/key-scopes";
+import { type KeyKind, type KeyScope, movesFunds, parseScopes } from "../domain/key-scopes";
 import { setKeyAllowlist, setKeyExpiry } from "../storage/api-keys";
 import {
   deletePasskeyUnlessLast,
@@ -119,7 +119,13 @@ export async function revokeInviteAudited(db: D1Database, actor: Actor, inviteId
 export async function createKey(
   db: D1Database,
   actor: Actor,
-  input: { name: string; ipAllowlist: string[] | null; mode?: KeyMode; scopes?: readonly KeyScope[] },
+  input: {
+    name: string;
+    ipAllowlist: string[] | null;
+    mode?: KeyMode;
+    scopes?: readonly KeyScope[];
+    kind?: KeyKind;
+  },
   alsoRecord?: (issued: IssuedKey) => D1PreparedStatement[],
 ): Promise<IssuedKey> {
   const issued = await issueKey(
@@ -131,6 +137,7 @@ export async function createKey(
       ipAllowlist: input.ipAllowlist?.length ? JSON.stringify(input.ipAllowlist) : null,
       mode: input.mode ?? "live",
       ...(input.scopes ? { scopes: input.scopes } : {}),
+      ...(input.kind ? { kind: input.kind } : {}),
     },
     alsoRecord,
   );
@@ -138,6 +145,7 @@ export async function createKey(
     name: input.name,
     mode: issued.mode,
     scopes: issued.scopes,
+    kind: issued.kind,
   });
   return issued;
 }
@@ -168,6 +176,7 @@ export async function rollKey(
     ipAllowlist: old.ip_allowlist,
     mode: old.mode,
     scopes: parseScopes(old.scopes),
+    kind: old.kind,
   });
   const expiresAt = new Date(Date.now() + ROLL_OVERLAPS[overlap]).toISOString();
   await setKeyExpiry(db, actor.partnerId, keyId, expiresAt, issued.key_id);

@@ -8,6 +8,7 @@ import { DEFAULT_REGION } from "../domain/liquidity";
 import { parseDecimal, toDecimalString } from "../domain/money";
 import { idempotentOrderId, type OrderDraft, type OrderView, type RateType } from "../domain/order";
 import { type CreationKey, idempotentShortId, orderIdOf, parseOrderRef } from "../domain/order-id";
+import { type LISTED_VIEW_COLUMNS, listedView } from "../domain/order-index";
 import { type OrderLinks, orderLinks } from "../domain/order-link";
 import type { Partner } from "../domain/partner";
 import { newShortId } from "../domain/short-id";
@@ -63,6 +64,8 @@ export interface OrderOrigin {
   widgetId?: string | null;
   /** The end user's country, for region restrictions (docs/operators.md, "Region restrictions"). */
   country?: string | null;
+  /** The API key that creates the order: an app key reads only its own (docs/auth-and-limits.md). */
+  keyId?: string;
 }
 
 /**
@@ -78,7 +81,7 @@ export async function createOrder(
   now: number,
   origin: OrderOrigin = {},
 ): Promise<CreateOrderOutcome> {
-  const { region = DEFAULT_REGION, widgetId = null, country = null } = origin;
+  const { region = DEFAULT_REGION, widgetId = null, country = null, keyId } = origin;
   const requestHash = await sha256Hex(canonicalJson(body));
   const creation: CreationKey = {
     partnerId: partner.id,
@@ -217,6 +220,7 @@ export async function createOrder(
     requestHash,
     livemode: partner.livemode,
     ...(widgetId ? { widgetId } : {}),
+    ...(keyId ? { createdByKey: keyId } : {}),
     ...(reference === undefined ? {} : { partnerOrderId: reference }),
     ...(body.metadata === undefined ? {} : { metadata: body.metadata }),
     ...(payoutOperation === null ? {} : { payoutOperation }),
@@ -398,7 +402,16 @@ const SHORT_ID_CACHE_MAX = 50_000;
  * object, which checks the owner and answers the view serialised; no D1 read, except for a
  * short_id the object does not hold (an order from before the current id layout, or none at all).
  */
-export async function readOrder(env: Env, partner: Partner, orderId: string): Promise<string> {
+/**
+ * GET /partner/orders/{id}: the order's JSON body. `createdBy`: only an order that key created (an
+ * app key's read); any other is "not found", like another partner's.
+ */
+export async function readOrder(
+  env: Env,
+  partner: Partner,
+  orderId: string,
+  createdBy?: string,
+): Promise<string> {
   const ref = orderRef(orderId);
   if (!ref) throw notFound();
   const direct = await env.ORDERS.getByName(ref.id).partnerBody(partner.id);
@@ -406,6 +419,7 @@ export async function readOrder(env: Env, partner: Partner, orderId: string): Pr
   const order = direct ?? (legacy ? await env.ORDERS.getByName(legacy).partnerBody(partner.id) : null);
   // A key sees only orders of its own mode: a test order is "not found" to a live key and back.
   if (!order || order.livemode !== partner.livemode) throw notFound();
+  if (createdBy !== undefined && order.createdByKey !== createdBy) throw notFound();
   return order.json;
 }
 
@@ -419,16 +433,27 @@ export interface OrderPageRequest {
   cursor?: string | undefined;
 }
 
-type OrderSummary = Omit<ListedOrderRow, "partner_id" | "livemode" | "needs_action" | "track_token"> &
+type OrderSummary = Omit<
+  ListedOrderRow,
+  "partner_id" | "livemode" | "needs_action" | "track_token" | (typeof LISTED_VIEW_COLUMNS)[number]
+> &
+  ReturnType<typeof listedView> &
   OrderLinks & { livemode: boolean };
 
 /** An index row as the order list shows it; `publicOrigin` as orderView's. */
-export function orderSummary(
-  { partner_id: _, livemode, needs_action: _n, track_token, ...rest }: ListedOrderRow,
-  publicOrigin: string,
-): OrderSummary {
+export function orderSummary(row: ListedOrderRow, publicOrigin: string): OrderSummary {
+  const {
+    partner_id: _,
+    livemode,
+    needs_action: _n,
+    track_token,
+    contract_from: _cf,
+    contract_to: _ct,
+    ...rest
+  } = row;
   return {
     ...rest,
+    ...listedView(row),
     livemode: livemode === 1,
     ...orderLinks(publicOrigin, { id: rest.id, trackToken: track_token }),
   };

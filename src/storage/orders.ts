@@ -1,5 +1,5 @@
 import type { AfterWatchHeads } from "../domain/after-watch-sweep";
-import type { IndexDetails } from "../domain/order-index";
+import { type IndexDetails, LISTED_VIEW_COLUMNS } from "../domain/order-index";
 import type { OrderStatus } from "../domain/order-state";
 
 export interface OrderIndexRow {
@@ -43,6 +43,18 @@ export const DETAIL_COLUMNS = [
   "metadata",
   "deposit_seen_at",
   "track_token",
+  "status_reason",
+  "amount_from_expected",
+  "amount_to_expected",
+  "amount_from_received",
+  "amount_to_actual",
+  "rate_quoted",
+  "recipient_address",
+  "recipient_address_tag",
+  "refund_address",
+  "refund_address_tag",
+  "contract_from",
+  "contract_to",
 ] as const satisfies readonly (keyof OrderIndexDetails)[];
 
 /** The details GET /partner/orders shows besides the index columns. */
@@ -50,6 +62,7 @@ const LISTED_DETAILS = [
   "completed_at",
   "partner_order_id",
   "track_token",
+  ...LISTED_VIEW_COLUMNS,
 ] as const satisfies readonly (keyof OrderIndexDetails)[];
 export type ListedOrderRow = OrderIndexRow & Pick<OrderIndexDetails, (typeof LISTED_DETAILS)[number]>;
 

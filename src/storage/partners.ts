@@ -1,3 +1,4 @@
+import type { KeyKind } from "../domain/key-scopes";
 import { TtlCache } from "../lib/ttl-cache";
 
 export interface PartnerRow {
@@ -34,10 +35,12 @@ export interface ApiKeyRow {
   ip_allowlist: string | null;
   /** Space-separated key scopes (src/domain/key-scopes.ts; migrations/0026_key_scopes.sql). */
   scopes: string;
+  /** `app`: a public key that lives inside an app (migrations/0048_app_keys.sql). */
+  kind: KeyKind;
 }
 
 export const KEY_COLUMNS =
-  "key_id, partner_id, secret_hash, created_at, last_used_at, revoked_at, name, mode, created_by, expires_at, ip_allowlist, scopes";
+  "key_id, partner_id, secret_hash, created_at, last_used_at, revoked_at, name, mode, created_by, expires_at, ip_allowlist, scopes, kind";
 
 export interface KeyWithPartner {
   key: ApiKeyRow;
@@ -63,7 +66,7 @@ export function findKey(db: D1Database, keyId: string): Promise<KeyWithPartner |
     const row = await db
       .prepare(
         `SELECT k.key_id, k.partner_id, k.secret_hash, k.created_at, k.last_used_at, k.revoked_at,
-                k.name, k.mode, k.created_by, k.expires_at, k.ip_allowlist, k.scopes, p.id, p.name, p.is_active, p.markup_bps, p.max_markup_bps, p.contact_email, p.rate_limit_per_minute, p.created_at AS p_created_at,
+                k.name, k.mode, k.created_by, k.expires_at, k.ip_allowlist, k.scopes, k.kind, p.id, p.name, p.is_active, p.markup_bps, p.max_markup_bps, p.contact_email, p.rate_limit_per_minute, p.created_at AS p_created_at,
                 p.updated_at AS p_updated_at
            FROM api_keys k JOIN partners p ON p.id = k.partner_id WHERE k.key_id = ?`,
       )
@@ -84,6 +87,7 @@ export function findKey(db: D1Database, keyId: string): Promise<KeyWithPartner |
         expires_at: row.expires_at,
         ip_allowlist: row.ip_allowlist,
         scopes: row.scopes,
+        kind: row.kind,
       },
       partner: {
         id: row.id,
@@ -177,7 +181,7 @@ export async function updatePartner(
 /** The key's INSERT, to run in one D1 batch with its audit rows. */
 export function insertKeyStatement(db: D1Database, k: ApiKeyRow): D1PreparedStatement {
   return db
-    .prepare(`INSERT INTO api_keys (${KEY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+    .prepare(`INSERT INTO api_keys (${KEY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
     .bind(
       k.key_id,
       k.partner_id,
@@ -191,6 +195,7 @@ export function insertKeyStatement(db: D1Database, k: ApiKeyRow): D1PreparedStat
       k.expires_at,
       k.ip_allowlist,
       k.scopes,
+      k.kind,
     );
 }
 

@@ -99,6 +99,34 @@ describe("API keys from the cabinet", () => {
     expect(scopesOf(after, rolled.split(".")[0]!)).toEqual(["orders:write", "orders:act"]);
   });
 
+  it("the app-key preset makes a public pk_app_ key, with the warning, that creates orders and cannot list them", async () => {
+    const admin = await partnerWithAdmin();
+    const form = await (await cab("/keys", { cookie: admin.cookie })).text();
+    expect(form).toContain('data-testid="create-app-key"');
+    expect(/data-testid="app-key-warning">([\s\S]*?)<\/p>/.exec(form)?.[1]).toMatch(/public/);
+    // The ticked boxes do not count, orders:act among them: no step-up is asked for.
+    const res = await cab("/keys", {
+      ...admin,
+      form: [
+        ["name", "wallet app"],
+        ["preset", "app"],
+        ["scopes_form", "1"],
+        ["scopes", "orders:act"],
+      ],
+    });
+    expect(res.status).toBe(201);
+    const key = keyIn(await res.text())!;
+    expect(key).toMatch(/^pk_app_[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]{43}$/);
+    expect((await api(key)).status).toBe(201);
+    await expectError(
+      await call("/api/v1/partner/orders", { headers: { "X-API-Key": key } }),
+      403,
+      "insufficient_scope",
+    );
+    const page = await (await cab("/keys", { cookie: admin.cookie })).text();
+    expect(new RegExp(`data-key-id="${key.split(".")[0]}"[\\s\\S]*?app \\(public\\)`).test(page)).toBe(true);
+  });
+
   it("revoke stops the key", async () => {
     const admin = await partnerWithAdmin();
     const key = await createKey(admin);

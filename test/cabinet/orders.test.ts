@@ -7,6 +7,7 @@ import { searchStatement } from "../../src/storage/order-search";
 import { projectOrderIndex } from "../../src/storage/orders";
 import { admin, call, json, setPrices, type TestPartner } from "../helpers";
 import { acceptInvite, cab, csrfOf, invite, partnerWithAdmin, stepUp } from "../support/cabinet";
+import { NO_PUBLIC_VIEW } from "../support/index-rows";
 import {
   BTC_TO_USDT,
   createOrder,
@@ -101,6 +102,9 @@ describe("orders list", () => {
     expect(lines[1]).toContain(`,float,BTC,BTC,0.01,USDT,TRX,`);
     // Each row ends with the order's keyless links, exactly as the API gives them.
     expect(lines[0]).toMatch(/,tracking_url,status_url$/);
+    // The order's public view, as the API's list rows carry it.
+    expect(lines[0]).toContain(",token_from,chain_id_from,token_to,chain_id_to,");
+    expect(lines[0]).toContain(",recipient_address,recipient_address_tag,refund_address,");
     expect(lines[1]?.endsWith(`,${orders[2]!.tracking_url},${orders[2]!.status_url}`)).toBe(true);
   });
 
@@ -156,6 +160,7 @@ describe("keyset paging", () => {
           metadata: null,
           deposit_seen_at: null,
           track_token: null,
+          ...NO_PUBLIC_VIEW,
         },
         1,
       );
@@ -282,6 +287,7 @@ describe("the CSV export takes the partner API's list filters (issue 28 §5)", (
           metadata: null,
           deposit_seen_at: null,
           track_token: null,
+          ...NO_PUBLIC_VIEW,
         },
         1,
       );
@@ -623,7 +629,8 @@ describe("earnings and overview", () => {
     expect(overview).toContain('data-testid="chart"');
 
     const rows = (await (await cab("/orders.csv", { cookie: t.cookie })).text()).split("\r\n");
-    expect(rows[1]).toMatch(/,completed,.*,0\.0001,6,http[^,]+,http[^,]+$/);
+    // markup and markup_usd, then the rest of the public view, then the keyless links.
+    expect(rows[1]).toMatch(/,completed,.*,0\.0001,6,.*,http[^,]+,http[^,]+$/);
   });
 });
 

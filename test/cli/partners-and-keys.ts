@@ -150,9 +150,9 @@ describe("cli: keys", () => {
 
     const list = await ok("key", "list", id);
     expect(list.split("\n")[0]).toMatch(
-      /^KEY_ID\s+MODE\s+STATUS\s+SCOPES\s+CREATED_AT\s+LAST_USED_AT\s+REVOKED_AT$/,
+      /^KEY_ID\s+MODE\s+KIND\s+STATUS\s+SCOPES\s+CREATED_AT\s+LAST_USED_AT\s+REVOKED_AT$/,
     );
-    expect(list).toMatch(new RegExp(`^${parsed.keyId}\\s+live\\s+active\\s`, "m"));
+    expect(list).toMatch(new RegExp(`^${parsed.keyId}\\s+live\\s+server\\s+active\\s`, "m"));
     expect(list).not.toContain(parsed.secret);
     const listJson = await okJson<{ data: Record<string, unknown>[] }>("key", "list", id);
     expect(listJson.data).toEqual([expect.objectContaining({ key_id: parsed.keyId, revoked_at: null })]);
@@ -162,7 +162,7 @@ describe("cli: keys", () => {
       `Revoked API key ${parsed.keyId} of partner ${id}.`,
     );
     expect(await ok("key", "list", id)).toMatch(
-      new RegExp(`^${parsed.keyId}\\s+live\\s+revoked\\s.*\\d{4}-\\d\\d-\\d\\dT`, "m"),
+      new RegExp(`^${parsed.keyId}\\s+live\\s+server\\s+revoked\\s.*\\d{4}-\\d\\d-\\d\\dT`, "m"),
     );
     const after = await okJson<{ data: { revoked_at: string | null }[] }>("key", "list", id);
     expect(after.data[0]?.revoked_at).toMatch(/^\d{4}-\d\d-\d\dT/);
@@ -176,12 +176,12 @@ describe("cli: keys", () => {
     });
   });
 
-  it("key create --json returns {key_id, key, mode, scopes, created_at}", async () => {
+  it("key create --json returns {key_id, key, mode, scopes, kind, created_at}", async () => {
     const id = await newPartner();
     const k = await okJson<{ key_id: string; key: string; created_at: string }>("key", "create", id);
     expect(k.key).toMatch(FULL_KEY);
     expect(k.key.startsWith(`${k.key_id}.`)).toBe(true);
-    expect(Object.keys(k).sort()).toEqual(["created_at", "key", "key_id", "mode", "scopes"]);
+    expect(Object.keys(k).sort()).toEqual(["created_at", "key", "key_id", "kind", "mode", "scopes"]);
     expect(k).toMatchObject({ scopes: ["read", "orders:write", "webhooks:write"] });
   });
 
@@ -192,7 +192,7 @@ describe("cli: keys", () => {
     expect(out).toContain("Scopes: read, orders:act");
     expect((await findKey(env.DB, keyId!))?.key.scopes).toBe("read orders:act");
     expect(await ok("key", "list", id)).toMatch(
-      new RegExp(`^${keyId}\\s+live\\s+active\\s+read,orders:act\\s`, "m"),
+      new RegExp(`^${keyId}\\s+live\\s+server\\s+active\\s+read,orders:act\\s`, "m"),
     );
     const bad = await cli(["key", "create", id, "--scopes", "orders:delete"]);
     expect(bad.code).not.toBe(0);
@@ -206,7 +206,21 @@ describe("cli: keys", () => {
     if (!parsed.ok) throw new Error(parsed.reason);
     expect(out).toContain(`Created test API key ${parsed.keyId} for partner ${id}.`);
     expect((await findKey(env.DB, parsed.keyId))?.key.mode).toBe("test");
-    expect(await ok("key", "list", id)).toMatch(new RegExp(`^${parsed.keyId}\\s+test\\s+active\\s`, "m"));
+    expect(await ok("key", "list", id)).toMatch(
+      new RegExp(`^${parsed.keyId}\\s+test\\s+server\\s+active\\s`, "m"),
+    );
+  });
+
+  it("key create --app makes a public pk_app_ key and says it is public; key list shows its kind", async () => {
+    const id = await newPartner();
+    const out = await ok("key", "create", id, "--app");
+    const parsed = parseApiKey(/pk_app_[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]{43}/.exec(out)?.[0] ?? "");
+    if (!parsed.ok) throw new Error(parsed.reason);
+    expect(out).toMatch(/PUBLIC/);
+    expect((await findKey(env.DB, parsed.keyId))?.key.kind).toBe("app");
+    expect(await ok("key", "list", id)).toMatch(
+      new RegExp(`^${parsed.keyId}\\s+live\\s+app\\s+active\\s+read,orders:write\\s`, "m"),
+    );
   });
 
   it("empty lists say how to go on", async () => {

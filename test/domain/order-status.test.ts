@@ -42,6 +42,10 @@ const view = (over: Partial<OrderView> = {}): OrderView => ({
   metadata: null,
   eta_seconds: null,
   eta_source: null,
+  token_from: null,
+  token_to: null,
+  chain_id_from: null,
+  chain_id_to: null,
   deposit_confirmation_seconds: null,
   payout_seconds: null,
   tracking_url:

@@ -184,6 +184,15 @@ export function KeysPage(props: {
             >
               Create read-only key
             </button>
+            <button type="submit" class="secondary" name="preset" value="app" data-testid="create-app-key">
+              Create app key
+            </button>
+            <p class="muted" data-testid="app-key-warning">
+              An app key (<code>pk_app_…</code>) is for code that runs on your users' devices — a wallet's
+              swap module, a plugin. Treat it as public: anyone can read it out of the app. It only quotes
+              with your pricing, creates orders and reads the orders it created; keep every other key on your
+              servers.
+            </p>
             <StepUpField when='input[name="scopes"][value="orders:act"]' />
           </form>
         </section>
@@ -206,7 +215,15 @@ export function KeysPage(props: {
                 </>
               ),
             },
-            { label: "Mode", cell: (k) => <span class="badge">{k.mode}</span> },
+            {
+              label: "Mode",
+              cell: (k) => (
+                <>
+                  <span class="badge">{k.mode}</span>
+                  {k.kind === "app" ? <span class="badge">app (public)</span> : null}
+                </>
+              ),
+            },
             {
               label: "Scopes",
               cell: (k) => (

@@ -5,7 +5,13 @@ import { type Context, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { z } from "zod";
 import { ROLES, ROLL_OVERLAPS, type RollOverlap } from "../../domain/cabinet";
-import { chooseScopes, DEFAULT_SCOPES, movesFunds, READ_ONLY_SCOPES } from "../../domain/key-scopes";
+import {
+  APP_KEY_SCOPES,
+  chooseScopes,
+  DEFAULT_SCOPES,
+  movesFunds,
+  READ_ONLY_SCOPES,
+} from "../../domain/key-scopes";
 import {
   addPasskey,
   addPasskeyOptions,
@@ -216,12 +222,16 @@ export function createCabinet() {
     const name = f.name?.trim().slice(0, 100) ?? "";
     if (!name) throw badRequest("A key needs a name.");
     // A post without the form's scope boxes (a script) gets the default, as on the operator API.
+    // An app key's scopes are its kind's (never orders:act, so no step-up).
+    const app = f.preset === "app";
     const chosen = chooseScopes(
-      f.preset === "read-only"
-        ? READ_ONLY_SCOPES
-        : f.scopes_form
-          ? await formValues(c, "scopes")
-          : DEFAULT_SCOPES,
+      app
+        ? APP_KEY_SCOPES
+        : f.preset === "read-only"
+          ? READ_ONLY_SCOPES
+          : f.scopes_form
+            ? await formValues(c, "scopes")
+            : DEFAULT_SCOPES,
     );
     if (!chosen.ok) throw badRequest(`Scopes: ${chosen.reason}.`);
     const ipAllowlist = allowlistFrom(f.ip_allowlist);
@@ -232,6 +242,7 @@ export function createCabinet() {
       ipAllowlist,
       mode: f.mode === "test" ? "test" : "live",
       scopes: chosen.scopes,
+      kind: app ? "app" : "server",
     });
     return keysPage(signedIn(c), { issued });
   });

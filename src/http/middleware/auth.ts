@@ -1,7 +1,14 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { createMiddleware } from "hono/factory";
 import { parseApiKey, sameSecret, secretMatches, signatureValid } from "../../domain/credentials";
-import { type KeyScope, OPERATION_SCOPES, type PartnerOperation, parseScopes } from "../../domain/key-scopes";
+import {
+  type KeyKind,
+  type KeyScope,
+  keyAllows,
+  OPERATION_SCOPES,
+  type PartnerOperation,
+  parseScopes,
+} from "../../domain/key-scopes";
 import type { Partner } from "../../domain/partner";
 import { findKey, type KeyWithPartner, touchKey } from "../../storage/partners";
 import { setAnswerHeaders } from "../answer-headers";
@@ -57,6 +64,7 @@ interface Authenticated {
   partner: Partner;
   keyId: string;
   scopes: readonly KeyScope[];
+  kind: KeyKind;
 }
 
 async function authenticate(c: Context<AppEnv>, raw: string): Promise<Authenticated> {
@@ -98,6 +106,7 @@ function identityOf(found: KeyWithPartner): Authenticated {
     identity = Object.freeze({
       keyId: found.key.key_id,
       scopes: Object.freeze(parseScopes(found.key.scopes)),
+      kind: found.key.kind,
       partner: Object.freeze({
         id: p.id,
         name: p.name,
@@ -111,8 +120,18 @@ function identityOf(found: KeyWithPartner): Authenticated {
   return identity;
 }
 
-/** 403 `insufficient_scope` naming the scope `operation` needs, for a key without it. */
-function insufficientScope(operation: PartnerOperation, scopes: readonly KeyScope[]): ApiError {
+/**
+ * 403 `insufficient_scope` for a key that may not use `operation`: an app key is told what app keys
+ * may do; another key, the scope it lacks.
+ */
+function insufficientScope(operation: PartnerOperation, key: Authenticated): ApiError {
+  if (key.kind === "app")
+    return new ApiError(
+      403,
+      "insufficient_scope",
+      `An app key may only quote, create orders and read the orders it created, not ${operation}; use a server key from your backend.`,
+    );
+  const { scopes } = key;
   const scope = OPERATION_SCOPES[operation];
   return new ApiError(
     403,
@@ -131,14 +150,14 @@ function refuse(c: Context<AppEnv>, limits: Record<string, string>, err: unknown
  * Partner authentication, rate limiting and the key's scope for `operation`, in one middleware:
  * the scope is the key's, and its refusal must be counted and carry the limit's headers like any.
  * Authenticated requests count against the partner's own limit; anonymous and failed ones against
- * the client IP (so key guessing is throttled too). A key without the operation's scope is refused
- * 403 after it is counted. `optional`: a request without any key passes anonymously (public pricing).
+ * the client IP (so key guessing is throttled too); an app key's, being public, against both. A
+ * key that may not use the operation is refused 403 after it is counted. `optional`: a request
+ * without any key passes anonymously (public pricing).
  */
 export function partnerAuth(
   mode: "required" | "optional",
   operation: PartnerOperation,
 ): MiddlewareHandler<AppEnv> {
-  const scope = OPERATION_SCOPES[operation];
   return createMiddleware<AppEnv>(async (c, next) => {
     const config = c.get("config");
     let result: Authenticated | null = null;
@@ -159,10 +178,14 @@ export function partnerAuth(
       c.set("partner", result.partner);
       c.set("apiKeyId", result.keyId);
       c.set("keyScopes", result.scopes);
+      c.set("keyKind", result.kind);
+      // An app key is in every user's hands: one address gets no more than a public route allows.
+      if (result.kind === "app") await enforceRateLimit(c, ipBucket(c), config.PUBLIC_RATE_LIMIT_PER_MINUTE);
       limits = await enforceRateLimit(c, partnerBucket(result.partner.id), result.partner.rateLimitPerMinute);
       const touched = touchKey(c.env.DB, result.keyId);
       if (touched) c.executionCtx.waitUntil(touched);
-      if (!result.scopes.includes(scope)) refuse(c, limits, insufficientScope(operation, result.scopes));
+      if (!keyAllows(result.kind, result.scopes, operation))
+        refuse(c, limits, insufficientScope(operation, result));
     }
     await next();
     setAnswerHeaders(c, limits);

@@ -135,6 +135,36 @@ const LivemodeSchema = z.boolean().openapi({
     "Beyond the contract: false for a test order (created with a `pk_test_` key; nothing real moves, see docs/test-mode.md).",
 });
 
+const sideName = (side: "from" | "to") => (side === "from" ? "source" : "destination");
+
+/** Each side's asset as a wallet names it, on orders and list rows alike. */
+const AssetIdFields = {
+  token_from: out.address().nullable().openapi({
+    description: "Beyond the contract: the source token's contract address; null for a native coin.",
+  }),
+  token_to: out.address().nullable().openapi({
+    description: "Beyond the contract: the destination token's contract address; null for a native coin.",
+  }),
+  chain_id_from: z
+    .int()
+    .min(1)
+    .max(Number.MAX_SAFE_INTEGER)
+    .nullable()
+    .openapi({
+      format: "int64",
+      description: `Beyond the contract: the EIP-155 chain id of network_from (the ${sideName("from")} side); null off EVM networks.`,
+    }),
+  chain_id_to: z
+    .int()
+    .min(1)
+    .max(Number.MAX_SAFE_INTEGER)
+    .nullable()
+    .openapi({
+      format: "int64",
+      description: `Beyond the contract: the EIP-155 chain id of network_to (the ${sideName("to")} side); null off EVM networks.`,
+    }),
+};
+
 /** An order's keyless links, on every order the API, webhooks and lists return. */
 const OrderLinkFields = {
   tracking_url: z.url().max(2000).openapi({
@@ -248,9 +278,33 @@ export const OrderSchema = z
       description:
         "Beyond the contract: seconds from the deposit's confirmation to the payout sent (the exchange included); null until sent.",
     }),
+    ...AssetIdFields,
     ...OrderLinkFields,
   })
   .openapi("Order");
+
+/**
+ * The order's public view as its list rows carry it: the Order's own fields, null on rows indexed
+ * before they were (until the order next changes).
+ */
+const o = OrderSchema.shape;
+const ListedViewFields = {
+  status_reason: o.status_reason,
+  rate_type: o.rate_type.nullable(),
+  amount_from_expected: o.amount_from_expected.nullable(),
+  amount_to_expected: o.amount_to_expected.nullable(),
+  amount_from_received: o.amount_from_received,
+  amount_to_actual: o.amount_to_actual,
+  rate_quoted: o.rate_quoted.nullable(),
+  recipient_address: o.recipient_address.nullable(),
+  recipient_address_tag: o.recipient_address_tag,
+  refund_address: o.refund_address,
+  refund_address_tag: o.refund_address_tag,
+  deposit_txid: o.deposit_txid,
+  payout_txid: o.payout_txid,
+  refund_txid: o.refund_txid,
+  ...AssetIdFields,
+};
 
 export const SignatureHeader = {
   "x-signature": z.string().max(256).optional().openapi({
@@ -299,6 +353,7 @@ export const OrderSummarySchema = z
         "When the order became `completed` (null until then, and shortly after while the index catches up).",
     }),
     partner_order_id: out.text(64).nullable().openapi({ description: "Your reference, if given." }),
+    ...ListedViewFields,
     ...OrderLinkFields,
   })
   .openapi("OrderSummary");
@@ -333,7 +388,7 @@ export const ordersRouter = createRouter<PartnerEnv>()
       tags,
       summary: "List your orders, newest first",
       description:
-        "Beyond the contract. Summaries from the order index (fetch one order for amounts and transaction ids); filters combine; follow `next_cursor` until it is null.",
+        "Beyond the contract. Rows from the order index carrying the order's public view (amounts, addresses, transaction ids, each side's token and chain id), so one paged call by date range reports a month; `actions`, `fees`, `metadata` and timings need the order itself. Filters combine; follow `next_cursor` until it is null.",
       request: { query: ListQuery, headers: KeyHeaders },
       responses: {
         200: okResponse(
@@ -388,7 +443,11 @@ export const ordersRouter = createRouter<PartnerEnv>()
         c.req.valid("json"),
         c.req.valid("header")["idempotency-key"],
         Date.now(),
-        { region: regionOf(c.req.raw.cf?.continent), country: endUserCountry(c) },
+        {
+          region: regionOf(c.req.raw.cf?.continent),
+          country: endUserCountry(c),
+          keyId: c.get("apiKeyId"),
+        },
       );
       c.set("createdOrderId", order.id);
       c.header("Cache-Control", "no-store");
@@ -412,7 +471,8 @@ export const ordersRouter = createRouter<PartnerEnv>()
       },
     }),
     async (c) => {
-      const body = await readOrder(c.env, c.get("partner"), c.req.valid("param").order_id);
+      const own = c.get("keyKind") === "app" ? c.get("apiKeyId") : undefined;
+      const body = await readOrder(c.env, c.get("partner"), c.req.valid("param").order_id, own);
       return serialisedJson<OrderView>(c, body, { "Cache-Control": "no-store" });
     },
   );

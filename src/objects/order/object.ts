@@ -17,6 +17,7 @@ import type { OutboxEntry } from "./outbox";
 import { OrderParts } from "./parts";
 import { projectionPending, projectRecord, scheduleOutbox } from "./projection";
 import { DUE } from "./schedule";
+import type { SerialisedView } from "./view";
 
 export type { CancelResult } from "./cancellation";
 export type { CreateResult } from "./creation";
@@ -93,12 +94,14 @@ export class OrderObject extends DurableObject<Env> {
 
   /**
    * `GET /partner/orders/{id}`: the order as its partner sees it, already serialised (a string
-   * crosses the call for less than the view's object), and its mode; null for another partner's
-   * order or no order at all.
+   * crosses the call for less than the view's object), its mode and the key that created it; null
+   * for another partner's order or no order at all.
    */
-  async partnerBody(partnerId: string): Promise<{ livemode: boolean; json: string } | null> {
+  async partnerBody(partnerId: string): Promise<Omit<SerialisedView, "partnerId"> | null> {
     const view = await this.#order.view.serialised();
-    return view && view.partnerId === partnerId ? { livemode: view.livemode, json: view.json } : null;
+    if (!view || view.partnerId !== partnerId) return null;
+    const { partnerId: _owner, ...body } = view;
+    return body;
   }
 
   /**

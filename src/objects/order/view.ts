@@ -21,10 +21,11 @@ export interface ViewHost {
   writes(): number;
 }
 
-/** The order's view as the partner API's JSON body, with its owner and its mode. */
+/** The order's view as the partner API's JSON body, with its owner, its mode and the key that created it. */
 export interface SerialisedView {
   partnerId: string;
   livemode: boolean;
+  createdByKey: string | null;
   json: string;
 }
 
@@ -60,7 +61,12 @@ export class PartnerView {
     const view = held
       ? await this.#priced(r, this.host.now())
       : orderView(r, this.host.config.CABINET_ORIGIN);
-    const serialised = { partnerId: r.partnerId, livemode: isLive(r), json: JSON.stringify(view) };
+    const serialised = {
+      partnerId: r.partnerId,
+      livemode: isLive(r),
+      createdByKey: r.createdByKey ?? null,
+      json: JSON.stringify(view),
+    };
     if (!held) this.#kept = { writes, view: serialised };
     return serialised;
   }

@@ -146,6 +146,7 @@ describe("operator API: partners and keys", () => {
         key_id: k.key_id,
         mode: "live",
         scopes: ["read", "orders:write", "webhooks:write"],
+        kind: "server",
         created_at: k.created_at,
         last_used_at: null,
         revoked_at: null,

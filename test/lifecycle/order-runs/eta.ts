@@ -9,6 +9,7 @@ import { ETA_MIN_ORDERS } from "../../../src/domain/eta";
 import { ETA_REFRESH_MINUTES, refreshEtas } from "../../../src/services/eta";
 import { projectOrderIndex } from "../../../src/storage/orders";
 import { call, createPartner, json, setPrices, type TestPartner } from "../../helpers";
+import { NO_PUBLIC_VIEW } from "../../support/index-rows";
 import {
   advance,
   BTC_TO_USDT,
@@ -159,6 +160,7 @@ describe("eta", () => {
           metadata: null,
           deposit_seen_at: at(done - seconds * 1000),
           track_token: null,
+          ...NO_PUBLIC_VIEW,
         },
         1,
       );

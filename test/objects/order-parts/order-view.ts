@@ -141,6 +141,7 @@ describe("PartnerView", () => {
       expect(first).toEqual({
         partnerId: r.partnerId,
         livemode: isLive(r),
+        createdByKey: r.createdByKey ?? null,
         json: JSON.stringify(orderView(r, ORIGIN)),
       });
       expect(await view.serialised()).toBe(first);

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { DEFAULT_SCOPES, KEY_SCOPES, parseScopes } from "../../../domain/key-scopes";
+import { DEFAULT_SCOPES, KEY_KINDS, KEY_SCOPES, parseScopes } from "../../../domain/key-scopes";
 import type { WebhookMessage } from "../../../domain/webhooks";
 import type { Actor } from "../../../services/cabinet-auth";
 import { createKey } from "../../../services/cabinet-team";
@@ -64,11 +64,17 @@ const ScopesSchema = z
     example: ["read", "orders:write"],
   });
 
+const KeyKindSchema = z.enum(KEY_KINDS).openapi({
+  description:
+    'What the key is for (docs/auth-and-limits.md, "App keys"): `server` (default), a secret kept on your servers with its scopes; `app` (ids `pk_app_…`, `pk_app_test_…`), a public key that lives inside an app and may only quote, create orders and read the orders it created.',
+});
+
 const KeySchema = z
   .object({
     key_id: z.string().max(128),
     mode: KeyModeSchema,
     scopes: ScopesSchema,
+    kind: KeyKindSchema,
     created_at: z.string().max(40),
     last_used_at: z.string().max(40).nullable(),
     revoked_at: z.string().max(40).nullable(),
@@ -84,6 +90,7 @@ const NewKeySchema = z
       .openapi({ description: "The full key `<key_id>.<secret>`. Shown only in this response." }),
     mode: KeyModeSchema,
     scopes: ScopesSchema,
+    kind: KeyKindSchema,
     created_at: z.string().max(40),
   })
   .openapi("NewApiKey");
@@ -171,6 +178,7 @@ function keyView(k: ApiKeyRow) {
     key_id: k.key_id,
     mode: k.mode,
     scopes: parseScopes(k.scopes),
+    kind: k.kind,
     created_at: k.created_at,
     last_used_at: k.last_used_at,
     revoked_at: k.revoked_at,
@@ -318,8 +326,13 @@ export const adminPartnersRouter = createRouter()
                   scopes: ScopesSchema.min(1)
                     .optional()
                     .openapi({
-                      description: `The key's scopes; default \`${DEFAULT_SCOPES.join(" ")}\` (\`orders:act\` only when asked for).`,
+                      description: `The key's scopes; default \`${DEFAULT_SCOPES.join(" ")}\` (\`orders:act\` only when asked for). Not with \`kind: app\`, whose scopes are fixed.`,
                     }),
+                  kind: KeyKindSchema.default("server"),
+                })
+                .refine((b) => !(b.kind === "app" && b.scopes), {
+                  message: "an app key's scopes are fixed: leave `scopes` out",
+                  path: ["scopes"],
                 })
                 .openapi("NewApiKeyRequest"),
             },
@@ -337,7 +350,11 @@ export const adminPartnersRouter = createRouter()
       if (!(await getPartner(c.env.DB, partnerId))) throw notFound();
       // The body is optional: a POST without one creates a live key with the default scopes.
       const body = c.req.valid("json") as
-        | { mode?: "live" | "test"; scopes?: (typeof KEY_SCOPES)[number][] }
+        | {
+            mode?: "live" | "test";
+            scopes?: (typeof KEY_SCOPES)[number][];
+            kind?: (typeof KEY_KINDS)[number];
+          }
         | undefined;
       const issued = await createKey(
         c.env.DB,
@@ -347,8 +364,9 @@ export const adminPartnersRouter = createRouter()
           ipAllowlist: null,
           mode: body?.mode ?? "live",
           ...(body?.scopes ? { scopes: body.scopes } : {}),
+          ...(body?.kind ? { kind: body.kind } : {}),
         },
-        // Never the secret: the key's id, mode and scopes.
+        // Never the secret: the key's id, mode, scopes and kind.
         ({ key: _secret, ...recorded }) => [
           operatorAuditStatement(c.env.DB, operatorOf(c), {
             action: "key.issue",
