@@ -229,6 +229,11 @@ describe("the partner's reference and metadata (issue 28 §8)", () => {
     ]);
     expect(html).toMatch(/<dl class="pairs" data-testid="fees"><dt class="mono">gross<\/dt>/);
     expect(html).not.toContain("[object Object]");
+    // The ETA the order was quoted and the floor of a float order (issue 46).
+    expect(html).toMatch(
+      /<dl class="pairs" data-testid="eta_seconds"><dt class="mono">p50<\/dt><dd class="mono">\d+<\/dd>/,
+    );
+    expect(html).toMatch(/<dt[^>]*>amount_to_min<\/dt>\s*<dd[^>]*><span class="mono">[\d.]+<\/span>/);
 
     const lines = (await (await cab("/orders.csv", { cookie: t.cookie })).text()).trimEnd().split("\r\n");
     const header = lines[0]?.split(",") ?? [];
