@@ -1,11 +1,11 @@
 import type { Config } from "../config";
 import { chainModeFor, modeReadsNetwork } from "../domain/chain-mode";
-import { confirmationTag, networkFacts } from "../domain/networks";
+import { confirmationTag, nativeScanBlocks, networkFacts } from "../domain/networks";
 import { isLive, type OrderRecord } from "../domain/order";
 import { testChainName } from "../domain/test-mode";
 import { createBlockbookReader } from "./chain/blockbook";
 import { createEsploraReader } from "./chain/esplora";
-import { createEvmReader } from "./chain/evm-rpc";
+import { createEvmReader, DEFAULT_NATIVE_SCAN_BLOCKS } from "./chain/evm-rpc";
 import { createHorizonReader } from "./chain/horizon";
 import { createRippledReader } from "./chain/rippled";
 import { createSimulatedReader } from "./chain/simulated";
@@ -44,9 +44,15 @@ export function chainReaderFor(env: Env, config: Config, network: string): Chain
     case "evm": {
       const scan = Number(config.chain.scanBlocks[network]);
       const facts = networkFacts(network);
+      const fromTable =
+        facts && nativeScanBlocks(facts, config.CHAIN_POLL_SECONDS, DEFAULT_NATIVE_SCAN_BLOCKS);
       return createEvmReader({
         baseUrl,
-        ...(Number.isInteger(scan) && scan > 0 ? { nativeScanBlocks: scan } : {}),
+        ...(Number.isInteger(scan) && scan > 0
+          ? { nativeScanBlocks: scan }
+          : fromTable
+            ? { nativeScanBlocks: fromTable }
+            : {}),
         ...(facts ? { confirmationTag: confirmationTag(facts) } : {}),
       });
     }

@@ -208,7 +208,7 @@ const TABLE = {
     native: { coin: "POL", slip44: 966 },
     confirmations: { count: 1, source: `${FIREBLOCKS}: 1 for chains it does not list otherwise` },
     finality: "checkpointed",
-    blockSeconds: null,
+    blockSeconds: 1,
     explorer: "https://polygonscan.com",
     testnet: { name: "Polygon Amoy", chainId: 80002, explorer: "https://amoy.polygonscan.com" },
   }),
@@ -218,7 +218,7 @@ const TABLE = {
     native: { coin: "AVAX", slip44: 9005 },
     confirmations: { count: 1, source: `${FIREBLOCKS}: 1 for chains it does not list otherwise` },
     finality: "instant",
-    blockSeconds: null,
+    blockSeconds: 1,
     explorer: "https://snowtrace.io",
     testnet: { name: "Avalanche Fuji", chainId: 43113, explorer: "https://testnet.snowtrace.io" },
   }),
@@ -348,6 +348,22 @@ export function confirmationTag(facts: Pick<NetworkFacts, "finality">): "latest"
  * twelve-second slots (768 s; ethereum.org, "Proof-of-stake"); docs/networks.md, "Finality".
  */
 export const ROLLUP_FINALITY_SECONDS = 960;
+
+/**
+ * How many of an EVM network's newest blocks its native-coin scan reads: enough to cover the
+ * longest gap between two polls of an order (8 × the poll interval, at least a minute: README,
+ * `CHAIN_SCAN_BLOCKS_<NETWORK>`) at the network's block time, and never fewer than `floor`. A
+ * deposit that fell out of a shorter window on a fast chain would never be seen.
+ */
+export function nativeScanBlocks(
+  facts: Pick<NetworkFacts, "blockSeconds">,
+  pollSeconds: number,
+  floor: number,
+): number {
+  if (!facts.blockSeconds) return floor;
+  const gapSeconds = Math.max(60, 8 * pollSeconds);
+  return Math.max(floor, Math.ceil(gapSeconds / facts.blockSeconds));
+}
 
 /** How long a block waits to be final before its confirmations count: 0 but on a rollup. */
 export function finalitySeconds(facts: Pick<NetworkFacts, "finality">): number {

@@ -97,9 +97,12 @@ describe("cabinet orders in Chromium", () => {
     expect(csv.slice(1).map((l) => l.split(",")[0])).toEqual(orders.map((o) => o.id).reverse());
     // 1 % of 0.01 BTC, valued at the (simulated) BTC price of the completion moment.
     const completed = csv.find((l) => l.startsWith(orders[2]!.id))!;
-    // …, markup, markup in USD, then the order's tracking_url and status_url.
-    expect(completed).toMatch(/,completed,.*,0\.0001,\d+(\.\d+)?,http[^,]+\/track\/[^,]+,http[^,]+\/status$/);
-    const earned = `$${Number(completed.split(",").at(-3)).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+    // …, markup, markup in USD, the public view's columns, then the order's tracking_url and status_url.
+    const row = /,completed,.*,0\.0001,(\d+(?:\.\d+)?),.*,http[^,]+\/track\/[^,]+,http[^,]+\/status$/.exec(
+      completed,
+    );
+    expect(row, completed).not.toBeNull();
+    const earned = `$${Number(row?.[1]).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 
     // An underpaid order waits in failed with a refund to decide: type an address, confirm, refunded.
     const under = await newOrder(key);

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { addressFamily, validateTag } from "../../src/domain/addresses";
 import { chainIdOf, networkOfChainId } from "../../src/domain/asset-identity";
 import { explorerLinks } from "../../src/domain/explorer-links";
-import { NETWORK_CODES, NETWORKS, networkFacts } from "../../src/domain/networks";
+import { NETWORK_CODES, NETWORKS, nativeScanBlocks, networkFacts } from "../../src/domain/networks";
 
 describe("the network table", () => {
   it("gives every network one CAIP-2 id, and EVM networks one EIP-155 chain id that is it", () => {
@@ -62,5 +62,16 @@ describe("a test order's explorer link on each EVM chain", () => {
     expect(link("BASE")).toBe(`https://base-sepolia.blockscout.com/address/${ADDRESS}`);
     expect(link("AVAXC")).toBe(`https://testnet.snowtrace.io/address/${ADDRESS}`);
     expect(link("ETC")).toBeNull();
+  });
+});
+
+describe("the EVM native-coin scan window", () => {
+  it("covers the longest gap between two polls at the network's block time, never fewer than the floor", () => {
+    // 8 polls of 15 s = 120 s: Arbitrum's 0.25 s blocks need 480, Ethereum's 12 s blocks the floor.
+    expect(nativeScanBlocks({ blockSeconds: 0.25 }, 15, 20)).toBe(480);
+    expect(nativeScanBlocks({ blockSeconds: 12 }, 15, 20)).toBe(20);
+    // At least a minute, however fast the polls.
+    expect(nativeScanBlocks({ blockSeconds: 0.75 }, 2, 20)).toBe(80);
+    expect(nativeScanBlocks({ blockSeconds: null }, 15, 20)).toBe(20);
   });
 });

@@ -61,7 +61,7 @@ export function fakeEvmNode(url: string, start: number): FakeEvmNode {
   let txCount = 0;
   const blockHash = (n: number) => word(`${fork.toString(16)}b${n.toString(16)}`);
   // Some history below the start, for the reader's windows.
-  for (let n = start - 256; n <= start; n++) hashes.set(n, blockHash(n));
+  for (let n = start - 4096; n <= start; n++) hashes.set(n, blockHash(n));
 
   const block = (n: number, full: boolean) => {
     const hash = hashes.get(n);
