@@ -152,7 +152,8 @@ export function TrackBody(props: TrackView & { now: number }) {
             <>
               <dt>At least</dt>
               <dd data-testid="amount-to-min">
-                {s.amount_to_min} {s.coin_to}: below that nothing is exchanged and you choose a refund
+                {s.amount_to_min} {s.coin_to}: below that nothing is exchanged, and you choose a refund or the
+                rate then
               </dd>
             </>
           ) : null}
