@@ -2,7 +2,7 @@
 // size"): `wrangler deploy --dry-run --outdir` for the production environment, gzip of its main
 // module. Part of `npm run lint`, so CI fails when the script grows past the limit.
 //
-//   node scripts/worker-size.mjs             size check; exit 1 above --max-kib (600)
+//   node scripts/worker-size.mjs             size check; exit 1 above --max-kib (700)
 //   node scripts/worker-size.mjs --startup   also profile the script's startup in a local
 //                                            workerd (`wrangler check startup`) and print its CPU
 //   node scripts/worker-size.mjs --json      one JSON line instead of text
@@ -19,7 +19,7 @@ import { gzipSync } from "node:zlib";
 
 const { values: args } = parseArgs({
   options: {
-    "max-kib": { type: "string", default: "600" },
+    "max-kib": { type: "string", default: "700" },
     startup: { type: "boolean", default: false },
     json: { type: "boolean", default: false },
   },
