@@ -238,7 +238,7 @@ async function main() {
   });
   console.log(`counting payout gateway on ${gateway.url} (faults ${JSON.stringify(gatewayFaults)})`);
   // Creation runs with simulated payouts: with PAYOUT_MODE=http the Worker rightly refuses every
-  // pair whose deposits are read from SimChain (realPayoutRefusal, docs/lifecycle.md). No block is
+  // pair whose deposits are read from SimChain (realPayoutRefusal, docs/adapters.md). No block is
   // mined before the restart below, so no deposit has a confirmation yet and no order can be paid
   // through SimChain (the verification checks that none was).
   worker = await startWorker({

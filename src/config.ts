@@ -71,7 +71,7 @@ export const configSchema = z.object({
   CHAIN_LISTINGS_PER_MINUTE: int(60, 1),
   /** Ops only (the soak): each order object counts what it costs (src/objects/order/meter.ts). */
   ORDER_METER: flag(false),
-  /** `binance`: market orders on the venue at EXCHANGE_URL (docs/lifecycle.md, "Venue"). */
+  /** `binance`: market orders on the venue at EXCHANGE_URL (docs/venue.md). */
   EXCHANGE_MODE: z.enum(["simulated", "binance"]).default("simulated"),
   PAYOUT_MODE: z.enum(["simulated", "http"]).default("simulated"),
   PAYOUT_MAX_ATTEMPTS: int(8, 1),

@@ -1,7 +1,7 @@
 // The soak's payout gateway: the counting gateway of test/support/counting-gateway.ts (it never
 // deduplicates: every accepted POST is a payment, recorded with its key and request) served over
 // real HTTP on 127.0.0.1, so `wrangler dev` with PAYOUT_MODE=http pays through it and the soak can
-// count payments per key from the gateway's own records. It speaks contract v2 (docs/lifecycle.md):
+// count payments per key from the gateway's own records. It speaks contract v2 (docs/adapters.md, "The payout gateway contract"):
 // signed statements naming the key, outcome and time; a key answered "unknown key" is refused from
 // then on; among its faults are unsigned 200s, replayed and stale "unknown key" answers, 401s and
 // POSTs delayed past the lookup (delivered `settleAfterMs()` later, when the tombstone refuses them).

@@ -25,7 +25,7 @@ import type { BalanceSource, PayoutGateway } from "./payout/types";
 /** Raised when configuration names an adapter that cannot be built (missing URL, unknown mode). */
 export class AdapterConfigError extends Error {}
 
-/** The chain reader for a network, chosen by CHAIN_MODE (docs/lifecycle.md). */
+/** The chain reader for a network, chosen by CHAIN_MODE (docs/adapters.md). */
 export function chainReaderFor(env: Env, config: Config, network: string): ChainReader {
   const mode = chainModeFor(config.CHAIN_MODE, network);
   if (mode === "simulated") return createSimulatedReader(env, network);

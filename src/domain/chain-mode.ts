@@ -14,7 +14,7 @@ export const CHAIN_MODES = [
 export type ChainMode = (typeof CHAIN_MODES)[number];
 export type RealChainMode = Exclude<ChainMode, "simulated">;
 
-/** The address families each real reader can read (docs/lifecycle.md, "Chain readers"). */
+/** The address families each real reader can read (docs/adapters.md, "Chain readers"). */
 const READS: Readonly<Record<RealChainMode, readonly AddressFamily[]>> = {
   esplora: ["btc", "ltc"],
   blockbook: ["btc", "bch", "ltc", "doge"],

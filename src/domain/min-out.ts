@@ -11,7 +11,7 @@ export const MAX_SLIPPAGE_BPS = 1000;
 
 /**
  * What each venue leg is assumed to cost in commission when its limit price is set: Binance spot's
- * base taker fee (docs/lifecycle.md, "Prices and the spread against the venue's fees"). A lower
+ * base taker fee (docs/venue.md, "Prices and the spread against the venue's fees"). A lower
  * fee tier only leaves more above the floor.
  */
 export const LEG_COMMISSION_BPS = 10;

@@ -66,7 +66,7 @@ export function payoutPlan(rule: ActivationRule, state: AccountState, amountTo: 
   return { kind: "lands", operation: "activate" };
 }
 
-/** The payout request's fields for an operation (docs/lifecycle.md, "The payout gateway contract"). */
+/** The payout request's fields for an operation (docs/adapters.md, "The payout gateway contract"). */
 export function operationFields(operation: PayoutOperation | undefined): { activate?: true; bounce?: false } {
   if (operation === "activate") return { activate: true };
   if (operation === "non_bounceable") return { bounce: false };

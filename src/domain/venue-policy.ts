@@ -1,7 +1,7 @@
 import { backoffMs, CONFIG_RETRY_MS, RETRY_CAP_MS } from "./retry";
 
 /**
- * When a venue leg is placed, looked up, placed again or given up (docs/lifecycle.md, "Venue").
+ * When a venue leg is placed, looked up, placed again or given up (docs/venue.md).
  * Pure: the order object stores the LegState next to the leg's intent and calls these with each
  * outcome. The venue's client order ids are unique only among OPEN orders (a filled market order's
  * id may be reused), so nothing here ever places again while the venue might hold the first order:

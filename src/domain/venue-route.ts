@@ -53,7 +53,7 @@ export function routeLegs(markets: ReadonlyMap<string, Market>, from: string, to
 }
 
 export type LegParams = { quantity: string } | { quoteOrderQty: string } | LimitParams;
-/** A fill-or-kill limit order: all of `quantity` at `price` or better, or nothing (docs/lifecycle.md, "Venue"). */
+/** A fill-or-kill limit order: all of `quantity` at `price` or better, or nothing (docs/venue.md). */
 export type LimitParams = { quantity: string; price: string; timeInForce: "FOK" };
 
 export type LegSize = { ok: true; params: LegParams; spent: Decimal } | { ok: false; reason: string };

@@ -5,7 +5,7 @@
  *
  * Pure request → answer logic, shared by the tests' MSW gateway (test/support/fake-gateway.ts,
  * inside workerd) and the soak's HTTP server (scripts/lib/gateway.mjs, Node): both speak the
- * contract of docs/lifecycle.md ("The payout gateway contract") and only translate the answer. No
+ * contract of docs/adapters.md ("The payout gateway contract") and only translate the answer. No
  * relative imports, so Node runs this file as it is (type stripping); the HMAC comes in as `sign`.
  */
 

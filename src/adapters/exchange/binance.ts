@@ -7,8 +7,7 @@ import type { LegExecution, SpotVenue, VenueOrder, VenueOutcome } from "./types"
  * EXCHANGE_MODE `binance`: Binance spot REST (or its testnet through EXCHANGE_URL). SIGNED calls
  * carry `timestamp` (local clock plus the offset learned from /api/v3/time), `recvWindow` and an
  * HMAC-SHA256 hex signature over the exact query string, with the key in `X-MBX-APIKEY`
- * (binance-spot-api-docs, rest-api.md "SIGNED Endpoint security"). Error classes: docs/lifecycle.md,
- * "Venue".
+ * (binance-spot-api-docs, rest-api.md "SIGNED Endpoint security"). Error classes: docs/venue.md.
  */
 export interface BinanceOptions {
   baseUrl: string;

@@ -25,7 +25,7 @@ import { stepLeg } from "./venue-legs";
 
 /**
  * EXCHANGE_MODE `binance`: the order's exchange as venue legs with intent, then lookup
- * (docs/lifecycle.md, "Venue"). Every leg's intent — its client order id and, once sized, the
+ * (docs/venue.md). Every leg's intent — its client order id and, once sized, the
  * exact order — is stored in the order's object before the venue hears of it, and each call of
  * `execute` advances the legs as far as the venue lets it now. While any leg may be on the venue,
  * nothing here fails the exchange: an answer it cannot trust, a venue it cannot reach, a lookup
@@ -80,7 +80,7 @@ export function mayBeOnVenue(state: VenueExchangeState | null | undefined): bool
 
 /**
  * The order object's storage for its venue legs: the exchange's own row of the sends ledger, under
- * its ledger key (one record per exchange and its legs; docs/lifecycle.md, "Venue").
+ * its ledger key (one record per exchange and its legs; docs/venue.md).
  */
 export interface LegStore {
   get(key: string): VenueExchangeState | undefined;

@@ -76,7 +76,7 @@ export function statementFor(
 }
 
 /**
- * PAYOUT_MODE `http`, gateway contract v2 (docs/lifecycle.md, "The payout gateway contract"):
+ * PAYOUT_MODE `http`, gateway contract v2 (docs/adapters.md, "The payout gateway contract"):
  * `POST {base}/payouts` and `GET {base}/payouts/{key}`, both signed. Every answer the order acts on
  * — paid, refused for good, never received — is the gateway's signed statement naming the key, the
  * outcome, the txid and amount of a payment, and when it was made. Anything else (unsigned, for

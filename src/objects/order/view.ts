@@ -82,7 +82,7 @@ export class PartnerView {
 
   /**
    * Whether the order is in the operator's review queue (the index's `needs_action`): its `actions`
-   * is not null, or its exchange waits on the venue for an operator (docs/lifecycle.md, "Venue").
+   * is not null, or its exchange waits on the venue for an operator (docs/venue.md).
    */
   needsReview(r: OrderRecord): boolean {
     return this.needsAction(r) || exchangeNeedsReview(this.host.kv, r);
