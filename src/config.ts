@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ALERT_ROUTE_FORMATS } from "./domain/alert-routing";
 import type { DepositConfig } from "./domain/deposit";
 
 // Env vars arrive as strings (wrangler [vars], .dev.vars, secrets). They are parsed once per env
@@ -92,6 +93,13 @@ export const configSchema = z.object({
   WEBHOOK_TIMEOUT_SECONDS: int(10, 1),
   // Longer than a delivery's 3 days of retries, so history never goes while it can still change.
   WEBHOOK_RETENTION_DAYS: int(30, 4),
+  /**
+   * Where operator alerts go (docs/operators.md, "Alert routing"): unset, they are log lines and
+   * GET /admin/v1/alerts only. The secret signs `json` deliveries and is PagerDuty's integration key.
+   */
+  ALERT_ROUTE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  ALERT_ROUTE_FORMAT: z.enum(ALERT_ROUTE_FORMATS).default("json"),
+  ALERT_ROUTE_SECRET: z.string().trim().min(1).optional(),
   /** Partner payouts (docs/earnings.md): hours after month close before a statement is paid (≤ 24). */
   STATEMENT_PAYOUT_DELAY_HOURS: int(6),
   /** Hours a new payout address waits before payouts go to it. */

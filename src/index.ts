@@ -2,6 +2,7 @@ import { createApp } from "./app";
 import { getConfig } from "./config";
 import type { WebhookMessage } from "./domain/webhooks";
 import { watchAddressPools } from "./services/address-pools";
+import { routeAlerts } from "./services/alert-routing";
 import { purgeExpiredCabinetState } from "./services/cabinet-auth";
 import { refreshEtas } from "./services/eta";
 import { refreshServiceStatus } from "./services/service-status";
@@ -46,6 +47,7 @@ export default {
     ctx.waitUntil(refreshServiceStatus(env, config, controller.scheduledTime));
     ctx.waitUntil(watchAddressPools(env, config, controller.scheduledTime));
     ctx.waitUntil(refreshEtas(env, controller.scheduledTime));
+    ctx.waitUntil(routeAlerts(env, config, controller.scheduledTime));
   },
   async queue(batch, env) {
     await deliverBatch(batch as MessageBatch<WebhookMessage>, env, deliveryOptions(getConfig(env)));
