@@ -39,6 +39,11 @@ export const configSchema = z.object({
   /** The slow sweep reads an address for new deposits this long after its late-deposit watch (docs/lifecycle.md). */
   AFTER_WATCH_HORIZON_DAYS: int(90),
   /**
+   * A terminal order's object keeps all its storage this long, and at least until the slow sweep's
+   * horizon; then it compacts to its record and event log (docs/operators.md, "Retention").
+   */
+  ORDER_RETENTION_DAYS: int(90),
+  /**
    * A deposit-address pool (SOL) with fewer unassigned addresses than this alerts the operator
    * (docs/operators.md, "Deposit-address pools"): room for every region's shard block, and a margin.
    */

@@ -74,7 +74,7 @@ describe("an order's schedule over its life", () => {
       alarm: await state.storage.getAlarm(),
     }));
 
-  it("polls and the deadline while waiting; after completion only the extra-deposit watch; nothing after it", async () => {
+  it("polls and the deadline while waiting; after completion the extra-deposit watch and retention; then retention only", async () => {
     await setPrices();
     startClock();
     const o = await createOrder(partner, BTC_TO_USDT);
@@ -90,10 +90,13 @@ describe("an order's schedule over its life", () => {
     await step(o.id, 1_000);
     expect((await read(partner, o.id)).status).toBe("completed");
     const completed = await rows(o.id);
-    expect(completed.rows.map((r) => r.name)).toEqual([DUE.poll]);
+    expect(completed.rows.map((r) => r.name)).toEqual([DUE.poll, DUE.retention]);
     expect(completed.alarm).toBe(completed.rows[0]?.dueAt);
 
+    // The order's own alarm comes back for its compaction (docs/operators.md, "Retention").
     await step(o.id, 25 * 3_600_000);
-    expect(await rows(o.id)).toEqual({ rows: [], alarm: null });
+    const ended = await rows(o.id);
+    expect(ended.rows.map((r) => r.name)).toEqual([DUE.retention]);
+    expect(ended.alarm).toBe(ended.rows[0]?.dueAt);
   });
 });

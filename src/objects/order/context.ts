@@ -21,6 +21,9 @@ const K = {
   testClockJumps: "test_clock_jumps",
 } as const;
 
+/** The key-value rows every read of the order needs (what a compacted order keeps). */
+export const RECORD_KEYS: readonly string[] = Object.values(K);
+
 /**
  * What the parts of an order object share: its storage and configuration, the
  * record, the order's clock, and the stores every part writes through (journal, schedule, sends

@@ -16,6 +16,7 @@ import { migrate, ORDER_MIGRATIONS, ORDER_SCHEMA } from "./migrations";
 import type { OutboxEntry } from "./outbox";
 import { OrderParts } from "./parts";
 import { projectionPending, projectRecord, scheduleOutbox } from "./projection";
+import { isCompacted, retain } from "./retention";
 import { DUE } from "./schedule";
 import type { SerialisedView } from "./view";
 
@@ -225,7 +226,7 @@ export class OrderObject extends DurableObject<Env> {
     const o = this.#order;
     this.#running = (async () => {
       const r = o.c.record();
-      if (r) await o.deposits.checkAfterWatch(r, o.c.now());
+      if (r && !isCompacted(o.c.kv)) await o.deposits.checkAfterWatch(r, o.c.now());
       await this.#run();
     })().finally(() => {
       this.#running = null;
@@ -253,6 +254,7 @@ export class OrderObject extends DurableObject<Env> {
   async #run(): Promise<void> {
     const o = this.#order;
     const { c } = o;
+    if (isCompacted(c.kv)) return;
     const now = c.now();
     try {
       await o.step(now);
@@ -283,6 +285,7 @@ export class OrderObject extends DurableObject<Env> {
     await c.alerts.project(c.env.DB, () => r.id);
     await c.outbox.flush(c.now(), r.id);
     await flushLiquidity(c.env, c.config, c.kv, r);
+    retain(o, c.record() ?? r, c.now());
     scheduleOutbox(c, c.now());
     await c.arm(c.now());
   }

@@ -15,6 +15,8 @@ export const DUE = {
   outbox: "outbox",
   /** After a step threw: nothing before this moment, whatever else looks due. */
   pause: "pause",
+  /** A terminal order's compaction (src/objects/order/retention.ts). */
+  retention: "retention",
   send: (key: string) => `send:${key}`,
 } as const;
 

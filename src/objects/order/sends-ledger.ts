@@ -96,6 +96,11 @@ export class SendsLedger {
       .map((r) => r.key);
   }
 
+  /** Every send: its key, kind, outcome (null while unfinished) and txid, oldest first. */
+  outcomes(): { key: string; kind: string; outcome: string | null; txid: string | null }[] {
+    return this.table.rows("SELECT key, kind, outcome, txid FROM sends ORDER BY rowid");
+  }
+
   /** The row's number among the order's sends of its kind (the `N` of an exchange's venue ids). */
   number(key: string): number | null {
     return (
