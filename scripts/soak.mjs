@@ -44,6 +44,9 @@ const HELP = `Usage: npm run soak -- [options]
   --steady-minutes <m>  that window's length: provider requests per open order per minute are
                         SimChain's reads over it, failing above 0.5 on the network with the most
                         cohort orders (default 3)
+  --retention           terminal orders compact as soon as they may (ORDER_RETENTION_DAYS=0,
+                        AFTER_WATCH_HORIZON_DAYS=0), and the cost table waits for their alarms:
+                        its storage_bytes column is then storage per order after retention
   --keep                leave wrangler dev running at the end (the gateway stops with the soak)
 `;
 
@@ -63,6 +66,7 @@ const { values: args } = parseArgs({
     seed: { type: "string", default: "42" },
     "steady-orders": { type: "string", default: "80" },
     "steady-minutes": { type: "string", default: "3" },
+    retention: { type: "boolean", default: false },
     keep: { type: "boolean", default: false },
     help: { type: "boolean", short: "h", default: false },
   },
@@ -117,6 +121,8 @@ const VARS = {
   CHAIN_ADDRESS_SECONDS: "180",
   // Each order object counts what it costs (src/objects/order/meter.ts): the cost table.
   ORDER_METER: "true",
+  // --retention: the storage an order keeps for good (docs/operators.md, "Retention").
+  ...(args.retention ? { ORDER_RETENTION_DAYS: "0", AFTER_WATCH_HORIZON_DAYS: "0" } : {}),
 };
 /** The soak fails above this many provider requests per open order per minute in the steady window (issue 32). */
 const MAX_PROVIDER_PER_ORDER_MINUTE = 0.5;
@@ -540,6 +546,15 @@ async function main() {
       what: `${(etaShare * 100).toFixed(1)} % of completed orders within their quoted p90 (target ≥ ${MIN_ETA_SHARE * 100} %)`,
     });
   // ── what the orders cost ──
+  if (args.retention) {
+    // A terminal order compacts at its own alarm, due at expires_at at the latest (the watch is 0 h).
+    const lastDue = Math.max(...[...state.values()].map((v) => Date.parse(v.expires_at)));
+    const wait = lastDue + 15_000 - Date.now();
+    if (wait > 0) {
+      console.log(`\nWaiting ${Math.ceil(wait / 1000)} s for the last orders' retention alarms…`);
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
   const cost = costOfOrders(orders, state, providerReads, gateway.gw, worker, cpuSeconds);
   const faultsInLog = injectedFaults(worker.logPath);
   const steady = STEADY_ORDERS > 0 ? await steadyWindow(key) : null;
@@ -849,9 +864,31 @@ function readMeters(w) {
     const id = Object.keys(row)
       .find((k) => k.startsWith("order:"))
       ?.slice(6);
-    if (id) meters.set(id, row);
+    if (id) meters.set(id, { ...row, storage_bytes: storageBytes(join(dir, file)) });
   }
   return meters;
+}
+
+/**
+ * The bytes an object's SQLite pages hold (its tables, indexes and key-value rows; not free pages),
+ * less the soak's own `_meter` table: what Cloudflare would store for it. 0 without dbstat.
+ */
+function storageBytes(file) {
+  try {
+    return Number(
+      execFileSync(
+        "sqlite3",
+        [
+          "-readonly",
+          file,
+          "SELECT SUM(pgsize) FROM dbstat WHERE name NOT IN ('_meter', 'sqlite_autoindex__meter_1')",
+        ],
+        { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] },
+      ).trim(),
+    );
+  } catch {
+    return 0;
+  }
 }
 
 /**
@@ -894,6 +931,7 @@ function costOfOrders(orders, state, providerReads, gw, w, cpuSeconds) {
     add("gateway_calls", gatewayCalls.get(o.id) ?? 0);
     add("d1_rows_written", Number(m.d1_rows_written ?? 0));
     add("storage_rows_written", Number(m.storage_rows_written ?? 0));
+    add("storage_bytes", Number(m.storage_bytes ?? 0));
     rows.set(status, r);
   }
   const table = {};
@@ -921,8 +959,11 @@ function printCost(cost) {
     "gateway_calls",
     "d1_rows_written",
     "storage_rows_written",
+    "storage_bytes",
   ];
-  console.log("\nCost per order (means; counted by the order objects, the gateway and SimChain):");
+  console.log(
+    `\nCost per order (means; counted by the order objects, the gateway and SimChain; storage_bytes ${args.retention ? "after retention" : "before retention (--retention: after)"}):`,
+  );
   console.log(`  ${["outcome", "orders", ...cols].map((c) => c.padStart(14)).join(" ")}`);
   for (const [status, r] of Object.entries(cost.table))
     console.log(
