@@ -254,6 +254,7 @@ export class OrderObject extends DurableObject<Env> {
   async #run(): Promise<void> {
     const o = this.#order;
     const { c } = o;
+    // A compacted order has forgotten its deposit watch and extra deposits (retention.ts).
     if (isCompacted(c.kv)) return;
     const now = c.now();
     try {
@@ -278,7 +279,8 @@ export class OrderObject extends DurableObject<Env> {
       // the alarm must not come straight back for it.
       c.schedule.set(DUE.pause, pauseUntil);
     }
-    // Then what the transitions left to send: the index row, alerts, webhooks, the liquidity step.
+    // Then what the transitions left to send: the index row, alerts, webhooks, the liquidity step;
+    // then, once all is sent, a terminal order's retention.
     const r = c.record();
     if (!r) return;
     if (projectionPending(c.kv)) await projectRecord(c, r, (x) => o.view.needsReview(x));
