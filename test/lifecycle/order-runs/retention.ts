@@ -111,14 +111,26 @@ describe("retention", () => {
     expect(await storage(o.id)).toEqual(compacted);
   });
 
-  it("a failed order holding the deposit keeps its storage, however old", async () => {
-    const o = await createOrder(partner, BTC_TO_USDT);
-    await simSend("BTC", o.deposit_address, "0.0003");
+  it("money still owed keeps all the storage, however old: a held deposit, an extra deposit's refund offered", async () => {
+    const held = await createOrder(partner, BTC_TO_USDT);
+    await simSend("BTC", held.deposit_address, "0.0003");
+    const extra = await createOrder(partner, BTC_TO_USDT);
+    await simSend("BTC", extra.deposit_address, "0.01");
     await simMine("BTC", 2);
-    await step(o.id);
-    expect(await read(partner, o.id)).toMatchObject({ status: "failed", actions: expect.anything() });
-    await step(o.id, 400 * DAY);
-    expect((await storage(o.id)).keys).not.toContain("compacted_at");
-    expect((await read(partner, o.id)).actions).not.toBeNull();
+    await step(held.id);
+    await step(extra.id);
+    await step(extra.id);
+    await step(extra.id);
+    // A second transfer to the completed order's address, inside its watch: its refund is offered.
+    await simSend("BTC", extra.deposit_address, "0.005");
+    await simMine("BTC", 2);
+    await step(extra.id);
+    expect(await read(partner, held.id)).toMatchObject({ status: "failed", actions: expect.anything() });
+    expect(await read(partner, extra.id)).toMatchObject({ status: "completed", actions: expect.anything() });
+    for (const o of [held, extra]) {
+      await step(o.id, 400 * DAY);
+      expect((await storage(o.id)).keys).not.toContain("compacted_at");
+      expect((await read(partner, o.id)).actions).not.toBeNull();
+    }
   });
 });
