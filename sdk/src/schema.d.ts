@@ -1799,7 +1799,7 @@ export interface operations {
                 max_slippage_bps?: number | null;
             };
             header?: {
-                /** @description Beyond the contract: your end user's country (ISO 3166-1 alpha-2), when you call from your server. It wins over the country of the calling address for region restrictions (451 `region_restricted`). */
+                /** @description Beyond the contract: your end user's country (ISO 3166-1 alpha-2), when you call from your server with a secret key. It wins over the country of the calling address for region restrictions (451 `region_restricted`); from an app key or without a key it counts only where the calling address has no known country. */
                 "x-end-user-country"?: string;
             };
             path?: never;
@@ -2104,7 +2104,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Beyond the contract: your end user's country (ISO 3166-1 alpha-2), when you call from your server. It wins over the country of the calling address for region restrictions (451 `region_restricted`). */
+                /** @description Beyond the contract: your end user's country (ISO 3166-1 alpha-2), when you call from your server with a secret key. It wins over the country of the calling address for region restrictions (451 `region_restricted`); from an app key or without a key it counts only where the calling address has no known country. */
                 "x-end-user-country"?: string;
             };
             path?: never;
@@ -2515,7 +2515,7 @@ export interface operations {
                 "x-signature"?: string;
                 /** @description Same partner + key within 24 h returns the first order (201, same body); a different body → 422. */
                 "idempotency-key"?: string;
-                /** @description Beyond the contract: your end user's country (ISO 3166-1 alpha-2), when you call from your server. It wins over the country of the calling address for region restrictions (451 `region_restricted`). */
+                /** @description Beyond the contract: your end user's country (ISO 3166-1 alpha-2), when you call from your server with a secret key. It wins over the country of the calling address for region restrictions (451 `region_restricted`); from an app key or without a key it counts only where the calling address has no known country. */
                 "x-end-user-country"?: string;
             };
             path?: never;

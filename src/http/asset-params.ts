@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { COUNTRY_RE } from "../domain/region-restrictions";
+import type { AppEnv } from "./app-env";
 
 /**
  * The parameters that name an asset by chain and contract (docs/integrate.md, "For wallet teams"),
@@ -49,15 +50,21 @@ export const EndUserCountryHeader = {
     .openapi({
       example: "DE",
       description:
-        "Beyond the contract: your end user's country (ISO 3166-1 alpha-2), when you call from your server. It wins over the country of the calling address for region restrictions (451 `region_restricted`).",
+        "Beyond the contract: your end user's country (ISO 3166-1 alpha-2), when you call from your server with a secret key. It wins over the country of the calling address for region restrictions (451 `region_restricted`); from an app key or without a key it counts only where the calling address has no known country.",
     }),
 };
 
-/** The end user's country: the partner's `X-End-User-Country`, else where Cloudflare saw the request from. */
-export function endUserCountry(c: Pick<Context, "req">): string | null {
+/**
+ * The end user's country: the partner's `X-End-User-Country`, else where Cloudflare saw the request
+ * from. Only a secret key's caller (the partner's server) speaks for its end user: an app key lives
+ * in the user's app and a keyless call comes from anyone, so there the header cannot move a caller
+ * out of the country Cloudflare saw (it counts only where Cloudflare saw none).
+ */
+export function endUserCountry(c: Pick<Context<AppEnv>, "req" | "get">): string | null {
   const given = c.req.header("x-end-user-country")?.toUpperCase();
-  if (given !== undefined && COUNTRY_RE.test(given)) return given;
-  return cfCountry(c);
+  const told = given !== undefined && COUNTRY_RE.test(given) ? given : null;
+  const fromServer = c.get("partner") !== undefined && c.get("keyKind") !== "app";
+  return (fromServer ? told : null) ?? cfCountry(c) ?? told;
 }
 
 /** Where Cloudflare saw the request from (a browser's own request: no header of the page counts). */

@@ -455,12 +455,26 @@ describe("wallet-assets", () => {
         { code: "region_restricted", side: "to", detail: "DOGE is not available in GB." },
       ]);
       expect((await rates("coin_from=BTC&coin_to=ETH&amount=0.1", from("GB"))).status).toBe(200);
-      // The partner's word for its end user wins over where the request came from.
+      // The partner's server (a secret key) speaks for its end user: its word wins over where the
+      // request came from. A keyless caller's header cannot move it out of the country seen.
       const told = await rates("coin_from=BTC&coin_to=ETH&amount=0.1", {
         ...from("DE"),
-        headers: { "X-End-User-Country": "IR" },
+        headers: { "X-End-User-Country": "IR", Authorization: `Bearer ${partner.key}` },
       });
       await expectError(told, 451, "region_restricted");
+      const claimed = await rates("coin_from=BTC&coin_to=ETH&amount=0.1", {
+        ...from("KP"),
+        headers: { "X-End-User-Country": "DE" },
+      });
+      await expectError(claimed, 451, "region_restricted");
+      // An app key lives in the user's app: its header is the user's own word, not the partner's.
+      const made = await admin(`/partners/${partner.id}/keys`, { method: "POST", json: { kind: "app" } });
+      const app = await json<{ key: string }>(made);
+      const fromApp = await rates("coin_from=BTC&coin_to=ETH&amount=0.1", {
+        ...from("KP"),
+        headers: { "X-End-User-Country": "DE", "X-API-Key": app.key },
+      });
+      await expectError(fromApp, 451, "region_restricted");
     });
 
     it("order creation from a restricted country → 451 and no order", async () => {
