@@ -150,7 +150,7 @@ export default defineConfig(async () => ({
       {
         test: {
           name: "browser",
-          include: ["test/browser/**/*.test.ts"],
+          include: ["test/browser/**/*.test.ts", "integrations/*/test/**/*.test.ts"],
           environment: "node",
           // One `wrangler dev` and one Chromium for all files, started in the background by
           // test/browser/global-setup.ts; the files run one after another against them.

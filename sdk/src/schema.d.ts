@@ -2906,7 +2906,7 @@ export interface operations {
                 "x-signature"?: string;
             };
             path: {
-                /** @description Order UUID or short_id (any case). */
+                /** @description Order UUID or short_id (any case), or the order's public capability `<uuid>.<token>`: the last segment of its `tracking_url`. */
                 order_id: string;
             };
             cookie?: never;

@@ -9,7 +9,7 @@ import { parseDecimal, toDecimalString } from "../domain/money";
 import { idempotentOrderId, type OrderDraft, type OrderView, type RateType } from "../domain/order";
 import { type CreationKey, idempotentShortId, orderIdOf, parseOrderRef } from "../domain/order-id";
 import { type LISTED_VIEW_COLUMNS, listedView } from "../domain/order-index";
-import { type OrderLinks, orderLinks } from "../domain/order-link";
+import { type OrderLinks, orderLinks, parseTrackRef } from "../domain/order-link";
 import type { Partner } from "../domain/partner";
 import { newShortId } from "../domain/short-id";
 import { MAX_OPEN_TEST_ORDERS, OPEN_TEST_STATUSES } from "../domain/test-mode";
@@ -401,10 +401,8 @@ const SHORT_ID_CACHE_MAX = 50_000;
  * GET /partner/orders/{id}: the order's JSON body. The UUID or the short_id names the order's
  * object, which checks the owner and answers the view serialised; no D1 read, except for a
  * short_id the object does not hold (an order from before the current id layout, or none at all).
- */
-/**
- * GET /partner/orders/{id}: the order's JSON body. `createdBy`: only an order that key created (an
- * app key's read); any other is "not found", like another partner's.
+ * `createdBy`: only an order that key created (an app key's read); any other is "not found", like
+ * another partner's.
  */
 export async function readOrder(
   env: Env,
@@ -412,15 +410,27 @@ export async function readOrder(
   orderId: string,
   createdBy?: string,
 ): Promise<string> {
-  const ref = orderRef(orderId);
-  if (!ref) throw notFound();
-  const direct = await env.ORDERS.getByName(ref.id).partnerBody(partner.id);
-  const legacy = direct || ref.kind !== "short_id" ? null : await legacyOrderId(env, ref.shortId, partner.id);
-  const order = direct ?? (legacy ? await env.ORDERS.getByName(legacy).partnerBody(partner.id) : null);
+  const order = await partnerOrder(env, partner, orderId);
   // A key sees only orders of its own mode: a test order is "not found" to a live key and back.
   if (!order || order.livemode !== partner.livemode) throw notFound();
   if (createdBy !== undefined && order.createdByKey !== createdBy) throw notFound();
   return order.json;
+}
+
+/**
+ * The partner's order named by its UUID, its short_id, or its public capability (`<uuid>.<token>`,
+ * the last segment of its `tracking_url`: what an app holds after it opened the tracking page).
+ * The capability opens only the order its token belongs to, and only for its own partner.
+ */
+async function partnerOrder(env: Env, partner: Partner, raw: string) {
+  const ref = orderRef(raw);
+  if (!ref) {
+    const link = parseTrackRef(raw);
+    return link?.token ? await env.ORDERS.getByName(link.id).partnerBody(partner.id, link.token) : null;
+  }
+  const direct = await env.ORDERS.getByName(ref.id).partnerBody(partner.id);
+  const legacy = direct || ref.kind !== "short_id" ? null : await legacyOrderId(env, ref.shortId, partner.id);
+  return direct ?? (legacy ? await env.ORDERS.getByName(legacy).partnerBody(partner.id) : null);
 }
 
 export interface OrderPageRequest {

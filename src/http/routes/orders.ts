@@ -462,7 +462,11 @@ export const ordersRouter = createRouter<PartnerEnv>()
       tags,
       summary: "Get an order by UUID or short_id",
       request: {
-        params: z.object({ order_id: orderRef.path() }),
+        params: z.object({
+          order_id: orderRef.path(
+            "Order UUID or short_id (any case), or the order's public capability `<uuid>.<token>`: the last segment of its `tracking_url`.",
+          ),
+        }),
         headers: KeyHeaders,
       },
       responses: {

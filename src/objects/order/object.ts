@@ -96,9 +96,11 @@ export class OrderObject extends DurableObject<Env> {
   /**
    * `GET /partner/orders/{id}`: the order as its partner sees it, already serialised (a string
    * crosses the call for less than the view's object), its mode and the key that created it; null
-   * for another partner's order or no order at all.
+   * for another partner's order or no order at all. `token`: the order was named by its public
+   * capability (`<uuid>.<token>`), which must be exactly its own (src/domain/order-link.ts).
    */
-  async partnerBody(partnerId: string): Promise<Omit<SerialisedView, "partnerId"> | null> {
+  async partnerBody(partnerId: string, token?: string): Promise<Omit<SerialisedView, "partnerId"> | null> {
+    if (token !== undefined && !opensOrder(this.#order.c.record()?.trackToken, token)) return null;
     const view = await this.#order.view.serialised();
     if (!view || view.partnerId !== partnerId) return null;
     const { partnerId: _owner, ...body } = view;

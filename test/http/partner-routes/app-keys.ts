@@ -1,6 +1,6 @@
 // App keys (docs/auth-and-limits.md, "App keys"), through the public surface: the operator issues
 // one (`pk_app_…`, fixed scopes); it quotes with the partner's markup, creates orders and reads
-// only the orders it created; the served partner document says which keyed operations it may use
+// only the orders it created (by id, short id or the order's public capability); the served partner document says which keyed operations it may use
 // (`x-app-key`), and every other one answers it 403; a single address gets no more from it than
 // from a public route.
 import { beforeAll, describe, expect, it } from "vitest";
@@ -92,6 +92,30 @@ describe("app-keys", () => {
     await expectError(await get(`/api/v1/partner/orders/${mine.id}`, other.key), 404, "order_not_found");
     // The partner's server key still reads every order, the app's too.
     expect((await get(`/api/v1/partner/orders/${mine.id}`, p.key)).status).toBe(200);
+  });
+
+  it("reads its own order by the order's public capability, and nothing more than by id", async () => {
+    const p = await createPartner({ name: "app-capability" });
+    const stranger = await createPartner({ name: "app-capability-stranger" });
+    const k = await appKey(p.id);
+    const other = await appKey(p.id);
+    const mine = await createOrder({ id: p.id, key: k.key, keyId: k.key_id }, BTC_TO_USDT);
+    const byServer = await createOrder(p, BTC_TO_USDT);
+    const capability = (o: { tracking_url: string }) => o.tracking_url.split("/").pop()!;
+    expect(capability(mine)).toMatch(/^[0-9a-f-]{36}\.[0-9a-f]{32}$/);
+    const res = await get(`/api/v1/partner/orders/${capability(mine).toUpperCase()}`, k.key);
+    expect(res.status).toBe(200);
+    expect((await json<{ id: string }>(res)).id).toBe(mine.id);
+    // Only its own token opens it, for the key that created it, in its own partner.
+    const forged = `${mine.id}.${capability(byServer).split(".")[1]}`;
+    for (const [ref, key] of [
+      [forged, k.key],
+      [`${mine.id}.`, k.key],
+      [capability(mine), other.key],
+      [capability(byServer), k.key],
+      [capability(mine), stranger.key],
+    ] as const)
+      await expectError(await get(`/api/v1/partner/orders/${ref}`, key), 404, "order_not_found");
   });
 
   it("the served document marks what an app key may use, and every other keyed operation is 403 to it", async () => {
