@@ -8,6 +8,7 @@ import type { CurrencyRow } from "./currency";
 import type { Refusal } from "./errors";
 import { MAX_SLIPPAGE_BPS } from "./min-out";
 import { type NetworkCode, networkFacts } from "./networks";
+import { type OrderRecord, paidOut } from "./order";
 import type { OrderStatus } from "./order-state";
 
 export const LEDGER_STATUSES = ["FINISHED", "EXPIRED", "ON_HOLD", "PENDING", "REFUNDED", "UNKNOWN"] as const;
@@ -179,4 +180,22 @@ export function ledgerErrorKey(code: string, reasons: readonly Refusal[] = []): 
     default:
       return { messageKey: code.toUpperCase(), additionalFields: fields };
   }
+}
+
+/** The queue message type of a status change pushed to Ledger's webhook (docs/ledger.md). */
+export const LEDGER_STATUS_EVENT_TYPE = "ledger.status_changed";
+
+/**
+ * Ledger's status webhook body (`StatusWebhookRequest`) for an order as it now is, without the
+ * provider id, which is the partner's setting and added when sent. `networkFees` is, per Ledger's
+ * document, the referral fee: the partner's markup.
+ */
+export function ledgerStatusUpdate(r: OrderRecord): Record<string, string> {
+  return {
+    providerStatus: ledgerStatus(r.status),
+    amount: paidOut(r) ?? r.amountToExpected,
+    ...(r.fees ? { providerFees: r.fees.service, networkFees: r.fees.partner } : {}),
+    ...(r.depositTxid ? { payinTransactionId: r.depositTxid } : {}),
+    ...(r.payoutTxid ? { transactionHash: r.payoutTxid } : {}),
+  };
 }

@@ -16,7 +16,6 @@ import {
   type LedgerCurrency,
   type LedgerStatus,
   ledgerCurrency,
-  ledgerCurrencyId,
   ledgerStatus,
   pageAfter,
   parseLedgerCurrencyId,
@@ -29,7 +28,9 @@ import type { OrderView } from "../domain/order";
 import type { Side } from "../domain/pairs";
 import type { Partner } from "../domain/partner";
 import { type CurrencyRow, loadCatalog } from "../storage/catalog";
+import { putLedgerWebhookStatement } from "../storage/ledger-webhooks";
 import { issueQuoteFor, readFixedQuote } from "./fixed-quotes";
+import { auditedWrite, type OperatorActor } from "./operator-audit";
 import { type CreateOrderBody, createOrder, type OrderOrigin, readOrder } from "./orders";
 import { feeTermsOf, priceQuote } from "./quoting";
 
@@ -195,7 +196,7 @@ export async function ledgerSwap(
   const key = signingKey(env);
   const from = side(req.currencyFrom, "from");
   const to = side(req.currencyTo, "to");
-  const terms = req.quoteId === undefined ? null : await fixedTerms(env.DB, req, partner);
+  const terms = req.quoteId === undefined ? null : await fixedTerms(env.DB, req.quoteId);
   const body: CreateOrderBody = {
     coin_from: from.coin,
     network_from: from.network,
@@ -210,7 +211,10 @@ export async function ledgerSwap(
     refund_address: req.refundAddress,
     refund_address_tag: req.refundAddressExtraId,
   };
-  const { order } = await createOrder(env, config, partner, body, undefined, now, origin);
+  const { order } = await createOrder(env, config, partner, body, undefined, now, {
+    ...origin,
+    ledgerSwap: true,
+  });
   const catalog = await loadCatalog(env.DB);
   const decimalsOf = (coin: string, network: string) =>
     catalog.find((r) => r.coin === coin && r.network === network)?.decimals ?? 0;
@@ -243,16 +247,13 @@ export async function ledgerSwap(
   };
 }
 
-/** The quote's terms if it is this partner's and names the swap's currencies. */
-async function fixedTerms(db: D1Database, req: LedgerSwapRequest, partner: Partner) {
-  const terms = await readFixedQuote(db, req.quoteId as string);
-  if (!terms || terms.partnerId !== partner.id)
-    throw new DomainError("quote_not_found", "No such quote for this partner; ask POST /quote again.");
-  if (
-    ledgerCurrencyId(terms.coinFrom, terms.networkFrom) !== req.currencyFrom ||
-    ledgerCurrencyId(terms.coinTo, terms.networkTo) !== req.currencyTo
-  )
-    throw new DomainError("quote_mismatch", "The quote is for another pair than currencyFrom/currencyTo.");
+/**
+ * What a quote locks, to ask createOrder for exactly that; whether this partner may lock it for
+ * this pair, now, is createOrder's own check (lockFixedQuote).
+ */
+async function fixedTerms(db: D1Database, quoteId: string) {
+  const terms = await readFixedQuote(db, quoteId);
+  if (!terms) throw new DomainError("quote_not_found", "No such quote; ask POST /quote again.");
   return terms;
 }
 
@@ -290,4 +291,40 @@ export async function ledgerSwapStatus(
 /** GET /public-key: what Ledger registers to check the signatures (docs/ledger.md). */
 export function ledgerSigningPublicKey(env: Env) {
   return { curve: "secp256r1", publicKey: ledgerPublicKey(signingKey(env)) };
+}
+
+export interface LedgerWebhookSetting {
+  /** Ledger's swap backend, to which `/webhook/{swapId}/status` is appended. */
+  url: string;
+  /** The `x-api-key` Ledger issued: kept, never answered back. */
+  apiKey: string;
+  providerId: string;
+}
+
+/** Where a Ledger partner's status changes are pushed (docs/ledger.md, "Status webhook"), audited. */
+export async function setLedgerWebhook(
+  db: D1Database,
+  actor: OperatorActor,
+  partnerId: string,
+  setting: LedgerWebhookSetting,
+): Promise<{ url: string; provider_id: string; api_key_set: true }> {
+  const view = { url: setting.url, provider_id: setting.providerId, api_key_set: true as const };
+  await auditedWrite(
+    db,
+    actor,
+    {
+      action: "partner.ledger_webhook_set",
+      entity: { type: "partner", id: partnerId },
+      before: null,
+      after: view,
+    },
+    putLedgerWebhookStatement(db, {
+      partner_id: partnerId,
+      url: setting.url,
+      api_key: setting.apiKey,
+      provider_id: setting.providerId,
+      updated_at: new Date().toISOString(),
+    }),
+  );
+  return view;
 }

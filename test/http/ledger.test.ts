@@ -4,11 +4,19 @@
  * checked with `jose` (WebCrypto underneath), not with the code that signed it, and the payload is
  * decoded by hand here.
  */
+import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { base64urlnopad, hex } from "@scure/base";
 import { flattenedVerify, importJWK } from "jose";
+import { HttpResponse, http } from "msw";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { createApp } from "../../src/app";
+import { LEDGER_STATUS_EVENT_TYPE } from "../../src/domain/ledger-swap";
+import type { WebhookMessage } from "../../src/domain/webhooks";
+import { deliverBatch } from "../../src/services/webhook-delivery";
 import { admin, call, createPartner, json, setPrices, type TestPartner } from "../helpers";
-import { ledgerAnswer, ledgerError } from "../support/ledger-document";
+import { expectLedgerSchema, LEDGER_OPERATIONS, ledgerAnswer, ledgerError } from "../support/ledger-document";
+import { createMockNetwork } from "../support/msw";
 import { BTC_REFUND, startClock, TRON_ADDR } from "../support/orders";
 import { bigEndian, decodeProtobuf } from "../support/protobuf";
 
@@ -83,6 +91,14 @@ describe("ledger v2", () => {
     live = await createPartner({ name: "ledger", markup_bps: 50, rate_limit_per_minute: 100_000 });
     const res = await admin(`/partners/${live.id}/keys`, { method: "POST", json: { mode: "test" } });
     test = { ...live, key: (await json<{ key: string }>(res)).key };
+  });
+
+  it("serves every operation of Ledger's document (its webhook is Ledger's), and the public key", () => {
+    const served = createApp()
+      .routes.filter((r) => r.path.startsWith("/ledger/v2/") && r.method !== "ALL")
+      .map((r) => `${r.method.toLowerCase()} ${r.path.slice("/ledger/v2".length)}`);
+    const expected = [...LEDGER_OPERATIONS.filter((o) => !o.includes("/webhook/")), "get /public-key"];
+    expect([...new Set(served)].sort()).toEqual(expected.sort());
   });
 
   it("currencies and pairs page by cursor, each id once, in Ledger's shapes", async () => {
@@ -389,5 +405,69 @@ describe("ledger v2", () => {
     const abandoned = await swap("float", test.key, { amount: "0.01" });
     expect((await helper(abandoned.swapId, "expire")).status).toBe(200);
     expect((await status(test.key, abandoned.swapId)).status).toBe("EXPIRED");
+  });
+
+  it("each Ledger status change is pushed once to Ledger's webhook with its key, and retried", async () => {
+    const LEDGER = "https://swap.ledger.example/v5";
+    const set = await admin(`/partners/${live.id}/ledger-webhook`, {
+      method: "PUT",
+      json: { url: LEDGER, api_key: "ledger-issued-key", provider_id: "ourprovider" },
+    });
+    expect(await json(set)).toEqual({ url: LEDGER, provider_id: "ourprovider", api_key_set: true });
+
+    const s = await swap("float", test.key, { amount: "0.01" });
+    const helper = (name: string) =>
+      call(`/api/v1/partner/test/orders/${s.swapId}/${name}`, {
+        method: "POST",
+        headers: { "X-API-Key": test.key },
+      });
+    await helper("deposit");
+    await helper("confirm");
+    // Five statuses of ours (waiting_deposit … completed), two of Ledger's: one change to push.
+    const events = await env.ORDERS.getByName(s.swapId).webhookEvents();
+    const pushes = events.filter((e) => e.message.type === LEDGER_STATUS_EVENT_TYPE);
+    expect(events.length - pushes.length).toBe(4);
+    expect(pushes.map((e) => JSON.parse(e.message.body).providerStatus)).toEqual(["FINISHED"]);
+
+    let answer = 500;
+    const net = createMockNetwork(
+      http.post(`${LEDGER}/webhook/:swapId/status`, () =>
+        HttpResponse.json({ message: "queued" }, { status: answer }),
+      ),
+    );
+    const deliver = async (m: WebhookMessage) => {
+      const batch = createMessageBatch<WebhookMessage>("swap-partner-api-webhooks", [
+        { id: "m0", timestamp: new Date(), attempts: 1, body: m },
+      ]);
+      const ctx = createExecutionContext();
+      await deliverBatch(batch, env, { fetch: net.fetch, timeoutMs: 1000, rules: { allowHttpLocal: false } });
+      return getQueueResult(batch, ctx);
+    };
+    const push = pushes[0]?.message as WebhookMessage;
+    expect((await deliver(push)).retryMessages).toEqual([{ msgId: "m0" }]);
+    answer = 200;
+    expect((await deliver(push)).explicitAcks).toEqual(["m0"]);
+    expect((await deliver(push)).explicitAcks).toEqual(["m0"]); // delivered: not POSTed again
+    expect(net.requests).toHaveLength(2);
+    // Ledger's 405 (final there already) ends the retries at once.
+    answer = 405;
+    const refused = { ...push, event_id: `evt_${crypto.randomUUID().replaceAll("-", "")}` };
+    expect(await deliver(refused)).toMatchObject({ retryMessages: [], explicitAcks: ["m0"] });
+    const [, sent, third] = net.requests;
+    expect(third?.url).toBe(sent?.url);
+    expect(sent?.url).toBe(`${LEDGER}/webhook/${s.swapId}/status`);
+    expect(sent?.headers.get("x-api-key")).toBe("ledger-issued-key");
+    const body = JSON.parse(sent?.body ?? "{}");
+    expectLedgerSchema("StatusWebhookRequest", body);
+    const final = await status(test.key, s.swapId);
+    expect(body).toEqual({
+      providerId: "ourprovider",
+      providerStatus: "FINISHED",
+      amount: final.amount,
+      providerFees: final.providerFees,
+      networkFees: final.referralFees,
+      payinTransactionId: final.payinTransactionId,
+      transactionHash: final.payoutTransactionId,
+    });
   });
 });

@@ -81,3 +81,14 @@ export async function ledgerError(
   expect(typeof answer.body.additionalFields.code).toBe("string");
   return answer.body;
 }
+
+/** Checks a value against one of the document's named schemas (what this service sends Ledger). */
+export function expectLedgerSchema(name: string, value: unknown): void {
+  const validate = ajv.compile({ $ref: `${DOC_ID}#/components/schemas/${name}` });
+  expect(validate(value), `${name}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(value)}`).toBe(true);
+}
+
+/** Every operation of the document, as `method path`. */
+export const LEDGER_OPERATIONS = Object.entries(doc.paths).flatMap(([path, ops]) =>
+  Object.keys(ops).map((method) => `${method} ${path}`),
+);
