@@ -94,6 +94,8 @@ export default defineConfig(async () => ({
             miniflare: {
               bindings: {
                 ADMIN_TOKEN: "test-admin-token",
+                // Signs Ledger swap payloads in tests (docs/ledger.md); a key for tests only.
+                LEDGER_SIGNING_KEY: "7d1c3a9e5b2f48c0a6e1d4b7f39c2e8a0b5d6f1e2c3a4b5c6d7e8f9a0b1c2d3e",
                 // Deterministic prices: tests set them with PUT /admin/v1/prices (see test/helpers.ts).
                 PRICE_SOURCE: "static",
                 TEST_MIGRATIONS: await readD1Migrations("./migrations"),

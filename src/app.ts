@@ -14,6 +14,7 @@ import { requestLog } from "./http/middleware/request-log";
 import { createRouter } from "./http/router";
 import { benchRouter } from "./http/routes/bench";
 import { mountDocs } from "./http/routes/docs";
+import { ledgerRouter } from "./http/routes/ledger-swap";
 import { createStatusPage } from "./http/status/routes";
 import { SWAP_ASSET_PATH } from "./http/track/frame";
 import { createSwapAssets, createTrackPages } from "./http/track/routes";
@@ -73,6 +74,8 @@ export function createApp() {
   app.use("/admin/v1/*", adminRateLimit, adminAuth);
   app.route("/", adminApi());
   app.route("/api/v1", benchRouter);
+  // Ledger's Partner Swap Service v2 (docs/ledger.md): Ledger's document, not ours.
+  app.route("/ledger/v2", ledgerRouter);
   mountDocs(app);
   // The partner cabinet: HTML pages, not part of the API documents.
   app.route("/cabinet", createCabinet());

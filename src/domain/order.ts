@@ -97,6 +97,8 @@ export interface OrderRecord extends StepTimes {
   earnings?: OrderEarnings;
   /** The widget or referral link the order was created through (docs/widget.md); absent: the API. */
   widgetId?: string;
+  /** Created through Ledger's Partner Swap Service (docs/ledger.md): its status changes go to Ledger too. */
+  ledgerSwap?: true;
   /**
    * The API key that created the order; absent on widget orders and orders from before, which no
    * app key can read (docs/auth-and-limits.md, "App keys").

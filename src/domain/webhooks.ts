@@ -100,10 +100,13 @@ export const SIGNATURE_HEADER = "x-webhook-signature";
 export const SIGNATURE_SHOWN_CHARS = 8;
 
 /** The headers of a delivery as its attempt records them: the signature cut after 8 characters. */
+/** Headers whose value is a secret or made from one: the signature, Ledger's key (docs/ledger.md). */
+const SECRET_HEADERS = new Set([SIGNATURE_HEADER, "x-api-key"]);
+
 export function recordedHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
   return Object.fromEntries(
     Object.entries(headers).map(([name, value]) =>
-      name.toLowerCase() === SIGNATURE_HEADER && value.length > SIGNATURE_SHOWN_CHARS
+      SECRET_HEADERS.has(name.toLowerCase()) && value.length > SIGNATURE_SHOWN_CHARS
         ? [name, `${value.slice(0, SIGNATURE_SHOWN_CHARS)}…`]
         : [name, value],
     ),

@@ -39,6 +39,11 @@ export function issueQuoteFor(
   });
 }
 
+/** The terms a `quote_id` carries, whoever it was issued to and whether or not it expired; null if not ours. */
+export async function readFixedQuote(db: D1Database, quoteId: string): Promise<QuoteTerms | null> {
+  return verifyQuote(await quoteKey(db), quoteId);
+}
+
 export interface LockRequest {
   partnerId: string;
   pair: ResolvedPair;

@@ -66,6 +66,8 @@ export interface OrderOrigin {
   country?: string | null;
   /** The API key that creates the order: an app key reads only its own (docs/auth-and-limits.md). */
   keyId?: string;
+  /** A swap of Ledger's Partner Swap Service (docs/ledger.md). */
+  ledgerSwap?: boolean;
 }
 
 /**
@@ -81,7 +83,7 @@ export async function createOrder(
   now: number,
   origin: OrderOrigin = {},
 ): Promise<CreateOrderOutcome> {
-  const { region = DEFAULT_REGION, widgetId = null, country = null, keyId } = origin;
+  const { region = DEFAULT_REGION, widgetId = null, country = null, keyId, ledgerSwap } = origin;
   const requestHash = await sha256Hex(canonicalJson(body));
   const creation: CreationKey = {
     partnerId: partner.id,
@@ -221,6 +223,7 @@ export async function createOrder(
     livemode: partner.livemode,
     ...(widgetId ? { widgetId } : {}),
     ...(keyId ? { createdByKey: keyId } : {}),
+    ...(ledgerSwap ? { ledgerSwap: true as const } : {}),
     ...(reference === undefined ? {} : { partnerOrderId: reference }),
     ...(body.metadata === undefined ? {} : { metadata: body.metadata }),
     ...(payoutOperation === null ? {} : { payoutOperation }),

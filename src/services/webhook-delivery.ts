@@ -1,5 +1,6 @@
 import { withTimeout } from "../adapters/http-client";
 import type { Config } from "../config";
+import { LEDGER_STATUS_EVENT_TYPE } from "../domain/ledger-swap";
 import { checkWebhookUrl, type WebhookUrlRules } from "../domain/webhook-url";
 import {
   bodyPrefix,
@@ -11,7 +12,9 @@ import {
   signatureHeader,
   signingSecrets,
   type WebhookMessage,
+  type WebhookMode,
 } from "../domain/webhooks";
+import { getLedgerWebhook } from "../storage/ledger-webhooks";
 import {
   type AttemptRow,
   type AttemptTrigger,
@@ -102,6 +105,34 @@ export async function attemptDelivery(
   trigger: AttemptTrigger,
   options: DeliveryOptions,
 ): Promise<Attempt & { ok: boolean }> {
+  const now = Date.now();
+  return postAttempt(
+    endpoint.url,
+    delivery.payload,
+    async () => ({
+      [SIGNATURE_HEADER]: await signatureHeader(
+        signingSecrets(endpoint, now),
+        delivery.payload,
+        Math.floor(now / 1000),
+      ),
+      "x-webhook-id": delivery.event_id,
+    }),
+    trigger,
+    options,
+  );
+}
+
+/**
+ * One POST of `body` to `url` with the JSON headers and `own` (a partner's signature, Ledger's
+ * key), recorded the same way whoever receives it; the URL rules apply to every receiver.
+ */
+async function postAttempt(
+  url: string,
+  body: string,
+  own: () => Promise<Record<string, string>>,
+  trigger: AttemptTrigger,
+  options: DeliveryOptions,
+): Promise<Attempt & { ok: boolean }> {
   const started = Date.now();
   const base = {
     attempted_at: new Date(started).toISOString(),
@@ -110,7 +141,7 @@ export async function attemptDelivery(
     response_body: null,
     response_truncated: 0,
   };
-  const checked = checkWebhookUrl(endpoint.url, options.rules);
+  const checked = checkWebhookUrl(url, options.rules);
   if (!checked.ok)
     return {
       ...base,
@@ -122,12 +153,7 @@ export async function attemptDelivery(
   const headers = {
     "content-type": "application/json",
     "user-agent": "swap-partner-api-webhooks/1",
-    [SIGNATURE_HEADER]: await signatureHeader(
-      signingSecrets(endpoint, started),
-      delivery.payload,
-      Math.floor(started / 1000),
-    ),
-    "x-webhook-id": delivery.event_id,
+    ...(await own()),
   };
   let status_code: number | null = null;
   let error: string | null = null;
@@ -137,7 +163,7 @@ export async function attemptDelivery(
     await withTimeout(options.timeoutMs, async (signal) => {
       const res = await (options.fetch ?? fetch)(checked.url, {
         method: "POST",
-        body: delivery.payload,
+        body,
         headers,
         signal,
         redirect: "manual",
@@ -185,21 +211,26 @@ export async function deliverOne(
     msg.ack();
     return;
   }
-  const endpoint = await getEndpoint(env.DB, m.partner_id, mode);
-  const unusable = endpointUnusable(endpoint);
-  if (unusable !== null || !endpoint?.url) {
-    await recordAttempt(env.DB, m.event_id, { status: "skipped" }, null, unusable);
+  const attempt =
+    m.type === LEDGER_STATUS_EVENT_TYPE
+      ? await attemptLedger(env.DB, m, delivery, options)
+      : await attemptPartner(env.DB, m, mode, delivery, options);
+  if (typeof attempt === "string") {
+    await recordAttempt(env.DB, m.event_id, { status: "skipped" }, null, attempt);
     msg.ack();
     return;
   }
-  const attempt = await attemptDelivery({ ...endpoint, url: endpoint.url }, delivery, "automatic", options);
   const { ok: _, ...row } = attempt;
   if (attempt.ok) {
     await recordAttempt(env.DB, m.event_id, { status: "delivered", deliveredAt: row.attempted_at }, row);
     msg.ack();
     return;
   }
-  if (now - Date.parse(delivery.window_start) >= GIVE_UP_AFTER_MS) {
+  // Ledger answers 405 for a swap already final there and 422 for a status it cannot map: no
+  // retry can change either.
+  const refusedForGood =
+    m.type === LEDGER_STATUS_EVENT_TYPE && (row.status_code === 405 || row.status_code === 422);
+  if (refusedForGood || now - Date.parse(delivery.window_start) >= GIVE_UP_AFTER_MS) {
     await recordAttempt(env.DB, m.event_id, { status: "failed" }, row);
     msg.ack();
     return;
@@ -212,6 +243,37 @@ export async function deliverOne(
     row,
   );
   msg.retry({ delaySeconds });
+}
+
+/** The partner's own endpoint's attempt, or why there is none. */
+async function attemptPartner(
+  db: D1Database,
+  m: WebhookMessage,
+  mode: WebhookMode,
+  delivery: DeliveryRow,
+  options: DeliveryOptions,
+): Promise<(Attempt & { ok: boolean }) | string> {
+  const endpoint = await getEndpoint(db, m.partner_id, mode);
+  const unusable = endpointUnusable(endpoint);
+  if (unusable !== null || !endpoint?.url) return unusable ?? "no endpoint";
+  return attemptDelivery({ ...endpoint, url: endpoint.url }, delivery, "automatic", options);
+}
+
+/**
+ * Ledger's status webhook (docs/ledger.md): POST {url}/webhook/{swapId}/status with the key Ledger
+ * issued in `x-api-key` and the partner's provider id added to the stored body.
+ */
+async function attemptLedger(
+  db: D1Database,
+  m: WebhookMessage,
+  delivery: DeliveryRow,
+  options: DeliveryOptions,
+): Promise<(Attempt & { ok: boolean }) | string> {
+  const hook = await getLedgerWebhook(db, m.partner_id);
+  if (!hook) return "the partner has no Ledger webhook";
+  const url = `${hook.url.replace(/\/+$/, "")}/webhook/${encodeURIComponent(m.order_id ?? "")}/status`;
+  const body = JSON.stringify({ providerId: hook.provider_id, ...JSON.parse(delivery.payload) });
+  return postAttempt(url, body, async () => ({ "x-api-key": hook.api_key }), "automatic", options);
 }
 
 export async function deliverBatch(

@@ -1,3 +1,4 @@
+import { LEDGER_STATUS_EVENT_TYPE, ledgerStatus, ledgerStatusUpdate } from "../../domain/ledger-swap";
 import { isLive, type OrderRecord, orderView } from "../../domain/order";
 import type { OrderActions } from "../../domain/order-actions";
 import type { OrderStatus } from "../../domain/order-state";
@@ -62,31 +63,48 @@ export class OrderOutbox {
     private readonly publicOrigin: string,
   ) {}
 
-  /** Writes the webhook event of a status change (call inside the transition's transaction). */
+  /**
+   * Writes the webhook event of a status change (call inside the transition's transaction), and for
+   * a Ledger swap whose status as Ledger reads it changed, the push to Ledger's webhook beside it:
+   * both then travel, are retried and are logged alike (docs/ledger.md, "Status webhook").
+   */
   enqueue(next: OrderRecord, previous: OrderStatus, at: string, actions: OrderActions | null = null): void {
+    this.write(next, at, WEBHOOK_EVENT_TYPE, (id, sequence) =>
+      JSON.stringify({
+        id,
+        type: WEBHOOK_EVENT_TYPE,
+        created_at: at,
+        sequence,
+        data: { order: orderView(next, this.publicOrigin, actions), previous_status: previous },
+      } satisfies WebhookEvent),
+    );
+    if (next.ledgerSwap && ledgerStatus(next.status) !== ledgerStatus(previous))
+      this.write(next, at, LEDGER_STATUS_EVENT_TYPE, () => JSON.stringify(ledgerStatusUpdate(next)));
+  }
+
+  private write(
+    order: OrderRecord,
+    at: string,
+    type: string,
+    body: (id: string, sequence: number) => string,
+  ) {
     const row = this.table.rows<{ n: number | null }>("SELECT MAX(sequence) AS n FROM outbox")[0];
     const sequence = (row?.n ?? 0) + 1;
-    const event: WebhookEvent = {
-      id: newEventId(),
-      type: WEBHOOK_EVENT_TYPE,
-      created_at: at,
-      sequence,
-      data: { order: orderView(next, this.publicOrigin, actions), previous_status: previous },
-    };
+    const id = newEventId();
     const message: WebhookMessage = {
-      event_id: event.id,
-      partner_id: next.partnerId,
-      mode: isLive(next) ? "live" : "test",
-      order_id: next.id,
+      event_id: id,
+      partner_id: order.partnerId,
+      mode: isLive(order) ? "live" : "test",
+      order_id: order.id,
       sequence,
-      type: event.type,
+      type,
       created_at: at,
-      body: JSON.stringify(event),
+      body: body(id, sequence),
     };
     this.table.write(
       "INSERT INTO outbox (sequence, event_id, message) VALUES (?, ?, ?)",
       sequence,
-      event.id,
+      id,
       JSON.stringify(message),
     );
   }

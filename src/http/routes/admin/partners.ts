@@ -3,6 +3,7 @@ import { DEFAULT_SCOPES, KEY_KINDS, KEY_SCOPES, parseScopes } from "../../../dom
 import type { WebhookMessage } from "../../../domain/webhooks";
 import type { Actor } from "../../../services/cabinet-auth";
 import { createKey } from "../../../services/cabinet-team";
+import { setLedgerWebhook } from "../../../services/ledger-swap";
 import { auditedWrite, operatorAuditStatement } from "../../../services/operator-audit";
 import { auditSettings } from "../../../services/partner-settings";
 import { configureWebhook, rotateWebhookSecret } from "../../../services/webhooks";
@@ -435,6 +436,62 @@ export const adminPartnersRouter = createRouter()
       );
       invalidateKeyCache();
       return c.body(null, 204);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "put",
+      path: "/partners/{id}/ledger-webhook",
+      operationId: "adminSetLedgerWebhook",
+      tags,
+      security,
+      summary: "Set where a Ledger partner's swap status changes are pushed",
+      description:
+        "Ledger's status webhook (docs/ledger.md): each Ledger status change of the partner's `/ledger/v2` swaps is POSTed to `{url}/webhook/{swapId}/status` with `x-api-key`, retried like the partner's own webhooks. The key is never answered back.",
+      request: {
+        params: idParam,
+        body: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: z.strictObject({
+                url: z.string().min(1).max(2000).openapi({ example: "https://swap.ledger.example/v5" }),
+                api_key: z.string().min(1).max(512),
+                provider_id: z.string().min(1).max(64).openapi({ example: "yourprovider" }),
+              }),
+            },
+          },
+        },
+      },
+      responses: {
+        200: {
+          description: "The setting, without the key.",
+          content: {
+            "application/json": {
+              schema: z.object({
+                url: z.string().max(2000),
+                provider_id: z.string().max(64),
+                api_key_set: z.literal(true),
+              }),
+            },
+          },
+        },
+        ...errorResponses(400, 401, 404),
+      },
+    }),
+    async (c) => {
+      const id = c.req.valid("param").id;
+      if (!(await getPartner(c.env.DB, id))) throw notFound();
+      const body = c.req.valid("json");
+      const url = acceptWebhookUrl(c.get("config"), body.url, "url") as string;
+      return c.json(
+        await setLedgerWebhook(c.env.DB, operatorOf(c), id, {
+          url,
+          apiKey: body.api_key,
+          providerId: body.provider_id,
+        }),
+        200,
+      );
     },
   )
   .openapi(
