@@ -1,4 +1,4 @@
-// Table ledger_webhooks (migration 0054): where each Ledger partner's status changes are pushed.
+// Table ledger_webhooks (migration 0051): where each Ledger partner's status changes are pushed.
 export interface LedgerWebhookRow {
   partner_id: string;
   url: string;
