@@ -56,6 +56,8 @@ export const DOMAIN_ERROR_CODES = [
   "region_restricted",
   "duplicate_partner_order_id",
   "recipient_not_activated",
+  // Screening (docs/operators.md, "Screening")
+  "address_screened",
   // Operator guard rails (docs/operators.md, "Guard rails")
   "service_misconfigured",
 ] as const;
@@ -74,6 +76,9 @@ export interface Refusal {
   min_amount_to?: number;
   max_amount_from?: number;
   max_amount_to?: number;
+  /** address_screened: the request field and the category it is listed under. */
+  field?: string;
+  category?: string;
   /**
    * The top-level code when this reason is the most relevant, if not its own: reasons that had
    * another code before the list existed keep it (an unknown ticker is, as it always was,
@@ -95,6 +100,7 @@ export const REFUSAL_CODES = [
   "amount_above_max",
   "insufficient_liquidity",
   "recipient_not_activated",
+  "address_screened",
 ] as const;
 export type RefusalCode = (typeof REFUSAL_CODES)[number];
 
@@ -112,6 +118,7 @@ const RANK: Record<RefusalCode, number> = {
   amount_above_max: 3,
   insufficient_liquidity: 4,
   recipient_not_activated: 5,
+  address_screened: 5,
 };
 
 /** The reasons, most relevant first; equal ranks keep the order they were found in (from, then to). */

@@ -18,7 +18,8 @@ export function addressFamily(network: string): AddressFamily | undefined {
   return networkFacts(network)?.family;
 }
 
-function validateForFamily(family: AddressFamily, address: string): AddressCheck {
+/** The rules of an address family, whatever the network (sanctions lists are per asset, not per network). */
+export function validateForFamily(family: AddressFamily, address: string): AddressCheck {
   switch (family) {
     case "btc":
       return validateUtxoAddress(BITCOIN, address);

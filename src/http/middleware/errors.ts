@@ -55,6 +55,7 @@ const DOMAIN_STATUS: Record<DomainErrorCode, ContentfulStatusCode> = {
   region_restricted: 451,
   duplicate_partner_order_id: 409,
   recipient_not_activated: 422,
+  address_screened: 422,
 };
 
 /** The HTTP status of a domain error, for the JSON API and for the pages that show it in a form. */
