@@ -114,6 +114,21 @@ export const configSchema = z.object({
   /** The partner API request log (docs/cabinet.md, "Logs"): off only to measure what it costs. */
   REQUEST_LOG: flag(true),
   REQUEST_LOG_RETENTION_DAYS: int(7, 1),
+  /**
+   * Screening (docs/operators.md, "Screening"): the sanctions list's per-asset file URL (`{asset}`
+   * is the mirror's asset code) and how often the cron downloads it.
+   */
+  SANCTIONS_LIST_URL: z
+    .url({ protocol: /^https?$/ })
+    .default(
+      "https://raw.githubusercontent.com/0xB10C/ofac-sanctioned-digital-currency-addresses/lists/sanctioned_addresses_{asset}.txt",
+    ),
+  SANCTIONS_REFRESH_HOURS: int(6, 1),
+  /** An optional risk vendor asked about live addresses (`chainalysis`: its public sanctions API). */
+  SCREENING_VENDOR: z.enum(["none", "chainalysis"]).default("none"),
+  SCREENING_VENDOR_URL: z.url({ protocol: /^https?$/ }).default("https://public.chainalysis.com"),
+  /** Worker secret: the vendor's API key. */
+  SCREENING_VENDOR_API_KEY: z.string().optional(),
   /** The cabinet's origin: WebAuthn's relying-party id is its host name (docs/cabinet.md). */
   CABINET_ORIGIN: z.url().default("http://localhost:8787"),
 });

@@ -5,6 +5,7 @@ import { watchAddressPools } from "./services/address-pools";
 import { routeAlerts } from "./services/alert-routing";
 import { purgeExpiredCabinetState } from "./services/cabinet-auth";
 import { refreshEtas } from "./services/eta";
+import { watchSanctions } from "./services/screening";
 import { refreshServiceStatus } from "./services/service-status";
 import { runStatements } from "./services/statements";
 import { sweepAfterWatch, sweepLostAlarms } from "./services/sweep";
@@ -48,6 +49,7 @@ export default {
     ctx.waitUntil(watchAddressPools(env, config, controller.scheduledTime));
     ctx.waitUntil(refreshEtas(env, controller.scheduledTime));
     ctx.waitUntil(routeAlerts(env, config, controller.scheduledTime));
+    ctx.waitUntil(watchSanctions(env, config, controller.scheduledTime));
   },
   async queue(batch, env) {
     await deliverBatch(batch as MessageBatch<WebhookMessage>, env, deliveryOptions(getConfig(env)));

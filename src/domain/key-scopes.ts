@@ -57,6 +57,7 @@ export const OPERATION_SCOPES = {
   getPermissions: "read",
   listStatements: "read",
   listRequestLogs: "read",
+  screenAddresses: "read",
 } as const satisfies Record<string, KeyScope>;
 export type PartnerOperation = keyof typeof OPERATION_SCOPES;
 

@@ -9,6 +9,7 @@
  * Cash (a legacy address matches its CashAddr), and case-sensitive base58 where the chain is so.
  */
 import { addressFamily, validateForFamily } from "./addresses";
+import { decodeBase58Check } from "./addresses/encoding";
 import type { AddressFamily } from "./addresses/types";
 import { DomainError, type Refusal } from "./errors";
 
@@ -177,4 +178,28 @@ export function screenedError(listed: readonly ScreenedField[]): DomainError {
   const first = reasons[0];
   if (!first) throw new Error("screenedError() needs a listed field");
   return new DomainError("address_screened", first.detail, undefined, reasons);
+}
+
+/**
+ * The stablecoins whose issuer keeps an on-chain blocklist, and its getter: Tether's USDT
+ * `isBlackListed(address)` and Circle's FiatToken (USDC) `isBlacklisted(address)`; the selector is
+ * the first 4 bytes of the signature's keccak-256 (test/domain/screening.test.ts checks them).
+ */
+export const ISSUER_BLOCKLISTS: Readonly<Record<string, { signature: string; selector: string }>> = {
+  USDT: { signature: "isBlackListed(address)", selector: "e47d6060" },
+  USDC: { signature: "isBlacklisted(address)", selector: "fe575a87" },
+};
+
+/** An address as one ABI word (32 bytes, hex): its 20-byte account id, left-padded. */
+export function addressWord(family: "evm" | "tron", address: string): string | null {
+  let hex: string;
+  if (family === "evm") {
+    if (!/^0x[0-9a-fA-F]{40}$/.test(address)) return null;
+    hex = address.slice(2).toLowerCase();
+  } else {
+    const decoded = decodeBase58Check("bitcoin", address);
+    if (!decoded.ok || decoded.bytes.length !== 21 || decoded.bytes[0] !== 0x41) return null;
+    hex = [...decoded.bytes.subarray(1)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  }
+  return hex.padStart(64, "0");
 }

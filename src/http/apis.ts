@@ -13,6 +13,7 @@ import { adminOrdersRouter } from "./routes/admin/orders";
 import { adminPartnersRouter } from "./routes/admin/partners";
 import { adminPricesRouter } from "./routes/admin/prices";
 import { adminRegionRestrictionsRouter } from "./routes/admin/region-restrictions";
+import { adminScreeningRouter } from "./routes/admin/screening";
 import { adminSimRouter } from "./routes/admin/sim";
 import { adminStatementsRouter } from "./routes/admin/statements";
 import { adminWidgetsRouter } from "./routes/admin/widgets";
@@ -26,6 +27,7 @@ import { partnerLogsRouter } from "./routes/partner-logs";
 import { partnerWebhooksRouter } from "./routes/partner-webhooks";
 import { permissionsRouter } from "./routes/permissions";
 import { ratesRouter } from "./routes/rates";
+import { screenRouter } from "./routes/screen";
 import { serviceStatusRouter } from "./routes/service-status";
 import { statementsRouter } from "./routes/statements";
 import { testHelpersRouter } from "./routes/test-helpers";
@@ -64,6 +66,7 @@ export function partnerApi(): OpenAPIHono<AppEnv> {
   api.route("/api/v1", orderActionsRouter);
   api.route("/api/v1", orderCancelRouter);
   api.route("/api/v1", orderStatusRouter);
+  api.route("/api/v1", screenRouter);
   api.route("/api/v1", partnerWebhooksRouter);
   api.route("/api/v1", statementsRouter);
   api.route("/api/v1", testHelpersRouter);
@@ -152,6 +155,7 @@ export function adminApi(): OpenAPIHono<AppEnv> {
   api.route("/admin/v1", adminAlertsRouter);
   api.route("/admin/v1", adminIncidentsRouter);
   api.route("/admin/v1", adminGuardRailsRouter);
+  api.route("/admin/v1", adminScreeningRouter);
   api.route("/admin/v1", adminSimRouter);
   api.route("/admin/v1", adminCabinetRouter);
   api.route("/admin/v1", adminStatementsRouter);
@@ -187,6 +191,10 @@ export function adminApi(): OpenAPIHono<AppEnv> {
         description: 'Countries and coins refused by region (docs/operators.md, "Region restrictions").',
       },
       { name: "Admin: orders", description: "Order inspection and decisions on held funds." },
+      {
+        name: "Admin: screening",
+        description: 'The operator\'s listed addresses (docs/operators.md, "Screening").',
+      },
       {
         name: "Admin: incidents",
         description:

@@ -14,6 +14,7 @@ import type {
 import { loadCatalog } from "../storage/catalog";
 import { auditStatement } from "../storage/operator-audit";
 import { canonicalJson, resolveOrderId } from "./orders";
+import { refuseListed } from "./screening";
 
 /** A decision as the API takes it: the action and its body fields. */
 export type ActionBody =
@@ -92,6 +93,13 @@ async function checkedRequest(env: Env, order: OrderView, body: ActionBody): Pro
   const row = (await loadCatalog(env.DB)).find((c) => c.coin === coin && c.network === network);
   const field = body.kind === "refund" ? "refund_address" : "recipient_address";
   const checked = checkDestination(network, row?.is_memo === 1, address, tag, field);
+  const contract = body.kind === "refund" ? order.token_from : order.token_to;
+  await refuseListed(
+    env,
+    order.livemode,
+    [{ field, network, address: checked.address, asset: { coin, contract: contract ?? null } }],
+    Date.now(),
+  );
   return body.kind === "refund"
     ? { kind: "refund", refundAddress: checked.address, refundAddressTag: checked.tag, ...deposit }
     : {

@@ -19,6 +19,7 @@ import { lockFixedQuote } from "./fixed-quotes";
 import { withReservation } from "./liquidity";
 import { feeTermsOf, orderDepositScheme, priceQuote, quoteFloor } from "./quoting";
 import { checkPayoutRecipient } from "./recipient-check";
+import { refuseListed } from "./screening";
 
 export interface CreateOrderBody {
   coin_from?: string | undefined;
@@ -176,6 +177,29 @@ export async function createOrder(
         now,
       )
     : null;
+  await refuseListed(
+    env,
+    partner.livemode,
+    [
+      {
+        field: "recipient_address",
+        network: to.network,
+        address: recipient.address,
+        asset: { coin: to.coin, contract: to.contract_address },
+      },
+      ...(refund === null
+        ? []
+        : [
+            {
+              field: "refund_address" as const,
+              network: from.network,
+              address: refund.address,
+              asset: { coin: from.coin, contract: from.contract_address },
+            },
+          ]),
+    ],
+    now,
+  );
   // priceQuote has refused networks without a deposit scheme; the object claims the address.
   const scheme = orderDepositScheme(config, from, partner.livemode);
 

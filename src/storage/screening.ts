@@ -4,7 +4,13 @@
  * "Screening"). The lists are held in isolate memory, so screening an address costs a map lookup,
  * not a D1 query.
  */
+import { type IssuerBlocklistReader, issuerReaderFor } from "../adapters/screening/issuer-blocklist";
+import { type RiskVendor, riskVendorFor } from "../adapters/screening/risk-vendor";
+import { getConfig } from "../config";
+import { addressFamily } from "../domain/addresses";
 import {
+  addressWord,
+  ISSUER_BLOCKLISTS,
   type Listing,
   type ScreenItem,
   type ScreeningCategory,
@@ -12,6 +18,7 @@ import {
   screenLocally,
   TEST_LIST_VERSION,
   TEST_LISTING,
+  withFinding,
 } from "../domain/screening";
 import { TtlCache } from "../lib/ttl-cache";
 
@@ -42,6 +49,14 @@ export interface SanctionsList {
   attemptedAt: string | null;
   error: string | null;
 }
+
+/**
+ * Issuer and vendor answers, per isolate: briefly, so a burst of orders to one address asks once
+ * while a new listing still applies within minutes. Failed answers are not kept.
+ */
+const ANSWER_TTL_MS = 5 * 60_000;
+const issuerAnswers = new TtlCache<boolean>(ANSWER_TTL_MS, 5_000);
+const vendorAnswers = new TtlCache<ScreeningCategory[]>(ANSWER_TTL_MS, 5_000);
 
 const lists = new TtlCache<SanctionsList>(LIST_TTL_MS, 1);
 const entryCache = new TtlCache<Listing>(ENTRIES_TTL_MS, 1);
@@ -155,15 +170,27 @@ export function deleteScreeningEntryStatement(db: D1Database, id: string): D1Pre
 
 export type ScreeningMode = "live" | "test";
 
+/** An address to screen; with the asset sent to it, an issuer's blocklist is asked too (USDT, USDC). */
+export interface ScreenTarget extends ScreenItem {
+  asset?: { coin: string; contract: string | null } | undefined;
+}
+
+/** Drops the issuer's and vendor's cached answers (tests). */
+export function forgetScreeningAnswers(): void {
+  issuerAnswers.clear();
+  vendorAnswers.clear();
+}
+
 /**
- * Screens addresses: live ones against the sanctions list, test ones against test mode's listed
- * addresses (src/domain/screening.ts TEST_LISTED), both against the operator's entries. Answers
- * in the order asked; never throws for an address (an unknown network is simply not listed).
+ * Screens addresses: live ones against the sanctions list, the stablecoin issuer's blocklist and
+ * the risk vendor when configured; test ones against test mode's listed addresses
+ * (src/domain/screening.ts TEST_LISTED); both against the operator's entries. Answers in the order
+ * asked, and never throws for an address: a provider that fails or is late makes it "unknown".
  */
 export async function screenAddresses(
   env: Env,
   mode: ScreeningMode,
-  items: readonly ScreenItem[],
+  items: readonly ScreenTarget[],
   now: number,
 ): Promise<ScreenResult[]> {
   const [list, entries] = await Promise.all([
@@ -171,5 +198,57 @@ export async function screenAddresses(
     loadEntries(env.DB),
   ]);
   const at = new Date(now).toISOString();
-  return items.map((item) => screenLocally(item, list, entries, at));
+  const local = items.map(({ network, address }) => screenLocally({ network, address }, list, entries, at));
+  if (mode === "test") return local;
+  const config = getConfig(env);
+  const vendor = riskVendorFor(config);
+  return Promise.all(
+    items.map(async (item, i) => {
+      let r = local[i] as ScreenResult;
+      const issuer = issuerFinding(issuerReaderFor(config, item.network.toUpperCase()), item, now);
+      const risk = vendor && r.result !== "listed" ? vendorFinding(vendor, item, now) : null;
+      for (const finding of await Promise.all([issuer, risk]))
+        if (finding !== null) r = withFinding(r, finding);
+      return r;
+    }),
+  );
+}
+
+type Finding = ScreeningCategory[] | "unknown";
+
+async function issuerFinding(
+  reader: IssuerBlocklistReader | null,
+  item: ScreenTarget,
+  now: number,
+): Promise<Finding | null> {
+  const blocklist = item.asset && ISSUER_BLOCKLISTS[item.asset.coin];
+  const contract = item.asset?.contract;
+  if (!blocklist || !contract || reader === null) return null;
+  const family = addressFamily(item.network.toUpperCase());
+  const word = family === reader.family ? addressWord(reader.family, item.address) : null;
+  if (word === null) return null;
+  try {
+    const blocked = await issuerAnswers.get(
+      `${item.network}\n${contract}\n${word}`,
+      () => reader.isBlocked({ contract, word, ...blocklist }),
+      now,
+    );
+    return blocked ? ["issuer_blocked"] : [];
+  } catch (err) {
+    console.error(
+      JSON.stringify({ level: "warn", msg: "issuer blocklist check failed", error: String(err) }),
+    );
+    return "unknown";
+  }
+}
+
+async function vendorFinding(vendor: RiskVendor, item: ScreenTarget, now: number): Promise<Finding> {
+  try {
+    return await vendorAnswers.get(item.address, () => vendor.screen(item.address), now);
+  } catch (err) {
+    console.error(
+      JSON.stringify({ level: "warn", msg: "screening vendor did not answer", error: String(err) }),
+    );
+    return "unknown";
+  }
 }

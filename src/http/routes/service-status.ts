@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { SERVICE_LEVELS, type ServiceStatus } from "../../domain/service-status";
 import { etagOf } from "../../lib/etag";
 import type { IncidentWithNotes } from "../../services/service-status";
+import { loadSanctions, type SanctionsList } from "../../storage/screening";
 import { loadOpenIncidents, loadServiceStatus } from "../../storage/service-status";
 import { publicRateLimit } from "../middleware/auth";
 import { createRouter } from "../router";
@@ -63,6 +64,22 @@ export const ServiceStatusSchema = z
       .array(IncidentSchema)
       .max(MAX_INCIDENTS)
       .openapi({ description: "Open incidents, newest first (the last 30 days: /status)." }),
+    sanctions_list: z
+      .object({
+        version: z
+          .string()
+          .max(64)
+          .nullable()
+          .openapi({ description: "As `list_version` in POST /partner/screen." }),
+        fetched_at: timestamp(
+          "The oldest asset file's last good download (the list's age); null before the first.",
+        ).nullable(),
+      })
+      .optional()
+      .openapi({
+        description:
+          'The sanctions list live addresses are screened against (docs/integrate.md, "Screening"); absent where the status is rendered without it.',
+      }),
   })
   .openapi("ServiceStatus");
 
@@ -83,6 +100,7 @@ export const publicIncident = ({ incident: i, notes }: IncidentWithNotes): Publi
 export function publicServiceStatus(
   s: ServiceStatus | null,
   incidents: readonly IncidentWithNotes[],
+  sanctions?: SanctionsList,
 ): PublicServiceStatus {
   const updated = s ? new Date(s.at).toISOString() : null;
   return {
@@ -98,6 +116,7 @@ export function publicServiceStatus(
       updated_at: updated ?? "",
     })),
     incidents: incidents.map(publicIncident),
+    ...(sanctions ? { sanctions_list: { version: sanctions.version, fetched_at: sanctions.fetchedAt } } : {}),
   };
 }
 
@@ -128,18 +147,23 @@ const CACHING = { "Cache-Control": "public, max-age=10", Vary: "Accept-Encoding"
  * The body and its ETag, made once per load of the status and the open incidents (both from
  * isolate caches, reloaded every few seconds or when written), not on every request.
  */
-let made: { status: unknown; incidents: unknown; body: Promise<TaggedBody> } | null = null;
+let made: { status: unknown; incidents: unknown; sanctions: unknown; body: Promise<TaggedBody> } | null =
+  null;
 
-function statusBody(status: ServiceStatus | null, incidents: IncidentWithNotes[]) {
-  if (made?.status !== status || made.incidents !== incidents) {
-    const body = JSON.stringify(publicServiceStatus(status, incidents));
-    made = { status, incidents, body: etagOf(body).then((etag) => ({ body, etag })) };
+function statusBody(status: ServiceStatus | null, incidents: IncidentWithNotes[], sanctions: SanctionsList) {
+  if (made?.status !== status || made.incidents !== incidents || made.sanctions !== sanctions) {
+    const body = JSON.stringify(publicServiceStatus(status, incidents, sanctions));
+    made = { status, incidents, sanctions, body: etagOf(body).then((etag) => ({ body, etag })) };
   }
   return made.body;
 }
 
 export const serviceStatusRouter = createRouter().openapi(route, async (c) => {
-  const [status, incidents] = await Promise.all([loadServiceStatus(c.env.DB), loadOpenIncidents(c.env.DB)]);
-  const tagged = await statusBody(status, incidents);
+  const [status, incidents, sanctions] = await Promise.all([
+    loadServiceStatus(c.env.DB),
+    loadOpenIncidents(c.env.DB),
+    loadSanctions(c.env.DB),
+  ]);
+  const tagged = await statusBody(status, incidents, sanctions);
   return taggedJson<z.infer<typeof ServiceStatusSchema>>(c, tagged, CACHING);
 });

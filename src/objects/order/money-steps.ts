@@ -10,12 +10,13 @@ import { AdapterConfigError, type OrderAdapters } from "../../adapters/registry"
 import type { Config } from "../../config";
 import { sendKey } from "../../domain/ledger-keys";
 import { parseDecimal } from "../../domain/money";
-import type { OrderRecord } from "../../domain/order";
+import { isLive, type OrderRecord } from "../../domain/order";
 import type { ActionInputs } from "../../domain/order-actions";
 import { operationFields } from "../../domain/payout-activation";
 import { CONFIG_RETRY_MS, RETRY_CAP_MS } from "../../domain/retry";
 import { beforeSend, type SendPolicy, type SendRow } from "../../domain/send-step";
 import { refundAmountNow } from "../../storage/market";
+import { screenAddresses } from "../../storage/screening";
 import type { OrderAlerts } from "./alerts";
 import { withLiquidityWait } from "./exchange-liquidity";
 import type { ExtraDeposits } from "./extra-deposits";
@@ -289,14 +290,27 @@ export class MoneySteps {
       : (r.refundAmountDecided ?? (await refundAmountNow(this.#host.env.DB, r)));
     if (amount === null || !parseDecimal(amount).gt(0))
       return `nothing to ${kind}: amount ${amount ?? "unknown"}`;
+    const network = isPayout ? r.networkTo : r.networkFrom;
+    const coin = isPayout ? r.coinTo : r.coinFrom;
+    const contract = isPayout ? r.contractTo : r.contractFrom;
+    const to = isPayout ? r.recipientAddress : (r.refundAddress ?? "");
+    // Screened again before any money moves: a list may have named the address since creation.
+    const [screened] = await screenAddresses(
+      this.#host.env,
+      isLive(r) ? "live" : "test",
+      [{ network, address: to, asset: { coin, contract } }],
+      this.#host.now(),
+    );
+    if (screened?.result === "listed")
+      return `the ${kind} address is listed (${screened.categories.join(", ")}): nothing was sent`;
     return {
       idempotencyKey: sendKey(r, kind),
       orderId: r.id,
       kind,
-      network: isPayout ? r.networkTo : r.networkFrom,
-      coin: isPayout ? r.coinTo : r.coinFrom,
-      contract: isPayout ? r.contractTo : r.contractFrom,
-      to: isPayout ? r.recipientAddress : (r.refundAddress ?? ""),
+      network,
+      coin,
+      contract,
+      to,
       tag: isPayout ? r.recipientAddressTag : r.refundAddressTag,
       amount,
       // A refund goes back to the account the deposit came from, which exists.

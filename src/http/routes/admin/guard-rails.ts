@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { liveModeProblems } from "../../../domain/live-modes";
+import { SANCTIONS_STALE_HOURS, sanctionsStatus } from "../../../services/screening";
 import type { AppEnv } from "../../app-env";
 import { createRouter } from "../../router";
 import { errorResponses } from "../../schemas";
@@ -21,6 +22,26 @@ const GuardRailsSchema = z
       description:
         "Why these modes must not run live money together; live quotes and order creation answer 503 `service_misconfigured` until it is empty.",
     }),
+    sanctions_list: z
+      .object({
+        version: z.string().max(64).nullable(),
+        fetched_at: z.string().max(40).nullable().openapi({
+          description: "The oldest asset file's last good download; null before the first.",
+        }),
+        age_seconds: z.number().int().min(0).nullable(),
+        addresses: z.number().int().min(0),
+        stale: z.boolean().openapi({
+          description: `Older than ${SANCTIONS_STALE_HOURS} h (or never loaded after a download was tried): the operator is alerted.`,
+        }),
+        last_attempt_at: z.string().max(40).nullable(),
+        last_error: z.string().max(4000).nullable().openapi({
+          description: "What the last download could not use (those files kept their addresses from before).",
+        }),
+      })
+      .openapi({
+        description:
+          'The sanctions list order addresses are screened against (docs/operators.md, "Screening").',
+      }),
   })
   .openapi("GuardRails");
 
@@ -41,7 +62,7 @@ export const adminGuardRailsRouter = createRouter<AppEnv>().openapi(
       ...errorResponses(401),
     },
   }),
-  (c) => {
+  async (c) => {
     const config = c.get("config");
     const problems = liveModeProblems(config);
     return c.json(
@@ -52,6 +73,7 @@ export const adminGuardRailsRouter = createRouter<AppEnv>().openapi(
         cabinet_origin: config.CABINET_ORIGIN,
         live_orders: problems.length === 0,
         problems,
+        sanctions_list: await sanctionsStatus(c.env.DB, Date.now()),
       },
       200,
     );
