@@ -129,6 +129,8 @@ export const configSchema = z.object({
   SCREENING_VENDOR_URL: z.url({ protocol: /^https?$/ }).default("https://public.chainalysis.com"),
   /** Worker secret: the vendor's API key. */
   SCREENING_VENDOR_API_KEY: z.string().optional(),
+  /** The vendor's budget per address: later, the answer is "unknown" and nothing waits for it. */
+  SCREENING_VENDOR_TIMEOUT_MS: int(300, 1),
   /** The cabinet's origin: WebAuthn's relying-party id is its host name (docs/cabinet.md). */
   CABINET_ORIGIN: z.url().default("http://localhost:8787"),
 });

@@ -5,8 +5,8 @@
  * identification means the address is sanctioned (Chainalysis, "Sanctions Screening API"; the
  * same call Unstoppable Wallet's ChainalysisAddressValidator makes).
  *
- * The vendor never blocks: every call has VENDOR_BUDGET_MS, and a failure or a late answer throws,
- * which the caller counts as "unknown".
+ * The vendor never blocks: every call has SCREENING_VENDOR_TIMEOUT_MS (default VENDOR_BUDGET_MS),
+ * and a failure or a late answer throws, which the caller counts as "unknown".
  */
 import { z } from "zod";
 import type { Config } from "../../config";

@@ -48,6 +48,8 @@ describe("screening", () => {
     SCREENING_VENDOR: "chainalysis",
     SCREENING_VENDOR_URL: VENDOR,
     SCREENING_VENDOR_API_KEY: "vendor-key",
+    // Above the 300 ms default, so a loaded machine's first answer is still in time.
+    SCREENING_VENDOR_TIMEOUT_MS: "1000",
   };
 
   let partner: TestPartner;
@@ -406,7 +408,7 @@ describe("screening", () => {
     const LISTED = "0x2222222222222222222222222222222222222223";
     const SLOW = "0x3333333333333333333333333333333333333334";
 
-    it("listed → listed (fail-closed), clear → clear, slow → unknown within its 300 ms budget", async () => {
+    it("listed → listed (fail-closed), clear → clear, slow → unknown within its budget", async () => {
       net = createMockNetwork(
         http.get(`${VENDOR}/api/v1/address/:address`, async ({ params, request }) => {
           expect(request.headers.get("x-api-key")).toBe("vendor-key");
@@ -427,6 +429,9 @@ describe("screening", () => {
         }),
       );
       quiet();
+      // Without a sanctions list nothing live is "clear": load one (the vendor's answer comes on top).
+      files.set("ETH", `${TORNADO}\n`);
+      await refreshSanctions(env, listConfig(), Date.now(), createMockNetwork(mirror).fetch);
       const started = performance.now();
       const res = await screen(
         [
@@ -445,7 +450,7 @@ describe("screening", () => {
         ["unknown", []],
       ]);
       // Far less than the slow answer took: the budget cut it (loose, for a loaded machine).
-      expect(elapsed).toBeLessThan(3_000);
+      expect(elapsed).toBeLessThan(4_000);
       // Unknown never blocks: an order to the slow address is created.
       const order = await send("/api/v1/partner/orders", xlmTo("ETH", "ETH", SLOW), partner.key, LIVE_REAL);
       expect(order.status, await order.clone().text()).toBe(201);
