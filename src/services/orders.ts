@@ -69,6 +69,8 @@ export interface OrderOrigin {
   keyId?: string;
   /** A swap of Ledger's Partner Swap Service (docs/ledger.md). */
   ledgerSwap?: boolean;
+  /** The bench's "screening off" reference (scripts/bench.mjs), honoured only with BENCH_ROUTES. */
+  unscreened?: boolean;
 }
 
 /**
@@ -84,7 +86,14 @@ export async function createOrder(
   now: number,
   origin: OrderOrigin = {},
 ): Promise<CreateOrderOutcome> {
-  const { region = DEFAULT_REGION, widgetId = null, country = null, keyId, ledgerSwap } = origin;
+  const {
+    region = DEFAULT_REGION,
+    widgetId = null,
+    country = null,
+    keyId,
+    ledgerSwap,
+    unscreened = false,
+  } = origin;
   const requestHash = await sha256Hex(canonicalJson(body));
   const creation: CreationKey = {
     partnerId: partner.id,
@@ -177,29 +186,30 @@ export async function createOrder(
         now,
       )
     : null;
-  await refuseListed(
-    env,
-    partner.livemode,
-    [
-      {
-        field: "recipient_address",
-        network: to.network,
-        address: recipient.address,
-        asset: { coin: to.coin, contract: to.contract_address },
-      },
-      ...(refund === null
-        ? []
-        : [
-            {
-              field: "refund_address" as const,
-              network: from.network,
-              address: refund.address,
-              asset: { coin: from.coin, contract: from.contract_address },
-            },
-          ]),
-    ],
-    now,
-  );
+  if (!unscreened)
+    await refuseListed(
+      env,
+      partner.livemode,
+      [
+        {
+          field: "recipient_address",
+          network: to.network,
+          address: recipient.address,
+          asset: { coin: to.coin, contract: to.contract_address },
+        },
+        ...(refund === null
+          ? []
+          : [
+              {
+                field: "refund_address" as const,
+                network: from.network,
+                address: refund.address,
+                asset: { coin: from.coin, contract: from.contract_address },
+              },
+            ]),
+      ],
+      now,
+    );
   // priceQuote has refused networks without a deposit scheme; the object claims the address.
   const scheme = orderDepositScheme(config, from, partner.livemode);
 

@@ -6,7 +6,7 @@
  *   bool.
  * - TronGrid (java-tron HTTP API): `POST /wallet/triggerconstantcontract` with `visible: true`
  *   (base58 addresses), `function_selector` the signature and `parameter` the address word →
- *   `constant_result[0]`, the same 32-byte bool (developers.tron.network, TriggerConstantContract).
+ *   `constant_result[0]`, the same 32-byte bool (tronprotocol.github.io/documentation-en/api/http/smart-contract/triggerconstantcontract).
  *
  * Any failure throws; the caller counts it as "unknown" (screening never blocks on a provider).
  */

@@ -13,6 +13,7 @@ import {
   requireNamedSides,
   tokenParam,
 } from "../asset-params";
+import { benchRoutesOn } from "../bench-switch";
 import { keyedOperation } from "../middleware/scopes";
 import { createRouter } from "../router";
 import {
@@ -33,6 +34,9 @@ import {
 } from "../schemas";
 import { serialisedJson } from "../tagged-json";
 import { OrderActionsSchema } from "./order-actions-schema";
+
+/** The bench's "screening off" reference row (scripts/bench.mjs): only where the bench routes are on. */
+export const BENCH_NO_SCREENING = "x-bench-no-screening";
 
 const tags = ["Orders"];
 
@@ -447,6 +451,7 @@ export const ordersRouter = createRouter<PartnerEnv>()
           region: regionOf(c.req.raw.cf?.continent),
           country: endUserCountry(c),
           keyId: c.get("apiKeyId"),
+          unscreened: benchRoutesOn(c.env) && c.req.header(BENCH_NO_SCREENING) !== undefined,
         },
       );
       c.set("createdOrderId", order.id);
