@@ -83,10 +83,12 @@ export function screenLocally(
   const found = new Set<ScreeningCategory>(
     key === null ? [] : [...(list.listing.get(key) ?? []), ...(entries.get(key) ?? [])],
   );
-  return withFinding(
+  const r = withFinding(
     { ...item, result: "clear", categories: [], list_version: list.version, checked_at: checkedAt },
-    list.version === null ? "unknown" : [...found],
+    [...found],
   );
+  // Without a list, what is not listed by the entries is not known to be clear.
+  return list.version === null ? withFinding(r, "unknown") : r;
 }
 
 /**

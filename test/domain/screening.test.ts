@@ -72,6 +72,10 @@ describe("screenLocally / withFinding", () => {
       screenLocally({ network: "ETH", address: other }, { listing: new Map(), version: null }, new Map(), AT)
         .result,
     ).toBe("unknown");
+    // An operator's entry lists an address even before any sanctions list is loaded.
+    expect(
+      screenLocally({ network: "ETH", address: TORNADO }, { listing: new Map(), version: null }, entries, AT),
+    ).toMatchObject({ result: "listed", categories: ["operator"], list_version: null });
   });
 
   it("an unknown finding makes clear unknown but never hides a listing", () => {

@@ -79,10 +79,20 @@ describe("fault injection", () => {
       return { body, deposit: xrp ? "100" : "0.01", expect: "completed" };
     });
 
+    // One paid-in-full order's recipient is listed by the operator after its creation: whatever
+    // the faults, it must never be paid (docs/operators.md, "Screening").
+    const LISTED = "TMuCgBejD5RsNANZdjGtaM3YyKGNgDoy7N";
+    const listedPlan = plans[2] as Plan;
+    listedPlan.body = { ...listedPlan.body, recipient_address: LISTED };
     const orders: Order[] = [];
     for (let i = 0; i < ORDERS; i += 50) {
       orders.push(...(await Promise.all(plans.slice(i, i + 50).map((p) => createOrder(partner, p.body)))));
     }
+    const entry = await admin("/screening/entries", {
+      method: "POST",
+      json: { network: "TRX", address: LISTED, category: "operator", note: "chaos: listed after creation" },
+    });
+    expect(entry.status).toBe(201);
     // Payouts and refunds go to a gateway that pays every POST it accepts (no deduplication of its
     // own) and drops, fails, delays and mis-answers at random: "never paid twice" is the order's doing.
     const gw = createFakeGateway();
@@ -167,6 +177,9 @@ describe("fault injection", () => {
     expect(stormCaught, "orders whose send met the 401 storm").toBeGreaterThan(0);
     expect(gw.paidTwice()).toEqual([]);
     expect(gw.resentWithoutLookup()).toEqual([]);
+    const toListed = [...gw.payments.values()].flat().filter((p) => p.body.includes(LISTED));
+    expect(JSON.stringify(toListed.map((p) => p.body)), "payments to the listed address").toBe("[]");
+    expect(["failed", "refunded"]).toContain((await read(partner, orders[2]?.id ?? "")).status);
 
     // What the gateway paid for each order: one entry per accepted POST of its keys.
     const sentOf = (id: string) =>
