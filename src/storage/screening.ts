@@ -1,5 +1,5 @@
 /**
- * Address screening's lists (migrations/0050_screening.sql) and the one lookup every caller uses:
+ * Address screening's lists (migrations/0052_screening.sql) and the one lookup every caller uses:
  * order creation, POST /partner/screen and the order object's payout step (docs/operators.md,
  * "Screening"). The lists are held in isolate memory, so screening an address costs a map lookup,
  * not a D1 query.
