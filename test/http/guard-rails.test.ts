@@ -96,6 +96,16 @@ describe("modes that disagree", () => {
       cabinet_origin: "https://api.example.test",
       live_orders: false,
       problems: ["payouts are real (PAYOUT_MODE=http) but the venue is simulated (EXCHANGE_MODE=simulated)"],
+      // No list downloaded in this file (test/http/operations/screening.ts tests it).
+      sanctions_list: {
+        version: null,
+        fetched_at: null,
+        age_seconds: null,
+        addresses: 0,
+        stale: false,
+        last_attempt_at: null,
+        last_error: null,
+      },
     });
   });
 
