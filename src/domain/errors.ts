@@ -91,6 +91,7 @@ export const REFUSAL_CODES = [
   "deposit_disabled",
   "withdraw_disabled",
   "network_unavailable",
+  "venue_network_unsupported",
   "amount_below_min",
   "amount_above_max",
   "insufficient_liquidity",
@@ -108,6 +109,7 @@ const RANK: Record<RefusalCode, number> = {
   deposit_disabled: 2,
   withdraw_disabled: 2,
   network_unavailable: 2,
+  venue_network_unsupported: 2,
   amount_below_min: 3,
   amount_above_max: 3,
   insufficient_liquidity: 4,
@@ -138,11 +140,13 @@ export function refused(reasons: readonly Refusal[]): DomainError {
   const sorted = byRelevance(reasons);
   const first = sorted[0];
   if (!first) throw new Error("refused() needs at least one reason");
-  // A disabled side was, and stays, reported as pair_unavailable at the top; so is a network down.
+  // A disabled side was, and stays, reported as pair_unavailable at the top; so is a network down,
+  // and one the venue cannot withdraw to.
   const code =
     first.code === "deposit_disabled" ||
     first.code === "withdraw_disabled" ||
-    first.code === "network_unavailable"
+    first.code === "network_unavailable" ||
+    first.code === "venue_network_unsupported"
       ? "pair_unavailable"
       : first.code;
   return new DomainError(first.top ?? code, first.detail, undefined, sorted);

@@ -437,7 +437,7 @@ describe("prices", () => {
 });
 
 describe("real payouts need real deposits", () => {
-  const quote = async (vars: Record<string, string>) => {
+  const quote = async (vars: Record<string, string>, query = "coin_from=BTC&coin_to=ETH&amount=0.1") => {
     const patched = {
       ...env,
       PAYOUT_MODE: "http",
@@ -448,7 +448,7 @@ describe("real payouts need real deposits", () => {
     } as unknown as Env;
     const ctx = createExecutionContext();
     const res = await worker.fetch(
-      new Request("http://local.test/api/v1/partner/rates?coin_from=BTC&coin_to=ETH&amount=0.1", {
+      new Request(`http://local.test/api/v1/partner/rates?${query}`, {
         headers: { "CF-Connecting-IP": freshIp() },
       }),
       patched,
@@ -472,6 +472,23 @@ describe("real payouts need real deposits", () => {
     const ok = await quote({ ...real, DEPOSIT_XPUB_BTC: "xpub-of-the-operator" });
     expect(ok.status).toBe(200);
     await ok.arrayBuffer();
+  });
+
+  it("with the venue as liquidity, a destination it cannot withdraw to is pair_unavailable (venue_network_unsupported)", async () => {
+    const real = {
+      CHAIN_MODE: "BTC:esplora,*:simulated",
+      CHAIN_URL_BTC: "https://esplora.test/api",
+      DEPOSIT_XPUB_BTC: "xpub-of-the-operator",
+    };
+    // DASH has catalog rows but no row in the network table, so no venue code.
+    const toDash = "coin_from=BTC&coin_to=DASH&amount=0.1";
+    const refused = await expectError(await quote(real, toDash), 400, "pair_unavailable");
+    expect(refused.errors?.[0]).toMatchObject({ code: "venue_network_unsupported", side: "to" });
+    expect(refused.detail).toContain("the venue cannot withdraw to DASH");
+
+    const simulated = await quote({ PAYOUT_MODE: "simulated", EXCHANGE_MODE: "simulated" }, toDash);
+    expect(simulated.status).toBe(200);
+    await simulated.arrayBuffer();
   });
 
   it("with a real reader named for every active network, every source network is offered", async () => {
