@@ -272,7 +272,10 @@ describe("GET /api/v1/partner/rates: errors", () => {
       ["coin_from=BTC&coin_to=BCH&network_to=BCH", /BCH on BCH is not active/],
       ["coin_from=DASH&coin_to=BTC", /deposits of DASH on DASH are disabled/],
       ["coin_from=BTC&coin_to=BTC", /on both sides/],
-      ["coin_from=USDT&network_from=SOL&coin_to=BTC", /not available on network SOL; it is on ETH, TRX, BSC/],
+      [
+        "coin_from=USDT&network_from=XRP&coin_to=BTC",
+        /not available on network XRP; it is on ETH, TRX, BSC, AVAXC, SOL/,
+      ],
     ];
     for (const [query, reason] of cases) {
       const e = await expectError(await rates(query), 400, "pair_unavailable");
@@ -405,7 +408,7 @@ describe("prices", () => {
   it("refreshPrices (the cron job) stores every catalog coin from the simulated source", async () => {
     const config = { ...getConfig(env), PRICE_SOURCE: "simulated" as const };
     const n = await refreshPrices(env, config, Date.now());
-    expect(n).toBe(17);
+    expect(n).toBe(18);
     const { results } = await env.DB.prepare("SELECT coin, usd, source FROM prices ORDER BY coin").all<{
       coin: string;
       usd: string;
@@ -420,6 +423,7 @@ describe("prices", () => {
       "DOGE",
       "ETC",
       "ETH",
+      "LINK",
       "LTC",
       "POL",
       "SOL",
