@@ -991,8 +991,8 @@ function printCost(cost) {
 /**
  * `--evm-orders`: §4 of issue 43 with the real EVM reader. The Worker starts with every network on
  * SimChain to learn the EVM networks (a `caip2` in `eip155`) and their catalog rows, then again on
- * the same state with each EVM network read by the EVM reader from the fake node, the production
- * chain-read defaults (CHAIN_POLL_SECONDS, CHAIN_TIP_SECONDS, shared reads) and an expiry that
+ * the same state with each EVM network read by the EVM reader from the fake node, production's
+ * chain reads (15 s polls, the 5 s tip, shared reads) and an expiry that
  * outlasts the window. EVM_ORDERS orders per network, round-robin over its rows, are created and
  * never funded; the node's requests and JSON-RPC calls per network are counted over the window,
  * which opens STEADY_WARMUP_MS after the last creation.
@@ -1020,6 +1020,9 @@ async function evmWindow() {
       ORDER_EXPIRY_SECONDS: String(Math.ceil((STEADY_WARMUP_MS + STEADY_MS) / 1000) + 1800),
       CHAIN_MODE: `${networks.map((n) => `${n}:evm`).join(",")},*:simulated`,
       ...chainVars,
+      // Production's chain reads, not dev's (wrangler.toml: shared reads off, 2 s polls).
+      CHAIN_SHARED_READS: "providers",
+      CHAIN_POLL_SECONDS: "15",
       // Real deposits need real payouts and venue, and a deposit key of the operator's own
       // (docs/operators.md, "Guard rails"): nothing is ever paid, so neither is called for an order.
       PAYOUT_MODE: "http",
