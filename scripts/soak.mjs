@@ -8,14 +8,18 @@
 //   npm run soak -- --orders 500 --fault-rate 0.2
 //   npm run soak -- --help
 //
+//   npm run soak -- --evm-orders 200   only the EVM window: the real EVM reader over a fake node
+//
 // See docs/performance.md for what it checks and a real run's counts.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { HDKey } from "@scure/bip32";
 import Decimal from "decimal.js";
 import { adminClient, call, createOrder, mapPool, progress, STATIC_PRICES, seedPartner } from "./lib/api.mjs";
+import { startEvmNode } from "./lib/evm-node.mjs";
 import { startGateway } from "./lib/gateway.mjs";
 import { cpuTimeMs, findRuntimePid, ROOT, startWorker, stopOnSignals } from "./lib/worker.mjs";
 
@@ -47,6 +51,11 @@ const HELP = `Usage: npm run soak -- [options]
   --retention           terminal orders compact as soon as they may (ORDER_RETENTION_DAYS=0,
                         AFTER_WATCH_HORIZON_DAYS=0), and the cost table waits for their alarms:
                         its storage_bytes column is then storage per order after retention
+  --evm-orders <n>      instead of the soak: n orders per EVM network (spread over its catalog
+                        rows) left waiting for a deposit, every EVM network read by the real EVM
+                        reader (CHAIN_MODE <network>:evm) over a local fake JSON-RPC node
+                        (scripts/lib/evm-node.mjs, on --gateway-port); provider requests per open
+                        order per minute per network over --steady-minutes, failing above 0.5 on any
   --keep                leave wrangler dev running at the end (the gateway stops with the soak)
 `;
 
@@ -67,6 +76,7 @@ const { values: args } = parseArgs({
     "steady-orders": { type: "string", default: "80" },
     "steady-minutes": { type: "string", default: "3" },
     retention: { type: "boolean", default: false },
+    "evm-orders": { type: "string", default: "0" },
     keep: { type: "boolean", default: false },
     help: { type: "boolean", short: "h", default: false },
   },
@@ -97,6 +107,7 @@ const SEED = num("seed", { integer: true });
 const FORGET = num("gateway-forget", { max: 1 });
 const STEADY_ORDERS = num("steady-orders", { max: 10_000, integer: true });
 const STEADY_MS = num("steady-minutes", { min: 0.5, max: 60 }) * 60_000;
+const EVM_ORDERS = num("evm-orders", { max: 10_000, integer: true });
 /**
  * The steady window opens this long after the cohort's last order was created: each order lists its
  * address on its first poll (CHAIN_POLL_SECONDS=1, so within seconds, more on a loaded machine), a
@@ -977,9 +988,147 @@ function printCost(cost) {
   );
 }
 
+/**
+ * `--evm-orders`: §4 of issue 43 with the real EVM reader. The Worker starts with every network on
+ * SimChain to learn the EVM networks (a `caip2` in `eip155`) and their catalog rows, then again on
+ * the same state with each EVM network read by the EVM reader from the fake node, production's
+ * chain reads (15 s polls, the 5 s tip, shared reads) and an expiry that
+ * outlasts the window. EVM_ORDERS orders per network, round-robin over its rows, are created and
+ * never funded; the node's requests and JSON-RPC calls per network are counted over the window,
+ * which opens STEADY_WARMUP_MS after the last creation.
+ */
+async function evmWindow() {
+  const stateDir = args["state-dir"];
+  worker = await startWorker({ stateDir, port: PORT, inspectorPort: 0, vars: { ADMIN_TOKEN } });
+  const rows = (await call(worker.baseUrl, "GET", "/api/v1/currencies")).body.filter(
+    (c) => c.caip2?.startsWith("eip155:") && c.is_deposit_enabled,
+  );
+  const networks = [...new Set(rows.map((c) => c.network))];
+  await worker.stop();
+  const node = await startEvmNode({ port: GATEWAY_PORT, networks });
+  gateway = node; // stopped as the gateway is, at the end and on a signal
+  const chainVars = Object.fromEntries(networks.map((n) => [`CHAIN_URL_${n}`, node.url(n)]));
+  worker = await startWorker({
+    stateDir,
+    port: PORT,
+    inspectorPort: 0,
+    fresh: false,
+    vars: {
+      ADMIN_TOKEN,
+      PRICE_SOURCE: "static",
+      PRICE_MAX_AGE_SECONDS: "86400",
+      ORDER_EXPIRY_SECONDS: String(Math.ceil((STEADY_WARMUP_MS + STEADY_MS) / 1000) + 1800),
+      CHAIN_MODE: `${networks.map((n) => `${n}:evm`).join(",")},*:simulated`,
+      ...chainVars,
+      // Production's chain reads, not dev's (wrangler.toml: shared reads off, 2 s polls).
+      CHAIN_SHARED_READS: "providers",
+      CHAIN_POLL_SECONDS: "15",
+      // Real deposits need real payouts and venue, and a deposit key of the operator's own
+      // (docs/operators.md, "Guard rails"): nothing is ever paid, so neither is called for an order.
+      PAYOUT_MODE: "http",
+      PAYOUT_GATEWAY_URL: node.url("gateway"),
+      PAYOUT_GATEWAY_SECRET: GATEWAY_SECRET,
+      EXCHANGE_MODE: "binance",
+      EXCHANGE_URL: node.url("venue"),
+      EXCHANGE_API_KEY: "soak",
+      EXCHANGE_API_SECRET: "soak",
+      CABINET_ORIGIN: "https://soak.example",
+      DEPOSIT_XPUB_EVM: HDKey.fromMasterSeed(crypto.getRandomValues(new Uint8Array(32))).derive(
+        "m/44'/60'/0'",
+      ).publicExtendedKey,
+    },
+  });
+  const base = worker.baseUrl;
+  console.log(`wrangler dev on ${base}; fake EVM node for ${networks.join(", ")} on port ${GATEWAY_PORT}`);
+  const admin = adminClient(base, ADMIN_TOKEN);
+  await admin.put("/prices", { prices: STATIC_PRICES });
+  const { key } = await seedPartner(admin, { name: "soak-evm", rateLimitPerMinute: 1_000_000 });
+  const bodies = [];
+  for (const network of networks) {
+    const own = rows.filter((c) => c.network === network);
+    for (const c of own) {
+      const q = `coin_from=${c.coin}&network_from=${network}&coin_to=USDT&network_to=TRX`;
+      const r = await call(base, "GET", `/api/v1/partner/rates?${q}`, { token: key });
+      if (r.status !== 200) throw new Error(`rates ${q}: ${r.status} ${JSON.stringify(r.body)}`);
+      c.amount = String(r.body.min_amount * 2);
+    }
+    for (let i = 0; i < EVM_ORDERS; i++) {
+      const c = own[i % own.length];
+      bodies.push({
+        coin_from: c.coin,
+        network_from: network,
+        coin_to: "USDT",
+        network_to: "TRX",
+        amount_from: c.amount,
+        rate_type: "float",
+        recipient_address: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t",
+        refund_address: "0xde0B295669a9FD93d5F28D9Ec85E40f4cb697BAe",
+      });
+    }
+  }
+  console.log(
+    `\nCreating ${bodies.length} orders (${EVM_ORDERS} per EVM network), left waiting for a deposit…`,
+  );
+  const runId = crypto.randomUUID().slice(0, 8);
+  const p = progress("created", bodies.length);
+  await mapPool(bodies, CONCURRENCY, async (body, i) => {
+    await createOrder(base, key, body, {
+      idempotencyKey: `soak-evm-${runId}-${i}`,
+      deadline: Date.now() + MAX_MS,
+      maxAttempts: 200,
+    });
+    p.tick();
+  });
+  await sleep(STEADY_WARMUP_MS);
+  const before = node.counts();
+  const from = Date.now();
+  await sleep(STEADY_MS);
+  const after = node.counts();
+  const minutes = (Date.now() - from) / 60_000;
+  const byNetwork = Object.fromEntries(
+    networks.map((n) => {
+      const requests = after[n].requests - before[n].requests;
+      const calls = after[n].calls - before[n].calls;
+      const per = (x, orders) => Number((x / (orders * minutes)).toFixed(4));
+      const methods = Object.fromEntries(
+        Object.entries(after[n].methods).map(([m, c]) => [m, c - (before[n].methods[m] ?? 0)]),
+      );
+      return [
+        n,
+        {
+          rows: rows.filter((c) => c.network === n).map((c) => c.coin),
+          requests,
+          json_rpc_calls: calls,
+          methods,
+          addresses_per_get_logs: methods.eth_getLogs
+            ? Number(((after[n].logAddresses - before[n].logAddresses) / methods.eth_getLogs).toFixed(1))
+            : null,
+          requests_per_open_order_per_minute: per(requests, EVM_ORDERS),
+          calls_per_open_order_per_minute: per(calls, EVM_ORDERS),
+        },
+      ];
+    }),
+  );
+  console.log(
+    JSON.stringify(
+      { orders_per_network: EVM_ORDERS, minutes: Number(minutes.toFixed(2)), by_network: byNetwork },
+      null,
+      2,
+    ),
+  );
+  const over = networks.filter(
+    (n) => byNetwork[n].requests_per_open_order_per_minute > MAX_PROVIDER_PER_ORDER_MINUTE,
+  );
+  for (const n of over)
+    console.log(
+      `FAIL ${n}: ${byNetwork[n].requests_per_open_order_per_minute} provider requests per open order per minute (target ≤ ${MAX_PROVIDER_PER_ORDER_MINUTE})`,
+    );
+  return over.length === 0;
+}
+
 let code = 1;
 try {
-  code = (await main()) ? 0 : 1;
+  code = (await (EVM_ORDERS > 0 ? evmWindow() : main())) ? 0 : 1;
 } catch (err) {
   console.error(err instanceof Error ? (err.stack ?? err.message) : err);
   if (worker) console.error(`wrangler log: ${worker.logPath}`);

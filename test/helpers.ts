@@ -98,6 +98,7 @@ export const TEST_PRICES: Record<string, string> = {
   ETC: "20",
   DASH: "30",
   BCH: "400",
+  LINK: "15",
 };
 
 /** Sets market prices through the operator API (tests run with PRICE_SOURCE=static). */

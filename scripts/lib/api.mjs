@@ -30,6 +30,10 @@ export const STATIC_PRICES = Object.freeze({
   TON: "5.5",
   DASH: "30",
   BCH: "380",
+  POL: "0.45",
+  AVAX: "35",
+  ETC: "25",
+  LINK: "15",
 });
 
 export class HttpError extends Error {

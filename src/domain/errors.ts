@@ -96,6 +96,7 @@ export const REFUSAL_CODES = [
   "deposit_disabled",
   "withdraw_disabled",
   "network_unavailable",
+  "venue_network_unsupported",
   "amount_below_min",
   "amount_above_max",
   "insufficient_liquidity",
@@ -114,6 +115,7 @@ const RANK: Record<RefusalCode, number> = {
   deposit_disabled: 2,
   withdraw_disabled: 2,
   network_unavailable: 2,
+  venue_network_unsupported: 2,
   amount_below_min: 3,
   amount_above_max: 3,
   insufficient_liquidity: 4,
@@ -145,11 +147,13 @@ export function refused(reasons: readonly Refusal[]): DomainError {
   const sorted = byRelevance(reasons);
   const first = sorted[0];
   if (!first) throw new Error("refused() needs at least one reason");
-  // A disabled side was, and stays, reported as pair_unavailable at the top; so is a network down.
+  // A disabled side was, and stays, reported as pair_unavailable at the top; so is a network down,
+  // and one the venue cannot withdraw to.
   const code =
     first.code === "deposit_disabled" ||
     first.code === "withdraw_disabled" ||
-    first.code === "network_unavailable"
+    first.code === "network_unavailable" ||
+    first.code === "venue_network_unsupported"
       ? "pair_unavailable"
       : first.code;
   return new DomainError(first.top ?? code, first.detail, undefined, sorted);

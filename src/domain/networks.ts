@@ -4,6 +4,7 @@
  * migration), its provider URL in configuration and one test row ("Add an EVM chain").
  */
 import type { AddressFamily } from "./addresses/types";
+import type { Refusal } from "./errors";
 
 /**
  * How a network's blocks become final, which says what its confirmation count means:
@@ -41,6 +42,13 @@ export interface NetworkFacts {
   testnet: { name: string; chainId: number | null; addressExplorer: string | null };
   /** The deposit tag of a memo network; null elsewhere. */
   tag: TagKind | null;
+  /**
+   * What the venue (Binance) calls the network: `networkList[].network` of its
+   * `GET /sapi/v1/capital/config/getall`, the name its deposits and withdrawals take (docs/networks.md,
+   * "Venue network codes"); null where the venue has none, which refuses the network at quote when
+   * the venue is the route's liquidity (venueRefusals).
+   */
+  venue: string | null;
 }
 
 const EXCHANGES = "what large exchanges publish (../shared/notes/chains-and-addresses.md §5)";
@@ -60,6 +68,7 @@ function evm(o: {
   blockSeconds: number | null;
   explorer: string;
   testnet: { name: string; chainId: number; explorer: string | null };
+  venue: string | null;
 }): NetworkFacts {
   return {
     name: o.name,
@@ -78,6 +87,7 @@ function evm(o: {
       addressExplorer: o.testnet.explorer === null ? null : `${o.testnet.explorer}/address/{address}`,
     },
     tag: null,
+    venue: o.venue,
   };
 }
 
@@ -99,6 +109,7 @@ const TABLE = {
       addressExplorer: "https://mempool.space/testnet4/address/{address}",
     },
     tag: null,
+    venue: "BTC",
   },
   BCH: {
     name: "Bitcoin Cash",
@@ -117,6 +128,7 @@ const TABLE = {
     },
     testnet: { name: "Bitcoin Cash testnet", chainId: null, addressExplorer: null },
     tag: null,
+    venue: "BCH",
   },
   LTC: {
     name: "Litecoin",
@@ -134,6 +146,7 @@ const TABLE = {
     },
     testnet: { name: "Litecoin testnet", chainId: null, addressExplorer: null },
     tag: null,
+    venue: "LTC",
   },
   DOGE: {
     name: "Dogecoin",
@@ -151,6 +164,7 @@ const TABLE = {
     },
     testnet: { name: "Dogecoin testnet", chainId: null, addressExplorer: null },
     tag: null,
+    venue: "DOGE",
   },
   ETH: evm({
     name: "Ethereum",
@@ -161,6 +175,7 @@ const TABLE = {
     blockSeconds: 12,
     explorer: "https://etherscan.io",
     testnet: { name: "Sepolia", chainId: 11155111, explorer: "https://sepolia.etherscan.io" },
+    venue: "ETH",
   }),
   BSC: evm({
     name: "BNB Smart Chain",
@@ -171,6 +186,7 @@ const TABLE = {
     blockSeconds: 0.75,
     explorer: "https://bscscan.com",
     testnet: { name: "BSC testnet", chainId: 97, explorer: "https://testnet.bscscan.com" },
+    venue: "BSC",
   }),
   ARBITRUM: evm({
     name: "Arbitrum One",
@@ -181,6 +197,7 @@ const TABLE = {
     blockSeconds: 0.25,
     explorer: "https://arbiscan.io",
     testnet: { name: "Arbitrum Sepolia", chainId: 421614, explorer: "https://sepolia.arbiscan.io" },
+    venue: "ARBITRUM",
   }),
   OPTIMISM: evm({
     name: "OP Mainnet",
@@ -191,6 +208,7 @@ const TABLE = {
     blockSeconds: 2,
     explorer: "https://optimistic.etherscan.io",
     testnet: { name: "OP Sepolia", chainId: 11155420, explorer: "https://sepolia-optimism.etherscan.io" },
+    venue: "OPTIMISM",
   }),
   BASE: evm({
     name: "Base",
@@ -201,6 +219,7 @@ const TABLE = {
     blockSeconds: 2,
     explorer: "https://basescan.org",
     testnet: { name: "Base Sepolia", chainId: 84532, explorer: "https://base-sepolia.blockscout.com" },
+    venue: "BASE",
   }),
   POLYGON: evm({
     name: "Polygon PoS",
@@ -211,6 +230,7 @@ const TABLE = {
     blockSeconds: 1,
     explorer: "https://polygonscan.com",
     testnet: { name: "Polygon Amoy", chainId: 80002, explorer: "https://amoy.polygonscan.com" },
+    venue: "MATIC",
   }),
   AVAXC: evm({
     name: "Avalanche C-Chain",
@@ -221,6 +241,7 @@ const TABLE = {
     blockSeconds: 1,
     explorer: "https://snowtrace.io",
     testnet: { name: "Avalanche Fuji", chainId: 43113, explorer: "https://testnet.snowtrace.io" },
+    venue: "AVAXC",
   }),
   ETC: evm({
     name: "Ethereum Classic",
@@ -231,6 +252,7 @@ const TABLE = {
     blockSeconds: 13,
     explorer: "https://blockscout.com/etc/mainnet",
     testnet: { name: "Mordor", chainId: 63, explorer: null },
+    venue: "ETC",
   }),
   TRX: {
     name: "TRON",
@@ -252,6 +274,7 @@ const TABLE = {
       addressExplorer: "https://nile.tronscan.org/#/address/{address}",
     },
     tag: null,
+    venue: "TRX",
   },
   SOL: {
     name: "Solana",
@@ -266,6 +289,7 @@ const TABLE = {
     explorer: { tx: "https://solscan.io/tx/{txid}", address: "https://solscan.io/account/{address}" },
     testnet: { name: "Solana devnet", chainId: null, addressExplorer: null },
     tag: null,
+    venue: "SOL",
   },
   XRP: {
     name: "XRP Ledger",
@@ -280,6 +304,7 @@ const TABLE = {
     explorer: { tx: "https://xrpscan.com/tx/{txid}", address: "https://xrpscan.com/account/{address}" },
     testnet: { name: "XRPL testnet", chainId: null, addressExplorer: null },
     tag: "destination_tag",
+    venue: "XRP",
   },
   XLM: {
     name: "Stellar",
@@ -297,6 +322,7 @@ const TABLE = {
     },
     testnet: { name: "Stellar testnet", chainId: null, addressExplorer: null },
     tag: "memo_text",
+    venue: "XLM",
   },
   TON: {
     name: "TON",
@@ -311,6 +337,7 @@ const TABLE = {
     explorer: { tx: "https://tonviewer.com/transaction/{txid}", address: "https://tonviewer.com/{address}" },
     testnet: { name: "TON testnet", chainId: null, addressExplorer: null },
     tag: "comment",
+    venue: "TON",
   },
 } as const satisfies Record<string, NetworkFacts>;
 
@@ -373,4 +400,22 @@ export function finalitySeconds(facts: Pick<NetworkFacts, "finality">): number {
 /** The network code of an EIP-155 chain id, if the service knows it. */
 export function networkOfChainId(chainId: number): NetworkCode | undefined {
   return BY_CHAIN_ID.get(chainId);
+}
+
+/**
+ * Why a pair is refused when the venue is the route's liquidity (EXCHANGE_MODE=binance): its
+ * destination network has no venue code. The venue only trades; payouts leave the operator's
+ * wallets through the gateway, and those wallets are refilled by withdrawing from the venue on the
+ * payout's network (docs/liquidity.md). Payouts on a network the venue cannot withdraw to would
+ * drain its wallet with no way to refill it from the venue (docs/networks.md, "Venue network codes").
+ */
+export function venueRefusals(networkTo: string): Refusal[] {
+  if (networkFacts(networkTo)?.venue) return [];
+  return [
+    {
+      code: "venue_network_unsupported",
+      side: "to",
+      detail: `Pair unavailable: the venue cannot withdraw to ${networkTo}, so its payouts could not be refilled.`,
+    },
+  ];
 }

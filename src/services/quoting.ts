@@ -7,6 +7,7 @@ import { checkAmountPrecision, limitRefusal } from "../domain/limits";
 import { liveModeProblems } from "../domain/live-modes";
 import { amountToMin, DEFAULT_MAX_SLIPPAGE_BPS } from "../domain/min-out";
 import { type Decimal, parseDecimal, toJsonNumber } from "../domain/money";
+import { venueRefusals } from "../domain/networks";
 import { type AssetRef, assessPair, type ResolvedPair } from "../domain/pairs";
 import { type PricingInput, pairLimits, type Quote, quoteForward, quoteReverse } from "../domain/pricing";
 import { regionRefusals, restrictsAny } from "../domain/region-restrictions";
@@ -176,6 +177,8 @@ export async function priceQuote(
     ...regionRefusals(restrictions, country, { from: pair.from.coin, to: pair.to.coin }),
     // Live orders only: a test order runs on its own SimChain, whatever the real chains do.
     ...(livemode ? networkRefusals(status, { from: pair.from.network, to: pair.to.network }, now) : []),
+    // Only when the venue is the route's liquidity; a test order's venue is simulated.
+    ...(livemode && config.EXCHANGE_MODE === "binance" ? venueRefusals(pair.to.network) : []),
   ];
   const spreadBps = params.rateType === "fixed" ? config.SPREAD_FIXED_BPS : config.SPREAD_FLOAT_BPS;
   const input = await pricingOf(env, config, pair, spreadBps, markupBps, now);

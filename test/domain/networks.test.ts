@@ -2,7 +2,13 @@ import { describe, expect, it } from "vitest";
 import { addressFamily, validateTag } from "../../src/domain/addresses";
 import { chainIdOf, networkOfChainId } from "../../src/domain/asset-identity";
 import { explorerLinks } from "../../src/domain/explorer-links";
-import { NETWORK_CODES, NETWORKS, nativeScanBlocks, networkFacts } from "../../src/domain/networks";
+import {
+  NETWORK_CODES,
+  NETWORKS,
+  nativeScanBlocks,
+  networkFacts,
+  venueRefusals,
+} from "../../src/domain/networks";
 
 describe("the network table", () => {
   it("gives every network one CAIP-2 id, and EVM networks one EIP-155 chain id that is it", () => {
@@ -31,6 +37,13 @@ describe("the network table", () => {
     expect(validateTag("XRP", "order 7").ok).toBe(false);
     expect(validateTag("XLM", "any text")).toEqual({ ok: true, tag: "any text" });
     expect(validateTag("BTC", "1").ok).toBe(false);
+  });
+
+  it("gives every network its venue code, and refuses a payout network without one", () => {
+    for (const code of NETWORK_CODES) expect(NETWORKS[code].venue, code).toMatch(/^[A-Z]+$/);
+    expect(NETWORKS.POLYGON.venue).toBe("MATIC");
+    expect(venueRefusals("POLYGON")).toEqual([]);
+    expect(venueRefusals("DASH")).toMatchObject([{ code: "venue_network_unsupported", side: "to" }]);
   });
 
   it("names a tag kind exactly on the memo networks", () => {

@@ -104,6 +104,13 @@ describe("GET /api/v1/currencies", () => {
     expect(by("TON/TON")?.icon_url).toMatch(/^\/api\/v1\/icons\/generic\.svg\?v=/);
   });
 
+  it("seeds at least 35 active rows, each with its coin's own icon (TON: none in the set, the generic one)", async () => {
+    const list = await json<Currency[]>(await call("/api/v1/currencies"));
+    expect(list.length).toBeGreaterThanOrEqual(35);
+    const generic = list.filter((c) => /\/generic\.svg\?/.test(c.icon_url as string)).map((c) => c.coin);
+    expect(generic).toEqual(["TON"]);
+  });
+
   it("seeds every listed network's rows with the network table's confirmations and explorers", async () => {
     const list = await json<Currency[]>(await call("/api/v1/currencies"));
     for (const c of list) {

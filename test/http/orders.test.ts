@@ -235,7 +235,7 @@ describe("POST /api/v1/partner/orders: every validation branch changes nothing",
     const cases: [Record<string, unknown>, number, string, RegExp][] = [
       [{ coin_from: "NOPE" }, 400, "pair_unavailable", /unknown coin NOPE/],
       [{ coin_from: "DASH", network_from: "DASH" }, 400, "pair_unavailable", /deposits of DASH/],
-      [{ coin_to: "USDT", network_to: "SOL" }, 400, "pair_unavailable", /not available on network SOL/],
+      [{ coin_to: "USDT", network_to: "XRP" }, 400, "pair_unavailable", /not available on network XRP/],
       // USDT's max of 500000 caps the pair: (500000 + 1) / 59700 = 8.37522613… BTC (rounded down).
       [{ amount_from: 0.0001 }, 422, "amount_below_min", /min 0\.0005 BTC, max 8\.37522613 BTC/],
       [{ amount_from: 9 }, 422, "amount_above_max", /min 0\.0005 BTC, max 8\.37522613 BTC/],

@@ -272,7 +272,10 @@ describe("GET /api/v1/partner/rates: errors", () => {
       ["coin_from=BTC&coin_to=BCH&network_to=BCH", /BCH on BCH is not active/],
       ["coin_from=DASH&coin_to=BTC", /deposits of DASH on DASH are disabled/],
       ["coin_from=BTC&coin_to=BTC", /on both sides/],
-      ["coin_from=USDT&network_from=SOL&coin_to=BTC", /not available on network SOL; it is on ETH, TRX, BSC/],
+      [
+        "coin_from=USDT&network_from=XRP&coin_to=BTC",
+        /not available on network XRP; it is on ETH, TRX, BSC, AVAXC, SOL/,
+      ],
     ];
     for (const [query, reason] of cases) {
       const e = await expectError(await rates(query), 400, "pair_unavailable");
@@ -405,7 +408,7 @@ describe("prices", () => {
   it("refreshPrices (the cron job) stores every catalog coin from the simulated source", async () => {
     const config = { ...getConfig(env), PRICE_SOURCE: "simulated" as const };
     const n = await refreshPrices(env, config, Date.now());
-    expect(n).toBe(17);
+    expect(n).toBe(18);
     const { results } = await env.DB.prepare("SELECT coin, usd, source FROM prices ORDER BY coin").all<{
       coin: string;
       usd: string;
@@ -420,6 +423,7 @@ describe("prices", () => {
       "DOGE",
       "ETC",
       "ETH",
+      "LINK",
       "LTC",
       "POL",
       "SOL",
@@ -437,7 +441,7 @@ describe("prices", () => {
 });
 
 describe("real payouts need real deposits", () => {
-  const quote = async (vars: Record<string, string>) => {
+  const quote = async (vars: Record<string, string>, query = "coin_from=BTC&coin_to=ETH&amount=0.1") => {
     const patched = {
       ...env,
       PAYOUT_MODE: "http",
@@ -448,7 +452,7 @@ describe("real payouts need real deposits", () => {
     } as unknown as Env;
     const ctx = createExecutionContext();
     const res = await worker.fetch(
-      new Request("http://local.test/api/v1/partner/rates?coin_from=BTC&coin_to=ETH&amount=0.1", {
+      new Request(`http://local.test/api/v1/partner/rates?${query}`, {
         headers: { "CF-Connecting-IP": freshIp() },
       }),
       patched,
@@ -472,6 +476,23 @@ describe("real payouts need real deposits", () => {
     const ok = await quote({ ...real, DEPOSIT_XPUB_BTC: "xpub-of-the-operator" });
     expect(ok.status).toBe(200);
     await ok.arrayBuffer();
+  });
+
+  it("with the venue as liquidity, a destination it cannot withdraw to is pair_unavailable (venue_network_unsupported)", async () => {
+    const real = {
+      CHAIN_MODE: "BTC:esplora,*:simulated",
+      CHAIN_URL_BTC: "https://esplora.test/api",
+      DEPOSIT_XPUB_BTC: "xpub-of-the-operator",
+    };
+    // DASH has catalog rows but no row in the network table, so no venue code.
+    const toDash = "coin_from=BTC&coin_to=DASH&amount=0.1";
+    const refused = await expectError(await quote(real, toDash), 400, "pair_unavailable");
+    expect(refused.errors?.[0]).toMatchObject({ code: "venue_network_unsupported", side: "to" });
+    expect(refused.detail).toContain("the venue cannot withdraw to DASH");
+
+    const simulated = await quote({ PAYOUT_MODE: "simulated", EXCHANGE_MODE: "simulated" }, toDash);
+    expect(simulated.status).toBe(200);
+    await simulated.arrayBuffer();
   });
 
   it("with a real reader named for every active network, every source network is offered", async () => {

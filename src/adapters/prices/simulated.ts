@@ -37,6 +37,7 @@ export const SEED_USD_PRICES: Readonly<Record<string, string>> = Object.freeze({
   ETC: "25",
   DASH: "35",
   BCH: "450",
+  LINK: "15",
 });
 
 /** Largest relative distance from the seed price. */

@@ -1,0 +1,12 @@
+-- Issue 43's catalog: Tether's USDT where Tether issues it on a network the service reads
+-- (Avalanche C-Chain, Solana) and Chainlink's LINK on the EVM networks where Chainlink lists one
+-- LINK contract. Every contract is its issuer's own published list, cited in docs/networks.md
+-- ("EVM chains: sources"); confirmations and explorers are the network table's (src/domain/networks.ts).
+INSERT INTO currencies (id, coin, network, name, is_active, is_deposit_enabled, is_withdraw_enabled, min_amount, max_amount, min_confirmations, decimals, is_memo, withdraw_fee, contract_address, explorer_tx_url, explorer_address_url, sort_order) VALUES
+('6f1c1f2e-0c1a-4b7e-9a50-000000000001', 'USDT', 'AVAXC',    'Tether USD (Avalanche C-Chain)', 1, 1, 1, '10', '500000', 1,  6,  0, '0.5',  '0x9702230A8Ea53601f5cD2dc00fDBc13d4dF4A8c7', 'https://snowtrace.io/tx/{txid}', 'https://snowtrace.io/address/{address}', 33),
+('6f1c1f2e-0c1a-4b7e-9a50-000000000002', 'USDT', 'SOL',      'Tether USD (Solana)',            1, 1, 1, '10', '500000', 1,  6,  0, '1',    'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB', 'https://solscan.io/tx/{txid}', 'https://solscan.io/account/{address}', 34),
+('6f1c1f2e-0c1a-4b7e-9a50-000000000003', 'LINK', 'ETH',      'Chainlink (ERC-20)',             1, 1, 1, '1',  '30000',  12, 18, 0, '0.3',  '0x514910771AF9Ca656af840dff83E8264EcF986CA', 'https://etherscan.io/tx/{txid}', 'https://etherscan.io/address/{address}', 78),
+('6f1c1f2e-0c1a-4b7e-9a50-000000000004', 'LINK', 'ARBITRUM', 'Chainlink (Arbitrum One)',       1, 1, 1, '1',  '30000',  1,  18, 0, '0.02', '0xf97f4df75117a78c1A5a0DBb814Af92458539FB4', 'https://arbiscan.io/tx/{txid}', 'https://arbiscan.io/address/{address}', 79),
+('6f1c1f2e-0c1a-4b7e-9a50-000000000005', 'LINK', 'OPTIMISM', 'Chainlink (OP Mainnet)',         1, 1, 1, '1',  '30000',  1,  18, 0, '0.02', '0x350a791Bfc2C21F9Ed5d10980Dad2e2638ffa7f6', 'https://optimistic.etherscan.io/tx/{txid}', 'https://optimistic.etherscan.io/address/{address}', 80),
+('6f1c1f2e-0c1a-4b7e-9a50-000000000006', 'LINK', 'BASE',     'Chainlink (Base)',               1, 1, 1, '1',  '30000',  1,  18, 0, '0.02', '0x88Fb150BDc53A65fe94Dea0c9BA0a6dAf8C6e196', 'https://basescan.org/tx/{txid}', 'https://basescan.org/address/{address}', 81),
+('6f1c1f2e-0c1a-4b7e-9a50-000000000007', 'LINK', 'AVAXC',    'Chainlink (Avalanche C-Chain)',  1, 1, 1, '1',  '30000',  1,  18, 0, '0.02', '0x5947BB275c521040051D82396192181b413227A3', 'https://snowtrace.io/tx/{txid}', 'https://snowtrace.io/address/{address}', 82);
