@@ -1,9 +1,11 @@
 // Live order events (docs/events.md): the order stream, the partner stream and the keyless one,
 // over SSE and WebSocket, with resume, finish, filters, masking and connection limits.
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getConfig } from "../../../src/config";
 import { streamOpenRequest } from "../../../src/domain/streams";
+import { StreamHub } from "../../../src/objects/stream-hub";
 import {
   admin,
   call,
@@ -242,6 +244,32 @@ describe("streams", () => {
       await log.append([first, second]);
       expect((await stream.take(2)).map((e) => e.id)).toEqual([first.event_id, second.event_id]);
       await stream.close();
+    });
+  });
+
+  describe("heartbeats and the longest connection", () => {
+    it("sends a heartbeat comment every interval and closes the connection at its longest time", async () => {
+      await runInDurableObject(env.PARTNER_EVENTS.getByName("hub-timing"), async (_obj, state) => {
+        const hub = new StreamHub(
+          state,
+          { since: () => [], cursorOf: () => null, start: () => 0, finished: () => false },
+          { heartbeatMs: 20, maxConnectionMs: 150, release: async () => {} },
+        );
+        const res = hub.open(
+          streamOpenRequest({
+            view: "partner",
+            types: null,
+            lastEventId: null,
+            leases: [],
+            websocket: false,
+          }),
+        );
+        const started = Date.now();
+        const text = await res.text(); // ends only when the server closes it
+        expect(Date.now() - started).toBeLessThan(2000);
+        expect(text.startsWith("retry: 1000\n\n")).toBe(true);
+        expect(text.split(": heartbeat\n\n").length - 1).toBeGreaterThanOrEqual(3);
+      });
     });
   });
 
