@@ -3,7 +3,14 @@
 // the order's outbox (src/objects/order/outbox.ts); these functions only frame it.
 
 import { publicOrderStatus } from "./order-status";
-import type { WebhookEvent } from "./webhooks";
+import { WEBHOOK_EVENT_TYPE, type WebhookEvent } from "./webhooks";
+
+/** The event types streams carry: the partner's order events (a `type` filter names them). */
+export const STREAM_EVENT_TYPES = [WEBHOOK_EVENT_TYPE] as const;
+
+/** Whether an outbox message is a partner event (not, say, a push to Ledger's own webhook). */
+export const isStreamEvent = (type: string): boolean =>
+  (STREAM_EVENT_TYPES as readonly string[]).includes(type);
 
 /** One event of a stream's source log: its position there, and what a client receives. */
 export interface StreamItem {

@@ -1,6 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { EVENT_ID_RE, lastEventId, type StreamView } from "../../domain/streams";
+import {
+  EVENT_ID_RE,
+  isStreamEvent,
+  lastEventId,
+  STREAM_EVENT_TYPES,
+  type StreamView,
+} from "../../domain/streams";
 import { WEBHOOK_EVENT_TYPE } from "../../domain/webhooks";
 import { releaseConnections } from "../../objects/rate-limiter";
 import {
@@ -19,9 +25,6 @@ import { createRouter } from "../router";
 import { errorResponses, HEADERS, orderRef, withCors } from "../schemas";
 import { OrderStatusSchema } from "./order-status";
 import { WebhookEventSchema } from "./webhook-events";
-
-/** The event types a stream carries (an order's status changes; a `type` filter names them). */
-const STREAM_EVENT_TYPES = [WEBHOOK_EVENT_TYPE] as const;
 
 const eventId = z.string().max(64).regex(EVENT_ID_RE, "must be an event id `evt_…`");
 
@@ -164,7 +167,7 @@ const publicEvents = createRoute({
 function typeFilter(raw: string | undefined): string[] | null {
   if (raw === undefined) return null;
   const types = [...new Set(raw.split(",").map((t) => t.trim()))];
-  const unknown = types.filter((t) => !(STREAM_EVENT_TYPES as readonly string[]).includes(t));
+  const unknown = types.filter((t) => !isStreamEvent(t));
   if (unknown.length)
     throw new ApiError(
       400,

@@ -2,7 +2,7 @@ import { LEDGER_STATUS_EVENT_TYPE, ledgerStatus, ledgerStatusUpdate } from "../.
 import { isLive, type OrderRecord, orderView } from "../../domain/order";
 import type { OrderActions } from "../../domain/order-actions";
 import type { OrderStatus } from "../../domain/order-state";
-import type { StreamItem } from "../../domain/streams";
+import { isStreamEvent, type StreamItem } from "../../domain/streams";
 import {
   newEventId,
   WEBHOOK_EVENT_TYPE,
@@ -163,8 +163,11 @@ export class OrderOutbox {
     );
     const last = rows.at(-1);
     if (!last) return;
+    const events = rows
+      .map((r) => JSON.parse(r.message) as WebhookMessage)
+      .filter((m) => isStreamEvent(m.type));
     try {
-      await this.feed.send(rows.map((r) => JSON.parse(r.message) as WebhookMessage));
+      if (events.length) await this.feed.send(events);
       this.feed.kv.put(FED, last.sequence);
     } catch (err) {
       console.error(
@@ -189,16 +192,21 @@ export class OrderOutbox {
     );
   }
 
-  /** The order's events after `sequence`, as its streams send them (src/objects/stream-hub.ts). */
+  /**
+   * The order's partner events after `sequence`, as its streams send them (src/objects/stream-hub.ts);
+   * what the outbox carries for others (a Ledger swap's status push) is not one of them.
+   */
   since(sequence: number): StreamItem[] {
     return this.table
       .rows<{ sequence: number; message: string }>(
         "SELECT sequence, message FROM outbox WHERE sequence > ? ORDER BY sequence",
         sequence,
       )
-      .map((r) => {
+      .flatMap((r) => {
         const m = JSON.parse(r.message) as WebhookMessage;
-        return { cursor: r.sequence, id: m.event_id, type: m.type, data: m.body };
+        return isStreamEvent(m.type)
+          ? [{ cursor: r.sequence, id: m.event_id, type: m.type, data: m.body }]
+          : [];
       });
   }
 

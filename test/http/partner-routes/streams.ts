@@ -5,6 +5,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getConfig } from "../../../src/config";
 import { streamOpenRequest } from "../../../src/domain/streams";
+import { orderContext } from "../../../src/objects/order/context";
 import { StreamHub } from "../../../src/objects/stream-hub";
 import {
   admin,
@@ -105,6 +106,31 @@ describe("streams", () => {
         "event_not_found",
       );
       await expectError(await orderStream(o.id, {}, "?last_event_id=nonsense"), 400, "invalid_request");
+    });
+
+    it("carries the partner's events only, not the outbox's push to Ledger of a Ledger swap", async () => {
+      const o = await testOrder();
+      await drive(o.id, "deposit");
+      const stub = env.ORDERS.getByName(o.id);
+      await runInDurableObject(stub, (_obj, state) => {
+        const c = orderContext(state.storage, env);
+        const r = c.record();
+        if (!r) throw new Error("no order");
+        // As a /ledger/v2 swap's change writes it (a late deposit: EXPIRED → PENDING for Ledger): its
+        // event, and Ledger's status push beside it.
+        const at = new Date().toISOString();
+        state.storage.transactionSync(() => c.outbox.enqueue({ ...r, ledgerSwap: true }, "expired", at));
+        // And a later event, which must come right after the first two.
+        state.storage.transactionSync(() => c.outbox.enqueue(r, "waiting_deposit", at));
+      });
+      const entries = await stub.webhookEvents();
+      expect(entries.some((e) => e.message.type !== "order.status_changed")).toBe(true);
+      const stream = new SseReader(await orderStream(o.id));
+      const events = await stream.take(3);
+      await stream.close();
+      expect(events.map((e) => e.id)).toEqual(
+        entries.filter((e) => e.message.type === "order.status_changed").map((e) => e.event_id),
+      );
     });
 
     it("is the order's partner's only, in the key's mode", async () => {
