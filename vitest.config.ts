@@ -103,6 +103,9 @@ export default defineConfig(async () => ({
                 FUZZ_RUNS: process.env.FUZZ_RUNS ?? "",
                 // The chaos and venue fault runs' order count (test/support/orders.ts, chaosOrders).
                 CHAOS_ORDERS: process.env.CHAOS_ORDERS ?? "",
+                // Stream connection limits (docs/events.md) small enough to reach in a test.
+                STREAM_CONNECTIONS_PER_KEY: "5",
+                STREAM_CONNECTIONS_PER_IP: "5",
               },
               // No network at test time, whatever the code under test does: a request that leaves
               // the Worker unmocked (the global fetch when no test stubs it, e.g. a webhook retry

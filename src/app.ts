@@ -58,6 +58,7 @@ export function createApp() {
     "/api/v1/partner/permissions",
     "/api/v1/icons/*",
     "/api/v1/orders/:id/status",
+    "/api/v1/orders/:id/events",
     "/api/v1/service-status",
     PARTNER_OPENAPI_PATH,
   ])

@@ -131,6 +131,15 @@ export const configSchema = z.object({
   SCREENING_VENDOR_API_KEY: z.string().optional(),
   /** The vendor's budget per address: later, the answer is "unknown" and nothing waits for it. */
   SCREENING_VENDOR_TIMEOUT_MS: int(300, 1),
+  /** Live event streams (docs/events.md, "Limits"): an SSE comment this often, so idle connections stay open. */
+  STREAM_HEARTBEAT_SECONDS: int(15, 1),
+  /** A stream connection is closed after this long; clients reconnect with their last event id. */
+  STREAM_MAX_CONNECTION_SECONDS: int(900, 1),
+  /** Open stream connections per API key, and per client IP (any stream, with or without a key). */
+  STREAM_CONNECTIONS_PER_KEY: int(100, 1),
+  STREAM_CONNECTIONS_PER_IP: int(20, 1),
+  /** How long a partner's event stream can be resumed from an event id (at least the 7 days promised). */
+  STREAM_RETENTION_DAYS: int(7, 7),
   /** The cabinet's origin: WebAuthn's relying-party id is its host name (docs/cabinet.md). */
   CABINET_ORIGIN: z.url().default("http://localhost:8787"),
 });

@@ -20,6 +20,7 @@ export { DepositTag } from "./objects/deposit-tag";
 export { LiquidityLedger } from "./objects/liquidity-ledger";
 export { LiquidityShard } from "./objects/liquidity-shard";
 export { OrderObject } from "./objects/order/object";
+export { PartnerEvents } from "./objects/partner-events";
 export { PartnerPayouts } from "./objects/partner-payouts";
 export { RateLimiter } from "./objects/rate-limiter";
 export { RequestLog } from "./objects/request-log";

@@ -1,5 +1,6 @@
 import createFetchClient from "openapi-fetch";
 import { ApiError } from "./errors.js";
+import { followStream, type StreamEvent, type StreamOptions } from "./events.js";
 import { defaultRetryPolicy, partnerFetch, type RetryPolicy } from "./fetch.js";
 import type { components, operations, paths } from "./schema.js";
 
@@ -45,6 +46,17 @@ export type OrderStatus = Ok<"getOrderStatus">;
 export type StatementsQuery = NonNullable<operations["listStatements"]["parameters"]["query"]>;
 export type StatementsPage = Ok<"listStatements">;
 export type Statement = Ok<"testMonthClose">;
+export type { StreamEvent, StreamOptions } from "./events.js";
+/** An order event as a stream yields it: the webhook event (`data`) under its id and type. */
+export type OrderEvent = StreamEvent<components["schemas"]["WebhookEvent"]>;
+/** An event of the keyless stream: the order's public status after the change. */
+export type OrderStatusEvent = StreamEvent<OrderStatus>;
+export type EventsQuery = StreamOptions & {
+  /** Only these event types. */
+  type?: string[] | undefined;
+};
+/** A finished order sends nothing more: its stream ends with the event that finished it. */
+const FINISHED = new Set(["completed", "refunded"]);
 
 /** Every option may also be given as `undefined` (the default), e.g. `apiKey: process.env.KEY`. */
 export interface ClientOptions {
@@ -86,11 +98,26 @@ export function createClient(options: ClientOptions) {
     throw new Error("signRequests needs an apiKey of the form <key_id>.<secret>.");
   const policy: RetryPolicy = { ...defaultRetryPolicy, ...options.retry };
   const base = options.fetch ?? globalThis.fetch.bind(globalThis);
+  const baseUrl = options.baseUrl.replace(/\/+$/, "");
   const raw = createFetchClient<paths>({
-    baseUrl: options.baseUrl.replace(/\/+$/, ""),
+    baseUrl,
     fetch: partnerFetch(base, policy, options.signRequests ? secret : null),
     headers: apiKey ? { Authorization: `Bearer ${apiKey}` } : {},
   });
+
+  /** Opens one connection of a stream (followStream reconnects): SSE, resuming after `last`. */
+  const openStream =
+    (path: string, query: Record<string, string> = {}) =>
+    (last: string | null, signal: AbortSignal | undefined) => {
+      const headers: Record<string, string> = { accept: "text/event-stream" };
+      if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+      if (last) headers["last-event-id"] = last;
+      const search = new URLSearchParams(query).toString();
+      return base(`${baseUrl}${path}${search ? `?${search}` : ""}`, {
+        headers,
+        ...(signal ? { signal } : {}),
+      });
+    };
 
   const listOrdersPage = (query: ListOrdersQuery & { cursor?: string } = {}): Promise<OrdersPage> =>
     unwrap(raw.GET("/api/v1/partner/orders", { params: { query } }));
@@ -183,6 +210,33 @@ export function createClient(options: ClientOptions) {
      * the segment of its `status_url` (`<uuid>.<token>`); the UUID alone opens only an order
      * created before tokens. Or fetch `status_url` itself.
      */
+    /**
+     * Live events (docs/events.md) as async iterators that reconnect and resume by themselves:
+     * `for await (const e of client.orders.events(id)) …`. An order's stream replays its whole log
+     * first (or what follows `lastEventId`) and ends after the event that finishes the order.
+     */
+    orders: {
+      events: (orderId: string, opts: StreamOptions = {}): AsyncGenerator<OrderEvent, void, undefined> =>
+        followStream(
+          openStream(`/api/v1/partner/orders/${encodeURIComponent(orderId)}/events`),
+          opts,
+          (e: OrderEvent["data"]) => FINISHED.has(e.data.order.status),
+        ),
+      /** The keyless stream of an order's public status (`ref`: the `<uuid>.<token>` of its status_url). */
+      statusEvents: (
+        ref: string,
+        opts: StreamOptions = {},
+      ): AsyncGenerator<OrderStatusEvent, void, undefined> =>
+        followStream(openStream(`/api/v1/orders/${encodeURIComponent(ref)}/events`), opts, (s: OrderStatus) =>
+          FINISHED.has(s.status),
+        ),
+    },
+    /** All your orders' events in the key's mode, live, from `lastEventId` on (kept 7 days); never ends by itself. */
+    events: (query: EventsQuery = {}): AsyncGenerator<OrderEvent, void, undefined> =>
+      followStream(
+        openStream("/api/v1/partner/events", query.type ? { type: query.type.join(",") } : {}),
+        query,
+      ),
     getOrderStatus: (ref: string): Promise<OrderStatus> =>
       unwrap(raw.GET("/api/v1/orders/{order_id}/status", { params: at(ref) })),
     /** Your monthly statements in the key's mode, newest first, with lines and payout (docs/earnings.md). */

@@ -3,6 +3,7 @@
 export type * from "./client.js";
 export { createClient } from "./client.js";
 export { ApiError, type ErrorCode, type ErrorItem, type FieldError } from "./errors.js";
+export { parseSse } from "./events.js";
 export type { RetryPolicy } from "./fetch.js";
 export type { components, operations, paths, webhooks } from "./schema.js";
 export {

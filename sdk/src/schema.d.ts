@@ -219,6 +219,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/partner/orders/{order_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An order's events, live
+         * @description Every event of the order — the same id, type and JSON as its webhook — then each new one as it happens; when the order is finished (completed or refunded) the stream ends after its last event. An app key may stream the orders it created. Server-Sent Events (`text/event-stream`): each event is `id:` (the webhook event id), `event:` (the webhook event type) and one `data:` line of JSON; a `: heartbeat` comment every 15 s. With `Upgrade: websocket` the same path is a WebSocket whose text frames are `{"id","event","data"}` (`last_event_id` in the query to resume). The server closes a connection after 15 minutes at most: reconnect with the last event id (docs/events.md).
+         */
+        get: operations["orderEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * All your orders' events, live
+         * @description The events of all your orders in the key's mode (a test key: test orders), as they happen, in the order they were recorded. Resumable from any event id of the last 7 days at least; without one the stream starts with the next event. Server-Sent Events (`text/event-stream`): each event is `id:` (the webhook event id), `event:` (the webhook event type) and one `data:` line of JSON; a `: heartbeat` comment every 15 s. With `Upgrade: websocket` the same path is a WebSocket whose text frames are `{"id","event","data"}` (`last_event_id` in the query to resume). The server closes a connection after 15 minutes at most: reconnect with the last event id (docs/events.md).
+         */
+        get: operations["events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orders/{order_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An order's status, live, without a key
+         * @description The order's status API, as a stream a browser's `EventSource` can open: addressed as the order's `status_url` with `/status` replaced by `/events`, and each event's `data` is the status API's body after that change (addresses masked, nothing of the partner's). Rate-limited and connection-limited per IP. Server-Sent Events (`text/event-stream`): each event is `id:` (the webhook event id), `event:` (the webhook event type) and one `data:` line of JSON; a `: heartbeat` comment every 15 s. With `Upgrade: websocket` the same path is a WebSocket whose text frames are `{"id","event","data"}` (`last_event_id` in the query to resume). The server closes a connection after 15 minutes at most: reconnect with the last event id (docs/events.md).
+         */
+        get: operations["orderStatusEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/partner/webhook": {
         parameters: {
             query?: never;
@@ -4925,6 +4985,611 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    orderEvents: {
+        parameters: {
+            query?: {
+                /** @description Resume after this event: every later event is replayed first, then live ones follow, none missing and none twice. `Last-Event-ID` (which `EventSource` sends by itself on reconnect) wins when both are given. */
+                last_event_id?: string;
+            };
+            header?: {
+                /** @description The `id:` of the last event received. */
+                "last-event-id"?: string;
+            };
+            path: {
+                /** @description Order UUID or short_id (any case). */
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The order's events. */
+            200: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Limit"?: number;
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Remaining"?: number;
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": {
+                        id: string;
+                        /** @enum {string} */
+                        event: "order.status_changed";
+                        data: components["schemas"]["WebhookEvent"];
+                    };
+                };
+            };
+            /** @description Missing or invalid parameters (`invalid_request`, `pair_unavailable`, ...). */
+            400: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Limit"?: number;
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Remaining"?: number;
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key or signature. */
+            401: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Limit"?: number;
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Remaining"?: number;
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `partner_inactive` (partner account not active), `ip_not_allowed` (the key's IP allowlist does not include the client address), `test_mode_only` (a test helper called with a live key), or action not permitted. */
+            403: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Limit"?: number;
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Remaining"?: number;
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Limit"?: number;
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Remaining"?: number;
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` and `RateLimit-*` headers. */
+            429: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Limit"?: number;
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Remaining"?: number;
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error. */
+            500: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    events: {
+        parameters: {
+            query?: {
+                /** @description Resume after this event: every later event is replayed first, then live ones follow, none missing and none twice. `Last-Event-ID` (which `EventSource` sends by itself on reconnect) wins when both are given. */
+                last_event_id?: string;
+                /** @description Only these event types, comma-separated (order.status_changed). */
+                type?: string;
+                /** @description The key's own mode, which the stream follows: a live key streams live orders, a test key test orders; the other mode is a 400. */
+                mode?: "live" | "test";
+            };
+            header?: {
+                /** @description The `id:` of the last event received. */
+                "last-event-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your orders' events. */
+            200: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Limit"?: number;
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Remaining"?: number;
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": {
+                        id: string;
+                        /** @enum {string} */
+                        event: "order.status_changed";
+                        data: components["schemas"]["WebhookEvent"];
+                    };
+                };
+            };
+            /** @description Missing or invalid parameters (`invalid_request`, `pair_unavailable`, ...). */
+            400: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Limit"?: number;
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Remaining"?: number;
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key or signature. */
+            401: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Limit"?: number;
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Remaining"?: number;
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `partner_inactive` (partner account not active), `ip_not_allowed` (the key's IP allowlist does not include the client address), `test_mode_only` (a test helper called with a live key), or action not permitted. */
+            403: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Limit"?: number;
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Remaining"?: number;
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` and `RateLimit-*` headers. */
+            429: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Limit"?: number;
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Remaining"?: number;
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error. */
+            500: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    orderStatusEvents: {
+        parameters: {
+            query?: {
+                /** @description Resume after this event: every later event is replayed first, then live ones follow, none missing and none twice. `Last-Event-ID` (which `EventSource` sends by itself on reconnect) wins when both are given. */
+                last_event_id?: string;
+            };
+            header?: {
+                /** @description The `id:` of the last event received. */
+                "last-event-id"?: string;
+            };
+            path: {
+                /** @description What opens the order: `<uuid>.<token>`, the segment of its `status_url`. */
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The order's status after each change. */
+            200: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Limit"?: number;
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Remaining"?: number;
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Reset"?: number;
+                    /** @description `*`: public data, readable from any origin without credentials. */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": {
+                        id: string;
+                        /** @enum {string} */
+                        event: "order.status_changed";
+                        data: components["schemas"]["OrderStatus"];
+                    };
+                };
+            };
+            /** @description Missing or invalid parameters (`invalid_request`, `pair_unavailable`, ...). */
+            400: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Limit"?: number;
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Remaining"?: number;
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    /** @description `*`: public data, readable from any origin without credentials. */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Limit"?: number;
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Remaining"?: number;
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Reset"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    /** @description `*`: public data, readable from any origin without credentials. */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see `Retry-After` and `RateLimit-*` headers. */
+            429: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description The quota (IETF draft-ietf-httpapi-ratelimit-headers-10): `"ip"` (per client address) or `"partner"`, `q` requests per `w` seconds, e.g. `"partner";q=600;w=60`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description What is left of that quota: `r` requests remaining, `t` seconds until a slot frees, e.g. `"partner";r=599;t=60`. */
+                    RateLimit?: string;
+                    /**
+                     * @deprecated
+                     * @description Requests allowed per minute for this client or partner. Deprecated: the same as `RateLimit-Policy`'s `q`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Limit"?: number;
+                    /**
+                     * @deprecated
+                     * @description Requests left in the current window. Deprecated: `RateLimit`'s `r`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Remaining"?: number;
+                    /**
+                     * @deprecated
+                     * @description Seconds until the window resets. Deprecated: `RateLimit`'s `t`; sent until a removal announced a release ahead.
+                     */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    /** @description `*`: public data, readable from any origin without credentials. */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error. */
+            500: {
+                headers: {
+                    /** @description Id of this request (yours when you sent a safe one); quote it when contacting support. */
+                    "X-Request-Id"?: string;
+                    /** @description How long the response may be reused (`no-store` on anything order-specific). */
+                    "Cache-Control"?: string;
+                    /** @description `*`: public data, readable from any origin without credentials. */
+                    "Access-Control-Allow-Origin"?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -37,6 +37,8 @@ export const OPERATION_SCOPES = {
   getRate: "read",
   listOrders: "read",
   getOrder: "read",
+  orderEvents: "read",
+  events: "read",
   createOrder: "orders:write",
   cancelOrder: "orders:write",
   refundOrder: "orders:act",
@@ -71,8 +73,8 @@ export const KEY_KINDS = ["server", "app"] as const;
 export type KeyKind = (typeof KEY_KINDS)[number];
 
 /**
- * All an app key may do: quote with the partner's pricing, create orders, and read an order it
- * created itself (src/services/orders.ts, readOrder). No list, CSV, actions, webhook, settings or
+ * All an app key may do: quote with the partner's pricing, create orders, and read (or stream) an
+ * order it created itself (src/services/orders.ts, readOrder). No list, CSV, actions, webhook, settings or
  * test helpers: whoever copies the key out of the app must not see other users' orders nor move
  * anything. Every other keyed operation answers an app key 403 `insufficient_scope`.
  */
@@ -80,6 +82,7 @@ export const APP_KEY_OPERATIONS: ReadonlySet<PartnerOperation> = new Set<Partner
   "getRate",
   "createOrder",
   "getOrder",
+  "orderEvents",
 ]);
 
 /** An app key's scopes: what its operations need, so the scope check agrees with its kind. */

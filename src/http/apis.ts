@@ -30,6 +30,7 @@ import { ratesRouter } from "./routes/rates";
 import { screenRouter } from "./routes/screen";
 import { serviceStatusRouter } from "./routes/service-status";
 import { statementsRouter } from "./routes/statements";
+import { streamsRouter } from "./routes/streams";
 import { testHelpersRouter } from "./routes/test-helpers";
 import { registerWebhookEvents } from "./routes/webhook-events";
 import { ADMIN_RATE_LIMIT_HEADERS, errorResponses, HEADERS } from "./schemas";
@@ -67,6 +68,7 @@ export function partnerApi(): OpenAPIHono<AppEnv> {
   api.route("/api/v1", orderCancelRouter);
   api.route("/api/v1", orderStatusRouter);
   api.route("/api/v1", screenRouter);
+  api.route("/api/v1", streamsRouter);
   api.route("/api/v1", partnerWebhooksRouter);
   api.route("/api/v1", statementsRouter);
   api.route("/api/v1", testHelpersRouter);
@@ -101,6 +103,11 @@ export function partnerApi(): OpenAPIHono<AppEnv> {
         description: "No key needed: the catalog, quotes, icons, an order's status and the service's status.",
       },
       { name: "Orders", description: "Create and follow exchange orders with your partner API key." },
+      {
+        name: "Events",
+        description:
+          "Order events live, as Server-Sent Events or a WebSocket: the webhook events, resumable without a gap (docs/events.md).",
+      },
       {
         name: "Webhooks",
         description: "Your webhook endpoint, signing secret and delivery log; resend and test events.",

@@ -7,6 +7,7 @@ import {
   type SlotRequest,
   slidingWindowHit,
 } from "../domain/rate-limit";
+import { type ConnectionLease, type ConnectionSlots, takeConnectionSlot } from "../domain/streams";
 
 /**
  * One object per bucket (a client IP or a partner): requests to it are serialised, so the count
@@ -36,6 +37,37 @@ export class RateLimiter extends DurableObject<Env> {
     this.ctx.storage.kv.put(WINDOW_LOG, log.values());
     return decision;
   }
+
+  /**
+   * One of `limit` concurrent stream connections (docs/events.md, "Limits"), held until
+   * `closeConnection` or for `ttlMs` at most. Kept in storage: the object sits idle while its
+   * connections stay open. Refused: when the next slot frees up at the latest.
+   */
+  openConnection(limit: number, ttlMs: number): { id: string } | { retryAt: number } {
+    const kv = this.ctx.storage.kv;
+    const id = crypto.randomUUID();
+    const taken = takeConnectionSlot(
+      kv.get<ConnectionSlots>(CONNECTIONS) ?? {},
+      limit,
+      Date.now(),
+      ttlMs,
+      id,
+    );
+    kv.put(CONNECTIONS, taken.slots);
+    return taken.ok ? { id } : { retryAt: taken.retryAt };
+  }
+
+  closeConnection(id: string): void {
+    const kv = this.ctx.storage.kv;
+    const { [id]: _closed, ...rest } = kv.get<ConnectionSlots>(CONNECTIONS) ?? {};
+    kv.put(CONNECTIONS, rest);
+  }
 }
 
 const WINDOW_LOG = "window_log";
+const CONNECTIONS = "connections";
+
+/** Gives back stream connection slots (RateLimiter.openConnection) to their buckets. */
+export async function releaseConnections(env: Env, leases: readonly ConnectionLease[]): Promise<void> {
+  await Promise.all(leases.map((l) => env.RATE_LIMITER.getByName(l.bucket).closeConnection(l.id)));
+}

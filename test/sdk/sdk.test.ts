@@ -5,3 +5,4 @@
 // test names; run one with -t.
 import "./sdk/sdk";
 import "./sdk/sdk-coverage";
+import "./sdk/sdk-events";

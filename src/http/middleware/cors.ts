@@ -7,7 +7,7 @@ export const PUBLIC_CORS = {
   origin: "*",
   allowMethods: ["GET", "HEAD"],
   // Named, so a preflight asking to send a key (X-API-Key, Authorization) is not echoed back.
-  allowHeaders: ["X-Request-Id"],
+  allowHeaders: ["X-Request-Id", "Last-Event-ID"],
   exposeHeaders: [
     "RateLimit-Policy",
     "RateLimit",

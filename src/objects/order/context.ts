@@ -2,13 +2,14 @@ import type { ChainReader } from "../../adapters/chain/types";
 import { liveReaderFor, type OrderAdapters } from "../../adapters/registry";
 import { type Config, getConfig } from "../../config";
 import type { OrderRecord } from "../../domain/order";
+import { partnerEventsName } from "../../domain/streams";
 import type { ClockJump } from "../../domain/test-clock";
 import { adaptersOf } from "./adapters";
 import { ALERTS_TABLE, OrderAlerts } from "./alerts";
 import { ExtraDeposits } from "./extra-deposits";
 import { OrderJournal } from "./journal";
 import { type LazyTable, LazyTables } from "./lazy-table";
-import { OrderOutbox, OUTBOX_TABLE } from "./outbox";
+import { OrderOutbox, OUTBOX_TABLE, type PartnerFeed } from "./outbox";
 import { OrderSchedule } from "./schedule";
 import { SENDS_TABLE_LATEST, SendsLedger } from "./sends-ledger";
 import type { OrderTransitions } from "./transitions";
@@ -80,16 +81,36 @@ export function orderTables(sql: SqlStorage): Record<"sends" | "outbox" | "alert
   };
 }
 
-export function orderContext(storage: DurableObjectStorage, env: Env): OrderContext {
+/** The partner's event stream for the order's mode (src/objects/partner-events.ts). */
+export function partnerFeed(kv: SyncKvStorage, env: Env): PartnerFeed {
+  return {
+    kv,
+    send: async (messages) => {
+      const first = messages[0];
+      if (first)
+        await env.PARTNER_EVENTS.getByName(partnerEventsName(first.partner_id, first.mode)).append(messages);
+    },
+  };
+}
+
+/**
+ * `announce` is told after every status change has been written (the object's live streams send
+ * it then; src/objects/stream-hub.ts).
+ */
+export function orderContext(
+  storage: DurableObjectStorage,
+  env: Env,
+  announce: () => void = () => {},
+): OrderContext {
   const { kv, sql } = storage;
   const config = getConfig(env);
   const schedule = new OrderSchedule(sql);
   const tables = orderTables(sql);
   const ledger = new SendsLedger(tables.sends, schedule);
-  const outbox = new OrderOutbox(tables.outbox, env.WEBHOOKS, config.CABINET_ORIGIN);
+  const outbox = new OrderOutbox(tables.outbox, env.WEBHOOKS, config.CABINET_ORIGIN, partnerFeed(kv, env));
   const alerts = new OrderAlerts(tables.alerts);
   const saveRecord = (r: OrderRecord) => kv.put(K.record, r);
-  const journal = new OrderJournal({ storage, schedule, ledger, outbox, alerts, saveRecord });
+  const journal = new OrderJournal({ storage, schedule, ledger, outbox, alerts, saveRecord, announce });
   const clock = () => kv.get<number>(K.testClock) ?? 0;
   const jumps = () => kv.get<ClockJump[]>(K.testClockJumps) ?? [];
   const adapters = (r: OrderRecord) => adaptersOf(env, config, ledger, r);

@@ -29,6 +29,8 @@ export interface JournalStores {
   readonly outbox: OrderOutbox;
   readonly alerts: OrderAlerts;
   saveRecord(r: OrderRecord): void;
+  /** Told after a status change is written (its event is in the outbox). */
+  announce?(): void;
 }
 
 /** The send each status drives. */
@@ -92,6 +94,7 @@ export class OrderJournal implements OrderTransitions {
           this.stores.alerts.clearAll(next.id, now);
       }
     });
+    if (next.status !== r.status) this.stores.announce?.();
     return next;
   }
 

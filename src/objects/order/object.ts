@@ -4,8 +4,9 @@ import type { DepositScheme } from "../../domain/deposit";
 import { isLive, type OrderDraft, type OrderRecord, type OrderView } from "../../domain/order";
 import type { CreationKey } from "../../domain/order-id";
 import { opensOrder } from "../../domain/order-link";
-import type { StatusTimes } from "../../domain/order-status";
+import { isFinal, type StatusTimes } from "../../domain/order-status";
 import type { ClockJump } from "../../domain/test-clock";
+import { StreamHub, streamHubOptions } from "../stream-hub";
 import { type CancelResult, cancelOrder } from "./cancellation";
 import { type CreateResult, OrderCreation, replayCreation } from "./creation";
 import type { ActionRequest, Actor, ActResult, HoldResult, ResolveResult } from "./decisions";
@@ -62,9 +63,37 @@ export class OrderObject extends DurableObject<Env> {
       this.#meter = getConfig(this.env).ORDER_METER
         ? createOrderMeter(this.ctx.storage, this.env, this.ctx.id.name ?? this.ctx.id.toString())
         : null;
-      this.#parts = new OrderParts(this.#meter?.storage ?? this.ctx.storage, this.#meter?.env ?? this.env);
+      this.#parts = new OrderParts(
+        this.#meter?.storage ?? this.ctx.storage,
+        this.#meter?.env ?? this.env,
+        () => this.#streams.publish(),
+      );
     }
     return this.#parts;
+  }
+
+  /** The order's live event streams (docs/events.md); made by the first connection. */
+  #hub: StreamHub | null = null;
+
+  get #streams(): StreamHub {
+    if (!this.#hub) {
+      const { c } = this.#order;
+      this.#hub = new StreamHub(
+        this.ctx,
+        {
+          since: (cursor) => c.outbox.since(cursor),
+          cursorOf: (id) => c.outbox.sequenceOf(id),
+          // A new connection gets the order's whole log: the client learns where the order stands.
+          start: () => 0,
+          finished: () => {
+            const r = c.record();
+            return r !== undefined && isFinal(r.status);
+          },
+        },
+        streamHubOptions(this.env),
+      );
+    }
+    return this.#hub;
   }
 
   #meter: OrderMeter | null = null;
@@ -145,6 +174,24 @@ export class OrderObject extends DurableObject<Env> {
   webhookEvents(): OutboxEntry[] {
     const { c } = this.#order;
     return c.record() ? c.outbox.entries() : [];
+  }
+
+  // ── live event streams (the Worker has checked who may open them) ─────────────────────────
+
+  override async fetch(request: Request): Promise<Response> {
+    return this.#streams.open(request);
+  }
+
+  override webSocketMessage(ws: WebSocket): void {
+    this.#streams.message(ws);
+  }
+
+  override webSocketClose(ws: WebSocket): void {
+    this.#streams.closed(ws);
+  }
+
+  override webSocketError(ws: WebSocket): void {
+    this.#streams.closed(ws);
   }
 
   // ── decisions on held funds ───────────────────────────────────────────────────────────────

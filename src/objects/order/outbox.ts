@@ -2,6 +2,7 @@ import { LEDGER_STATUS_EVENT_TYPE, ledgerStatus, ledgerStatusUpdate } from "../.
 import { isLive, type OrderRecord, orderView } from "../../domain/order";
 import type { OrderActions } from "../../domain/order-actions";
 import type { OrderStatus } from "../../domain/order-state";
+import { isStreamEvent, type StreamItem } from "../../domain/streams";
 import {
   newEventId,
   WEBHOOK_EVENT_TYPE,
@@ -55,12 +56,25 @@ export function queueBatches<T extends { message: string }>(rows: readonly T[]):
  * and handed to the queue after it, in order; whatever the queue does not take stays for the next
  * run, never lost.
  */
+/**
+ * The partner's event stream (src/objects/partner-events.ts), fed the order's events in order: it
+ * takes a batch again without harm (it keeps each event id once), so a failed call is retried.
+ */
+export interface PartnerFeed {
+  readonly kv: SyncKvStorage;
+  send(messages: WebhookMessage[]): Promise<void>;
+}
+
+/** The last sequence the partner's stream has taken. */
+const FED = "stream_fed_sequence";
+
 export class OrderOutbox {
   constructor(
     private readonly table: LazyTable,
     private readonly queue: Queue,
     /** Where the event's order links point (orderView). */
     private readonly publicOrigin: string,
+    private readonly feed: PartnerFeed,
   ) {}
 
   /**
@@ -114,6 +128,10 @@ export class OrderOutbox {
    * (with every later one) for the next run.
    */
   async flush(now: number, orderId: string | undefined): Promise<void> {
+    await Promise.all([this.#flushQueue(now, orderId), this.#flushFeed(orderId)]);
+  }
+
+  async #flushQueue(now: number, orderId: string | undefined): Promise<void> {
     const pending = this.table.rows<{ sequence: number; message: string }>(
       "SELECT sequence, message FROM outbox WHERE sent_at IS NULL ORDER BY sequence",
     );
@@ -137,8 +155,67 @@ export class OrderOutbox {
     }
   }
 
+  /** Hands the events the partner's stream has not taken to it, in order; kept for the next run if it fails. */
+  async #flushFeed(orderId: string | undefined): Promise<void> {
+    const rows = this.table.rows<{ sequence: number; message: string }>(
+      "SELECT sequence, message FROM outbox WHERE sequence > ? ORDER BY sequence",
+      this.#fed(),
+    );
+    const last = rows.at(-1);
+    if (!last) return;
+    const events = rows
+      .map((r) => JSON.parse(r.message) as WebhookMessage)
+      .filter((m) => isStreamEvent(m.type));
+    try {
+      if (events.length) await this.feed.send(events);
+      this.feed.kv.put(FED, last.sequence);
+    } catch (err) {
+      console.error(
+        JSON.stringify({
+          level: "warn",
+          order: orderId,
+          msg: "event stream feed failed; will retry",
+          error: String(err),
+        }),
+      );
+    }
+  }
+
+  #fed(): number {
+    return this.feed.kv.get<number>(FED) ?? 0;
+  }
+
   pending(): boolean {
-    return this.table.rows("SELECT 1 FROM outbox WHERE sent_at IS NULL LIMIT 1").length > 0;
+    return (
+      this.table.rows("SELECT 1 FROM outbox WHERE sent_at IS NULL OR sequence > ? LIMIT 1", this.#fed())
+        .length > 0
+    );
+  }
+
+  /**
+   * The order's partner events after `sequence`, as its streams send them (src/objects/stream-hub.ts);
+   * what the outbox carries for others (a Ledger swap's status push) is not one of them.
+   */
+  since(sequence: number): StreamItem[] {
+    return this.table
+      .rows<{ sequence: number; message: string }>(
+        "SELECT sequence, message FROM outbox WHERE sequence > ? ORDER BY sequence",
+        sequence,
+      )
+      .flatMap((r) => {
+        const m = JSON.parse(r.message) as WebhookMessage;
+        return isStreamEvent(m.type)
+          ? [{ cursor: r.sequence, id: m.event_id, type: m.type, data: m.body }]
+          : [];
+      });
+  }
+
+  /** The sequence of one of the order's events; null for an id it does not have. */
+  sequenceOf(eventId: string): number | null {
+    return (
+      this.table.rows<{ sequence: number }>("SELECT sequence FROM outbox WHERE event_id = ?", eventId)[0]
+        ?.sequence ?? null
+    );
   }
 
   /** Every event of the order, oldest first, and whether the queue has taken it. */

@@ -16,8 +16,8 @@ export class OrderParts {
   readonly money: MoneySteps;
   readonly decisions: OrderDecisions;
 
-  constructor(storage: DurableObjectStorage, env: Env) {
-    const c = orderContext(storage, env);
+  constructor(storage: DurableObjectStorage, env: Env, announce?: () => void) {
+    const c = orderContext(storage, env, announce);
     this.c = c;
     const { config, kv, schedule, ledger, extraDeposits, alerts } = c;
     // The journal's three writes, which every part that moves the order makes.

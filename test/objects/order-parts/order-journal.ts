@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { getConfig } from "../../../src/config";
 import type { OrderRecord } from "../../../src/domain/order";
 import { OrderAlerts } from "../../../src/objects/order/alerts";
-import { orderTables } from "../../../src/objects/order/context";
+import { orderTables, partnerFeed } from "../../../src/objects/order/context";
 import { eventData, OrderJournal } from "../../../src/objects/order/journal";
 import { OrderOutbox } from "../../../src/objects/order/outbox";
 import { PROJECTION_RETRY_MS, projectionPending } from "../../../src/objects/order/projection";
@@ -42,7 +42,12 @@ async function withJournal(
     const schedule = new OrderSchedule(storage.sql);
     const tables = orderTables(storage.sql);
     const ledger = new SendsLedger(tables.sends, schedule);
-    const outbox = new OrderOutbox(tables.outbox, env.WEBHOOKS, getConfig(env).CABINET_ORIGIN);
+    const outbox = new OrderOutbox(
+      tables.outbox,
+      env.WEBHOOKS,
+      getConfig(env).CABINET_ORIGIN,
+      partnerFeed(storage.kv, env),
+    );
     const saved: OrderRecord[] = [];
     const alerts = new OrderAlerts(tables.alerts);
     const journal = new OrderJournal({

@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { getConfig } from "../../../src/config";
 import type { OrderRecord } from "../../../src/domain/order";
 import type { WebhookMessage } from "../../../src/domain/webhooks";
-import { orderTables } from "../../../src/objects/order/context";
+import { orderTables, partnerFeed } from "../../../src/objects/order/context";
 import { OrderOutbox } from "../../../src/objects/order/outbox";
 import { createPartner, setPrices, type TestPartner } from "../../helpers";
 import { BTC_TO_USDT, createOrder } from "../../support/orders";
@@ -47,6 +47,7 @@ describe("OrderOutbox.flush", () => {
         orderTables(state.storage.sql).outbox,
         q.queue,
         getConfig(env).CABINET_ORIGIN,
+        partnerFeed(state.storage.kv, env),
       );
       const record = state.storage.kv.get<OrderRecord>("order")!;
       // The object's own creation event went out already; these 250 wait.

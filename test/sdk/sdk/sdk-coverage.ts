@@ -4,11 +4,16 @@ import { createClient } from "../../../sdk/src/index";
 
 /**
  * The SDK method for an operationId: the same name, or under `test.` for the test helpers
- * (`testDeposit` → `test.deposit`).
+ * (`testDeposit` → `test.deposit`) and `orders.` for an order's streams (`orderEvents` → `orders.events`).
  */
 function sdkMethod(client: ReturnType<typeof createClient>, operationId: string): unknown {
-  const helper = /^test([A-Z]\w*)$/.exec(operationId)?.[1];
-  if (helper) return (client.test as Record<string, unknown>)[helper[0]?.toLowerCase() + helper.slice(1)];
+  for (const [prefix, group] of [
+    ["test", client.test],
+    ["order", client.orders],
+  ] as const) {
+    const rest = new RegExp(`^${prefix}([A-Z]\\w*)$`).exec(operationId)?.[1];
+    if (rest) return (group as Record<string, unknown>)[rest[0]?.toLowerCase() + rest.slice(1)];
+  }
   return (client as unknown as Record<string, unknown>)[operationId];
 }
 
