@@ -36,29 +36,74 @@ function countdowns(): void {
   }
 }
 
-/** Polls the keyless status API; when the order changed, renders the page again. */
+/**
+ * Follows the order on the keyless event stream (docs/events.md) and renders the page again when
+ * it moved. While the stream is down it polls the status API instead, and tries the stream again
+ * after a wait that doubles up to a minute.
+ */
 function followOrder(): void {
   const main = document.querySelector<HTMLElement>("main[data-track]");
   if (!main || main.dataset.final === "true") return;
   const id = main.dataset.track;
-  const seen = main.dataset.updatedAt;
+  const seen = Date.parse(main.dataset.updatedAt ?? "");
   const every = Number(main.dataset.pollMs ?? "5000");
+  // An order's stream starts with its whole log: only a change newer than the page counts.
+  const moved = (s: { updated_at: string }) => {
+    if (Date.parse(s.updated_at) > seen) location.reload();
+  };
+  let polling = 0;
+  let retryIn = every;
+  let lastId = "";
+
   const poll = async () => {
     try {
       const res = await fetch(`/api/v1/orders/${id}/status`, { cache: "no-store" });
-      if (res.ok) {
-        const s = (await res.json()) as { updated_at: string };
-        if (s.updated_at !== seen) {
-          location.reload();
-          return;
-        }
-      }
+      if (res.ok) moved(await res.json());
     } catch {
       // Offline for a moment: try again at the next tick.
     }
-    setTimeout(poll, every);
   };
-  setTimeout(poll, every);
+  const startPolling = () => {
+    if (polling) return;
+    void poll();
+    polling = window.setInterval(() => void poll(), every);
+  };
+
+  const stream = () => {
+    const resume = lastId ? `?last_event_id=${lastId}` : "";
+    const source = new EventSource(`/api/v1/orders/${id}/events${resume}`);
+    // EventSource reconnects by itself after a drop; one that is not back within a poll interval,
+    // or that was refused (readyState CLOSED), hands over to polling.
+    let down = 0;
+    const up = () => {
+      clearTimeout(down);
+      down = 0;
+    };
+    const fallBack = () => {
+      source.close();
+      up();
+      startPolling();
+      setTimeout(stream, retryIn);
+      retryIn = Math.min(retryIn * 2, 60_000);
+    };
+    source.onopen = () => {
+      up();
+      clearInterval(polling);
+      polling = 0;
+      retryIn = every;
+    };
+    source.onerror = () => {
+      if (source.readyState === EventSource.CLOSED) fallBack();
+      else if (!down) down = window.setTimeout(fallBack, every);
+    };
+    source.addEventListener("order.status_changed", (e) => {
+      up();
+      lastId = e.lastEventId;
+      moved(JSON.parse(e.data));
+    });
+  };
+  if (typeof EventSource === "function") stream();
+  else setTimeout(startPolling, every);
 }
 
 /** Inside widget.js's iframe: tells the embedding page how tall the content is. */

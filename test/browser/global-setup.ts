@@ -26,7 +26,12 @@ export default function setup(project: TestProject): () => Promise<void> {
   };
   const browser = launchBrowserServer().catch(failed);
   // The orders test follows an order to `completed` in the page: the chain is polled every second.
-  const worker = startWorker({ CHAIN_POLL_SECONDS: "1", RETRY_BASE_SECONDS: "1" }).catch(failed);
+  // The tracking page's stream test needs streams that drop soon (track-stream.test.ts).
+  const worker = startWorker({
+    CHAIN_POLL_SECONDS: "1",
+    RETRY_BASE_SECONDS: "1",
+    STREAM_MAX_CONNECTION_SECONDS: "3",
+  }).catch(failed);
   return async () => {
     await (await browser)?.close();
     await (await worker)?.stop();

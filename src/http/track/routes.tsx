@@ -9,7 +9,7 @@ import { staticAsset } from "../static-assets";
 import { Frame, type FrameOptions, swapCsp } from "./frame";
 import { NO_SCRIPT_REFRESH_SECONDS, TrackBody } from "./page";
 
-/** Tracking pages poll every few seconds; the status API's cache window is shorter than this. */
+/** How often a tracking page polls while its event stream is down; the status API's cache window is shorter. */
 export const TRACK_POLL_MS = 5000;
 
 /** Renders an order's tracking page (also inside a widget's frame), or a plain 404 page. */
@@ -39,7 +39,7 @@ export async function renderTracking(
       {...frame}
       noScriptRefreshSeconds={t.final ? undefined : NO_SCRIPT_REFRESH_SECONDS}
       mainAttrs={{
-        // The page polls the status API with what opened it.
+        // The page follows the order stream (or, while it is down, the status API) with what opened it.
         "data-track": ref.toLowerCase(),
         "data-updated-at": t.status.updated_at,
         "data-final": String(t.final),
