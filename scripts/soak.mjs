@@ -21,6 +21,7 @@ import Decimal from "decimal.js";
 import { adminClient, call, createOrder, mapPool, progress, STATIC_PRICES, seedPartner } from "./lib/api.mjs";
 import { startEvmNode } from "./lib/evm-node.mjs";
 import { startGateway } from "./lib/gateway.mjs";
+import { STREAM_TARGETS } from "./lib/stream-targets.mjs";
 import { cpuTimeMs, findRuntimePid, ROOT, startWorker, stopOnSignals } from "./lib/worker.mjs";
 
 const HELP = `Usage: npm run soak -- [options]
@@ -57,6 +58,14 @@ const HELP = `Usage: npm run soak -- [options]
                         (scripts/lib/evm-node.mjs, on --gateway-port); provider requests per open
                         order per minute per network over --steady-minutes, failing above 0.5 on any
   --keep                leave wrangler dev running at the end (the gateway stops with the soak)
+
+  --streams <target>    instead of the orders above, one target of the live event streams
+                        (scripts/lib/stream-targets.mjs, docs/events.md): latency (commit-to-
+                        delivery p99 at --streams-count SSE streams, fails above 100 ms), idle
+                        (--streams-count hibernated WebSockets, workerd's memory) or chaos
+                        (--streams-count orders whose clients drop and resume; fails when one
+                        differs from the webhook receiver's record)
+  --streams-count <n>   streams or orders for --streams (default 1000; idle: 10000; chaos: 300)
 `;
 
 const { values: args } = parseArgs({
@@ -78,6 +87,8 @@ const { values: args } = parseArgs({
     retention: { type: "boolean", default: false },
     "evm-orders": { type: "string", default: "0" },
     keep: { type: "boolean", default: false },
+    streams: { type: "string" },
+    "streams-count": { type: "string" },
     help: { type: "boolean", short: "h", default: false },
   },
 });
@@ -240,6 +251,18 @@ stopOnSignals(() => ({
     await worker?.stop();
   },
 }));
+
+/** --streams: one target of the live event streams instead of the order soak. */
+function streamTarget() {
+  const run = STREAM_TARGETS[args.streams];
+  if (!run) {
+    console.error(`--streams: expected one of ${Object.keys(STREAM_TARGETS).join(", ")}`);
+    process.exit(2);
+  }
+  args["streams-count"] ??= String({ idle: 10_000, chaos: 300 }[args.streams] ?? 1000);
+  const count = num("streams-count", { min: 1, max: 20_000, integer: true });
+  return run({ count, port: PORT, stateDir: args["state-dir"], seed: SEED || 1 });
+}
 
 async function main() {
   const started = Date.now();
@@ -1128,7 +1151,8 @@ async function evmWindow() {
 
 let code = 1;
 try {
-  code = (await (EVM_ORDERS > 0 ? evmWindow() : main())) ? 0 : 1;
+  const run = args.streams ? streamTarget : EVM_ORDERS > 0 ? evmWindow : main;
+  code = (await run()) ? 0 : 1;
 } catch (err) {
   console.error(err instanceof Error ? (err.stack ?? err.message) : err);
   if (worker) console.error(`wrangler log: ${worker.logPath}`);
