@@ -8,6 +8,7 @@ import { ApiError } from "./http/errors";
 import { adminAuth } from "./http/middleware/admin-auth";
 import { adminRateLimit } from "./http/middleware/auth";
 import { publicCors } from "./http/middleware/cors";
+import { d1Session } from "./http/middleware/d1-session";
 import { documentCache } from "./http/middleware/document-cache";
 import { notFoundHandler, onError } from "./http/middleware/errors";
 import { requestLog } from "./http/middleware/request-log";
@@ -37,6 +38,7 @@ export function createApp() {
     c.set("config", getConfig(c.env));
     await next();
   });
+  app.use("*", d1Session);
   const limitBody = bodyLimit({
     maxSize: MAX_BODY_BYTES,
     onError: () => {

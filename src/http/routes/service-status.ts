@@ -4,6 +4,7 @@ import { etagOf } from "../../lib/etag";
 import type { IncidentWithNotes } from "../../services/service-status";
 import { loadOpenIncidents, loadServiceStatus } from "../../storage/service-status";
 import { publicRateLimit } from "../middleware/auth";
+import { reads } from "../middleware/d1-session";
 import { createRouter } from "../router";
 import { cacheable, errorResponses, okResponse, out, timestamp, withCors } from "../schemas";
 import { type TaggedBody, taggedJson } from "../tagged-json";
@@ -139,7 +140,7 @@ function statusBody(status: ServiceStatus | null, incidents: IncidentWithNotes[]
 }
 
 export const serviceStatusRouter = createRouter().openapi(route, async (c) => {
-  const [status, incidents] = await Promise.all([loadServiceStatus(c.env.DB), loadOpenIncidents(c.env.DB)]);
+  const [status, incidents] = await Promise.all([loadServiceStatus(reads(c)), loadOpenIncidents(reads(c))]);
   const tagged = await statusBody(status, incidents);
   return taggedJson<z.infer<typeof ServiceStatusSchema>>(c, tagged, CACHING);
 });

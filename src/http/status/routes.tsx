@@ -7,6 +7,7 @@ import { loadPairEtas } from "../../storage/eta";
 import { loadOpenIncidents, loadServiceStatus } from "../../storage/service-status";
 import type { AppEnv } from "../app-env";
 import { publicRateLimit } from "../middleware/auth";
+import { reads } from "../middleware/d1-session";
 import { publicIncident, publicServiceStatus } from "../routes/service-status";
 import { Frame, swapCsp } from "../track/frame";
 import { StatusBody } from "./page";
@@ -16,11 +17,12 @@ export const STATUS_PAGE_DAYS = 30;
 export function createStatusPage() {
   const app = new Hono<AppEnv>();
   app.get("/", publicRateLimit, async (c) => {
+    const db = reads(c);
     const [status, open, recent, etas] = await Promise.all([
-      loadServiceStatus(c.env.DB),
-      loadOpenIncidents(c.env.DB),
-      recentIncidents(c.env, Date.now(), STATUS_PAGE_DAYS, 100),
-      loadPairEtas(c.env.DB),
+      loadServiceStatus(db),
+      loadOpenIncidents(db),
+      recentIncidents(db, Date.now(), STATUS_PAGE_DAYS, 100),
+      loadPairEtas(db),
     ]);
     c.header("Content-Security-Policy", swapCsp([]));
     c.header("X-Content-Type-Options", "nosniff");
