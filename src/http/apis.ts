@@ -14,6 +14,7 @@ import { adminPartnersRouter } from "./routes/admin/partners";
 import { adminPricesRouter } from "./routes/admin/prices";
 import { adminRegionRestrictionsRouter } from "./routes/admin/region-restrictions";
 import { adminSimRouter } from "./routes/admin/sim";
+import { adminSloRouter } from "./routes/admin/slo";
 import { adminStatementsRouter } from "./routes/admin/statements";
 import { adminWidgetsRouter } from "./routes/admin/widgets";
 import { currenciesRouter } from "./routes/currencies";
@@ -151,6 +152,7 @@ export function adminApi(): OpenAPIHono<AppEnv> {
   api.route("/admin/v1", adminOrderReviewRouter);
   api.route("/admin/v1", adminAlertsRouter);
   api.route("/admin/v1", adminIncidentsRouter);
+  api.route("/admin/v1", adminSloRouter);
   api.route("/admin/v1", adminGuardRailsRouter);
   api.route("/admin/v1", adminSimRouter);
   api.route("/admin/v1", adminCabinetRouter);
