@@ -194,6 +194,11 @@ export function adminApi(): OpenAPIHono<AppEnv> {
         description:
           'The published status\'s incidents: list and annotate (docs/operators.md, "Service status and incidents").',
       },
+      {
+        name: "Admin: service levels",
+        description:
+          'Availability and latency measured by the service (docs/operators.md, "Service levels").',
+      },
       { name: "Admin: deposit addresses", description: "Address pools for networks without derivation." },
       { name: "Admin: SimChain", description: "Drive the simulated chains (dev and test only)." },
       { name: "Admin: cabinet", description: "Partner cabinet: invitations, members and their sessions." },
