@@ -1,4 +1,4 @@
-// The service-level rollup (migration 0058; docs/operators.md, "Service levels").
+// The service-level rollup (migration 0052; docs/operators.md, "Service levels").
 import type { BucketCount } from "../domain/slo";
 import type { D1Reads } from "./session";
 
