@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
 const LAYERS = [
-  { id: "worker", label: "index.ts · app.ts (the Worker)", match: /^(index|app)\.tsx?$/ },
+  { id: "worker", label: "index.ts · app.ts · tail.ts (the Workers)", match: /^(index|app|tail)\.tsx?$/ },
   { id: "http", label: "http/ (routes, middleware, cabinet pages)", match: /^http\// },
   { id: "services", label: "services/ (use cases)", match: /^services\// },
   { id: "objects", label: "objects/ (Durable Objects)", match: /^objects\// },

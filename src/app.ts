@@ -8,9 +8,11 @@ import { ApiError } from "./http/errors";
 import { adminAuth } from "./http/middleware/admin-auth";
 import { adminRateLimit } from "./http/middleware/auth";
 import { publicCors } from "./http/middleware/cors";
+import { d1Session } from "./http/middleware/d1-session";
 import { documentCache } from "./http/middleware/document-cache";
 import { notFoundHandler, onError } from "./http/middleware/errors";
 import { requestLog } from "./http/middleware/request-log";
+import { sloMeter } from "./http/middleware/slo";
 import { createRouter } from "./http/router";
 import { benchRouter } from "./http/routes/bench";
 import { mountDocs } from "./http/routes/docs";
@@ -26,6 +28,8 @@ export function createApp() {
   const app = createRouter();
   // A client-supplied id is echoed when it is safe to log and to put back in a header (≤ 128 of
   // A-Za-z0-9_-=); otherwise a UUID is generated, time-ordered so the request log indexes it cheaply.
+  // Outermost but the request id: it times and counts every answer, errors and 404s included.
+  app.use("*", sloMeter);
   app.use(
     "*",
     requestId({
@@ -37,6 +41,7 @@ export function createApp() {
     c.set("config", getConfig(c.env));
     await next();
   });
+  app.use("*", d1Session);
   const limitBody = bodyLimit({
     maxSize: MAX_BODY_BYTES,
     onError: () => {

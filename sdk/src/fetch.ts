@@ -47,22 +47,30 @@ function delayMs(policy: RetryPolicy, attempt: number, response: Response | null
 }
 
 /**
- * The fetch the client sends through: signs bodies when asked (X-Signature) and retries 429, 503
- * and network errors within the policy, the same request (same Idempotency-Key) every time.
+ * The server's read position: each answer that read the order index carries one, and the next
+ * request sends the last one back, so a list right after a create or a change reads at least what
+ * this client saw or wrote (docs/architecture.md, "Reads from replicas").
+ */
+const BOOKMARK = "x-d1-bookmark";
+
+/**
+ * The fetch the client sends through: signs bodies when asked (X-Signature), repeats the server's
+ * last bookmark, and retries 429, 503 and network errors within the policy, the same request
+ * (same Idempotency-Key) every time.
  */
 export function partnerFetch(
   base: typeof fetch,
   policy: RetryPolicy,
   signingSecret: string | null,
 ): (request: Request) => Promise<Response> {
+  let bookmark: string | null = null;
   return async (input: Request) => {
-    let request = input;
-    if (signingSecret && request.body !== null) {
-      const body = new Uint8Array(await request.clone().arrayBuffer());
-      const headers = new Headers(request.headers);
-      headers.set("x-signature", await hmacSha256Hex(signingSecret, body));
-      request = new Request(request, { headers, body });
-    }
+    const headers = new Headers(input.headers);
+    if (bookmark !== null && !headers.has(BOOKMARK)) headers.set(BOOKMARK, bookmark);
+    // Bodies are small JSON: read once, so the rebuilt request never carries a one-shot stream.
+    const body = input.body === null ? null : new Uint8Array(await input.arrayBuffer());
+    if (signingSecret && body) headers.set("x-signature", await hmacSha256Hex(signingSecret, body));
+    const request = new Request(input, { headers, body });
     const repeatable = safeToRepeat(request);
     for (let attempt = 0; ; attempt++) {
       const last = !repeatable || attempt >= policy.maxRetries;
@@ -74,6 +82,7 @@ export function partnerFetch(
         await policy.sleep(delayMs(policy, attempt, null) ?? 0);
         continue;
       }
+      bookmark = response.headers.get(BOOKMARK) ?? bookmark;
       if (last || !RETRYABLE_STATUS.has(response.status)) return response;
       const wait = delayMs(policy, attempt, response);
       if (wait === null) return response;

@@ -15,6 +15,7 @@ import { adminPricesRouter } from "./routes/admin/prices";
 import { adminRegionRestrictionsRouter } from "./routes/admin/region-restrictions";
 import { adminScreeningRouter } from "./routes/admin/screening";
 import { adminSimRouter } from "./routes/admin/sim";
+import { adminSloRouter } from "./routes/admin/slo";
 import { adminStatementsRouter } from "./routes/admin/statements";
 import { adminWidgetsRouter } from "./routes/admin/widgets";
 import { currenciesRouter } from "./routes/currencies";
@@ -161,6 +162,7 @@ export function adminApi(): OpenAPIHono<AppEnv> {
   api.route("/admin/v1", adminOrderReviewRouter);
   api.route("/admin/v1", adminAlertsRouter);
   api.route("/admin/v1", adminIncidentsRouter);
+  api.route("/admin/v1", adminSloRouter);
   api.route("/admin/v1", adminGuardRailsRouter);
   api.route("/admin/v1", adminScreeningRouter);
   api.route("/admin/v1", adminSimRouter);
@@ -206,6 +208,11 @@ export function adminApi(): OpenAPIHono<AppEnv> {
         name: "Admin: incidents",
         description:
           'The published status\'s incidents: list and annotate (docs/operators.md, "Service status and incidents").',
+      },
+      {
+        name: "Admin: service levels",
+        description:
+          'Availability and latency measured by the service (docs/operators.md, "Service levels").',
       },
       { name: "Admin: deposit addresses", description: "Address pools for networks without derivation." },
       { name: "Admin: SimChain", description: "Drive the simulated chains (dev and test only)." },

@@ -20,6 +20,8 @@ export interface AppEnv {
     keyKind?: KeyKind;
     /** The order a POST /partner/orders answered with, for the partner's request log. */
     createdOrderId?: string;
+    /** The D1 session this request's replica-tolerant reads share (middleware/d1-session.ts). */
+    d1Session?: D1DatabaseSession;
   };
 }
 

@@ -18,6 +18,7 @@ export const ERROR_CODES = [
   "unsupported_media_type",
   "rate_limited",
   "price_source_mismatch",
+  "invalid_bookmark",
   "internal_error",
   ...DOMAIN_ERROR_CODES,
 ] as const;

@@ -127,6 +127,13 @@ export const HEADERS = {
       schema: { type: "string", maxLength: 100 },
     },
   },
+  bookmark: {
+    "X-D1-Bookmark": {
+      description:
+        "The read position of this answer (opaque). Send it back in the `X-D1-Bookmark` request header and the next read is at least as fresh: a list right after your own create or change shows it (the SDK does this for you). A malformed one is refused with 400 `invalid_bookmark`.",
+      schema: { type: "string", maxLength: 128 },
+    },
+  },
   cacheControl: {
     "Cache-Control": {
       description: "How long the response may be reused (`no-store` on anything order-specific).",
@@ -153,10 +160,14 @@ export function withCors<R extends Record<number, { headers: Headers }>>(respons
   return out;
 }
 
-/** A response that carries `ETag` and `Vary` besides its usual headers (a 200 that can become a 304). */
-export function cacheable<R extends { headers: Headers }>(response: R): R {
-  return { ...response, headers: { ...response.headers, ...HEADERS.etag, ...HEADERS.vary } };
+/** A response that carries `headers` besides its usual ones. */
+export function withHeaders<R extends { headers: Headers }>(response: R, headers: Headers): R {
+  return { ...response, headers: { ...response.headers, ...headers } };
 }
+
+/** A response that carries `ETag` and `Vary` besides its usual headers (a 200 that can become a 304). */
+export const cacheable = <R extends { headers: Headers }>(response: R): R =>
+  withHeaders(response, { ...HEADERS.etag, ...HEADERS.vary });
 
 /** The operator API's: the same fields for its own per-IP bucket, named `"admin-ip"`. */
 export const ADMIN_RATE_LIMIT_HEADERS: Headers = {

@@ -21,6 +21,7 @@ import {
   type OrderFilter,
   searchOrders,
 } from "../storage/order-search";
+import type { D1Reads } from "../storage/session";
 import type { DeliveryRow } from "../storage/webhooks";
 import { type Actor as AuditActor, audit } from "./cabinet-auth";
 import { type ActionBody, takeOrderAction } from "./order-actions";
@@ -90,7 +91,7 @@ export function orderFilter(partnerId: string, livemode: boolean, q: OrderQuery)
 }
 
 export async function orderPage(
-  db: D1Database,
+  db: D1Reads,
   filter: OrderFilter,
   cursor: string | undefined,
 ): Promise<{ rows: CabinetOrderRow[]; next: string | null }> {
@@ -151,7 +152,7 @@ export const CSV_COLUMNS = [
  * keyless links point (orderView's).
  */
 export function ordersCsv(
-  db: D1Database,
+  db: D1Reads,
   filter: OrderFilter,
   publicOrigin: string,
 ): ReadableStream<Uint8Array> {

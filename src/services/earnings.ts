@@ -4,10 +4,11 @@ import { csvLine } from "../domain/csv";
 import { type EarningsSummary, summariseEarnings } from "../domain/earnings";
 import { CHART_DAYS, dayBefore, type Overview, overview } from "../domain/overview";
 import { completedOrders, ordersPerDay } from "../storage/order-search";
+import type { D1Reads } from "../storage/session";
 
 /** Earnings of the orders completed in [from, to), per UTC day and coin. */
 export async function earningsBetween(
-  db: D1Database,
+  db: D1Reads,
   partnerId: string,
   livemode: boolean,
   from: string,
@@ -18,7 +19,7 @@ export async function earningsBetween(
 
 /** The overview page's figures and chart, as of `now`. */
 export async function partnerOverview(
-  db: D1Database,
+  db: D1Reads,
   partnerId: string,
   livemode: boolean,
   now: number,

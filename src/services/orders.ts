@@ -15,6 +15,7 @@ import { newShortId } from "../domain/short-id";
 import { MAX_OPEN_TEST_ORDERS, OPEN_TEST_STATUSES } from "../domain/test-mode";
 import type { CreateResult } from "../objects/order/object";
 import { countTestOrders, findOrderIdByShortId, type ListedOrderRow, listOrders } from "../storage/orders";
+import type { D1Reads } from "../storage/session";
 import { lockFixedQuote } from "./fixed-quotes";
 import { withReservation } from "./liquidity";
 import { feeTermsOf, orderDepositScheme, priceQuote, quoteFloor } from "./quoting";
@@ -511,10 +512,11 @@ const toIso = (s: string | undefined) => (s === undefined ? undefined : new Date
 /** GET /partner/orders: one page of the partner's own orders from the D1 index. */
 export async function listPartnerOrders(
   env: Env,
+  db: D1Reads,
   partner: Partner,
   req: OrderPageRequest,
 ): Promise<{ data: OrderSummary[]; next_cursor: string | null }> {
-  const rows = await listOrders(env.DB, {
+  const rows = await listOrders(db, {
     partnerId: partner.id,
     livemode: partner.livemode,
     status: req.status,

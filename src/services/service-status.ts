@@ -33,6 +33,7 @@ import {
   putServiceStatusStatement,
   webhookBacklog,
 } from "../storage/service-status";
+import type { D1Reads } from "../storage/session";
 import { poolNetworks, stockOf } from "./address-pools";
 import type { Actor } from "./catalog-admin";
 
@@ -128,12 +129,12 @@ export async function refreshServiceStatus(env: Env, config: Config, now: number
 
 /** Incidents open now or opened within `days`, newest first, with the operators' notes. */
 export function recentIncidents(
-  env: Env,
+  db: D1Reads,
   now: number,
   days: number,
   limit: number,
 ): Promise<IncidentWithNotes[]> {
-  return listIncidents(env.DB, new Date(now - days * 86_400_000).toISOString(), limit);
+  return listIncidents(db, new Date(now - days * 86_400_000).toISOString(), limit);
 }
 
 /** An operator's note on an incident, audited in the same batch (incident.annotate). */

@@ -1,5 +1,6 @@
 import type { CurrencyRow } from "../domain/currency";
 import { TtlCache } from "../lib/ttl-cache";
+import type { D1Reads } from "./session";
 
 export type { CurrencyRow };
 
@@ -7,7 +8,7 @@ const CATALOG_TTL_MS = 5_000;
 const cache = new TtlCache<CurrencyRow[]>(CATALOG_TTL_MS, 4);
 
 /** Every catalog row, active or not, in display order; cached in isolate memory for a few seconds. */
-export function loadCatalog(db: D1Database): Promise<CurrencyRow[]> {
+export function loadCatalog(db: D1Reads): Promise<CurrencyRow[]> {
   return cache.get("all", async () => {
     const { results } = await db
       .prepare(

@@ -2,8 +2,10 @@
  * The pairs' completion times (migration 0042; docs/orders.md, "How long it takes"): summed by the
  * cron from the D1 order index, read by quotes from isolate memory.
  */
+
 import { ETA_WINDOW_DAYS, ETA_WINDOW_ORDERS, type PairHistory } from "../domain/eta";
 import { TtlCache } from "../lib/ttl-cache";
+import type { D1Reads } from "./session";
 
 /** The figures move only when the cron sums them again: a minute in isolate memory is plenty. */
 const ETA_TTL_MS = 60_000;
@@ -12,7 +14,7 @@ const cache = new TtlCache<Map<string, PairHistory>>(ETA_TTL_MS, 1);
 export const pairKey = (networkFrom: string, networkTo: string): string => `${networkFrom}>${networkTo}`;
 
 /** Every pair's figures as the cron last summed them, keyed by pairKey; empty before its first run. */
-export function loadPairEtas(db: D1Database): Promise<Map<string, PairHistory>> {
+export function loadPairEtas(db: D1Reads): Promise<Map<string, PairHistory>> {
   return cache.get("pairs", async () => {
     const { results } = await db
       .prepare("SELECT network_from, network_to, orders, p50_seconds, p90_seconds FROM pair_eta")

@@ -1,9 +1,11 @@
 // The cabinet's reads of the order index: filtered keyset pages and search, per-day counts, the
 // completed orders earnings are summed from, and the webhook deliveries of one order.
+
 import type { EarningsRow } from "../domain/earnings";
 import type { OrderStatus } from "../domain/order-state";
 import type { DayCount } from "../domain/overview";
 import { DETAIL_COLUMNS, type OrderIndexDetails, type OrderIndexRow } from "./orders";
+import type { D1Reads } from "./session";
 import type { DeliveryRow } from "./webhooks";
 
 export type CabinetOrderRow = OrderIndexRow & OrderIndexDetails;
@@ -108,7 +110,7 @@ export function searchStatement(
 
 /** One page: keyset, never OFFSET. */
 export async function searchOrders(
-  db: D1Database,
+  db: D1Reads,
   f: OrderFilter,
   after: { createdAt: string; id: string } | undefined,
   limit: number,
@@ -123,7 +125,7 @@ export async function searchOrders(
 
 /** Orders created per UTC day since `from`, on the (partner_id, created_at) index. */
 export async function ordersPerDay(
-  db: D1Database,
+  db: D1Reads,
   partnerId: string,
   livemode: boolean,
   from: string,
@@ -140,7 +142,7 @@ export async function ordersPerDay(
 
 /** Orders completed in [from, to), for the earnings sums. */
 export async function completedOrders(
-  db: D1Database,
+  db: D1Reads,
   partnerId: string,
   livemode: boolean,
   from: string,

@@ -1,6 +1,7 @@
 import type { AfterWatchHeads } from "../domain/after-watch-sweep";
 import { type IndexDetails, LISTED_VIEW_COLUMNS } from "../domain/order-index";
 import type { OrderStatus } from "../domain/order-state";
+import type { D1Reads } from "./session";
 
 export interface OrderIndexRow {
   id: string;
@@ -490,7 +491,7 @@ export function listOrdersStatement(q: OrderListQuery): { sql: string; args: (st
   };
 }
 
-export async function listOrders(db: D1Database, q: OrderListQuery): Promise<ListedOrderRow[]> {
+export async function listOrders(db: D1Reads, q: OrderListQuery): Promise<ListedOrderRow[]> {
   const s = listOrdersStatement(q);
   const { results } = await db
     .prepare(s.sql)

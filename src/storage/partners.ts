@@ -1,5 +1,6 @@
 import type { KeyKind } from "../domain/key-scopes";
 import { TtlCache } from "../lib/ttl-cache";
+import type { D1Reads } from "./session";
 
 export interface PartnerRow {
   id: string;
@@ -144,7 +145,7 @@ export function insertPartnerStatement(db: D1Database, p: PartnerRow): D1Prepare
     );
 }
 
-export async function getPartner(db: D1Database, id: string): Promise<PartnerRow | null> {
+export async function getPartner(db: D1Reads, id: string): Promise<PartnerRow | null> {
   return db.prepare(`SELECT ${PARTNER_COLUMNS} FROM partners WHERE id = ?`).bind(id).first<PartnerRow>();
 }
 

@@ -2,6 +2,7 @@
  * The service status row, its incidents and the signals the cron reads for them (migrations 0037,
  * 0038; docs/operators.md, "Service status and incidents").
  */
+
 import type {
   NetworkAlerts,
   OpenIncident,
@@ -10,6 +11,7 @@ import type {
   ServiceStatus,
 } from "../domain/service-status";
 import { TtlCache } from "../lib/ttl-cache";
+import type { D1Reads } from "./session";
 
 /** As the catalog: a few seconds in isolate memory, so a quote's status check costs no D1 query. */
 const STATUS_TTL_MS = 5_000;
@@ -17,7 +19,7 @@ const cache = new TtlCache<ServiceStatus | null>(STATUS_TTL_MS, 1);
 const openCache = new TtlCache<IncidentWithNotes[]>(STATUS_TTL_MS, 1);
 
 /** The status the cron last wrote; null before its first run. */
-export function loadServiceStatus(db: D1Database): Promise<ServiceStatus | null> {
+export function loadServiceStatus(db: D1Reads): Promise<ServiceStatus | null> {
   return cache.get("status", async () => {
     const row = await db
       .prepare("SELECT status_json FROM service_status WHERE id = 1")
@@ -142,7 +144,7 @@ export const closeIncidentStatement = (db: D1Database, id: number, at: string) =
 export type IncidentWithNotes = { incident: IncidentRow; notes: IncidentNoteRow[] };
 
 /** The incidents with their notes, oldest note first (at most 100 incidents: D1's bound parameters). */
-async function withNotes(db: D1Database, incidents: IncidentRow[]): Promise<IncidentWithNotes[]> {
+async function withNotes(db: D1Reads, incidents: IncidentRow[]): Promise<IncidentWithNotes[]> {
   if (incidents.length === 0) return [];
   const ids = incidents.map((r) => r.id);
   const { results: notes } = await db
@@ -159,11 +161,7 @@ async function withNotes(db: D1Database, incidents: IncidentRow[]): Promise<Inci
 }
 
 /** Incidents open now or opened since `since`, newest first, with their notes. */
-export async function listIncidents(
-  db: D1Database,
-  since: string,
-  limit: number,
-): Promise<IncidentWithNotes[]> {
+export async function listIncidents(db: D1Reads, since: string, limit: number): Promise<IncidentWithNotes[]> {
   const { results } = await db
     .prepare(
       `SELECT id, component, level, summary, opened_at, closed_at FROM incidents
@@ -175,7 +173,7 @@ export async function listIncidents(
 }
 
 /** The open incidents with their notes, from the same few-second isolate cache as the status. */
-export function loadOpenIncidents(db: D1Database): Promise<IncidentWithNotes[]> {
+export function loadOpenIncidents(db: D1Reads): Promise<IncidentWithNotes[]> {
   return openCache.get("open", async () => {
     const { results } = await db
       .prepare(

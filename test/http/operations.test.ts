@@ -13,5 +13,6 @@ import "./operations/admin-access";
 import "./operations/admin-order-review";
 import "./operations/recipient-activation";
 import "./operations/screening";
+import "./operations/service-levels";
 import "./operations/service-status";
 import "./operations/statements";

@@ -20,6 +20,7 @@ import { STEP_UP_FIELD } from "../../services/step-up";
 import type { TestHelper } from "../../services/test-helpers";
 import { loadCatalog } from "../../storage/catalog";
 import { badRequest } from "../errors";
+import { reads } from "../middleware/d1-session";
 import { OrderPage, OrdersPage } from "./order-pages";
 import { actorOf, type CabinetEnv, requireSession, type SignedInEnv, stepUpGate } from "./session";
 
@@ -116,8 +117,8 @@ export function registerOrderRoutes(app: Hono<CabinetEnv>): void {
   app.get("/orders", requireSession("orders.read"), async (c) => {
     const query = orderQuery(c);
     const [page, catalog] = await Promise.all([
-      orderPage(c.env.DB, filterOf(c, query), query.cursor),
-      loadCatalog(c.env.DB),
+      orderPage(reads(c), filterOf(c, query), query.cursor),
+      loadCatalog(reads(c)),
     ]);
     const coins = [...new Set(catalog.map((r) => r.coin))].sort();
     return c.html(
@@ -133,7 +134,7 @@ export function registerOrderRoutes(app: Hono<CabinetEnv>): void {
 
   app.get("/orders.csv", requireSession("orders.read"), (c) => {
     const stamp = new Date().toISOString().slice(0, 19).replace(/[-:]/g, "");
-    return c.body(ordersCsv(c.env.DB, filterOf(c, orderQuery(c)), c.get("config").CABINET_ORIGIN), 200, {
+    return c.body(ordersCsv(reads(c), filterOf(c, orderQuery(c)), c.get("config").CABINET_ORIGIN), 200, {
       "Content-Type": "text/csv; charset=utf-8",
       "Content-Disposition": `attachment; filename="orders-${stamp}.csv"`,
     });

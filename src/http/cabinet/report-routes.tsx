@@ -3,6 +3,7 @@ import type { Context, Hono } from "hono";
 import { dayBefore } from "../../domain/overview";
 import { earningsBetween, earningsCsv, partnerOverview } from "../../services/earnings";
 import { getPartner } from "../../storage/partners";
+import { reads } from "../middleware/d1-session";
 import { EarningsPage, OverviewPage } from "./report-pages";
 import { type CabinetEnv, requireSession, type SignedInEnv } from "./session";
 
@@ -27,8 +28,8 @@ export function registerReportRoutes(app: Hono<CabinetEnv>): void {
   app.get("/overview", requireSession("orders.read"), async (c) => {
     const s = signedIn(c).get("cabinet");
     const [overview, partner] = await Promise.all([
-      partnerOverview(c.env.DB, s.user.partner_id, s.mode !== "test", Date.now()),
-      getPartner(c.env.DB, s.user.partner_id),
+      partnerOverview(reads(c), s.user.partner_id, s.mode !== "test", Date.now()),
+      getPartner(reads(c), s.user.partner_id),
     ]);
     return c.html(<OverviewPage session={s} overview={overview} markupBps={partner?.markup_bps ?? 0} />);
   });
@@ -36,14 +37,14 @@ export function registerReportRoutes(app: Hono<CabinetEnv>): void {
   app.get("/earnings", requireSession("orders.read"), async (c) => {
     const s = signedIn(c).get("cabinet");
     const r = range(c, Date.now());
-    const summary = await earningsBetween(c.env.DB, s.user.partner_id, s.mode !== "test", r.fromIso, r.toIso);
+    const summary = await earningsBetween(reads(c), s.user.partner_id, s.mode !== "test", r.fromIso, r.toIso);
     return c.html(<EarningsPage session={s} from={r.from} to={r.to} summary={summary} />);
   });
 
   app.get("/earnings.csv", requireSession("orders.read"), async (c) => {
     const r = range(c, Date.now());
     const s = signedIn(c).get("cabinet");
-    const summary = await earningsBetween(c.env.DB, s.user.partner_id, s.mode !== "test", r.fromIso, r.toIso);
+    const summary = await earningsBetween(reads(c), s.user.partner_id, s.mode !== "test", r.fromIso, r.toIso);
     return c.body(earningsCsv(summary), 200, {
       "Content-Type": "text/csv; charset=utf-8",
       "Content-Disposition": `attachment; filename="earnings-${r.from}-${r.to}.csv"`,

@@ -4,6 +4,7 @@ import { ICON_HASHES } from "../../generated/icons";
 import { etagOf } from "../../lib/etag";
 import { loadCatalog } from "../../storage/catalog";
 import { publicRateLimit } from "../middleware/auth";
+import { reads } from "../middleware/d1-session";
 import { createRouter } from "../router";
 import { cacheable, errorResponses, okResponse, out, withCors } from "../schemas";
 import { type TaggedBody, taggedJson } from "../tagged-json";
@@ -110,6 +111,6 @@ function catalogBody(rows: readonly CurrencyRow[]): Promise<TaggedBody> {
 }
 
 export const currenciesRouter = createRouter().openapi(route, async (c) => {
-  const tagged = await catalogBody(await loadCatalog(c.env.DB));
+  const tagged = await catalogBody(await loadCatalog(reads(c)));
   return taggedJson<PublicCurrency[]>(c, tagged, CACHING);
 });

@@ -14,6 +14,7 @@ import {
   tokenParam,
 } from "../asset-params";
 import { benchRoutesOn } from "../bench-switch";
+import { reads } from "../middleware/d1-session";
 import { keyedOperation } from "../middleware/scopes";
 import { createRouter } from "../router";
 import {
@@ -23,6 +24,7 @@ import {
   EtaSourceSchema,
   errorResponses,
   FeesSchema,
+  HEADERS,
   MaxSlippageParam,
   numberAmount,
   okResponse,
@@ -31,6 +33,7 @@ import {
   pageLimit,
   ticker,
   timestamp,
+  withHeaders,
 } from "../schemas";
 import { serialisedJson } from "../tagged-json";
 import { OrderActionsSchema } from "./order-actions-schema";
@@ -395,20 +398,23 @@ export const ordersRouter = createRouter<PartnerEnv>()
         "Beyond the contract. Rows from the order index carrying the order's public view (amounts, addresses, transaction ids, each side's token and chain id), so one paged call by date range reports a month; `actions`, `fees`, `metadata` and timings need the order itself. Filters combine; follow `next_cursor` until it is null.",
       request: { query: ListQuery, headers: KeyHeaders },
       responses: {
-        200: okResponse(
-          "limited",
-          "A page of orders.",
-          z.object({
-            data: z.array(OrderSummarySchema).max(100),
-            next_cursor: z.string().max(512).nullable(),
-          }),
+        200: withHeaders(
+          okResponse(
+            "limited",
+            "A page of orders.",
+            z.object({
+              data: z.array(OrderSummarySchema).max(100),
+              next_cursor: z.string().max(512).nullable(),
+            }),
+          ),
+          HEADERS.bookmark,
         ),
         ...errorResponses(400, 401, 403, 429),
       },
     }),
     async (c) => {
       const q = c.req.valid("query");
-      const page = await listPartnerOrders(c.env, c.get("partner"), {
+      const page = await listPartnerOrders(c.env, reads(c), c.get("partner"), {
         status: q.status,
         createdFrom: q.created_from,
         createdTo: q.created_to,

@@ -5,6 +5,7 @@ import type { IncidentWithNotes } from "../../services/service-status";
 import { loadSanctions, type SanctionsList } from "../../storage/screening";
 import { loadOpenIncidents, loadServiceStatus } from "../../storage/service-status";
 import { publicRateLimit } from "../middleware/auth";
+import { reads } from "../middleware/d1-session";
 import { createRouter } from "../router";
 import { cacheable, errorResponses, okResponse, out, timestamp, withCors } from "../schemas";
 import { type TaggedBody, taggedJson } from "../tagged-json";
@@ -160,8 +161,8 @@ function statusBody(status: ServiceStatus | null, incidents: IncidentWithNotes[]
 
 export const serviceStatusRouter = createRouter().openapi(route, async (c) => {
   const [status, incidents, sanctions] = await Promise.all([
-    loadServiceStatus(c.env.DB),
-    loadOpenIncidents(c.env.DB),
+    loadServiceStatus(reads(c)),
+    loadOpenIncidents(reads(c)),
     loadSanctions(c.env.DB),
   ]);
   const tagged = await statusBody(status, incidents, sanctions);

@@ -2,7 +2,9 @@
 // the last 30 days of incidents with the operators' notes. No script: a reload shows a new status.
 import { ETA_MIN_ORDERS, ETA_WINDOW_DAYS, type PairHistory } from "../../domain/eta";
 import type { ServiceLevel } from "../../domain/service-status";
+import { OBJECTIVES } from "../../domain/slo";
 import { durationWords } from "../../lib/relative-time";
+import type { RecentAvailability } from "../../services/slo";
 import type { PublicIncident, PublicServiceStatus } from "../routes/service-status";
 
 const HEADLINE: Record<ServiceLevel, string> = {
@@ -104,11 +106,46 @@ function PairTimes(props: { etas: (PairHistory & { pair: string })[] }) {
   );
 }
 
+/**
+ * A share as a percentage, rounded down: 0.99996 is "99.99 %", never "100.00 %" (the epsilon
+ * keeps 0.997, stored as 0.99699…, at 99.70).
+ */
+const percent = (share: number) => `${(Math.floor(share * 10_000 + 1e-6) / 100).toFixed(2)} %`;
+
+/**
+ * The share of requests answered without a server error, measured by the service itself
+ * (docs/operators.md, "Service levels"): the whole span's and one mark per UTC day.
+ */
+function Availability(props: { availability: RecentAvailability }) {
+  const a = props.availability;
+  const span = a.days.length;
+  return (
+    <section class="card" aria-labelledby="availability-title">
+      <h2 id="availability-title">Availability in the last {span} days</h2>
+      <p data-testid="availability">
+        {a.availability === null
+          ? "Nothing measured yet."
+          : `${percent(a.availability)} of requests answered without a server error (objective ${percent(OBJECTIVES.availability)} a month).`}
+      </p>
+      <ol class="days" aria-label="Each day, oldest first">
+        {a.days.map((d) => (
+          <li
+            data-day={d.day}
+            data-met={d.availability === null ? "none" : String(d.availability >= OBJECTIVES.availability)}
+            title={`${d.day}: ${d.availability === null ? "no requests" : percent(d.availability)}`}
+          />
+        ))}
+      </ol>
+    </section>
+  );
+}
+
 export function StatusBody(props: {
   status: PublicServiceStatus;
   incidents: PublicIncident[];
   days: number;
   etas: (PairHistory & { pair: string })[];
+  availability: RecentAvailability;
 }) {
   const s = props.status;
   return (
@@ -161,6 +198,7 @@ export function StatusBody(props: {
           </tbody>
         </table>
       </section>
+      <Availability availability={props.availability} />
       <PairTimes etas={props.etas} />
       <section class="card" aria-labelledby="incidents-title">
         <h2 id="incidents-title">Incidents in the last {props.days} days</h2>

@@ -1,4 +1,5 @@
 import type { ChainReader } from "../../adapters/chain/types";
+import { analyticsEngineSink } from "../../adapters/metrics";
 import { liveReaderFor, type OrderAdapters } from "../../adapters/registry";
 import { type Config, getConfig } from "../../config";
 import type { OrderRecord } from "../../domain/order";
@@ -110,7 +111,17 @@ export function orderContext(
   const outbox = new OrderOutbox(tables.outbox, env.WEBHOOKS, config.CABINET_ORIGIN, partnerFeed(kv, env));
   const alerts = new OrderAlerts(tables.alerts);
   const saveRecord = (r: OrderRecord) => kv.put(K.record, r);
-  const journal = new OrderJournal({ storage, schedule, ledger, outbox, alerts, saveRecord, announce });
+  const metrics = analyticsEngineSink(env.SLO_EVENTS);
+  const journal = new OrderJournal({
+    storage,
+    schedule,
+    ledger,
+    outbox,
+    alerts,
+    metrics,
+    saveRecord,
+    announce,
+  });
   const clock = () => kv.get<number>(K.testClock) ?? 0;
   const jumps = () => kv.get<ClockJump[]>(K.testClockJumps) ?? [];
   const adapters = (r: OrderRecord) => adaptersOf(env, config, ledger, r);

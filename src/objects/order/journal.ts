@@ -1,9 +1,11 @@
+import type { MetricsSink } from "../../adapters/metrics";
 import { sendKey } from "../../domain/ledger-keys";
-import type { OrderRecord, SendKind } from "../../domain/order";
+import { isLive, type OrderRecord, type SendKind } from "../../domain/order";
 import { type ActionInputs, orderActions } from "../../domain/order-actions";
 import { decide, type OrderEvent, type OrderStatus, stateViewOf } from "../../domain/order-state";
 import type { StatusTimes } from "../../domain/order-status";
 import { stepTimes } from "../../domain/order-timing";
+import { pairKey } from "../../storage/eta";
 import type { OrderAlerts } from "./alerts";
 import { markLiquidity } from "./liquidity";
 import type { OrderOutbox } from "./outbox";
@@ -28,6 +30,8 @@ export interface JournalStores {
   readonly ledger: SendsLedger;
   readonly outbox: OrderOutbox;
   readonly alerts: OrderAlerts;
+  /** Where each status change is reported as a service-level point (docs/operators.md). */
+  readonly metrics: MetricsSink;
   saveRecord(r: OrderRecord): void;
   /** Told after a status change is written (its event is in the outbox). */
   announce?(): void;
@@ -94,7 +98,18 @@ export class OrderJournal implements OrderTransitions {
           this.stores.alerts.clearAll(next.id, now);
       }
     });
-    if (next.status !== r.status) this.stores.announce?.();
+    if (next.status !== r.status) {
+      this.stores.announce?.();
+      this.stores.metrics.transition({
+        pair: pairKey(r.networkFrom, r.networkTo),
+        from: r.status,
+        to: next.status,
+        partnerId: r.partnerId,
+        mode: isLive(r) ? "live" : "test",
+        ageMs: now - Date.parse(r.createdAt),
+        sinceLastMs: now - Date.parse(r.updatedAt),
+      });
+    }
     return next;
   }
 

@@ -2,7 +2,7 @@
 // GET /partner/orders carries the order's public view — amounts, addresses, txids, each side's
 // token and chain id — exactly as GET /partner/orders/{id} shows them, before and after the payout.
 import { beforeAll, describe, expect, it } from "vitest";
-import { admin, call, createPartner, json, setPrices } from "../../helpers";
+import { admin, call, createPartner, expectError, json, setPrices } from "../../helpers";
 import { BTC_REFUND, BTC_TO_USDT, createOrder, type Order, read } from "../../support/orders";
 
 describe("order-list", () => {
@@ -72,5 +72,25 @@ describe("order-list", () => {
     expect(reported(paid!)).toEqual(reported(done));
     expect(paid).toMatchObject({ deposit_txid: expect.any(String), payout_txid: expect.any(String) });
     expect(paid?.amount_to_actual).toEqual(expect.any(Number));
+  });
+
+  // docs/performance.md, "Reads from replicas": the list reads through a D1 session; its bookmark
+  // comes back in X-D1-Bookmark and a request that sends it back reads at least that fresh.
+  it("answers the list's read position in X-D1-Bookmark, accepts it back, refuses a malformed one", async () => {
+    const p = await createPartner({ name: "list-bookmark" });
+    await createOrder(p, BTC_TO_USDT);
+    const list = (bookmark?: string) =>
+      call("/api/v1/partner/orders?limit=1", {
+        headers: { "X-API-Key": p.key, ...(bookmark === undefined ? {} : { "X-D1-Bookmark": bookmark }) },
+      });
+    const first = await list();
+    expect(first.status).toBe(200);
+    const bookmark = first.headers.get("x-d1-bookmark");
+    expect(bookmark).toMatch(/^[0-9A-Za-z-]+$/);
+    const again = await list(bookmark as string);
+    expect(again.status).toBe(200);
+    expect((await json<{ data: unknown[] }>(again)).data).toHaveLength(1);
+    const bad = await list("not a bookmark");
+    expect((await expectError(bad, 400, "invalid_bookmark")).detail).toMatch(/X-D1-Bookmark/);
   });
 });

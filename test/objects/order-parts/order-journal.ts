@@ -6,6 +6,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import type { TransitionPoint } from "../../../src/adapters/metrics";
 import { getConfig } from "../../../src/config";
 import type { OrderRecord } from "../../../src/domain/order";
 import { OrderAlerts } from "../../../src/objects/order/alerts";
@@ -34,6 +35,7 @@ async function withJournal(
     schedule: OrderSchedule;
     outbox: OrderOutbox;
     kv: SyncKvStorage;
+    transitions: TransitionPoint[];
   }) => void,
 ) {
   const o = await createOrder(partner, body);
@@ -49,6 +51,7 @@ async function withJournal(
       partnerFeed(storage.kv, env),
     );
     const saved: OrderRecord[] = [];
+    const transitions: TransitionPoint[] = [];
     const alerts = new OrderAlerts(tables.alerts);
     const journal = new OrderJournal({
       storage,
@@ -56,17 +59,18 @@ async function withJournal(
       ledger,
       outbox,
       alerts,
+      metrics: { request: () => {}, transition: (p) => void transitions.push(p) },
       saveRecord: (r) => saved.push(r),
     });
     const record = storage.kv.get<OrderRecord>("order");
     if (!record) throw new Error("no record");
-    fn({ journal, record, saved, schedule, outbox, kv: storage.kv });
+    fn({ journal, record, saved, schedule, outbox, kv: storage.kv, transitions });
   });
 }
 
 describe("OrderJournal", () => {
   it("a status change writes the record, its log row, the webhook, the index flag and the schedule", async () => {
-    await withJournal(BTC_TO_USDT, ({ journal, record, saved, schedule, outbox, kv }) => {
+    await withJournal(BTC_TO_USDT, ({ journal, record, saved, schedule, outbox, kv, transitions }) => {
       expect(journal.events().map((e) => e.reason)).toEqual(["order created"]);
       const webhooks = outbox.entries().length;
       const now = Date.parse(record.expiresAt) + 1;
@@ -88,6 +92,19 @@ describe("OrderJournal", () => {
       // The deadline goes with waiting; the end of the late-deposit watch comes with expired.
       expect(schedule.get(DUE.expiry)).toBeNull();
       expect(schedule.get(DUE.lateWatchEnd)).toBe(Date.parse(record.lateWatchEndsAt));
+      // One service-level point per status change (docs/operators.md, "Service levels"); a note is none.
+      journal.note(next!, now + 5, "a note", null);
+      expect(transitions).toEqual([
+        {
+          pair: "BTC>TRX",
+          from: "waiting_deposit",
+          to: "expired",
+          partnerId: partner.id,
+          mode: "live",
+          ageMs: now - Date.parse(record.createdAt),
+          sinceLastMs: now - Date.parse(record.updatedAt),
+        },
+      ]);
     });
   });
 

@@ -201,6 +201,26 @@ describe("SDK against the Worker", () => {
     for (const w of waits) expect(w).toBeGreaterThan(0);
   });
 
+  it("sends the last X-D1-Bookmark the server answered with on the next request", async () => {
+    const p = await createPartner();
+    const seen: Request[] = [];
+    const answered: (string | null)[] = [];
+    const base = workerFetch(seen);
+    const client = createClient({
+      baseUrl: "http://localhost",
+      apiKey: p.key,
+      fetch: (async (input: RequestInfo | URL, init?: RequestInit) => {
+        const res = await base(input, init);
+        answered.push(res.headers.get("x-d1-bookmark"));
+        return res;
+      }) as typeof fetch,
+    });
+    await client.listOrdersPage();
+    await client.listOrdersPage();
+    expect(answered[0]).toBeTruthy();
+    expect(seen.map((r) => r.headers.get("x-d1-bookmark"))).toEqual([null, answered[0]]);
+  });
+
   it("never retries a POST without an Idempotency-Key", async () => {
     let calls = 0;
     const client = createClient({

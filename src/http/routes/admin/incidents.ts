@@ -68,7 +68,7 @@ export const adminIncidentsRouter = createRouter()
     }),
     async (c) => {
       c.header("Cache-Control", "no-store");
-      const list = await recentIncidents(c.env, Date.now(), c.req.valid("query").days, 100);
+      const list = await recentIncidents(c.env.DB, Date.now(), c.req.valid("query").days, 100);
       return c.json({ data: list.map(adminIncident) }, 200);
     },
   )
