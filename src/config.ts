@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ALERT_ROUTE_FORMATS } from "./domain/alert-routing";
 import type { DepositConfig } from "./domain/deposit";
+import { parseHoldPolicy } from "./domain/holds";
 
 // Env vars arrive as strings (wrangler [vars], .dev.vars, secrets). They are parsed once per env
 // object into a typed config carrying the defaults of DESIGN.md, so a missing var is never a crash.
@@ -133,6 +134,8 @@ export const configSchema = z.object({
   SCREENING_VENDOR_TIMEOUT_MS: int(300, 1),
   /** The cabinet's origin: WebAuthn's relying-party id is its host name (docs/cabinet.md). */
   CABINET_ORIGIN: z.url().default("http://localhost:8787"),
+  /** Per-category hold deadlines and outcomes over the defaults (src/domain/holds.ts, docs/operators.md). */
+  HOLD_POLICY: z.string().optional().transform(parseHoldPolicy),
 });
 
 export interface ChainEndpoints {

@@ -64,6 +64,8 @@ export interface OrderContext extends OrderTransitions {
   siblingReader(network: string): ChainReader;
   /** A log row as is (the journal's). */
   log: OrderJournal["log"];
+  /** The hold put, moved or ended with no status change (the journal's). */
+  changeHold: OrderJournal["changeHold"];
 }
 
 /**
@@ -121,6 +123,7 @@ export function orderContext(storage: DurableObjectStorage, env: Env): OrderCont
     apply: (...args) => journal.apply(...args),
     note: (...args) => journal.note(...args),
     log: (...args) => journal.log(...args),
+    changeHold: (...args) => journal.changeHold(...args),
     markProjection: (now) => journal.markProjection(now),
   };
 }

@@ -1,0 +1,136 @@
+/**
+ * Holds that end (docs/lifecycle.md, "Holds"), through test mode's public surface: a test deposit
+ * from a listed test address (docs/test-mode.md) holds its order with a deadline; at the deadline
+ * the category's policy happens — a refund for risk and issuer matches, an operator's review (and
+ * no money moving) for sanctions; the operator's release resumes the order, an extension goes once
+ * and is audited; `order.held` / `order.released` are each sent once.
+ */
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { OrderHold } from "../../src/domain/holds";
+import { admin, call, createPartner, expectError, json, setPrices, type TestPartner } from "../helpers";
+import { BTC_REFUND, BTC_TO_USDT, createOrder, type Order, TRON_ADDR } from "../support/orders";
+
+/** Test mode's listed addresses (src/domain/screening.ts TEST_LISTED). */
+const SANCTIONED_BTC = "bc1qt3w9chzut3w9chzut3w9chzut3w9chzufdsq3l";
+const ISSUER_BLOCKED_TRON = "TJPZp3h26cfFoz7mzyxNofcNR7GGenKf8V";
+const CLEAR_BTC = "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq";
+
+type Held = Order & { hold: OrderHold | null; refund_address: string | null; refund_txid: string | null };
+
+let p: TestPartner;
+
+beforeAll(async () => {
+  await setPrices();
+  const live = await createPartner({ name: "screening-holds", rate_limit_per_minute: 100_000 });
+  const res = await admin(`/partners/${live.id}/keys`, { method: "POST", json: { mode: "test" } });
+  p = { ...live, key: (await json<{ key: string }>(res)).key };
+});
+
+async function help(orderId: string, name: string, body?: unknown): Promise<Held> {
+  const res = await call(`/api/v1/partner/test/orders/${orderId}/${name}`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${p.key}`, "content-type": "application/json" },
+    body: JSON.stringify(body ?? {}),
+  });
+  expect(res.status, await res.clone().text()).toBe(200);
+  return json<Held>(res);
+}
+
+const get = async (id: string) =>
+  json<Held>(await call(`/api/v1/partner/orders/${id}`, { headers: { Authorization: `Bearer ${p.key}` } }));
+
+/** The order's webhook event types, in order. */
+const webhookTypes = async (id: string) =>
+  (await env.ORDERS.getByName(id).webhookEvents()).map((e) => e.message.type);
+
+const HOURS = 3_600_000;
+
+describe("a deposit from a listed source", () => {
+  it("sanctions: held with a deadline where it was; at the deadline the operator reviews, and nothing moves", async () => {
+    const o = await createOrder(p, { ...BTC_TO_USDT, refund_address: BTC_REFUND });
+    const seen = await help(o.id, "deposit", { from: SANCTIONED_BTC, confirmations: 2 });
+    expect(seen.status).toBe("confirming");
+    expect(seen.hold).toMatchObject({
+      category: "sanctions",
+      at_deadline: "operator_review",
+      extended: null,
+    });
+    const hold = seen.hold as OrderHold;
+    expect(Date.parse(hold.deadline_at) - Date.parse(hold.since)).toBe(72 * HOURS);
+    // The keyless status API carries it too.
+    const status = await json<{ hold: OrderHold | null }>(await call(new URL(o.status_url).pathname));
+    expect(status.hold).toEqual(hold);
+
+    const after = await help(o.id, "pass-hold-deadline");
+    expect(after).toMatchObject({ status: "confirming", payout_txid: null, refund_txid: null });
+    expect(after.hold).toEqual(hold);
+    const alerts = await json<{ data: { order_id: string; kind: string }[] }>(await admin("/alerts"));
+    expect(alerts.data).toContainEqual(expect.objectContaining({ order_id: o.id, kind: "hold_review" }));
+    // A held order never pays out: another run changes nothing.
+    expect(await help(o.id, "confirm", { blocks: 1 })).toMatchObject({
+      status: "confirming",
+      payout_txid: null,
+    });
+    expect(await webhookTypes(o.id)).toEqual(["order.status_changed", "order.held"]);
+  });
+
+  it("issuer_blocked on an account chain: at the deadline the deposit goes back to its sender", async () => {
+    const o = await createOrder(p, {
+      coin_from: "TRX",
+      network_from: "TRX",
+      coin_to: "BTC",
+      network_to: "BTC",
+      amount_from: 5000,
+      rate_type: "float",
+      recipient_address: CLEAR_BTC,
+    });
+    const seen = await help(o.id, "deposit", { from: ISSUER_BLOCKED_TRON, confirmations: 30 });
+    expect(seen).toMatchObject({
+      status: "confirming",
+      hold: { category: "issuer_blocked", at_deadline: "refund" },
+    });
+    const done = await help(o.id, "pass-hold-deadline");
+    expect(done).toMatchObject({
+      status: "refunded",
+      status_reason: "source_screened",
+      refund_address: ISSUER_BLOCKED_TRON,
+      payout_txid: null,
+      hold: null,
+    });
+    expect(done.refund_txid).not.toBeNull();
+  });
+
+  it("a clear sender is not held; the operator's release resumes a held order, webhooks once each", async () => {
+    const clear = await createOrder(p, BTC_TO_USDT);
+    expect((await help(clear.id, "deposit", { from: CLEAR_BTC })).hold).toBeNull();
+
+    const o = await createOrder(p, { ...BTC_TO_USDT, recipient_address: TRON_ADDR });
+    await help(o.id, "deposit", { from: SANCTIONED_BTC, confirmations: 2 });
+    const released = await admin(`/orders/${o.id}/hold`, { method: "DELETE" });
+    expect(released.status).toBe(200);
+    expect((await json<Held>(released)).hold).toBeNull();
+    const resumed = await help(o.id, "confirm", { blocks: 1 });
+    expect(resumed).toMatchObject({ status: "completed", hold: null });
+    const types = await webhookTypes(o.id);
+    expect(types.filter((t) => t === "order.held")).toHaveLength(1);
+    expect(types.filter((t) => t === "order.released")).toHaveLength(1);
+  });
+
+  it("the operator extends the deadline once, with a reason, audited; a second extension is refused", async () => {
+    const o = await createOrder(p, { ...BTC_TO_USDT, refund_address: BTC_REFUND });
+    const { hold } = await help(o.id, "deposit", { from: SANCTIONED_BTC });
+    const extend = (reason: string) =>
+      admin(`/orders/${o.id}/hold/extend`, { method: "POST", json: { hours: 24, reason } });
+    const res = await extend("waiting for the sender's documents");
+    expect(res.status).toBe(200);
+    const moved = (await get(o.id)).hold as OrderHold;
+    expect(Date.parse(moved.deadline_at) - Date.parse((hold as OrderHold).deadline_at)).toBe(24 * HOURS);
+    expect(moved.extended?.reason).toBe("waiting for the sender's documents");
+    await expectError(await extend("again"), 409, "action_not_available");
+    const audit = await json<{ data: { action: string; entity_id: string }[] }>(
+      await admin(`/audit?entity_type=order&entity_id=${o.id}`),
+    );
+    expect(audit.data.filter((a) => a.action === "order.hold_extend")).toHaveLength(1);
+  });
+});
