@@ -46,6 +46,18 @@ const webhookTypes = async (id: string) =>
 
 const HOURS = 3_600_000;
 
+describe("the policy page", () => {
+  it("/compliance states each list's deadline and outcome, as HOLD_POLICY sets them", async () => {
+    const res = await call("/compliance");
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    const row = (category: string) =>
+      html.match(new RegExp(`<tr data-category="${category}">(.*?)</tr>`))?.[1];
+    expect(row("sanctions")).toMatch(/3 days \(72 hours\).*a person decides/);
+    expect(row("risk")).toMatch(/3 days \(72 hours\).*sent back/);
+  });
+});
+
 describe("a deposit from a listed source", () => {
   it("sanctions: held with a deadline where it was; at the deadline the operator reviews, and nothing moves", async () => {
     const o = await createOrder(p, { ...BTC_TO_USDT, refund_address: BTC_REFUND });
@@ -58,6 +70,11 @@ describe("a deposit from a listed source", () => {
     });
     const hold = seen.hold as OrderHold;
     expect(Date.parse(hold.deadline_at) - Date.parse(hold.since)).toBe(72 * HOURS);
+    // The tracking page says so in plain words, with the deadline, and links the policy.
+    const page = await (await call(new URL(o.tracking_url).pathname)).text();
+    expect(page).toContain('data-testid="hold"');
+    expect(page).toContain(`${hold.deadline_at.replace("T", " ").slice(0, 16)} UTC`);
+    expect(page).toContain('href="/compliance"');
     // The keyless status API carries it too.
     const status = await json<{ hold: OrderHold | null }>(await call(new URL(o.status_url).pathname));
     expect(status.hold).toEqual(hold);
