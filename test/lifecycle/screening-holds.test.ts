@@ -79,6 +79,10 @@ describe("a deposit from a listed source", () => {
     const status = await json<{ hold: OrderHold | null }>(await call(new URL(o.status_url).pathname));
     expect(status.hold).toEqual(hold);
 
+    // The index marks it for the operator's review queue (which lists live orders).
+    await env.ORDERS.getByName(o.id).tick();
+    const row = await env.DB.prepare("SELECT needs_action FROM orders WHERE id = ?").bind(o.id).first();
+    expect(row).toEqual({ needs_action: 1 });
     const after = await help(o.id, "pass-hold-deadline");
     expect(after).toMatchObject({ status: "confirming", payout_txid: null, refund_txid: null });
     expect(after.hold).toEqual(hold);
