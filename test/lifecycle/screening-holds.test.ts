@@ -13,7 +13,8 @@ import { BTC_REFUND, BTC_TO_USDT, createOrder, type Order, TRON_ADDR } from "../
 
 /** Test mode's listed addresses (src/domain/screening.ts TEST_LISTED). */
 const SANCTIONED_BTC = "bc1qt3w9chzut3w9chzut3w9chzut3w9chzufdsq3l";
-const ISSUER_BLOCKED_TRON = "TJPZp3h26cfFoz7mzyxNofcNR7GGenKf8V";
+const RISK_EVM = "0x5C12EE000000000000000000000000000000715C";
+const CLEAR_ETH = "0x52908400098527886E0F7030069857D2E4169EE7";
 const CLEAR_BTC = "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq";
 
 type Held = Order & { hold: OrderHold | null; refund_address: string | null; refund_txid: string | null };
@@ -96,26 +97,24 @@ describe("a deposit from a listed source", () => {
     expect(await webhookTypes(o.id)).toEqual(["order.status_changed", "order.held"]);
   });
 
-  it("issuer_blocked on an account chain: at the deadline the deposit goes back to its sender", async () => {
+  it("risk: at the deadline the deposit goes back to the refund address", async () => {
     const o = await createOrder(p, {
-      coin_from: "TRX",
-      network_from: "TRX",
+      coin_from: "ETH",
+      network_from: "ETH",
       coin_to: "BTC",
       network_to: "BTC",
-      amount_from: 5000,
+      amount_from: 0.5,
       rate_type: "float",
       recipient_address: CLEAR_BTC,
+      refund_address: CLEAR_ETH,
     });
-    const seen = await help(o.id, "deposit", { from: ISSUER_BLOCKED_TRON, confirmations: 30 });
-    expect(seen).toMatchObject({
-      status: "confirming",
-      hold: { category: "issuer_blocked", at_deadline: "refund" },
-    });
+    const seen = await help(o.id, "deposit", { from: RISK_EVM, confirmations: 64 });
+    expect(seen).toMatchObject({ status: "confirming", hold: { category: "risk", at_deadline: "refund" } });
     const done = await help(o.id, "pass-hold-deadline");
     expect(done).toMatchObject({
       status: "refunded",
       status_reason: "source_screened",
-      refund_address: ISSUER_BLOCKED_TRON,
+      refund_address: CLEAR_ETH,
       payout_txid: null,
       hold: null,
     });
