@@ -4,6 +4,7 @@ import { getConfig } from "./config";
 import { timeOrderedId } from "./domain/time-ordered-id";
 import { adminApi, PARTNER_OPENAPI_PATH, partnerApi } from "./http/apis";
 import { createCabinet } from "./http/cabinet/routes";
+import { createCompliancePage } from "./http/compliance/page";
 import { ApiError } from "./http/errors";
 import { adminAuth } from "./http/middleware/admin-auth";
 import { adminRateLimit } from "./http/middleware/auth";
@@ -88,6 +89,7 @@ export function createApp() {
   // The end user's pages (docs/widget.md): HTML too, outside the API documents.
   app.route("/track", createTrackPages());
   app.route("/status", createStatusPage());
+  app.route("/compliance", createCompliancePage());
   app.route(SWAP_ASSET_PATH, createSwapAssets());
   app.route("/", createWidgetPages());
 

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ALERT_ROUTE_FORMATS } from "./domain/alert-routing";
 import type { DepositConfig } from "./domain/deposit";
+import { parseHoldPolicy } from "./domain/holds";
 
 // Env vars arrive as strings (wrangler [vars], .dev.vars, secrets). They are parsed once per env
 // object into a typed config carrying the defaults of DESIGN.md, so a missing var is never a crash.
@@ -142,6 +143,8 @@ export const configSchema = z.object({
   STREAM_RETENTION_DAYS: int(7, 7),
   /** The cabinet's origin: WebAuthn's relying-party id is its host name (docs/cabinet.md). */
   CABINET_ORIGIN: z.url().default("http://localhost:8787"),
+  /** Per-category hold deadlines and outcomes over the defaults (src/domain/holds.ts, docs/operators.md). */
+  HOLD_POLICY: z.string().optional().transform(parseHoldPolicy),
 });
 
 export interface ChainEndpoints {

@@ -264,6 +264,14 @@ export function createClient(options: ClientOptions) {
         ),
       expire: (orderId: string): Promise<Order> =>
         unwrap(raw.POST("/api/v1/partner/test/orders/{order_id}/expire", { params: at(orderId), body: {} })),
+      /** Passes the order's hold deadline: the hold ends as its `at_deadline` says. */
+      passHoldDeadline: (orderId: string): Promise<Order> =>
+        unwrap(
+          raw.POST("/api/v1/partner/test/orders/{order_id}/pass-hold-deadline", {
+            params: at(orderId),
+            body: {},
+          }),
+        ),
       fail: (orderId: string, step: TestFailStep): Promise<Order> =>
         unwrap(
           raw.POST("/api/v1/partner/test/orders/{order_id}/fail", { params: at(orderId), body: { step } }),

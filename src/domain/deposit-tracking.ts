@@ -8,6 +8,7 @@
  */
 
 import { chooseDeposit, findDeposit } from "./deposit";
+import { holdDue, holdRefundTo, type OrderHold } from "./holds";
 import type { Decimal } from "./money";
 import { parseDecimal } from "./money";
 import type { OrderRecord } from "./order";
@@ -22,6 +23,8 @@ export interface ListedTransfer {
   blockHeight: number | null;
   /** Hash of the including block, or null while unconfirmed (absent where only the height matters). */
   blockHash?: string | null;
+  /** The single sender, where the chain names one (the reader's `from`). */
+  from?: string;
 }
 
 /** Confirmations of a transfer at a tip: 0 in the mempool, 1 in the tip block. */
@@ -167,6 +170,9 @@ export type TrackedOrder = Pick<
   | "expiresAt"
   | "lateWatchEndsAt"
   | "refundAddress"
+  | "refundAddressTag"
+  | "depositSender"
+  | "hold"
   | "rateType"
   | "amountFromExpected"
   | "depositTxid"
@@ -509,7 +515,8 @@ class TrackerRun {
     this.#logExtraDeposits(transfers);
     const ours = listed ?? (deposit ? this.#stillMined(deposit, this.state.depositBlock) : undefined);
     if (!ours) {
-      this.#event({ type: "deposit_dropped" }, { depositIndex: null });
+      // The held money is gone: so is its hold.
+      this.#event({ type: "deposit_dropped" }, { depositIndex: null, ...(o.hold && { hold: null }) });
       this.state.depositBlock = null;
       this.#schedulePoll(true);
       return;
@@ -530,6 +537,10 @@ class TrackerRun {
     if (!this.#inBestChain(ours)) {
       // The listing lags a reorg the chain already knows about: wait for it to catch up.
       this.#schedulePoll(true);
+      return;
+    }
+    if (r.hold) {
+      this.#heldConfirmed(r, r.hold, ours, tip);
       return;
     }
     const limits = r.rateType === "float" ? this.#floatLimits() : null;
@@ -563,6 +574,29 @@ class TrackerRun {
       verdict.acceptable ? undefined : { amountFromReceived: driving.amount },
     );
     if (confirmed) this.effects.push({ kind: "step" });
+  }
+
+  /**
+   * A held deposit, confirmed, goes no further while its hold stands (docs/lifecycle.md, "Holds"):
+   * at a refund deadline it goes back; until then the chain is not read again (the deadline, or the
+   * hold's end, wakes the order).
+   */
+  #heldConfirmed(r: TrackedOrder, hold: OrderHold, deposit: ListedTransfer, tip: number): void {
+    const to = holdRefundTo(r);
+    if (hold.at_deadline === "refund" && holdDue(hold, this.now) && to) {
+      const refunding = this.#event(
+        { type: "hold_refund", to: to.address },
+        {
+          depositConfirmations: confirmations(deposit, tip),
+          refundAddress: to.address,
+          refundAddressTag: to.tag,
+          hold: null,
+        },
+      );
+      if (refunding) this.effects.push({ kind: "step" });
+      return;
+    }
+    this.state.pollAt = null;
   }
 
   /**

@@ -54,6 +54,7 @@ export const OPERATION_SCOPES = {
   testConfirm: "orders:write",
   testDropDeposit: "orders:write",
   testExpire: "orders:write",
+  testPassHoldDeadline: "orders:write",
   testFail: "orders:write",
   testMonthClose: "orders:write",
   getPermissions: "read",

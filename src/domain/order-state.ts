@@ -67,6 +67,7 @@ export type OrderStatus = (typeof ORDER_STATUSES)[number];
  *   exchanged, the deposit is held for a decision (refund, or continue at the rate now).
  * - deposit_dropped: the deposit was dropped, replaced or reorged out and the order then expired.
  * - cancelled: the partner cancelled the order while it waited for its deposit.
+ * - source_screened: the deposit came from a screened source; its hold ended in a refund.
  */
 export const STATUS_REASONS = [
   "amount_below_min",
@@ -80,6 +81,7 @@ export const STATUS_REASONS = [
   "deposit_dropped",
   "cancelled",
   "below_min_out",
+  "source_screened",
 ] as const;
 export type StatusReason = (typeof STATUS_REASONS)[number];
 
@@ -116,7 +118,9 @@ export type OrderEvent =
   | { type: "payout_chosen" }
   /** The operator records a transfer made by hand, outside the service (docs/lifecycle.md). */
   | { type: "payout_resolved"; txid: string }
-  | { type: "refund_resolved"; txid: string };
+  | { type: "refund_resolved"; txid: string }
+  /** A held deposit, confirmed, goes back at its hold's end (src/domain/holds.ts). */
+  | { type: "hold_refund"; to: string };
 
 export type OrderEventType = OrderEvent["type"];
 
@@ -359,6 +363,15 @@ export function decide(order: OrderStateView, event: OrderEvent, now: number): D
           ...(exchanging && { statusReason: "exchange_failed" }),
         },
         `Refund ${event.txid} made by hand, recorded by an operator; order refunded.`,
+      );
+    }
+
+    case "hold_refund": {
+      if (status !== "confirming") return notAllowed(event.type, status);
+      if (event.to.trim() === "") return invalid(event.type, "the refund has no destination");
+      return ok(
+        { status: "refunding", statusReason: "source_screened" },
+        "The deposit's source was screened and its hold ended in a refund; refunding.",
       );
     }
 

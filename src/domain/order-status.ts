@@ -54,6 +54,7 @@ export function publicOrderStatus(o: OrderView) {
       network: w.network,
       amount: w.amount_received,
     })),
+    hold: o.hold,
   };
 }
 
@@ -91,6 +92,7 @@ const REASONS: Record<StatusReason, string> = {
   cancelled: "The order was cancelled before any deposit arrived.",
   below_min_out:
     "The price moved: the payout would have been below the minimum you were promised, so nothing was exchanged.",
+  source_screened: "The deposit came from a screened address and was sent back when its hold ended.",
 };
 
 export const reasonText = (r: StatusReason | null): string | null => (r === null ? null : REASONS[r]);

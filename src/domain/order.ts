@@ -2,6 +2,7 @@ import { chainIdOf } from "./asset-identity";
 import type { OrderEarnings } from "./earnings";
 import type { Eta, EtaRange, EtaSource } from "./eta";
 import type { StoredFees } from "./fees";
+import type { OrderHold } from "./holds";
 import { parseDecimal, toJsonNumber } from "./money";
 import type { OrderActions } from "./order-actions";
 import { type OrderLinks, orderLinks } from "./order-link";
@@ -50,6 +51,10 @@ export interface OrderRecord extends StepTimes {
   refundAddress: string | null;
   refundAddressTag: string | null;
   depositTxid: string | null;
+  /** Whom the deposit came from, where its chain names a single sender (account chains). */
+  depositSender?: string | null;
+  /** A screened deposit source's hold (src/domain/holds.ts); absent or null: none. */
+  hold?: OrderHold | null;
   /** Output / log index of the deposit inside its transaction. */
   depositIndex: number | null;
   depositConfirmations: number | null;
@@ -216,6 +221,8 @@ export interface OrderView extends OrderLinks, AssetIds {
   deposit_confirmation_seconds: number | null;
   /** Seconds from the deposit's confirmation to the payout sent; null until it is sent. */
   payout_seconds: number | null;
+  /** The hold a screened deposit source put on the order, while it stands (docs/lifecycle.md, "Holds"). */
+  hold: OrderHold | null;
 }
 
 /** Fees as the API shows them: numbers in coin_to. */
@@ -288,6 +295,7 @@ export function orderView(
     metadata: r.metadata ?? null,
     eta_seconds: r.eta?.range ?? null,
     eta_source: r.eta?.source ?? null,
+    hold: r.hold ?? null,
     ...stepDurations({ ...r, completedAt: r.completedAt ?? r.earnings?.completedAt }),
     ...assetIds(r),
     ...orderLinks(publicOrigin, r),

@@ -3,6 +3,9 @@ import type { OrderView } from "./order";
 import type { OrderStatus } from "./order-state";
 
 export const WEBHOOK_EVENT_TYPE = "order.status_changed";
+/** A hold began (or its deadline moved), and a hold ended: the order's status does not change (docs/webhooks.md). */
+export const HOLD_EVENT_TYPES = ["order.held", "order.released"] as const;
+export type OrderEventType = typeof WEBHOOK_EVENT_TYPE | (typeof HOLD_EVENT_TYPES)[number];
 
 /** A partner has one endpoint per mode: live keys see live deliveries, test keys test ones. */
 export const WEBHOOK_MODES = ["live", "test"] as const;
@@ -13,7 +16,7 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 export interface WebhookEvent {
   id: string;
-  type: typeof WEBHOOK_EVENT_TYPE;
+  type: OrderEventType;
   created_at: string;
   /** Per order, increasing by one with every event: receivers drop anything older than they have. */
   sequence: number;
@@ -76,7 +79,7 @@ export function signingSecrets(e: EndpointSecrets, now: number): string[] {
 export const PING_EVENT_TYPE = "ping";
 
 /** Every event type the log holds (the event browser's and the API's `type` filter). */
-export const WEBHOOK_EVENT_TYPES = [WEBHOOK_EVENT_TYPE, PING_EVENT_TYPE] as const;
+export const WEBHOOK_EVENT_TYPES = [WEBHOOK_EVENT_TYPE, ...HOLD_EVENT_TYPES, PING_EVENT_TYPE] as const;
 
 /** The body of a test event: no order, just proof that the endpoint and its secret work. */
 export function pingEvent(id: string, createdAt: string): string {

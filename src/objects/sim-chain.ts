@@ -19,6 +19,8 @@ export interface SendInput {
   coin?: string;
   /** Token contract; null/absent for the native coin. */
   contract?: string | null;
+  /** The sender, listed as the transfer's `from` (a deposit's source is screened: docs/lifecycle.md, "Holds"). */
+  from?: string | null;
 }
 
 export interface IncomingQuery {
@@ -116,6 +118,7 @@ type TransferRow = {
   amount: string;
   block_height: number | null;
   block_hash: string | null;
+  from_address: string | null;
 };
 
 type OutgoingRow = {
@@ -158,6 +161,9 @@ const SCHEMA = [
   "CREATE INDEX IF NOT EXISTS transfers_to_lower ON transfers (lower(to_address))",
   "CREATE INDEX IF NOT EXISTS transfers_block ON transfers (block_height)",
 ];
+
+/** Columns added after a chain's transfers table was made: each added where it is missing. */
+const ADDED_COLUMNS = [["from_address", "TEXT"]] as const;
 
 function randomHex32(): string {
   return bytesToHex(crypto.getRandomValues(new Uint8Array(32)));
@@ -205,6 +211,14 @@ export class SimChain extends DurableObject<Env> {
     this.#network = ctx.id.name ?? "unknown";
     void ctx.blockConcurrencyWhile(async () => {
       for (const statement of SCHEMA) this.#sql.exec(statement);
+      const have = new Set(
+        this.#sql
+          .exec<{ name: string }>("SELECT name FROM pragma_table_info('transfers')")
+          .toArray()
+          .map((c) => c.name),
+      );
+      for (const [name, type] of ADDED_COLUMNS)
+        if (!have.has(name)) this.#sql.exec(`ALTER TABLE transfers ADD COLUMN ${name} ${type}`);
     });
   }
 
@@ -301,8 +315,8 @@ export class SimChain extends DurableObject<Env> {
     const amount = toDecimalString(positiveAmount(input.amount));
     const txid = randomHex32();
     this.#sql.exec(
-      `INSERT INTO transfers (txid, idx, network, coin, contract, to_address, tag, amount, block_height, direction, created_at)
-       VALUES (?, 0, ?, ?, ?, ?, ?, ?, NULL, 'in', ?)`,
+      `INSERT INTO transfers (txid, idx, network, coin, contract, to_address, tag, amount, block_height, direction, created_at, from_address)
+       VALUES (?, 0, ?, ?, ?, ?, ?, ?, NULL, 'in', ?, ?)`,
       txid,
       this.#network,
       optionalText(input.coin) ?? this.#network,
@@ -311,6 +325,7 @@ export class SimChain extends DurableObject<Env> {
       optionalText(input.tag),
       amount,
       new Date().toISOString(),
+      optionalText(input.from),
     );
     return { txid };
   }
@@ -381,7 +396,7 @@ export class SimChain extends DurableObject<Env> {
     const toMatches = /^0x/i.test(query.address) ? "lower(t.to_address) = lower(?1)" : "t.to_address = ?1";
     const rows = this.#sql
       .exec<TransferRow>(
-        `SELECT t.txid, t.idx, t.to_address, t.tag, t.amount, t.block_height, b.hash AS block_hash
+        `SELECT t.txid, t.idx, t.to_address, t.tag, t.amount, t.block_height, b.hash AS block_hash, t.from_address
            FROM transfers t LEFT JOIN blocks b ON b.height = t.block_height
           WHERE t.direction = 'in' AND ${toMatches}
             AND t.tag IS ?2 AND t.coin = ?3 AND t.contract IS ?4
@@ -402,6 +417,7 @@ export class SimChain extends DurableObject<Env> {
       amount: r.amount,
       blockHeight: r.block_height,
       blockHash: r.block_hash,
+      ...(r.from_address !== null && { from: r.from_address }),
     }));
   }
 

@@ -8,6 +8,7 @@ import type {
   Actor,
   ActResult,
   HoldAfterDecision,
+  HoldDecision,
   HoldResult,
   ResolveResult,
 } from "../objects/order/object";
@@ -198,6 +199,39 @@ export async function holdOrder(
           after: { held: on, note },
           requestId: actor.requestId,
         }).run();
+      return result.order;
+  }
+}
+
+/**
+ * The operator's decision on a screened deposit's hold (POST /admin/v1/orders/{id}/hold/extend |
+ * …/hold/refund): the deadline moved once, or the hold ended in a refund; audited with the reason.
+ */
+export async function decideOrderHold(
+  env: Env,
+  actor: { operator: string; requestId: string },
+  orderRef: string,
+  decision: HoldDecision,
+): Promise<OrderView> {
+  const id = await resolveOrderId(env, orderRef, null);
+  if (!id) throw notFound();
+  const result: HoldResult = await env.ORDERS.getByName(id).decideHold(decision, actor.operator);
+  switch (result.kind) {
+    case "not_found":
+      throw notFound();
+    case "not_available":
+      throw new DomainError("action_not_available", `Cannot ${decision.kind} this hold: ${result.reason}.`);
+    case "done":
+      await auditStatement(env.DB, {
+        at: new Date().toISOString(),
+        operator: actor.operator,
+        action: `order.hold_${decision.kind}`,
+        entityType: "order",
+        entityId: id,
+        before: null,
+        after: { reason: decision.reason, hold: result.order.hold },
+        requestId: actor.requestId,
+      }).run();
       return result.order;
   }
 }

@@ -10,10 +10,16 @@ import type { FailStep } from "../objects/sim-chain";
 import { resolveOrderId } from "./orders";
 
 export type TestHelper =
-  | { kind: "deposit"; amount?: string | undefined; confirmations?: number | undefined }
+  | {
+      kind: "deposit";
+      amount?: string | undefined;
+      confirmations?: number | undefined;
+      from?: string | undefined;
+    }
   | { kind: "confirm"; blocks?: number | undefined }
   | { kind: "drop_deposit" }
   | { kind: "expire" }
+  | { kind: "pass_hold_deadline" }
   | { kind: "fail"; step: FailStep };
 
 const notFound = () => new DomainError("order_not_found", "Order not found.");
@@ -34,8 +40,11 @@ export async function runTestHelper(
   const stub = id ? env.ORDERS.getByName(id) : null;
   const order = stub ? await stub.testRecord(partner.id) : null;
   if (!stub || !order) throw notFound();
+  if (helper.kind === "pass_hold_deadline" && !order.hold)
+    throw new DomainError("action_not_available", "This test order is not held.");
   await changeWorld(env, order, helper);
-  const after = await stub.testAdvance(partner.id, { expire: helper.kind === "expire" });
+  const pass = helper.kind === "expire" ? "expiry" : helper.kind === "pass_hold_deadline" ? "hold" : null;
+  const after = await stub.testAdvance(partner.id, { pass });
   if (!after) throw notFound();
   return after;
 }
@@ -50,6 +59,7 @@ async function changeWorld(env: Env, r: OrderRecord, helper: TestHelper): Promis
         amount: toDecimalString(parseDecimal(helper.amount ?? r.amountFromExpected)),
         coin: r.coinFrom,
         contract: r.contractFrom,
+        from: helper.from ?? null,
       });
       if (helper.confirmations) await chain.mine(helper.confirmations);
       return;
@@ -62,6 +72,7 @@ async function changeWorld(env: Env, r: OrderRecord, helper: TestHelper): Promis
     case "drop_deposit":
       return dropDeposit(chain, r);
     case "expire":
+    case "pass_hold_deadline":
       return;
     case "fail":
       await chain.failNext(helper.step);

@@ -125,6 +125,7 @@ const waiting: TrackedOrder = {
   expiresAt: iso(EXPIRES),
   lateWatchEndsAt: iso(WATCH_END),
   refundAddress: "refund-address",
+  refundAddressTag: null,
   rateType: "float",
   amountFromExpected: "1",
   depositTxid: null,

@@ -49,6 +49,7 @@ const EVENTS = {
   payout_chosen: { type: "payout_chosen" },
   payout_resolved: { type: "payout_resolved", txid: "hand-pay-tx" },
   refund_resolved: { type: "refund_resolved", txid: "hand-ref-tx" },
+  hold_refund: { type: "hold_refund", to: "bc1qrefund" },
 } as const satisfies { [K in EventType]: Extract<OrderEvent, { type: K }> };
 const EVENT_TYPES = Object.keys(EVENTS) as EventType[];
 const REJECTED_DEPOSIT: OrderEvent = {
@@ -61,16 +62,16 @@ const REJECTED_DEPOSIT: OrderEvent = {
 // X = the event is accepted in that status at some time; . = rejected at every time.
 // Columns follow EVENT_TYPES order (abbreviated in the header).
 const MATRIX = `
-                exp can dep drp cnf dcf exd exf pys pyf rfs rff lat wat rfc cnc poc pyr rfr
-waiting_deposit  X   X   X   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .
-confirming       .   .   .   X   X   X   .   .   .   .   .   .   .   .   .   .   .   .   .
-exchanging       .   .   .   .   .   .   X   X   .   .   .   .   .   .   .   .   .   X   X
-sending          .   .   .   .   .   .   .   .   X   X   .   .   .   .   .   .   .   .   .
-completed        .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .
-expired          .   .   .   .   .   .   .   .   .   .   .   .   X   X   .   .   .   .   .
-refunding        .   .   .   .   .   .   .   .   .   .   X   X   .   .   .   .   .   .   .
-refunded         .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .
-failed           .   .   .   .   .   .   .   .   .   .   .   .   .   .   X   X   X   X   X
+                exp can dep drp cnf dcf exd exf pys pyf rfs rff lat wat rfc cnc poc pyr rfr hrf
+waiting_deposit  X   X   X   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .
+confirming       .   .   .   X   X   X   .   .   .   .   .   .   .   .   .   .   .   .   .   X
+exchanging       .   .   .   .   .   .   X   X   .   .   .   .   .   .   .   .   .   X   X   .
+sending          .   .   .   .   .   .   .   .   X   X   .   .   .   .   .   .   .   .   .   .
+completed        .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .
+expired          .   .   .   .   .   .   .   .   .   .   .   .   X   X   .   .   .   .   .   .
+refunding        .   .   .   .   .   .   .   .   .   .   X   X   .   .   .   .   .   .   .   .
+refunded         .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .
+failed           .   .   .   .   .   .   .   .   .   .   .   .   .   .   X   X   X   X   X   .
 `;
 
 const MATRIX_ROWS = new Map(
@@ -122,8 +123,8 @@ function* allScenarios(): Generator<{ from: OrderStatus; event: OrderEvent; now:
 describe("transition matrix: every status × every event type", () => {
   it("the hand-written matrix covers every status and every event type", () => {
     expect([...MATRIX_ROWS.keys()]).toStrictEqual([...ORDER_STATUSES]);
-    // 20 union members; deposit_confirmed's two variants share one column.
-    expect(EVENT_TYPES).toHaveLength(19);
+    // 21 union members; deposit_confirmed's two variants share one column.
+    expect(EVENT_TYPES).toHaveLength(20);
   });
 
   for (const from of ORDER_STATUSES) {
@@ -414,6 +415,13 @@ const CASES: Case[] = [
     event: EVENTS.refund_resolved,
     now: TIMES.inWatch,
     patch: { status: "refunded", refundTxid: "hand-ref-tx", statusReason: "exchange_failed" },
+  },
+  {
+    name: "a held deposit's hold ends in a refund: refunding, as source_screened",
+    from: "confirming",
+    event: EVENTS.hold_refund,
+    now: TIMES.inWatch,
+    patch: { status: "refunding", statusReason: "source_screened" },
   },
 ];
 

@@ -48,6 +48,7 @@ const view = (over: Partial<OrderView> = {}): OrderView => ({
   chain_id_to: null,
   deposit_confirmation_seconds: null,
   payout_seconds: null,
+  hold: null,
   tracking_url:
     "https://api.example.com/track/0190c2b4-5b1e-8a3c-9d2e-8a1b2c3d4e5f.00112233445566778899aabbccddeeff",
   status_url:

@@ -15,6 +15,7 @@ import {
   timestamp,
   withCors,
 } from "../schemas";
+import { HoldSchema } from "./orders";
 
 const masked = (what: string) =>
   z
@@ -67,6 +68,10 @@ export const OrderStatusSchema = z
         description:
           "Deposits that reached this order's address on another EVM network: not part of the swap, each waiting to be sent back on the network it arrived on.",
       }),
+    hold: HoldSchema.nullable().openapi({
+      description:
+        "While a deposit from a screened source holds the order: why, until when, and what happens then (see the Order's `hold`); null otherwise.",
+    }),
   })
   .openapi("OrderStatus");
 

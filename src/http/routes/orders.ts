@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { HOLD_OUTCOMES } from "../../domain/holds";
 import { regionOf } from "../../domain/liquidity";
 import { tryParseDecimal } from "../../domain/money";
 import type { OrderView } from "../../domain/order";
@@ -188,6 +189,27 @@ const OrderLinkFields = {
   }),
 };
 
+export const HoldSchema = z
+  .object({
+    category: out
+      .text(32)
+      .openapi({ example: "sanctions", description: "The screening category that matched." }),
+    reason: out.text(500),
+    since: timestamp("When the hold began."),
+    deadline_at: timestamp("When the hold ends (`at_deadline` says how); the operator may move it once."),
+    at_deadline: z.enum(HOLD_OUTCOMES).openapi({
+      description:
+        "`refund`: the deposit goes back (to the refund address, or the sender on account chains); `operator_review`: an operator decides and records it.",
+    }),
+    extended: z
+      .object({ reason: out.text(500), at: timestamp("When the deadline was moved.") })
+      .nullable()
+      .openapi({
+        description: "The operator's one extension of the deadline, with its reason; null if none.",
+      }),
+  })
+  .openapi("Hold");
+
 export const OrderSchema = z
   .object({
     id: out.uuid(),
@@ -284,6 +306,10 @@ export const OrderSchema = z
     payout_seconds: out.count(31_536_000).nullable().openapi({
       description:
         "Beyond the contract: seconds from the deposit's confirmation to the payout sent (the exchange included); null until sent.",
+    }),
+    hold: HoldSchema.nullable().openapi({
+      description:
+        'Beyond the contract: while a deposit from a screened source holds the order (its status stays where it was), the hold and how it ends; null otherwise (docs/lifecycle.md, "Holds").',
     }),
     ...AssetIdFields,
     ...OrderLinkFields,

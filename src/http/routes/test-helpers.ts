@@ -32,6 +32,11 @@ const DepositBody = z
           "Coin units; default exactly `amount_from_expected`. Send less or more to test wrong amounts.",
       }),
     confirmations: blocks("Blocks mined on top at once; default 0 (the deposit waits in the mempool)."),
+    from: z.string().trim().min(1).max(128).optional().openapi({
+      example: "0x5C12ee0000000000000000000000000000005c12",
+      description:
+        "The sender the deposit comes from; default none. Send from a listed test address (docs/test-mode.md) to see the deposit's source screened and the order held.",
+    }),
   })
   .openapi("TestDeposit");
 
@@ -60,11 +65,12 @@ const HELPERS = [
     schema: DepositBody,
     summary: "Send a deposit to a test order",
     description:
-      "Sends a deposit to the order's address (and tag) on its test chain: by default exactly `amount_from_expected` with 0 confirmations. On an expired order it is a late deposit; a second one is an extra deposit.",
+      "Sends a deposit to the order's address (and tag) on its test chain: by default exactly `amount_from_expected` with 0 confirmations, from no named sender. On an expired order it is a late deposit; a second one is an extra deposit.",
     toHelper: (b: z.infer<typeof DepositBody>): TestHelper => ({
       kind: "deposit",
       amount: b.amount,
       confirmations: b.confirmations,
+      from: b.from,
     }),
   },
   {
@@ -96,6 +102,16 @@ const HELPERS = [
     description:
       "The order's own clock (only this order's; the rest of the system keeps real time) passes its deadline now: `expires_at` (an order waiting for a deposit expires, and the late-deposit watch starts), or, for a fixed-rate order whose deposit is confirming, the end of the fixed rate's confirmation window (confirmed after it, the deposit is refunded with `fixed_rate_expired`).",
     toHelper: (): TestHelper => ({ kind: "expire" }),
+  },
+  {
+    path: "pass-hold-deadline",
+    operationId: "testPassHoldDeadline",
+    bodyRequired: false,
+    schema: Empty,
+    summary: "Move a test order's clock past its hold's deadline",
+    description:
+      "The order's own clock passes `hold.deadline_at` now, and the hold ends as `hold.at_deadline` says: `refund` (once the deposit is confirmed) or `operator_review` (the order waits for the operator; nothing moves by itself). 409 `action_not_available` when the order is not held.",
+    toHelper: (): TestHelper => ({ kind: "pass_hold_deadline" }),
   },
   {
     path: "fail",

@@ -88,6 +88,22 @@ export function TrackBody(props: TrackView & { now: number }) {
         </ol>
         {reasonText(s.status_reason) ? <p class="muted small">{reasonText(s.status_reason)}</p> : null}
       </section>
+      {s.hold ? (
+        <section class="card" aria-labelledby="hold-h" data-testid="hold">
+          <h2 id="hold-h">Your swap is on hold</h2>
+          <p>
+            The address your deposit came from is on a screening list ({s.hold.category.replace("_", " ")}),
+            so the swap has stopped where it was. The hold ends by <At iso={s.hold.deadline_at} />:{" "}
+            {s.hold.at_deadline === "refund"
+              ? "your deposit will then be sent back."
+              : "a person will then decide what happens to your deposit, and record it."}
+            {s.hold.extended ? " Its deadline was moved once, for a recorded reason." : ""}
+          </p>
+          <p class="small">
+            <a href="/compliance">How screening and holds work</a>
+          </p>
+        </section>
+      ) : null}
       {waiting ? (
         <section class="card deposit" aria-labelledby="deposit-h">
           <h2 id="deposit-h">

@@ -66,6 +66,8 @@ export interface OrderContext extends OrderTransitions {
   siblingReader(network: string): ChainReader;
   /** A log row as is (the journal's). */
   log: OrderJournal["log"];
+  /** The hold put, moved or ended with no status change (the journal's). */
+  changeHold: OrderJournal["changeHold"];
 }
 
 /**
@@ -153,6 +155,7 @@ export function orderContext(
     apply: (...args) => journal.apply(...args),
     note: (...args) => journal.note(...args),
     log: (...args) => journal.log(...args),
+    changeHold: (...args) => journal.changeHold(...args),
     markProjection: (now) => journal.markProjection(now),
   };
 }

@@ -1,4 +1,5 @@
 import type { Config } from "../../config";
+import { extendHold, holdRefundTo, type OrderHold } from "../../domain/holds";
 import { ledgerKey, sendKey } from "../../domain/ledger-keys";
 import type { OrderRecord, OrderView } from "../../domain/order";
 import { orderView, type SendKind } from "../../domain/order";
@@ -13,7 +14,7 @@ import {
 } from "../../domain/order-actions";
 import { depositId, type ExtraDeposit, type ExtraDeposits } from "./extra-deposits";
 import type { SendsLedger } from "./sends-ledger";
-import type { OrderTransitions } from "./transitions";
+import type { EventData, OrderTransitions } from "./transitions";
 
 /** A decision on a failed order's money, as the service has validated it. */
 export type ActionRequest = DecisionRequest;
@@ -62,6 +63,15 @@ export function operatorHeld(kv: SyncKvStorage): boolean {
   return kv.get<OperatorHold>(HOLD) !== undefined;
 }
 
+/** The order's hold of either origin: the operator's, or a screened deposit source's (`r.hold`). */
+const held = (kv: SyncKvStorage, r: OrderRecord | undefined): boolean =>
+  operatorHeld(kv) || (r?.hold ?? null) !== null;
+
+/** An operator's decision on a screened deposit's hold (docs/lifecycle.md, "Holds"). */
+export type HoldDecision =
+  | { kind: "extend"; hours: number; reason: string }
+  | { kind: "refund"; reason: string };
+
 export type HoldResult =
   | { kind: "done"; order: OrderView; hold: OperatorHold | null; changed: boolean }
   | { kind: "not_found" }
@@ -81,6 +91,13 @@ export interface DecisionsHost extends OrderTransitions {
   unconfirmedExtra(r: OrderRecord, d: ExtraDeposit): Promise<string | null>;
   view(r: OrderRecord, now: number): Promise<OrderView>;
   arm(now: number): Promise<void>;
+  changeHold(
+    r: OrderRecord,
+    hold: OrderHold | null,
+    now: number,
+    reason: string,
+    data: EventData,
+  ): OrderRecord;
 }
 
 /**
@@ -321,6 +338,12 @@ export class OrderDecisions {
     const now = this.#host.now();
     const r = this.#host.record();
     if (!r) return { kind: "not_found" };
+    // A screened deposit's hold is the same hold: putting it again changes nothing, releasing ends it.
+    if (r.hold) {
+      const next = on ? r : this.#host.changeHold(r, null, now, "hold released", { operator, note });
+      if (!on) await this.#host.arm(now);
+      return { kind: "done", order: await this.#host.view(next, now), hold: null, changed: !on };
+    }
     const current = this.#kv.get<OperatorHold>(HOLD) ?? null;
     if (on && !current && !settlableByHand(r)) return { kind: "not_available", reason: notSettlable(r) };
     const changed = on !== (current !== null);
@@ -340,9 +363,40 @@ export class OrderDecisions {
     return { kind: "done", order: await this.#host.view(r, now), hold, changed };
   }
 
+  /**
+   * The operator's decision on a screened deposit's hold: its deadline moved once (the partner sees
+   * the new one), or its end brought to now as a refund — which goes once the deposit is confirmed,
+   * to the refund address or the single sender (none known: refused; settle it by hand).
+   */
+  async decideHold(decision: HoldDecision, operator: string): Promise<HoldResult> {
+    const now = this.#host.now();
+    const r = this.#host.record();
+    if (!r) return { kind: "not_found" };
+    if (!r.hold) return { kind: "not_available", reason: "the order is not held for a screened deposit" };
+    let next: OrderHold;
+    if (decision.kind === "extend") {
+      const extended = extendHold(r.hold, decision.hours, decision.reason, now);
+      if (typeof extended === "string") return { kind: "not_available", reason: extended };
+      next = extended;
+    } else {
+      if (!holdRefundTo(r))
+        return { kind: "not_available", reason: "no refund address and no single sender to refund to" };
+      next = { ...r.hold, at_deadline: "refund", deadline_at: new Date(now).toISOString() };
+    }
+    const after = this.#host.changeHold(
+      r,
+      next,
+      now,
+      decision.kind === "extend" ? "hold extended" : "hold ends in a refund",
+      { operator, reason: decision.reason, deadline_at: next.deadline_at },
+    );
+    await this.#host.arm(now);
+    return { kind: "done", order: await this.#host.view(after, now), hold: null, changed: true };
+  }
+
   /** Whether the order's hold refuses this actor's decisions (the operator's own are never held). */
   #held(actor: Actor): boolean {
-    return actor.kind !== "operator" && operatorHeld(this.#kv);
+    return actor.kind !== "operator" && held(this.#kv, this.#host.record());
   }
 
   /** The first answer to this Idempotency-Key, or a refusal when it was used for another decision. */

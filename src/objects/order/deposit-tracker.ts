@@ -20,10 +20,12 @@ import {
   tracksOwnDeposit,
 } from "../../domain/deposit-tracking";
 import { DomainError } from "../../domain/errors";
+import { holdFor, holdRefundTo } from "../../domain/holds";
 import { isLive, type OrderRecord } from "../../domain/order";
 import type { ActionInputs } from "../../domain/order-actions";
 import type { OrderStatus } from "../../domain/order-state";
 import { PairUnavailableError, pairLimits } from "../../domain/pricing";
+import type { ScreeningCategory } from "../../domain/screening";
 import { type SiblingAsset, siblingAssets } from "../../domain/wrong-network";
 import { loadCatalog } from "../../storage/catalog";
 import { pricingNow } from "../../storage/market";
@@ -54,6 +56,8 @@ export interface DepositTrackerHost extends OrderTransitions {
   inputsIfHeld(r: OrderRecord, now: number, mayHold: boolean): Promise<ActionInputs | undefined>;
   /** Runs the order's next step at once (a deposit that confirmed, a late deposit to refund). */
   step(now: number): Promise<void>;
+  /** The gravest category `sender` is listed under for this order's network and mode; null: not listed. */
+  screenSource(r: OrderRecord, sender: string, now: number): Promise<ScreeningCategory | null>;
 }
 
 /** The tracker's storage keys (the extra deposits' is src/objects/order/extra-deposits.ts's). */
@@ -240,10 +244,11 @@ export class DepositTracker {
       result = decide(before, chain, params);
     }
     const inputs = await this.#heldInputs(order, now, result.effects);
+    const source = await this.#screenSource(order, now, result.effects, chain);
     // No await from here to the last write: they commit together.
     this.#store(before, result.state);
     let r = order;
-    for (const effect of result.effects) r = this.#apply(r, now, effect, inputs) ?? r;
+    for (const effect of result.effects) r = this.#apply(r, now, effect, inputs, source) ?? r;
     const last = result.effects.at(-1)?.kind;
     // A deposit that arrives confirmed moves on in the same run, on the same listing and tip.
     if (last === "follow") await this.#run(r, now, { listing: chain.listing, tip: chain.tip, carried: true });
@@ -294,16 +299,43 @@ export class DepositTracker {
     return undefined;
   }
 
+  /**
+   * The source of the deposit this run sees first, screened (docs/lifecycle.md, "Holds"): its
+   * sender, and the hold a listed sender puts on the order, for the `deposit_seen` event's record.
+   * A failed lookup throws: the deposit is not taken unscreened, the run is tried again.
+   */
+  async #screenSource(
+    order: OrderRecord,
+    now: number,
+    effects: readonly TrackerEffect[],
+    chain: ChainView,
+  ): Promise<Partial<OrderRecord> | undefined> {
+    const seen = effects.find((e) => e.kind === "event" && e.event.type === "deposit_seen");
+    if (seen?.kind !== "event" || seen.event.type !== "deposit_seen") return undefined;
+    const { txid } = seen.event;
+    const sender = chain.listing?.find((t) => t.txid === txid && t.index === seen.patch?.depositIndex)?.from;
+    if (!sender) return { depositSender: null };
+    const category = await this.#host.screenSource(order, sender, now);
+    if (!category) return { depositSender: sender };
+    const refundTo = holdRefundTo({ ...order, depositSender: sender });
+    const reason = `the address the deposit came from is listed (${category})`;
+    const hold = holdFor(this.#host.config.HOLD_POLICY, category, reason, now, refundTo?.address ?? null);
+    return { depositSender: sender, hold };
+  }
+
   /** Applies one effect; returns the record after it, when it changed. */
   #apply(
     r: OrderRecord,
     now: number,
     effect: TrackerEffect,
     inputs: ActionInputs | undefined,
+    source: Partial<OrderRecord> | undefined,
   ): OrderRecord | null {
     switch (effect.kind) {
-      case "event":
-        return this.#host.apply(r, effect.event, now, effect.patch, null, inputs);
+      case "event": {
+        const patch = effect.event.type === "deposit_seen" ? { ...effect.patch, ...source } : effect.patch;
+        return this.#host.apply(r, effect.event, now, patch, null, inputs);
+      }
       case "record": {
         const next: OrderRecord = { ...r, ...effect.patch };
         this.#host.saveRecord(next);

@@ -1,4 +1,5 @@
 import type { MetricsSink } from "../../adapters/metrics";
+import type { OrderHold } from "../../domain/holds";
 import { sendKey } from "../../domain/ledger-keys";
 import { isLive, type OrderRecord, type SendKind } from "../../domain/order";
 import { type ActionInputs, orderActions } from "../../domain/order-actions";
@@ -36,6 +37,9 @@ export interface JournalStores {
   /** Told after a status change is written (its event is in the outbox). */
   announce?(): void;
 }
+
+/** The alert a hold's deadline raises when its outcome is the operator's review (src/objects/order/parts.ts). */
+export const HOLD_REVIEW_ALERT = "hold_review";
 
 /** The send each status drives. */
 const SEND_OF_STATUS: Partial<Record<OrderStatus, SendKind>> = {
@@ -97,6 +101,7 @@ export class OrderJournal implements OrderTransitions {
         if (next.status === "completed" || next.status === "refunded")
           this.stores.alerts.clearAll(next.id, now);
       }
+      this.#holdChanged(r, next, at, now);
     });
     if (next.status !== r.status) {
       this.stores.announce?.();
@@ -111,6 +116,47 @@ export class OrderJournal implements OrderTransitions {
       });
     }
     return next;
+  }
+
+  /**
+   * The hold put, moved or ended with no status change (the operator's release or extension): the
+   * record, its log row, the webhook and the deadline's row, in one transaction.
+   */
+  changeHold(
+    r: OrderRecord,
+    hold: OrderHold | null,
+    now: number,
+    reason: string,
+    data: EventData,
+  ): OrderRecord {
+    const at = new Date(now).toISOString();
+    const next: OrderRecord = { ...r, hold, updatedAt: at };
+    this.stores.storage.transactionSync(() => {
+      this.stores.saveRecord(next);
+      this.log(at, r.status, r.status, reason, data);
+      this.#holdChanged(r, next, at, now);
+    });
+    return next;
+  }
+
+  /**
+   * What a hold's start, move or end brings: its webhook (`order.held` again when the deadline
+   * moves), the deadline's row, the index row (the review queue lists held orders), and on its end
+   * a read of the chain now, so a released deposit goes on at once.
+   */
+  #holdChanged(r: OrderRecord, next: OrderRecord, at: string, now: number): void {
+    const before = r.hold ?? null;
+    const after = next.hold ?? null;
+    if (JSON.stringify(before) === JSON.stringify(after)) return;
+    const { schedule, outbox } = this.stores;
+    outbox.enqueue(next, next.status, at, null, after ? "order.held" : "order.released");
+    this.markProjection(now);
+    if (after) schedule.set(DUE.holdDeadline, Date.parse(after.deadline_at));
+    else {
+      schedule.clear(DUE.holdDeadline);
+      schedule.set(DUE.poll, now);
+      this.stores.alerts.clear(next.id, HOLD_REVIEW_ALERT, now);
+    }
   }
 
   /** A log row without a status change (retries, extra deposits, the end of a watch). */

@@ -9,7 +9,7 @@ import type { ClockJump } from "../../domain/test-clock";
 import { StreamHub, streamHubOptions } from "../stream-hub";
 import { type CancelResult, cancelOrder } from "./cancellation";
 import { type CreateResult, OrderCreation, replayCreation } from "./creation";
-import type { ActionRequest, Actor, ActResult, HoldResult, ResolveResult } from "./decisions";
+import type { ActionRequest, Actor, ActResult, HoldDecision, HoldResult, ResolveResult } from "./decisions";
 import type { OrderEventLogEntry } from "./journal";
 import { flushLiquidity } from "./liquidity";
 import { createOrderMeter, type OrderMeter } from "./meter";
@@ -28,6 +28,7 @@ export type {
   Actor,
   ActResult,
   HoldAfterDecision,
+  HoldDecision,
   HoldResult,
   OperatorHold,
   ResolveResult,
@@ -220,6 +221,12 @@ export class OrderObject extends DurableObject<Env> {
     return this.#order.decisions.hold(on, operator, note);
   }
 
+  /** The operator extends a screened deposit's hold once, or ends it in a refund (src/objects/order/decisions.ts). */
+  async decideHold(decision: HoldDecision, operator: string): Promise<HoldResult> {
+    while (this.#running) await this.#running;
+    return this.#order.decisions.decideHold(decision, operator);
+  }
+
   /** The partner abandons an order nobody has paid (src/objects/order/cancellation.ts). */
   cancel(partner: { id: string; livemode: boolean }): Promise<CancelResult> {
     const o = this.#order;
@@ -236,11 +243,12 @@ export class OrderObject extends DurableObject<Env> {
 
   /**
    * After a test helper changed the order's world (its SimChain, its clock): run now instead of at
-   * the next poll, and answer the order as it then is. `expire` moves the test clock past the order's
-   * deadline: expires_at, or for a fixed order whose deposit is confirming the end of the fixed
-   * rate's confirmation window (so a `confirm` after it shows `fixed_rate_expired`).
+   * the next poll, and answer the order as it then is. `pass` moves the test clock past a deadline:
+   * `expiry`, expires_at, or for a fixed order whose deposit is confirming the end of the fixed
+   * rate's confirmation window (so a `confirm` after it shows `fixed_rate_expired`); `hold`, the
+   * hold's deadline.
    */
-  async testAdvance(partnerId: string, opts: { expire: boolean }): Promise<OrderView | null> {
+  async testAdvance(partnerId: string, opts: { pass: "expiry" | "hold" | null }): Promise<OrderView | null> {
     const r = this.testRecord(partnerId);
     if (!r) return null;
     const o = this.#order;
@@ -248,8 +256,14 @@ export class OrderObject extends DurableObject<Env> {
       r.rateType === "fixed" && r.status === "confirming"
         ? o.c.config.FIXED_RATE_CONFIRM_MINUTES * 60_000
         : 0;
-    const ahead = Date.parse(r.expiresAt) + rateWindow - o.c.now();
-    if (opts.expire && ahead >= 0) o.c.runAhead(ahead + 1);
+    const deadline =
+      opts.pass === "hold" && r.hold
+        ? Date.parse(r.hold.deadline_at)
+        : opts.pass === "expiry"
+          ? Date.parse(r.expiresAt) + rateWindow
+          : null;
+    const ahead = deadline === null ? -1 : deadline - o.c.now();
+    if (ahead >= 0) o.c.runAhead(ahead + 1);
     o.deposits.pollNow();
     o.c.schedule.clear(DUE.pause);
     // A run already under way may have read the chain before the change: run once more after it.

@@ -5,6 +5,7 @@ import type { OrderStatus } from "../../domain/order-state";
 import { isStreamEvent, type StreamItem } from "../../domain/streams";
 import {
   newEventId,
+  type OrderEventType,
   WEBHOOK_EVENT_TYPE,
   type WebhookEvent,
   type WebhookMessage,
@@ -78,15 +79,22 @@ export class OrderOutbox {
   ) {}
 
   /**
-   * Writes the webhook event of a status change (call inside the transition's transaction), and for
-   * a Ledger swap whose status as Ledger reads it changed, the push to Ledger's webhook beside it:
-   * both then travel, are retried and are logged alike (docs/ledger.md, "Status webhook").
+   * Writes the webhook event of a status change, or of a hold's start or end (`type`), inside the
+   * change's own transaction; and for a Ledger swap whose status as Ledger reads it changed, the
+   * push to Ledger's webhook beside it: both then travel, are retried and are logged alike
+   * (docs/ledger.md, "Status webhook").
    */
-  enqueue(next: OrderRecord, previous: OrderStatus, at: string, actions: OrderActions | null = null): void {
-    this.write(next, at, WEBHOOK_EVENT_TYPE, (id, sequence) =>
+  enqueue(
+    next: OrderRecord,
+    previous: OrderStatus,
+    at: string,
+    actions: OrderActions | null = null,
+    type: OrderEventType = WEBHOOK_EVENT_TYPE,
+  ): void {
+    this.write(next, at, type, (id, sequence) =>
       JSON.stringify({
         id,
-        type: WEBHOOK_EVENT_TYPE,
+        type,
         created_at: at,
         sequence,
         data: { order: orderView(next, this.publicOrigin, actions), previous_status: previous },

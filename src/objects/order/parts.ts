@@ -1,7 +1,12 @@
+import { holdDue, type OrderHold } from "../../domain/holds";
+import { isLive, type OrderRecord } from "../../domain/order";
+import { screenAddresses } from "../../storage/screening";
 import { type OrderContext, orderContext } from "./context";
 import { OrderDecisions, operatorHeld } from "./decisions";
 import { DepositTracker } from "./deposit-tracker";
+import { HOLD_REVIEW_ALERT } from "./journal";
 import { MoneySteps } from "./money-steps";
+import { DUE } from "./schedule";
 import { PartnerView } from "./view";
 
 /**
@@ -46,6 +51,11 @@ export class OrderParts {
       log: c.log,
       inputsIfHeld,
       step: (now) => this.step(now),
+      screenSource: async (r, sender, now) => {
+        const mode = isLive(r) ? "live" : "test";
+        const [found] = await screenAddresses(env, mode, [{ network: r.networkFrom, address: sender }], now);
+        return found?.result === "listed" ? (found.categories[0] ?? null) : null;
+      },
     });
     this.money = new MoneySteps({
       ...transitions,
@@ -68,6 +78,7 @@ export class OrderParts {
       now: c.now,
       record: c.record,
       arm: c.arm,
+      changeHold: c.changeHold,
       actionInputs: (r, now) => this.view.actionInputs(r, now),
       awaitingExtras: (r) => this.view.awaitingExtras(r),
       view: (r, now) => this.view.view(r, now),
@@ -82,6 +93,7 @@ export class OrderParts {
   async step(now: number): Promise<void> {
     const r = this.c.record();
     if (!r) return;
+    if (r.hold) this.#holdDeadline(r, r.hold, now);
     if (!(await this.deposits.track(r, now))) {
       switch (r.status) {
         case "exchanging":
@@ -102,5 +114,28 @@ export class OrderParts {
     }
     const last = this.c.record();
     if (last) await this.deposits.watchSiblings(last, now);
+  }
+
+  /**
+   * A hold's deadline, once (its schedule row): a refund is the tracker's to make, on a chain read
+   * now (it refunds a confirmed deposit only); an operator's review is alerted on, and the order
+   * waits for the operator's decision, with no money moving by itself.
+   */
+  #holdDeadline(r: OrderRecord, hold: OrderHold, now: number): void {
+    const { schedule, alerts } = this.c;
+    if (!holdDue(hold, now) || schedule.get(DUE.holdDeadline) === null) return;
+    schedule.clear(DUE.holdDeadline);
+    if (hold.at_deadline === "refund") {
+      this.deposits.pollNow();
+      return;
+    }
+    alerts.raise(
+      r.id,
+      HOLD_REVIEW_ALERT,
+      `hold deadline reached (${hold.category}): the operator decides: release it, or end it in a refund`,
+      { category: hold.category, deadline_at: hold.deadline_at },
+      now,
+    );
+    this.c.note(r, now, "hold deadline: operator review", { category: hold.category });
   }
 }

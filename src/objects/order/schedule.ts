@@ -11,6 +11,8 @@ export const DUE = {
   poll: "poll",
   expiry: "expiry",
   lateWatchEnd: "late_watch_end",
+  /** A screened deposit's hold ends (src/domain/holds.ts). */
+  holdDeadline: "hold_deadline",
   /** D1 index projection, webhook outbox and liquidity step, retried together. */
   outbox: "outbox",
   /** After a step threw: nothing before this moment, whatever else looks due. */

@@ -82,10 +82,11 @@ export class PartnerView {
 
   /**
    * Whether the order is in the operator's review queue (the index's `needs_action`): its `actions`
-   * is not null, or its exchange waits on the venue for an operator (docs/venue.md).
+   * is not null, or its exchange waits on the venue for an operator (docs/venue.md), or a screened
+   * deposit holds it (docs/lifecycle.md, "Holds").
    */
   needsReview(r: OrderRecord): boolean {
-    return this.needsAction(r) || exchangeNeedsReview(this.host.kv, r);
+    return this.needsAction(r) || exchangeNeedsReview(this.host.kv, r) || (r.hold ?? null) !== null;
   }
 
   /**

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { auditOperatorAction } from "../../../services/operator-audit";
-import { holdOrder, resolveOrder } from "../../../services/order-actions";
+import { decideOrderHold, holdOrder, resolveOrder } from "../../../services/order-actions";
 import { reviewQueuePage } from "../../../services/review-queue";
 import type { AppEnv } from "../../app-env";
 import { operatorOf } from "../../middleware/admin-auth";
@@ -55,6 +55,27 @@ const HoldBody = z
       .openapi({ description: "Why: goes into the order's log and the operator audit log." }),
   })
   .openapi("OrderHold");
+
+const HoldReason = z
+  .string()
+  .trim()
+  .min(1)
+  .max(500)
+  .openapi({ description: "Why: goes into the order's log and the operator audit log." });
+
+const ExtendHoldBody = z
+  .strictObject({
+    hours: z
+      .number()
+      .int()
+      .min(1)
+      .max(24 * 90)
+      .openapi({ description: "Hours the deadline moves by, from where it is now." }),
+    reason: HoldReason,
+  })
+  .openapi("ExtendHold");
+
+const HoldRefundBody = z.strictObject({ reason: HoldReason }).openapi("HoldRefund");
 
 /** The operator's review queue and the record of transfers made by hand (docs/operators.md). */
 export const adminOrderReviewRouter = createRouter<AppEnv>()
@@ -180,6 +201,70 @@ export const adminOrderReviewRouter = createRouter<AppEnv>()
     async (c) => {
       const actor = { operator: c.get("operator"), requestId: c.get("requestId") };
       const order = await holdOrder(c.env, actor, c.req.valid("param").id, false, "released");
+      c.header("Cache-Control", "no-store");
+      return c.json(order, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/orders/{id}/hold/extend",
+      operationId: "adminExtendHold",
+      tags,
+      security,
+      summary: "Move a screened deposit's hold deadline, once",
+      description:
+        "The order's `hold.deadline_at` moves `hours` later and `hold.extended` records the reason; the partner sees the new deadline (and an `order.held` webhook). Once only: a second extension answers 409 `action_not_available`. Audited (`order.hold_extend`). 409 when the order has no screening hold.",
+      request: {
+        params: OrderParam,
+        body: { content: { "application/json": { schema: ExtendHoldBody } }, required: true },
+      },
+      responses: {
+        200: {
+          description: "The order, its hold extended.",
+          content: { "application/json": { schema: OrderSchema } },
+        },
+        ...errorResponses(400, 401, 404, 409),
+      },
+    }),
+    async (c) => {
+      const actor = { operator: c.get("operator"), requestId: c.get("requestId") };
+      const order = await decideOrderHold(c.env, actor, c.req.valid("param").id, {
+        kind: "extend",
+        ...c.req.valid("json"),
+      });
+      c.header("Cache-Control", "no-store");
+      return c.json(order, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/orders/{id}/hold/refund",
+      operationId: "adminRefundHold",
+      tags,
+      security,
+      summary: "End a screened deposit's hold in a refund now",
+      description:
+        "The hold's outcome becomes `refund` and its deadline now: the deposit goes back once confirmed, to the refund address, or the sender on account chains (`status_reason` `source_screened`). 409 `action_not_available` when neither is known (settle it by hand: `resolve`) or the order has no screening hold. Audited (`order.hold_refund`).",
+      request: {
+        params: OrderParam,
+        body: { content: { "application/json": { schema: HoldRefundBody } }, required: true },
+      },
+      responses: {
+        200: {
+          description: "The order, its hold ending in a refund.",
+          content: { "application/json": { schema: OrderSchema } },
+        },
+        ...errorResponses(400, 401, 404, 409),
+      },
+    }),
+    async (c) => {
+      const actor = { operator: c.get("operator"), requestId: c.get("requestId") };
+      const order = await decideOrderHold(c.env, actor, c.req.valid("param").id, {
+        kind: "refund",
+        reason: c.req.valid("json").reason,
+      });
       c.header("Cache-Control", "no-store");
       return c.json(order, 200);
     },

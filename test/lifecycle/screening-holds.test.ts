@@ -1,0 +1,161 @@
+/**
+ * Holds that end (docs/lifecycle.md, "Holds"), through test mode's public surface: a test deposit
+ * from a listed test address (docs/test-mode.md) holds its order with a deadline; at the deadline
+ * the category's policy happens — a refund for risk and issuer matches, an operator's review (and
+ * no money moving) for sanctions; the operator's release resumes the order, an extension goes once
+ * and is audited; `order.held` / `order.released` are each sent once.
+ */
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { OrderHold } from "../../src/domain/holds";
+import { admin, call, createPartner, expectError, json, setPrices, type TestPartner } from "../helpers";
+import { BTC_REFUND, BTC_TO_USDT, createOrder, type Order, TRON_ADDR } from "../support/orders";
+
+/** Test mode's listed addresses (src/domain/screening.ts TEST_LISTED). */
+const SANCTIONED_BTC = "bc1qt3w9chzut3w9chzut3w9chzut3w9chzufdsq3l";
+const RISK_EVM = "0x5C12EE000000000000000000000000000000715C";
+const CLEAR_ETH = "0x52908400098527886E0F7030069857D2E4169EE7";
+const CLEAR_BTC = "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq";
+
+type Held = Order & { hold: OrderHold | null; refund_address: string | null; refund_txid: string | null };
+
+let p: TestPartner;
+
+beforeAll(async () => {
+  await setPrices();
+  const live = await createPartner({ name: "screening-holds", rate_limit_per_minute: 100_000 });
+  const res = await admin(`/partners/${live.id}/keys`, { method: "POST", json: { mode: "test" } });
+  p = { ...live, key: (await json<{ key: string }>(res)).key };
+});
+
+async function help(orderId: string, name: string, body?: unknown): Promise<Held> {
+  const res = await call(`/api/v1/partner/test/orders/${orderId}/${name}`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${p.key}`, "content-type": "application/json" },
+    body: JSON.stringify(body ?? {}),
+  });
+  expect(res.status, await res.clone().text()).toBe(200);
+  return json<Held>(res);
+}
+
+const get = async (id: string) =>
+  json<Held>(await call(`/api/v1/partner/orders/${id}`, { headers: { Authorization: `Bearer ${p.key}` } }));
+
+/** The order's webhook event types, in order. */
+const webhookTypes = async (id: string) =>
+  (await env.ORDERS.getByName(id).webhookEvents()).map((e) => e.message.type);
+
+const HOURS = 3_600_000;
+
+describe("the policy page", () => {
+  it("/compliance states each list's deadline and outcome, as HOLD_POLICY sets them", async () => {
+    const res = await call("/compliance");
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    const row = (category: string) =>
+      html.match(new RegExp(`<tr data-category="${category}">(.*?)</tr>`))?.[1];
+    expect(row("sanctions")).toMatch(/3 days \(72 hours\).*a person decides/);
+    expect(row("risk")).toMatch(/3 days \(72 hours\).*sent back/);
+  });
+});
+
+describe("a deposit from a listed source", () => {
+  it("sanctions: held with a deadline where it was; at the deadline the operator reviews, and nothing moves", async () => {
+    const o = await createOrder(p, { ...BTC_TO_USDT, refund_address: BTC_REFUND });
+    const seen = await help(o.id, "deposit", { from: SANCTIONED_BTC, confirmations: 2 });
+    expect(seen.status).toBe("confirming");
+    expect(seen.hold).toMatchObject({
+      category: "sanctions",
+      at_deadline: "operator_review",
+      extended: null,
+    });
+    const hold = seen.hold as OrderHold;
+    expect(Date.parse(hold.deadline_at) - Date.parse(hold.since)).toBe(72 * HOURS);
+    // The tracking page says so in plain words, with the deadline, and links the policy.
+    const page = await (await call(new URL(o.tracking_url).pathname)).text();
+    expect(page).toContain('data-testid="hold"');
+    expect(page).toContain(`${hold.deadline_at.replace("T", " ").slice(0, 16)} UTC`);
+    expect(page).toContain('href="/compliance"');
+    // The keyless status API carries it too.
+    const status = await json<{ hold: OrderHold | null }>(await call(new URL(o.status_url).pathname));
+    expect(status.hold).toEqual(hold);
+
+    // The index marks it for the operator's review queue (which lists live orders).
+    await env.ORDERS.getByName(o.id).tick();
+    const row = await env.DB.prepare("SELECT needs_action FROM orders WHERE id = ?").bind(o.id).first();
+    expect(row).toEqual({ needs_action: 1 });
+    const after = await help(o.id, "pass-hold-deadline");
+    expect(after).toMatchObject({ status: "confirming", payout_txid: null, refund_txid: null });
+    expect(after.hold).toEqual(hold);
+    const alerts = await json<{ data: { order_id: string; kind: string }[] }>(await admin("/alerts"));
+    expect(alerts.data).toContainEqual(expect.objectContaining({ order_id: o.id, kind: "hold_review" }));
+    // A held order never pays out: another run changes nothing.
+    expect(await help(o.id, "confirm", { blocks: 1 })).toMatchObject({
+      status: "confirming",
+      payout_txid: null,
+    });
+    expect(await webhookTypes(o.id)).toEqual(["order.status_changed", "order.held"]);
+  });
+
+  it("risk: at the deadline the deposit goes back to the refund address", async () => {
+    const o = await createOrder(p, {
+      coin_from: "ETH",
+      network_from: "ETH",
+      coin_to: "BTC",
+      network_to: "BTC",
+      amount_from: 0.5,
+      rate_type: "float",
+      recipient_address: CLEAR_BTC,
+      refund_address: CLEAR_ETH,
+    });
+    const seen = await help(o.id, "deposit", { from: RISK_EVM, confirmations: 64 });
+    expect(seen).toMatchObject({ status: "confirming", hold: { category: "risk", at_deadline: "refund" } });
+    const done = await help(o.id, "pass-hold-deadline");
+    expect(done).toMatchObject({
+      status: "refunded",
+      status_reason: "source_screened",
+      refund_address: CLEAR_ETH,
+      payout_txid: null,
+      hold: null,
+    });
+    expect(done.refund_txid).not.toBeNull();
+  });
+
+  it("a clear sender is not held; the operator's release resumes a held order, webhooks once each", async () => {
+    const clear = await createOrder(p, BTC_TO_USDT);
+    expect((await help(clear.id, "deposit", { from: CLEAR_BTC })).hold).toBeNull();
+
+    const o = await createOrder(p, { ...BTC_TO_USDT, recipient_address: TRON_ADDR });
+    await help(o.id, "deposit", { from: SANCTIONED_BTC });
+    // A confirmation while held moves the order's record, not its hold: no second `order.held`.
+    expect(await help(o.id, "confirm", { blocks: 1 })).toMatchObject({
+      status: "confirming",
+      deposit_confirmations: 1,
+    });
+    const released = await admin(`/orders/${o.id}/hold`, { method: "DELETE" });
+    expect(released.status).toBe(200);
+    expect((await json<Held>(released)).hold).toBeNull();
+    const resumed = await help(o.id, "confirm");
+    expect(resumed).toMatchObject({ status: "completed", hold: null });
+    const types = await webhookTypes(o.id);
+    expect(types.filter((t) => t === "order.held")).toHaveLength(1);
+    expect(types.filter((t) => t === "order.released")).toHaveLength(1);
+  });
+
+  it("the operator extends the deadline once, with a reason, audited; a second extension is refused", async () => {
+    const o = await createOrder(p, { ...BTC_TO_USDT, refund_address: BTC_REFUND });
+    const { hold } = await help(o.id, "deposit", { from: SANCTIONED_BTC });
+    const extend = (reason: string) =>
+      admin(`/orders/${o.id}/hold/extend`, { method: "POST", json: { hours: 24, reason } });
+    const res = await extend("waiting for the sender's documents");
+    expect(res.status).toBe(200);
+    const moved = (await get(o.id)).hold as OrderHold;
+    expect(Date.parse(moved.deadline_at) - Date.parse((hold as OrderHold).deadline_at)).toBe(24 * HOURS);
+    expect(moved.extended?.reason).toBe("waiting for the sender's documents");
+    await expectError(await extend("again"), 409, "action_not_available");
+    const audit = await json<{ data: { action: string; entity_id: string }[] }>(
+      await admin(`/audit?entity_type=order&entity_id=${o.id}`),
+    );
+    expect(audit.data.filter((a) => a.action === "order.hold_extend")).toHaveLength(1);
+  });
+});
