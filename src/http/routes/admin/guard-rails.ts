@@ -28,8 +28,8 @@ const GuardRailsSchema = z
         fetched_at: z.string().max(40).nullable().openapi({
           description: "The oldest asset file's last good download; null before the first.",
         }),
-        age_seconds: z.number().int().min(0).nullable(),
-        addresses: z.number().int().min(0),
+        age_seconds: z.number().int().min(0).max(2_147_483_647).nullable().openapi({ format: "int32" }),
+        addresses: z.number().int().min(0).max(2_147_483_647).openapi({ format: "int32" }),
         stale: z.boolean().openapi({
           description: `Older than ${SANCTIONS_STALE_HOURS} h (or never loaded after a download was tried): the operator is alerted.`,
         }),

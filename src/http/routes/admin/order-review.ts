@@ -70,7 +70,7 @@ const ExtendHoldBody = z
       .int()
       .min(1)
       .max(24 * 90)
-      .openapi({ description: "Hours the deadline moves by, from where it is now." }),
+      .openapi({ format: "int32", description: "Hours the deadline moves by, from where it is now." }),
     reason: HoldReason,
   })
   .openapi("ExtendHold");

@@ -8,8 +8,8 @@ import { errorResponses, out } from "../../schemas";
 const security: Record<string, string[]>[] = [{ AdminBearer: [] }, { CloudflareAccess: [] }];
 const json = <S extends z.ZodType>(schema: S) => ({ "application/json": { schema } });
 const share = () => z.number().min(0).max(1).nullable().openapi({ format: "double" });
-const ms = () => z.number().int().min(0).nullable().openapi({ format: "int32" });
-const big = () => z.number().int().min(0).openapi({ format: "int64" });
+const ms = () => z.number().int().min(0).max(2_147_483_647).nullable().openapi({ format: "int32" });
+const big = () => z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).openapi({ format: "int64" });
 
 const SloSchema = z
   .object({
@@ -45,8 +45,18 @@ const SloSchema = z
         z.object({
           pair: out.text(64).openapi({ description: "`network_from>network_to`." }),
           orders: big(),
-          p50: z.number().int().min(0).openapi({ format: "int32", description: "Seconds." }),
-          p90: z.number().int().min(0).openapi({ format: "int32", description: "Seconds." }),
+          p50: z
+            .number()
+            .int()
+            .min(0)
+            .max(2_147_483_647)
+            .openapi({ format: "int32", description: "Seconds." }),
+          p90: z
+            .number()
+            .int()
+            .min(0)
+            .max(2_147_483_647)
+            .openapi({ format: "int32", description: "Seconds." }),
         }),
       )
       .max(10_000),
