@@ -121,6 +121,24 @@ describe("a deposit from a listed source", () => {
     expect(done.refund_txid).not.toBeNull();
   });
 
+  it("risk, no refund address on an account chain: at the deadline the deposit goes back to its sender", async () => {
+    const o = await createOrder(p, {
+      coin_from: "ETH",
+      network_from: "ETH",
+      coin_to: "BTC",
+      network_to: "BTC",
+      amount_from: 0.5,
+      rate_type: "float",
+      recipient_address: CLEAR_BTC,
+    });
+    const seen = await help(o.id, "deposit", { from: RISK_EVM, confirmations: 64 });
+    expect(seen.hold).toMatchObject({ category: "risk", at_deadline: "refund" });
+    const done = await help(o.id, "pass-hold-deadline");
+    expect(done).toMatchObject({ status: "refunded", status_reason: "source_screened", payout_txid: null });
+    expect(done.refund_address?.toLowerCase()).toBe(RISK_EVM.toLowerCase());
+    expect(done.refund_txid).not.toBeNull();
+  });
+
   it("a clear sender is not held; the operator's release resumes a held order, webhooks once each", async () => {
     const clear = await createOrder(p, BTC_TO_USDT);
     expect((await help(clear.id, "deposit", { from: CLEAR_BTC })).hold).toBeNull();

@@ -301,8 +301,15 @@ export class MoneySteps {
       [{ network, address: to, asset: { coin, contract } }],
       this.#host.now(),
     );
-    if (screened?.result === "listed")
-      return `the ${kind} address is listed (${screened.categories.join(", ")}): nothing was sent`;
+    // A held deposit going back to the address it came from is how a risk or operator hold ends
+    // (docs/lifecycle.md, "Holds"); only sanctions (blocking is the law's) and an issuer's
+    // blocklist (the transfer would revert on chain) stop money from leaving for a listed address.
+    const returning = !isPayout && r.depositSender != null && to === r.depositSender;
+    const blocking = (screened?.result === "listed" ? screened.categories : []).filter(
+      (c) => !returning || c === "sanctions" || c === "issuer_blocked",
+    );
+    if (blocking.length > 0)
+      return `the ${kind} address is listed (${blocking.join(", ")}): nothing was sent`;
     return {
       idempotencyKey: sendKey(r, kind),
       orderId: r.id,
