@@ -223,7 +223,7 @@ export async function ledgerSwap(
     refund_address: req.refundAddress,
     refund_address_tag: req.refundAddressExtraId,
   };
-  const { order } = await createOrder(env, config, partner, body, undefined, now, {
+  const { order, amountToExpected } = await createOrder(env, config, partner, body, undefined, now, {
     ...origin,
     ledgerSwap: true,
   });
@@ -243,11 +243,8 @@ export async function ledgerSwap(
       body.amount_from.toString(),
       decimalsOf(order.coin_from, order.network_from),
     ),
-    // A fixed quote's amount exactly; a float order's estimate as its view carries it.
-    amountToWallet: smallestUnits(
-      terms ? terms.amountTo : decimal(order.amount_to_expected),
-      decimalsOf(order.coin_to, order.network_to),
-    ),
+    // The order's exact decimal (a fixed quote's amount): never its view's float.
+    amountToWallet: smallestUnits(amountToExpected, decimalsOf(order.coin_to, order.network_to)),
     nonce: req.nonce,
   });
   return {

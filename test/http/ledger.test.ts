@@ -14,7 +14,7 @@ import { createApp } from "../../src/app";
 import { LEDGER_STATUS_EVENT_TYPE } from "../../src/domain/ledger-swap";
 import type { WebhookMessage } from "../../src/domain/webhooks";
 import { deliverBatch } from "../../src/services/webhook-delivery";
-import { admin, call, createPartner, json, setPrices, type TestPartner } from "../helpers";
+import { admin, call, createPartner, json, setPrices, TEST_PRICES, type TestPartner } from "../helpers";
 import { expectLedgerSchema, LEDGER_OPERATIONS, ledgerAnswer, ledgerError } from "../support/ledger-document";
 import { createMockNetwork } from "../support/msw";
 import { BTC_REFUND, startClock, TRON_ADDR } from "../support/orders";
@@ -286,6 +286,15 @@ describe("ledger v2", () => {
         404,
         "SWAP_PAIR_NOT_FOUND_ERROR",
       );
+      // No SOL deposit address to give (its pool is empty): Ledger's own key, not "no such pair".
+      const noWallet = await ledgerError(
+        await ledger("/quote", live.key, { from: "sol", to: "btc", amount: "1" }),
+        "post",
+        "/quote",
+        400,
+        "NO_DEPOSIT_WALLET_ERROR",
+      );
+      expect(noWallet.additionalFields).toMatchObject({ code: "pair_unavailable" });
       await ledgerError(
         await ledger("/swap/float", test.key, { ...swapFields, amount: "0.01", currencyFrom: "nope" }),
         "post",
@@ -415,6 +424,21 @@ describe("ledger v2", () => {
       404,
       "TRANSACTION_NOT_FOUND",
     );
+
+    // An 18-decimal payout signs the order's exact amount, wei for wei: more digits than a float holds.
+    await setPrices({ ...TEST_PRICES, ETH: "3001.123456789" });
+    const toEth = await swap("float", test.key, {
+      amount: "0.01234567",
+      currencyTo: "eth",
+      payloadCurrencyTo: "ETH",
+      payoutAddress: "0x52908400098527886E0F7030069857D2E4169EE7",
+    });
+    const record = await env.ORDERS.getByName(toEth.swapId).testRecord(test.id);
+    const wei = BigInt((record?.amountToExpected ?? "").replace(".", "").replace(/^0+/, ""));
+    expect(record?.amountToExpected).toMatch(/^0\.[0-9]{18}$/);
+    expect(wei.toString().length).toBeGreaterThan(17);
+    expect(bigEndian(decodeProtobuf(base64urlnopad.decode(toEth.providerSig.payload)).get(10))).toBe(wei);
+    await setPrices();
 
     const abandoned = await swap("float", test.key, { amount: "0.01" });
     expect((await helper(abandoned.swapId, "expire")).status).toBe(200);
