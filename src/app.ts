@@ -73,6 +73,7 @@ export function createApp() {
 
   // Around the partner routes, so it sees their final answers (the key is checked inside them).
   app.use("/api/v1/partner/*", requestLog);
+  app.use("/ledger/v2/*", requestLog);
 
   // Rate limits and partner authentication are route middleware (see each route), so a method a
   // path does not serve is answered 405 before any key is checked.

@@ -1,9 +1,20 @@
 import { addressFamily } from "./addresses";
 import { chainModeFor, modeReadsNetwork } from "./chain-mode";
+import type { Refusal } from "./errors";
 import { parseDecimal } from "./money";
 
 export type DerivableFamily = "btc" | "bch" | "ltc" | "doge" | "evm" | "tron";
 const DERIVABLE: readonly string[] = ["btc", "bch", "ltc", "doge", "evm", "tron"];
+
+/**
+ * A pair refused because its source network cannot give a deposit address now: `pair_unavailable`
+ * on the `from` side (docs/errors.md), which Ledger's facade tells apart (NO_DEPOSIT_WALLET_ERROR).
+ */
+export const noDepositRefusal = (reason: string): Refusal => ({
+  code: "pair_unavailable",
+  side: "from",
+  detail: `Pair unavailable: ${reason}.`,
+});
 
 /** How an order on a network gets its deposit address (DESIGN.md §4). */
 export type DepositScheme =

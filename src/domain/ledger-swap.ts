@@ -168,6 +168,10 @@ export function ledgerErrorKey(code: string, reasons: readonly Refusal[] = []): 
         additionalFields: fields,
       };
     case "pair_unavailable":
+      // Only the source network's missing deposit address is the `from` side's (noDepositRefusal).
+      return first?.side === "from"
+        ? { messageKey: "NO_DEPOSIT_WALLET_ERROR", status: 400, additionalFields: fields }
+        : { messageKey: "SWAP_PAIR_NOT_FOUND_ERROR", status: 404, additionalFields: fields };
     case "asset_mismatch":
     case "network_required":
       return { messageKey: "SWAP_PAIR_NOT_FOUND_ERROR", status: 404, additionalFields: fields };

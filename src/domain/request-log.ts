@@ -76,12 +76,18 @@ export function orderRefInPath(path: string): string | null {
   return ORDER_IN_PATH.exec(path)?.[1] ?? null;
 }
 
-/** The `code` of an API error body, or null when the body is not the API's error shape. */
+/**
+ * The `code` of an API error body — at its top, or in `additionalFields` of Ledger's error shape
+ * (docs/ledger.md, "Errors") — or null when the body is neither.
+ */
 export function errorCode(body: string): string | null {
   try {
     const parsed: unknown = JSON.parse(body);
-    if (parsed && typeof parsed === "object" && "code" in parsed && typeof parsed.code === "string")
-      return parsed.code;
+    if (parsed && typeof parsed === "object") {
+      const { code, additionalFields } = parsed as { code?: unknown; additionalFields?: { code?: unknown } };
+      const found = code ?? additionalFields?.code;
+      if (typeof found === "string") return found;
+    }
   } catch {
     // not JSON: a code-less error
   }

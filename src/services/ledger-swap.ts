@@ -30,6 +30,7 @@ import type { Partner } from "../domain/partner";
 import { type CurrencyRow, loadCatalog } from "../storage/catalog";
 import { putLedgerWebhookStatement } from "../storage/ledger-webhooks";
 import { issueQuoteFor, readFixedQuote } from "./fixed-quotes";
+import { quotedMaximum } from "./liquidity-cap";
 import { auditedWrite, type OperatorActor } from "./operator-audit";
 import { type CreateOrderBody, createOrder, type OrderOrigin, readOrder } from "./orders";
 import { feeTermsOf, priceQuote } from "./quoting";
@@ -107,14 +108,24 @@ export interface LedgerQuoteRequest {
   tradeMethod?: "fixed" | "float" | undefined;
 }
 
-/** POST /quote: the partner's price for the amount; a fixed one can be locked for five minutes. */
+/** Who asks for a quote: the end user's country and region, and where background work goes. */
+export interface QuoteCaller {
+  country: string | null;
+  region: () => string;
+  background: (p: Promise<unknown>) => void;
+}
+
+/**
+ * POST /quote: the partner's price, its maximum capped by liquidity as GET /partner/rates' is
+ * (quotedMaximum); a fixed one can be locked for five minutes.
+ */
 export async function ledgerQuote(
   env: Env,
   config: Config,
   partner: Partner,
   req: LedgerQuoteRequest,
   now: number,
-  country: string | null,
+  caller: QuoteCaller,
 ) {
   const rateType = req.tradeMethod ?? "fixed";
   const priced = await priceQuote(
@@ -124,9 +135,10 @@ export async function ledgerQuote(
     partner.markupBps,
     now,
     partner.livemode,
-    country,
+    caller.country,
   );
   const { quote } = priced;
+  const max = await quotedMaximum(env, config, priced, caller.region, partner.livemode, caller.background);
   const expiresAt = now + LEDGER_QUOTE_SECONDS * 1000;
   const quoteId =
     rateType === "fixed" ? await issueQuoteFor(env.DB, partner.id, priced, expiresAt) : undefined;
@@ -138,7 +150,7 @@ export async function ledgerQuote(
     tradeMethod: rateType,
     expiry: new Date(expiresAt).toISOString(),
     minAmountFrom: toDecimalString(quote.min),
-    maxAmountFrom: toDecimalString(quote.max),
+    maxAmountFrom: toDecimalString(max),
     defaultSlippage: slippageRatio(DEFAULT_MAX_SLIPPAGE_BPS),
     minSlippage: slippageRatio(0),
     maxSlippage: slippageRatio(MAX_SLIPPAGE_BPS),
@@ -211,7 +223,7 @@ export async function ledgerSwap(
     refund_address: req.refundAddress,
     refund_address_tag: req.refundAddressExtraId,
   };
-  const { order } = await createOrder(env, config, partner, body, undefined, now, {
+  const { order, amountToExpected } = await createOrder(env, config, partner, body, undefined, now, {
     ...origin,
     ledgerSwap: true,
   });
@@ -231,11 +243,8 @@ export async function ledgerSwap(
       body.amount_from.toString(),
       decimalsOf(order.coin_from, order.network_from),
     ),
-    // A fixed quote's amount exactly; a float order's estimate as its view carries it.
-    amountToWallet: smallestUnits(
-      terms ? terms.amountTo : decimal(order.amount_to_expected),
-      decimalsOf(order.coin_to, order.network_to),
-    ),
+    // The order's exact decimal (a fixed quote's amount): never its view's float.
+    amountToWallet: smallestUnits(amountToExpected, decimalsOf(order.coin_to, order.network_to)),
     nonce: req.nonce,
   });
   return {

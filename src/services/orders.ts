@@ -1,7 +1,8 @@
 import { type Config, getConfig } from "../config";
 import { sha256Hex } from "../domain/credentials";
+import { noDepositRefusal } from "../domain/deposit";
 import { checkDestination } from "../domain/destination";
-import { DomainError } from "../domain/errors";
+import { DomainError, refused } from "../domain/errors";
 import { feeSplit, storedFees } from "../domain/fees";
 import { decodeCursor, pageOf } from "../domain/keyset-cursor";
 import { DEFAULT_REGION } from "../domain/liquidity";
@@ -45,7 +46,8 @@ export interface CreateOrderBody {
   metadata?: Record<string, string> | undefined;
 }
 
-export type CreateOrderOutcome = { created: boolean; order: OrderView };
+/** `amountToExpected`: the order's exact decimal (CreateResult). */
+export type CreateOrderOutcome = { created: boolean; order: OrderView; amountToExpected: string };
 
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -360,16 +362,16 @@ async function requireTestOrderRoom(db: D1Database, partnerId: string): Promise<
 function outcome(result: CreateResult): CreateOrderOutcome {
   switch (result.kind) {
     case "created":
-      return { created: true, order: result.order };
+      return { created: true, order: result.order, amountToExpected: result.amountToExpected };
     case "replayed":
-      return { created: false, order: result.order };
+      return { created: false, order: result.order, amountToExpected: result.amountToExpected };
     case "conflict":
       throw new DomainError(
         "idempotency_conflict",
         "This Idempotency-Key was already used with a different request body.",
       );
     case "unavailable":
-      throw new DomainError("pair_unavailable", `Pair unavailable: ${result.reason}.`);
+      throw refused([noDepositRefusal(result.reason)]);
     case "taken":
       throw new Error("an order id taken by another order reached the response");
   }

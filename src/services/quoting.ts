@@ -1,5 +1,5 @@
 import type { Config } from "../config";
-import { type DepositScheme, depositScheme, realPayoutRefusal } from "../domain/deposit";
+import { type DepositScheme, depositScheme, noDepositRefusal, realPayoutRefusal } from "../domain/deposit";
 import { DomainError, type Refusal, refused } from "../domain/errors";
 import { blockSeconds, type Eta, estimateEta, type PairHistory, pairEta, settleSeconds } from "../domain/eta";
 import type { FeeTerms } from "../domain/fees";
@@ -183,7 +183,7 @@ export async function priceQuote(
   const spreadBps = params.rateType === "fixed" ? config.SPREAD_FIXED_BPS : config.SPREAD_FLOAT_BPS;
   const input = await pricingOf(env, config, pair, spreadBps, markupBps, now);
   const noDeposit = await depositAddressRefusal(env, config, pair.from, livemode);
-  if (noDeposit) throw refused([...reasons, pairRefusal(noDeposit)]);
+  if (noDeposit) throw refused([...reasons, noDepositRefusal(noDeposit)]);
   const limits = pairLimits(input);
   if (!limits.ok) throw refused([...reasons, pairRefusal(limits.reason)]);
   let quote: Quote;

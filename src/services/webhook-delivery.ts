@@ -213,7 +213,7 @@ export async function deliverOne(
   }
   const attempt =
     m.type === LEDGER_STATUS_EVENT_TYPE
-      ? await attemptLedger(env.DB, m, delivery, options)
+      ? await attemptLedger(env.DB, delivery, "automatic", options)
       : await attemptPartner(env.DB, m, mode, delivery, options);
   if (typeof attempt === "string") {
     await recordAttempt(env.DB, m.event_id, { status: "skipped" }, null, attempt);
@@ -261,19 +261,19 @@ async function attemptPartner(
 
 /**
  * Ledger's status webhook (docs/ledger.md): POST {url}/webhook/{swapId}/status with the key Ledger
- * issued in `x-api-key` and the partner's provider id added to the stored body.
+ * issued in `x-api-key` and the partner's provider id added to the stored body; or why there is none.
  */
-async function attemptLedger(
+export async function attemptLedger(
   db: D1Database,
-  m: WebhookMessage,
-  delivery: DeliveryRow,
+  delivery: Pick<DeliveryRow, "partner_id" | "order_id" | "payload">,
+  trigger: AttemptTrigger,
   options: DeliveryOptions,
 ): Promise<(Attempt & { ok: boolean }) | string> {
-  const hook = await getLedgerWebhook(db, m.partner_id);
+  const hook = await getLedgerWebhook(db, delivery.partner_id);
   if (!hook) return "the partner has no Ledger webhook";
-  const url = `${hook.url.replace(/\/+$/, "")}/webhook/${encodeURIComponent(m.order_id ?? "")}/status`;
+  const url = `${hook.url.replace(/\/+$/, "")}/webhook/${encodeURIComponent(delivery.order_id ?? "")}/status`;
   const body = JSON.stringify({ providerId: hook.provider_id, ...JSON.parse(delivery.payload) });
-  return postAttempt(url, body, async () => ({ "x-api-key": hook.api_key }), "automatic", options);
+  return postAttempt(url, body, async () => ({ "x-api-key": hook.api_key }), trigger, options);
 }
 
 export async function deliverBatch(

@@ -4,6 +4,7 @@ import { base64urlnopad } from "@scure/base";
 import { csvStream } from "../domain/csv";
 import { DomainError } from "../domain/errors";
 import { decodeCursor, pageOf } from "../domain/keyset-cursor";
+import { LEDGER_STATUS_EVENT_TYPE } from "../domain/ledger-swap";
 import {
   type DeliveryStatus,
   MAX_SECRET_OVERLAP_S,
@@ -26,7 +27,13 @@ import {
   upsertEndpoint,
 } from "../storage/webhooks";
 import { type Actor, audit } from "./cabinet-auth";
-import { attemptDelivery, type DeliveryOptions, endpointUnusable } from "./webhook-delivery";
+import {
+  type Attempt,
+  attemptDelivery,
+  attemptLedger,
+  type DeliveryOptions,
+  endpointUnusable,
+} from "./webhook-delivery";
 
 /** Whose endpoint: a partner in one mode (the mode of the API key, live in the cabinet for now). */
 export interface WebhookScope {
@@ -264,12 +271,10 @@ async function usableEndpoint(db: D1Database, scope: WebhookScope): Promise<Endp
  */
 async function attemptNow(
   db: D1Database,
-  endpoint: EndpointRow & { url: string },
   delivery: DeliveryRow,
-  trigger: "resend" | "test",
-  options: DeliveryOptions,
+  attempted: Attempt & { ok: boolean },
 ): Promise<DeliveryView> {
-  const { ok, ...attempt } = await attemptDelivery(endpoint, delivery, trigger, options);
+  const { ok, ...attempt } = attempted;
   const status: DeliveryStatus = ok ? "delivered" : delivery.status === "pending" ? "pending" : "failed";
   await recordAttempt(
     db,
@@ -287,7 +292,10 @@ async function attemptNow(
   return view;
 }
 
-/** Resend: a new attempt now, the same body and event id, a fresh signature. */
+/**
+ * Resend: a new attempt now, the same body and event id, a fresh signature. A push to Ledger's
+ * status webhook goes where it went the first time, Ledger's endpoint: never the partner's own.
+ */
 export async function resendDelivery(
   db: D1Database,
   options: DeliveryOptions,
@@ -299,9 +307,14 @@ export async function resendDelivery(
     ? await getDelivery(db, scope.partnerId, scope.mode, eventId)
     : null;
   if (!delivery) throw new DomainError("event_not_found", "No such webhook event.");
-  const endpoint = await usableEndpoint(db, scope);
+  const attempt =
+    delivery.type === LEDGER_STATUS_EVENT_TYPE
+      ? await attemptLedger(db, delivery, "resend", options)
+      : await attemptDelivery(await usableEndpoint(db, scope), delivery, "resend", options);
+  if (typeof attempt === "string")
+    throw new DomainError("webhook_not_configured", `Cannot send: ${attempt}.`);
   await audit(db, actor, "webhook.resent", eventId, { mode: scope.mode });
-  return attemptNow(db, endpoint, delivery, "resend", options);
+  return attemptNow(db, delivery, attempt);
 }
 
 /** A `ping` event, signed and recorded like the others, sent once now (no automatic retries). */
@@ -330,5 +343,9 @@ export async function sendTestEvent(
   );
   await audit(db, actor, "webhook.test_sent", id, { mode: scope.mode });
   // A test that fails is not retried: it is `failed` until resent.
-  return attemptNow(db, endpoint, { ...delivery, status: "failed" }, "test", options);
+  return attemptNow(
+    db,
+    { ...delivery, status: "failed" },
+    await attemptDelivery(endpoint, delivery, "test", options),
+  );
 }

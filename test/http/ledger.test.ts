@@ -14,7 +14,7 @@ import { createApp } from "../../src/app";
 import { LEDGER_STATUS_EVENT_TYPE } from "../../src/domain/ledger-swap";
 import type { WebhookMessage } from "../../src/domain/webhooks";
 import { deliverBatch } from "../../src/services/webhook-delivery";
-import { admin, call, createPartner, json, setPrices, type TestPartner } from "../helpers";
+import { admin, call, createPartner, json, setPrices, TEST_PRICES, type TestPartner } from "../helpers";
 import { expectLedgerSchema, LEDGER_OPERATIONS, ledgerAnswer, ledgerError } from "../support/ledger-document";
 import { createMockNetwork } from "../support/msw";
 import { BTC_REFUND, startClock, TRON_ADDR } from "../support/orders";
@@ -239,6 +239,20 @@ describe("ledger v2", () => {
     }
   });
 
+  it("a quote's maxAmountFrom is capped by liquidity exactly as GET /partner/rates' max_amount", async () => {
+    const setBalance = (balance: string | null) =>
+      admin("/liquidity", { method: "PUT", json: { coin: "USDT", network: "TRX", balance } });
+    expect((await setBalance("100")).status).toBe(200);
+    const ours = await json<{ max_amount: number }>(
+      await call("/api/v1/partner/rates?coin_from=BTC&coin_to=USDT&network_to=TRX&rate_type=fixed", {
+        headers: { "X-API-Key": live.key },
+      }),
+    );
+    expect(ours.max_amount).toBeLessThan(0.01);
+    expect(Number((await quote(live.key, "0.001")).maxAmountFrom)).toBe(ours.max_amount);
+    expect((await setBalance(null)).status).toBe(200);
+  });
+
   describe("errors in Ledger's keys, and nothing created", () => {
     const restrict = (config: unknown) => admin("/region-restrictions", { method: "PUT", json: config });
     beforeAll(async () => void (await restrict({ countries: ["KP"], coins: { USDT: ["GB"] } })));
@@ -272,6 +286,15 @@ describe("ledger v2", () => {
         404,
         "SWAP_PAIR_NOT_FOUND_ERROR",
       );
+      // No SOL deposit address to give (its pool is empty): Ledger's own key, not "no such pair".
+      const noWallet = await ledgerError(
+        await ledger("/quote", live.key, { from: "sol", to: "btc", amount: "1" }),
+        "post",
+        "/quote",
+        400,
+        "NO_DEPOSIT_WALLET_ERROR",
+      );
+      expect(noWallet.additionalFields).toMatchObject({ code: "pair_unavailable" });
       await ledgerError(
         await ledger("/swap/float", test.key, { ...swapFields, amount: "0.01", currencyFrom: "nope" }),
         "post",
@@ -402,9 +425,42 @@ describe("ledger v2", () => {
       "TRANSACTION_NOT_FOUND",
     );
 
+    // An 18-decimal payout signs the order's exact amount, wei for wei: more digits than a float holds.
+    await setPrices({ ...TEST_PRICES, ETH: "3001.123456789" });
+    const toEth = await swap("float", test.key, {
+      amount: "0.01234567",
+      currencyTo: "eth",
+      payloadCurrencyTo: "ETH",
+      payoutAddress: "0x52908400098527886E0F7030069857D2E4169EE7",
+    });
+    const record = await env.ORDERS.getByName(toEth.swapId).testRecord(test.id);
+    const wei = BigInt((record?.amountToExpected ?? "").replace(".", "").replace(/^0+/, ""));
+    expect(record?.amountToExpected).toMatch(/^0\.[0-9]{18}$/);
+    expect(wei.toString().length).toBeGreaterThan(17);
+    expect(bigEndian(decodeProtobuf(base64urlnopad.decode(toEth.providerSig.payload)).get(10))).toBe(wei);
+    await setPrices();
+
     const abandoned = await swap("float", test.key, { amount: "0.01" });
     expect((await helper(abandoned.swapId, "expire")).status).toBe(200);
     expect((await status(test.key, abandoned.swapId)).status).toBe("EXPIRED");
+
+    // Ledger's calls are in the partner's request log like its own: the swap names its order, the
+    // refused read its code.
+    const logged = async (key: string, query: string) => {
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const res = await call(`/api/v1/partner/logs?${query}`, { headers: { "X-API-Key": key } });
+        const page = await json<{ data: Record<string, unknown>[] }>(res);
+        if (page.data.length > 0 || Date.now() > deadline) return page.data;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    };
+    expect(await logged(test.key, `order_id=${s.swapId}&path=/ledger/v2/swap`)).toEqual([
+      expect.objectContaining({ method: "POST", path: "/ledger/v2/swap/float", status: 200 }),
+    ]);
+    expect(await logged(live.key, "path=/ledger/v2/status&status=404")).toEqual([
+      expect.objectContaining({ query: `swapId=${s.swapId}`, code: "order_not_found" }),
+    ]);
   });
 
   it("each Ledger status change is pushed once to Ledger's webhook with its key, and retried", async () => {
@@ -453,8 +509,20 @@ describe("ledger v2", () => {
     answer = 405;
     const refused = { ...push, event_id: `evt_${crypto.randomUUID().replaceAll("-", "")}` };
     expect(await deliver(refused)).toMatchObject({ retryMessages: [], explicitAcks: ["m0"] });
-    const [, sent, third] = net.requests;
+    // Resent from the partner's own delivery log (the partner has no webhook of its own): to Ledger.
+    answer = 200;
+    vi.stubGlobal("fetch", net.fetch);
+    const resent = await call(`/api/v1/partner/webhook/deliveries/${refused.event_id}/resend`, {
+      method: "POST",
+      headers: { "X-API-Key": test.key },
+    });
+    vi.unstubAllGlobals();
+    expect(resent.status).toBe(200);
+    expect(await json(resent)).toMatchObject({ status: "delivered" });
+    const [, sent, third, fourth] = net.requests;
     expect(third?.url).toBe(sent?.url);
+    expect(fourth?.url).toBe(sent?.url);
+    expect(fourth?.headers.get("x-api-key")).toBe("ledger-issued-key");
     expect(sent?.url).toBe(`${LEDGER}/webhook/${s.swapId}/status`);
     expect(sent?.headers.get("x-api-key")).toBe("ledger-issued-key");
     const body = JSON.parse(sent?.body ?? "{}");

@@ -114,6 +114,13 @@ const origin = (c: Context<PartnerEnv>) => ({
   keyId: c.get("apiKeyId"),
 });
 
+/** A swap's answer; its new order is named to the request log, as a partner API creation's is. */
+function swapAnswer(c: Context<PartnerEnv>, swap: Awaited<ReturnType<typeof ledgerSwap>>) {
+  c.set("createdOrderId", swap.swapId);
+  c.header("Cache-Control", "no-store");
+  return c.json(swap);
+}
+
 export const ledgerRouter = new Hono<PartnerEnv>()
   .get("/currencies", partnerAuth("optional", "getRate"), async (c) =>
     c.json(await ledgerCurrencies(c.env.DB, parsed(PageQuery, c.req.query(), "query"))),
@@ -126,18 +133,26 @@ export const ledgerRouter = new Hono<PartnerEnv>()
     const body = parsed(QuoteBody, await jsonBody(c), "body");
     c.header("Cache-Control", "no-store");
     return c.json(
-      await ledgerQuote(c.env, c.get("config"), c.get("partner"), body, Date.now(), endUserCountry(c)),
+      await ledgerQuote(c.env, c.get("config"), c.get("partner"), body, Date.now(), {
+        country: endUserCountry(c),
+        region: () => regionOf(c.req.raw.cf?.continent),
+        background: (p) => c.executionCtx.waitUntil(p),
+      }),
     );
   })
   .post("/swap/fixed", partnerAuth("required", "createOrder"), async (c) => {
     const body = parsed(FixedBody, await jsonBody(c), "body");
-    c.header("Cache-Control", "no-store");
-    return c.json(await ledgerSwap(c.env, c.get("config"), c.get("partner"), body, Date.now(), origin(c)));
+    return swapAnswer(
+      c,
+      await ledgerSwap(c.env, c.get("config"), c.get("partner"), body, Date.now(), origin(c)),
+    );
   })
   .post("/swap/float", partnerAuth("required", "createOrder"), async (c) => {
     const body = parsed(FloatBody, await jsonBody(c), "body");
-    c.header("Cache-Control", "no-store");
-    return c.json(await ledgerSwap(c.env, c.get("config"), c.get("partner"), body, Date.now(), origin(c)));
+    return swapAnswer(
+      c,
+      await ledgerSwap(c.env, c.get("config"), c.get("partner"), body, Date.now(), origin(c)),
+    );
   })
   .get("/status", partnerAuth("required", "getOrder"), async (c) => {
     const { swapId } = parsed(z.object({ swapId: text(64) }), c.req.query(), "query");

@@ -20,9 +20,13 @@ export type CreationHost = ProjectionHost &
   OutboxStores &
   Pick<OrderContext, "storage" | "log" | "config" | "arm">;
 
+/**
+ * `amountToExpected` is the record's exact decimal: the view's JSON number can drop the last digits
+ * of an 18-decimal coin, and a signed amount (Ledger's payload) must be the order's to the unit.
+ */
 export type CreateResult =
-  | { kind: "created"; order: OrderView }
-  | { kind: "replayed"; order: OrderView }
+  | { kind: "created"; order: OrderView; amountToExpected: string }
+  | { kind: "replayed"; order: OrderView; amountToExpected: string }
   | { kind: "conflict" }
   /** The id is another order's (a short id drawn twice): the caller moves on to another id. */
   | { kind: "taken" }
@@ -50,6 +54,7 @@ export function replayCreation(
   if (verdict !== "replay") return { kind: verdict };
   return {
     kind: "replayed",
+    amountToExpected: existing.amountToExpected,
     order: c.kv.get<OrderView>(CREATED_VIEW) ?? orderView(existing, c.config.CABINET_ORIGIN),
   };
 }
@@ -121,7 +126,7 @@ async function createOnce(
   });
   await armed;
   void projectCreated(c, created, version, firstDue, needsAction);
-  return { kind: "created", order: view };
+  return { kind: "created", order: view, amountToExpected: created.amountToExpected };
 }
 
 /**
