@@ -12,6 +12,8 @@ export type OrderSummary = components["schemas"]["OrderSummary"];
 export type RateQuery = NonNullable<operations["getRate"]["parameters"]["query"]>;
 export type ListOrdersQuery = Omit<NonNullable<operations["listOrders"]["parameters"]["query"]>, "cursor">;
 export type Permissions = components["schemas"]["Permissions"];
+export type ScreenRequest = components["schemas"]["ScreenRequest"];
+export type ScreenResults = components["schemas"]["ScreenResults"];
 export type ServiceStatus = components["schemas"]["ServiceStatus"];
 export type Fees = components["schemas"]["Fees"];
 export type OrdersPage = { data: OrderSummary[]; next_cursor: string | null };
@@ -137,6 +139,9 @@ export function createClient(options: ClientOptions) {
           params: { header: endUserCountry ? { "x-end-user-country": endUserCountry } : {} },
         }),
       ),
+    /** Screens addresses against the sanctions and operator lists before a quote; creates nothing. */
+    screenAddresses: (addresses: ScreenRequest["addresses"]): Promise<ScreenResults> =>
+      unwrap(raw.POST("/api/v1/partner/screen", { body: { addresses } })),
     /**
      * Creates an order. An Idempotency-Key is sent on every call (a fresh UUID unless you pass your
      * own) and reused across the client's retries, so a retried request never makes a second order.

@@ -37,7 +37,10 @@ export class LogBatch<T> {
     // A timer that is overdue by a whole interval is lost (its request's context ended): the next
     // entry arms a fresh one.
     if (this.#armedAt !== null && now - this.#armedAt >= 2 * this.intervalMs) this.#armedAt = null;
-    if (this.#count >= this.maxEntries || now - this.#oldestAt >= this.intervalMs) return "write";
+    // A clock behind the oldest entry (an isolate's clock is not monotonic across requests) leaves
+    // the batch's age unknown: write rather than hold entries until the clock catches up.
+    const age = now - this.#oldestAt;
+    if (this.#count >= this.maxEntries || age >= this.intervalMs || age < 0) return "write";
     if (this.#armedAt !== null) return "wait";
     this.#armedAt = now;
     return "arm";

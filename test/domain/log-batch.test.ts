@@ -25,6 +25,13 @@ describe("LogBatch: when an isolate writes its request-log entries", () => {
     expect(entries(b.timerFired())).toEqual({ a: [4] });
   });
 
+  it("writes when the clock is behind the oldest entry: its age is unknown, nothing waits for the clock", () => {
+    const b = new LogBatch<number>(100, 1_000);
+    expect(b.add("a", 1, 50_000)).toBe("arm");
+    expect(b.add("a", 2, 10)).toBe("write");
+    expect(entries(b.take())).toEqual({ a: [1, 2] });
+  });
+
   it("writes on the next entry once the oldest has waited the interval (a timer that never ran)", () => {
     const b = new LogBatch<number>(100, 1_000);
     expect(b.add("a", 1, 0)).toBe("arm");

@@ -130,10 +130,13 @@ async function send(req: FuzzRequest): Promise<Sent | null> {
     throw e;
   }
   const res = await exports.default.fetch(request);
+  // A live event stream (docs/events.md) that opened never ends by itself: its headers are the answer.
+  const streaming = res.ok && res.headers.get("content-type")?.startsWith("text/event-stream");
+  if (streaming) await res.body?.cancel();
   return {
     status: res.status,
     headers: res.headers,
-    text: await res.text(),
+    text: streaming ? "" : await res.text(),
     sentRequestId: headers.get("x-request-id"),
   };
 }
@@ -207,6 +210,8 @@ function responseProblems(req: FuzzRequest, res: Sent): string[] {
       if (!type.startsWith("image/svg+xml")) p.push(`icon content-type ${type}`);
     } else if (path === "/docs") {
       if (!type.startsWith("text/html")) p.push(`docs content-type ${type}`);
+    } else if (/\/events$/.test(path)) {
+      if (!type.startsWith("text/event-stream")) p.push(`event stream content-type ${type}`);
     } else {
       if (!/^application\/json\b/.test(type)) p.push(`2xx content-type ${JSON.stringify(type)}`);
       try {
@@ -233,6 +238,8 @@ function responseProblems(req: FuzzRequest, res: Sent): string[] {
  */
 const VOLATILE_COLUMNS: Record<string, string[]> = { api_keys: ["last_used_at"] };
 const ASYNC_TABLES = new Set(["webhook_deliveries"]);
+/** Counts of every request, refused ones too, by design (docs/operators.md, "Service levels"). */
+const TELEMETRY_TABLES = new Set(["slo_requests"]);
 
 let snapshotSql: string | undefined;
 
@@ -243,7 +250,7 @@ async function snapshot(): Promise<Record<string, unknown[]>> {
       "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT LIKE 'd1_%' ORDER BY name",
     ).all<{ name: string }>();
     const parts: string[] = [];
-    for (const { name } of tables) {
+    for (const { name } of tables.filter((t) => !TELEMETRY_TABLES.has(t.name))) {
       const { results: cols } = await env.DB.prepare("SELECT name FROM pragma_table_info(?)")
         .bind(name)
         .all<{ name: string }>();

@@ -82,12 +82,11 @@ async function stream(
     c.executionCtx.waitUntil(releaseConnections(c.env, leases));
     throw err;
   }
-  // The object's answer, with headers the middleware may still add to.
-  return new Response(res.body, {
-    status: res.status,
-    headers: new Headers(res.headers),
-    webSocket: res.webSocket,
-  });
+  // The object's answer, with headers the middleware may still add to; the request id is set here
+  // because a streamed answer is not rebuilt by the middleware that sets it on the others.
+  const headers = new Headers(res.headers);
+  headers.set("X-Request-Id", c.get("requestId"));
+  return new Response(res.body, { status: res.status, headers, webSocket: res.webSocket });
 }
 
 const orderEvents = createRoute({

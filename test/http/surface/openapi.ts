@@ -59,7 +59,8 @@ describe("OpenAPI documents", () => {
       "/api/v1/_bench/keyed-object/:name",
     ]);
     // The partner cabinet's HTML pages are not API routes (docs/cabinet.md), nor are the end
-    // user's pages and their assets (docs/widget.md), nor the /status page (its JSON is documented).
+    // user's pages and their assets (docs/widget.md), nor the /status and /compliance pages (the
+    // status JSON is documented; /compliance is the screening policy in words, docs/lifecycle.md).
     // /ledger/v2 is Ledger's API, documented by Ledger's own document (docs/ledger.md).
     const served = createApp()
       .routes.filter(
@@ -69,7 +70,7 @@ describe("OpenAPI documents", () => {
           !r.path.startsWith("/docs") &&
           !r.path.startsWith("/cabinet") &&
           !r.path.startsWith("/ledger/v2/") &&
-          !/^\/(track|swap|widget|status)\b/.test(r.path),
+          !/^\/(track|swap|widget|status|compliance)\b/.test(r.path),
       )
       .map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:([A-Za-z_]+)/g, "{$1}")}`);
     const all = [...operations(partner), ...operations(operator)];
