@@ -29,6 +29,15 @@ for (const [file, from] of Object.entries(RENAMED)) {
   if (hashes[file]) throw new Error(`cryptocurrency-icons now has ${file}: drop it from RENAMED`);
   add(file, readFileSync(join(svgDir, from), "utf8"));
 }
+/**
+ * Coins the package never drew, drawn here after the coin's own brand mark: TON's blue disc and
+ * white diamond (ton.org/brand-assets).
+ */
+const ownDir = join(dirname(new URL(import.meta.url).pathname), "icons");
+for (const file of readdirSync(ownDir).sort()) {
+  if (hashes[file]) throw new Error(`cryptocurrency-icons now has ${file}: drop scripts/icons/${file}`);
+  add(file, readFileSync(join(ownDir, file), "utf8"));
+}
 if (!hashes["generic.svg"]) throw new Error("cryptocurrency-icons has no generic.svg");
 
 writeGeneratedModule(
