@@ -310,7 +310,7 @@ describe("operator API: SimChain", () => {
     const catalog = await loadCatalog(env.DB);
     const resolved = resolveSimNetwork("simulated", catalog, " eth ");
     expect(resolved.network).toBe("ETH");
-    expect(resolved.coins.map((r) => r.coin).sort()).toEqual(["ETH", "USDC", "USDT"]);
+    expect(resolved.coins.map((r) => r.coin).sort()).toEqual(["ETH", "LINK", "USDC", "USDT"]);
     // Inactive catalog rows still have a chain: the simulator does not care about listings.
     expect(resolveSimNetwork("simulated", catalog, "BCH").coins.map((r) => r.coin)).toEqual(["BCH"]);
 
