@@ -581,6 +581,7 @@ describe("block scan (TronGrid): TRX and USDT orders on one network", () => {
             amount: "12.5",
             blockHeight: 70_000_046,
             blockHash: fake.chain.blocks[46]!.id,
+            from: d.trx.from,
           },
         ]);
         expect(lists[5_000]).toMatchObject([{ txid: d.usdt.txID, index: 0, amount: "100" }]);

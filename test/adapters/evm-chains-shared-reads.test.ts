@@ -12,7 +12,7 @@ import { type AssetRef, confirmations, type IncomingTransfer } from "../../src/a
 import { chainReaderFor, liveReaderFor } from "../../src/adapters/registry";
 import { getConfig } from "../../src/config";
 import { NETWORK_CODES, NETWORKS, type NetworkCode } from "../../src/domain/networks";
-import { fakeEvmNode } from "../support/fake-evm";
+import { FAKE_EVM_SENDER, fakeEvmNode } from "../support/fake-evm";
 
 const EVM = NETWORK_CODES.filter((n) => NETWORKS[n].family === "evm");
 const address = (i: number) => `0x${(0xa0000 + i).toString(16).padStart(40, "0")}`;
@@ -138,6 +138,7 @@ describe("shared reads on every EVM network: 10,000 open orders", () => {
               amount: "250",
               blockHeight: block.height,
               blockHash: block.hash,
+              from: FAKE_EVM_SENDER,
             },
           ],
           // The order's first poll after the block.

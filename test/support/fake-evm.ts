@@ -11,11 +11,13 @@ import { createMockNetwork, type MockNetwork } from "./msw";
 
 interface NativeTx {
   hash: string;
+  from: string;
   to: string;
   value: bigint;
 }
 interface TokenLog {
   contract: string;
+  from: string;
   to: string;
   value: bigint;
   hash: string;
@@ -32,6 +34,9 @@ interface RpcRequest {
   params: unknown[];
 }
 
+/** Who sends a mined block's transfers unless a test names another: a stranger. */
+export const FAKE_EVM_SENDER = `0x${"11".repeat(20)}`;
+
 const hex = (n: number | bigint) => `0x${n.toString(16)}`;
 const word = (s: string) => `0x${s.replace(/^0x/, "").toLowerCase().padStart(64, "0")}`;
 
@@ -42,8 +47,12 @@ export interface FakeEvmNode {
   finalized: number | null;
   /** Mines `n` empty blocks. */
   mine(n: number): void;
-  /** Mines one block holding these transfers; returns its height and hash. */
-  mineWith(content: { native?: Array<[string, bigint]>; token?: Array<[string, string, bigint]> }): {
+  /** Mines one block holding these transfers (from `from`, else a stranger); returns its height and hash. */
+  mineWith(content: {
+    native?: Array<[string, bigint]>;
+    token?: Array<[string, string, bigint]>;
+    from?: string;
+  }): {
     height: number;
     hash: string;
     txids: string[];
@@ -70,7 +79,9 @@ export function fakeEvmNode(url: string, start: number): FakeEvmNode {
     return {
       number: hex(n),
       hash,
-      transactions: full ? txs.map((t) => ({ hash: t.hash, to: t.to, value: hex(t.value) })) : [],
+      transactions: full
+        ? txs.map((t) => ({ hash: t.hash, from: t.from, to: t.to, value: hex(t.value) }))
+        : [],
     };
   };
 
@@ -87,7 +98,7 @@ export function fakeEvmNode(url: string, start: number): FakeEvmNode {
         if (l.contract.toLowerCase() !== filter.address.toLowerCase() || !toTopics.has(toTopic)) continue;
         out.push({
           address: l.contract.toLowerCase(),
-          topics: [TRANSFER_TOPIC, word("11".repeat(20)), toTopic],
+          topics: [TRANSFER_TOPIC, word(l.from), toTopic],
           data: word(l.value.toString(16)),
           blockNumber: hex(n),
           blockHash: hashes.get(n),
@@ -134,13 +145,14 @@ export function fakeEvmNode(url: string, start: number): FakeEvmNode {
         hashes.set(head, blockHash(head));
       }
     },
-    mineWith({ native = [], token = [] }) {
+    mineWith({ native = [], token = [], from = FAKE_EVM_SENDER }) {
       node.mine(1);
       const txid = () => word(`7a${(++txCount).toString(16)}`);
       const c: Content = {
-        txs: native.map(([to, value]) => ({ hash: txid(), to, value })),
+        txs: native.map(([to, value]) => ({ hash: txid(), from, to, value })),
         logs: token.map(([contract, to, value], logIndex) => ({
           contract,
+          from,
           to,
           value,
           hash: txid(),

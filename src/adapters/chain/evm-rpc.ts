@@ -9,14 +9,15 @@
  *   requested contract (case-insensitive: a node that ignores the filter, or a look-alike token,
  *   must never be credited), it has exactly the 3 topics of ERC-20 `Transfer` (ERC-721 has 4) with
  *   the watched address as `to`, and a non-zero 32-byte value. `index` = `logIndex`, so several
- *   transfers in one tx stay apart; amounts are value / 10^asset.decimals, exact.
+ *   transfers in one tx stay apart; amounts are value / 10^asset.decimals, exact; `from` = the
+ *   sender topic's address (lower case).
  *   Transfers older than `lookbackBlocks` are not returned (ETH ~12 s blocks: 5000 ≈ 17 h; BSC
  *   ~0.75 s: 5000 ≈ 1 h — set it per network). Providers cap eth_getLogs ranges (often 1k–10k
  *   blocks) and answer with a JSON-RPC error beyond, which surfaces as `rpc_error`.
  * - Native coin (asset.contract null): there are no logs. The reader scans the newest
  *   `nativeScanBlocks` blocks (default 20) with `eth_getBlockByNumber(n, true)` — one JSON-RPC
  *   *batch* request — and credits every transaction with `to` = address and `value` > 0
- *   (`index` 0, txid = tx hash). Limitations, by design:
+ *   (`index` 0, txid = tx hash, `from` = the tx's `from`, lower case). Limitations, by design:
  *     · it only looks back `nativeScanBlocks` blocks, so it must be polled more often than that
  *       window (20 blocks ≈ 4 min on ETH, 15 s on BSC); a deposit missed while the poller was down
  *       is not found again — reconcile with `nativeBalance(address)` (`eth_getBalance`);
@@ -77,6 +78,8 @@ export interface EvmReader extends ChainReader {
 }
 
 const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+/** An address as a 32-byte log topic: 12 zero bytes, then the 20 of the address. */
+const ADDRESS_TOPIC = /^0x0{24}[0-9a-fA-F]{40}$/;
 const quantity = z.string().regex(/^0x[0-9a-fA-F]{1,64}$/);
 const hash32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/);
 const data = z.string().regex(/^0x(?:[0-9a-fA-F]{2})*$/);
@@ -95,6 +98,7 @@ const logsSchema = z.array(logSchema);
 
 const fullTxSchema = z.object({
   hash: hash32,
+  from: z.string().regex(EVM_ADDRESS),
   to: z.string().nullable().optional(),
   value: quantity,
 });
@@ -188,7 +192,7 @@ export function createEvmReader(options: EvmReaderOptions): EvmReader {
     for (const log of logs) {
       if (log.removed === true) continue;
       if (log.address.toLowerCase() !== contract) continue;
-      const [topic0, , topic2] = log.topics;
+      const [topic0, topic1, topic2] = log.topics;
       if (log.topics.length !== 3 || topic0?.toLowerCase() !== TRANSFER_TOPIC) continue;
       const to = byTopic.get(topic2?.toLowerCase() ?? "");
       if (to === undefined) continue;
@@ -199,6 +203,8 @@ export function createEvmReader(options: EvmReaderOptions): EvmReader {
       if ((log.blockNumber === null) !== (log.blockHash === null)) {
         throw invalid(`log of ${log.transactionHash} has only one of blockNumber/blockHash`);
       }
+      if (!ADDRESS_TOPIC.test(topic1 ?? ""))
+        throw invalid(`Transfer log of ${log.transactionHash} has ${topic1} as sender`);
       out.get(wanted.get(to)!)!.push({
         txid: log.transactionHash.toLowerCase(),
         index: parseQuantity(log.logIndex, "logIndex"),
@@ -207,6 +213,7 @@ export function createEvmReader(options: EvmReaderOptions): EvmReader {
         amount: amountOf(value, asset.decimals),
         blockHeight: log.blockNumber === null ? null : parseQuantity(log.blockNumber, "blockNumber"),
         blockHash: log.blockHash?.toLowerCase() ?? null,
+        from: `0x${topic1!.slice(26).toLowerCase()}`,
       });
     }
     return out;
@@ -246,6 +253,7 @@ export function createEvmReader(options: EvmReaderOptions): EvmReader {
           amount: amountOf(value, asset.decimals),
           blockHeight: height,
           blockHash: block.hash.toLowerCase(),
+          from: tx.from.toLowerCase(),
         });
       }
     });

@@ -16,11 +16,12 @@ import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
  *   `POST {base}/wallet/getblockbynum {"num": n}` → `blockID` (cached within the call).
  *   `index` tells apart several transfers to the address in one tx: TronGrid gives no log index, so
  *   it is the rank of the item among that tx's credited items ordered by (value, from) — stable
- *   across polls, not a log index.
+ *   across polls, not a log index. `from` = the item's `from`.
  * - Native TRX (asset.contract null): `GET {base}/v1/accounts/{a}/transactions?only_to=true&limit=200`;
  *   items whose `raw_data.contract[0]` is a `TransferContract` with `to_address` = the address
  *   (hex 41… or base58 T…) and `ret[0].contractRet` "SUCCESS"; amount = `amount` sun / 10^6,
- *   `blockHeight` = `blockNumber` (absent → unconfirmed), `index` 0. TRX sent by contracts
+ *   `blockHeight` = `blockNumber` (absent → unconfirmed), `index` 0, `from` = `owner_address` (in its
+ *   T… spelling, as for `to_address`). TRX sent by contracts
  *   (internal transactions, listed by TronGrid with another shape) and TRC-10 transfers are NOT
  *   credited.
  * - Only the newest 200 items of each list are read (no `fingerprint` paging): fine for per-order
@@ -106,6 +107,7 @@ const trxListSchema = z.object({
 });
 const transferContractSchema = z.object({
   amount: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
+  owner_address: z.string(),
   to_address: z.string(),
 });
 
@@ -203,6 +205,13 @@ export function createTronGridReader(options: TronGridReaderOptions): ChainReade
   });
   const invalid = (message: string) => new ChainReaderError(source, "invalid_body", message);
 
+  /** A transfer's sender (41… hex or T…), spelt T… as the orders spell TRON addresses. */
+  const senderOf = (spelt: string, txid: string): string => {
+    const from = tronAddress(spelt);
+    if (from === null) throw invalid(`${txid} has ${spelt.slice(0, 100)} as sender`);
+    return from;
+  };
+
   const checkAddress = (address: string, what: string): { base58: string; hex: string } => {
     const check = validateTronAddress(address);
     const decoded = decodeBase58Check("bitcoin", address);
@@ -271,7 +280,7 @@ export function createTronGridReader(options: TronGridReaderOptions): ChainReade
       const amount = unitsToDecimal(source, item.value, asset.decimals, txid);
       if (amount === "0") continue; // zero-value transfers: address-poisoning spam
       const items = byTx.get(txid) ?? [];
-      items.push({ from: item.from, value: item.value, amount });
+      items.push({ from: senderOf(item.from, txid), value: item.value, amount });
       byTx.set(txid, items);
     }
 
@@ -293,6 +302,7 @@ export function createTronGridReader(options: TronGridReaderOptions): ChainReade
           tag: null,
           amount: item.amount,
           blockHeight: info.blockNumber ?? null,
+          from: item.from,
         });
       });
     }
@@ -330,6 +340,7 @@ export function createTronGridReader(options: TronGridReaderOptions): ChainReade
         tag: null,
         amount: unitsToDecimal(source, value.amount, asset.decimals, txid),
         blockHeight: item.blockNumber ?? null,
+        from: senderOf(value.owner_address, txid),
       });
     }
     return withBlockHashes(pending);
@@ -394,6 +405,7 @@ export function createTronGridReader(options: TronGridReaderOptions): ChainReade
         tag: null,
         amount: unitsToDecimal(source, value.amount, asset.decimals, txid),
         blockHeight: block.block_header.raw_data.number,
+        from: senderOf(value.owner_address, txid),
       });
     }
     return credited;
@@ -441,7 +453,15 @@ export function createTronGridReader(options: TronGridReaderOptions): ChainReade
       }
       for (const [to, items] of byTo)
         items.sort(byValueThenSender).forEach((item, index) => {
-          credited.push({ txid, index, to, tag: null, amount: item.amount, blockHeight: num });
+          credited.push({
+            txid,
+            index,
+            to,
+            tag: null,
+            amount: item.amount,
+            blockHeight: num,
+            from: item.from,
+          });
         });
     }
     return credited;

@@ -27,8 +27,9 @@ export interface IncomingTransfer {
   /** Hash of the including block, or null while unconfirmed. */
   blockHash: string | null;
   /**
-   * The sender, on account chains where a transfer has exactly one (XRP, XLM, TON, SOL): whom a
-   * deposit no order can claim (wrong or missing memo) would be refunded to. Absent elsewhere.
+   * The sender, on account chains where a transfer has exactly one (XRP, XLM, TON, SOL, EVM, TRON):
+   * the deposit's source that is screened, and whom a deposit no order can claim (wrong or missing
+   * memo) or a held one would be refunded to. Absent elsewhere.
    */
   from?: string;
 }

@@ -99,6 +99,7 @@ describe("evm reader: ERC-20 transfers", () => {
         amount: "1.5",
         blockHeight: B1.n,
         blockHash: B1.hash,
+        from: "0xbcadfe8b02f6eb199d7c5cdf4e148682fd41aef5", // the sender topic's address
       },
       {
         txid: TX_E1,
@@ -108,6 +109,7 @@ describe("evm reader: ERC-20 transfers", () => {
         amount: "250",
         blockHeight: B1.n,
         blockHash: B1.hash,
+        from: "0xbcadfe8b02f6eb199d7c5cdf4e148682fd41aef5",
       },
       // Log address in EIP-55 case still matches the contract; 1 base unit is exact.
       {
@@ -118,6 +120,7 @@ describe("evm reader: ERC-20 transfers", () => {
         amount: "0.000001",
         blockHeight: 21_633_951,
         blockHash: "0x0d0e381c9ff462c1fe8c698331702b51adeb3f1b8afcb75bd77d8216aaf18833",
+        from: "0x8faaff3319f64c7c4b08675ec37cd4a442c006cd",
       },
       // Not credited: the removed (reorged) log, the look-alike token's log, the zero-value log.
     ]);
@@ -202,6 +205,7 @@ describe("evm reader: native transfers", () => {
         amount: "1.5",
         blockHeight: 21_633_998,
         blockHash: "0x3090deb3383bf951f676825adf07ec41453d5963d134e188a1c36df63c3ed5dc",
+        from: "0xbcadfe8b02f6eb199d7c5cdf4e148682fd41aef5", // the transaction's sender
       },
       {
         // 1 wei, exact; the zero-value call to the address in the same block is not a transfer.
@@ -212,6 +216,7 @@ describe("evm reader: native transfers", () => {
         amount: "0.000000000000000001",
         blockHeight: HEAD,
         blockHash: "0x70a063658266f07031cd8cbf2a049dc18553512dd4bc5f43b321c0b9df564c5c",
+        from: "0x8faaff3319f64c7c4b08675ec37cd4a442c006cd",
       },
     ]);
     expect(transfers.map((t) => confirmations(t, HEAD))).toEqual([3, 1]);

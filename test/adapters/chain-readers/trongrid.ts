@@ -95,6 +95,7 @@ describe("trongrid reader: TRC-20", () => {
         amount: "3",
         blockHeight: null,
         blockHash: null,
+        from: "TGa42LGUBFX6sYMnfQp2w462vaFA2u5jPG", // the item's `from`
       },
       // Two transfers to the address in one tx: distinct indexes (ranked by value).
       {
@@ -105,6 +106,7 @@ describe("trongrid reader: TRC-20", () => {
         amount: "0.5",
         blockHeight: B1,
         blockHash: BLOCK_ID(B1),
+        from: "TTmHvEYg9ZVHQ1FjKLn6hqBBYxVCBNREyF",
       },
       {
         txid: TX.batch,
@@ -114,6 +116,7 @@ describe("trongrid reader: TRC-20", () => {
         amount: "2",
         blockHeight: B1,
         blockHash: BLOCK_ID(B1),
+        from: "TTmHvEYg9ZVHQ1FjKLn6hqBBYxVCBNREyF",
       },
       {
         txid: TX.single,
@@ -123,6 +126,7 @@ describe("trongrid reader: TRC-20", () => {
         amount: "1.5",
         blockHeight: B1,
         blockHash: BLOCK_ID(B1),
+        from: "TAqb5zj4J1wHKQE1dybSJLweDVzTddG5Sh",
       },
       // Never credited: the fake "USDT" (same symbol, other contract), the zero-value poisoning
       // transfer, the Approval, and the transfer to another address.
@@ -216,6 +220,8 @@ describe("trongrid reader: TRX", () => {
         amount: "4.2",
         blockHeight: null,
         blockHash: null,
+        // owner_address 414867d1…74a1, in its T… spelling
+        from: "TGa42LGUBFX6sYMnfQp2w462vaFA2u5jPG",
       },
       {
         txid: TX.trx,
@@ -225,6 +231,7 @@ describe("trongrid reader: TRX", () => {
         amount: "1.5",
         blockHeight: B2,
         blockHash: BLOCK_ID(B2),
+        from: "TAqb5zj4J1wHKQE1dybSJLweDVzTddG5Sh",
       },
       {
         txid: TX.trxBig,
@@ -234,6 +241,7 @@ describe("trongrid reader: TRX", () => {
         amount: "25000",
         blockHeight: B1,
         blockHash: BLOCK_ID(B1),
+        from: "TAqb5zj4J1wHKQE1dybSJLweDVzTddG5Sh",
       },
       // Not credited: the internal transaction, the TRC-10 TransferAssetContract, the USDT
       // TriggerSmartContract, and the TRX sent from the address to another one.
@@ -410,6 +418,7 @@ describe("trongrid reader: whole blocks (blockTransfers)", () => {
           amount: "1.5",
           blockHeight: block.number,
           blockHash: block.id,
+          from: tx.trx.from, // the TransferContract's owner_address, spelt T…
         },
       ],
     });
@@ -417,11 +426,12 @@ describe("trongrid reader: whole blocks (blockTransfers)", () => {
 
     fake.net.requests.length = 0;
     const token = await r.blockTransfers!(USDT, block.number, watched);
-    expect(token.transfers.map((t) => [t.txid, t.index, t.to, t.amount])).toEqual([
-      [tx.usdt.txID, 0, a, "2.5"],
-      [tx.batch.txID, 0, b, "0.5"],
-      [tx.batch.txID, 1, b, "2"],
-      [tx.mixed.txID, 0, a, "4"],
+    // `from`: each Transfer log's sender topic, spelt T….
+    expect(token.transfers.map((t) => [t.txid, t.index, t.to, t.amount, t.from])).toEqual([
+      [tx.usdt.txID, 0, a, "2.5", tx.usdt.from],
+      [tx.batch.txID, 0, b, "0.5", tronAccount(4, 0x14)],
+      [tx.batch.txID, 1, b, "2", tx.batch.from],
+      [tx.mixed.txID, 0, a, "4", tx.mixed.from],
     ]);
     expect(token.transfers.every((t) => t.blockHash === block.id && t.blockHeight === block.number)).toBe(
       true,

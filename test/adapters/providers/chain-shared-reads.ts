@@ -161,7 +161,9 @@ describe("shared reads: several addresses in one request (EVM)", () => {
             case "eth_getBlockByNumber": {
               const n = Number.parseInt(String(req.params[0]).slice(2), 16);
               const transactions =
-                n === chain.head ? [{ hash: hash(77), to: evmAddress(3), value: "0xde0b6b3a7640000" }] : [];
+                n === chain.head
+                  ? [{ hash: hash(77), from: evmAddress(99), to: evmAddress(3), value: "0xde0b6b3a7640000" }]
+                  : [];
               return {
                 jsonrpc: "2.0",
                 id: req.id,
