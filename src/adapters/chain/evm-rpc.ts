@@ -10,7 +10,8 @@
  *   must never be credited), it has exactly the 3 topics of ERC-20 `Transfer` (ERC-721 has 4) with
  *   the watched address as `to`, and a non-zero 32-byte value. `index` = `logIndex`, so several
  *   transfers in one tx stay apart; amounts are value / 10^asset.decimals, exact; `from` = the
- *   sender topic's address (lower case).
+ *   sender topic's address, lower case (EIP-20: `Transfer(address indexed _from, address indexed
+ *   _to, uint256 _value)`, so topics are [event, _from, _to]).
  *   Transfers older than `lookbackBlocks` are not returned (ETH ~12 s blocks: 5000 ≈ 17 h; BSC
  *   ~0.75 s: 5000 ≈ 1 h — set it per network). Providers cap eth_getLogs ranges (often 1k–10k
  *   blocks) and answer with a JSON-RPC error beyond, which surfaces as `rpc_error`.

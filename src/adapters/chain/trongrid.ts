@@ -16,7 +16,8 @@ import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
  *   `POST {base}/wallet/getblockbynum {"num": n}` → `blockID` (cached within the call).
  *   `index` tells apart several transfers to the address in one tx: TronGrid gives no log index, so
  *   it is the rank of the item among that tx's credited items ordered by (value, from) — stable
- *   across polls, not a log index. `from` = the item's `from`.
+ *   across polls, not a log index. `from` = the item's `from` (developers.tron.network, "TRC-20
+ *   transaction history": each transfer's from / to).
  * - Native TRX (asset.contract null): `GET {base}/v1/accounts/{a}/transactions?only_to=true&limit=200`;
  *   items whose `raw_data.contract[0]` is a `TransferContract` with `to_address` = the address
  *   (hex 41… or base58 T…) and `ret[0].contractRet` "SUCCESS"; amount = `amount` sun / 10^6,

@@ -2,9 +2,11 @@
  * A rollup order's deposit confirms by finality (docs/networks.md, "Finality"): a live USDC order
  * on ARBITRUM read by the EVM reader over a fake JSON-RPC node (test/support/fake-evm.ts) stays
  * `confirming` with no confirmation however deep its block, until the node's finalized block
- * covers it; reorged out before, it sends the order back to waiting_deposit.
+ * covers it; reorged out before, it sends the order back to waiting_deposit. A deposit whose sender
+ * (the reader's `from`) the operator listed puts the order on hold (docs/lifecycle.md, "Holds").
  */
 import { describe, expect, it } from "vitest";
+import { admin, json } from "../../helpers";
 import { fakeEvmNode } from "../../support/fake-evm";
 import { createOrder, read, statusPath, step, TRON_ADDR } from "../../support/orders";
 import { realReaderSuite } from "../../support/real-chain";
@@ -69,5 +71,32 @@ describe("a rollup's deposit confirms when finalized (ARBITRUM over the EVM read
     await step(o.id);
     expect((await read(suite.partner, o.id)).status).toBe("waiting_deposit");
     expect(await statusPath(o.id)).toEqual(["waiting_deposit", "confirming", "waiting_deposit"]);
+  });
+
+  it("from a sender the operator listed: held, never exchanged", async () => {
+    const listed = "0x5c12ee00000000000000000000000000000000e1";
+    const res = await admin("/screening/entries", {
+      method: "POST",
+      json: { network: "ARBITRUM", address: listed, category: "operator", note: "evm sender test" },
+    });
+    expect(res.status).toBe(201);
+    const entry = await json<{ id: string }>(res);
+    try {
+      const o = await order();
+      const node = fakeEvmNode(URL, 300_000_000);
+      await suite.useReader(o.id, { network: "ARBITRUM", mode: "evm", baseUrl: URL }, node.net);
+
+      const block = node.mineWith({ token: [[USDC, o.deposit_address, 100_000_000n]], from: listed });
+      node.finalized = block.height;
+      await step(o.id);
+      await step(o.id);
+      expect(await read(suite.partner, o.id)).toMatchObject({
+        status: "confirming",
+        hold: { category: "operator", reason: expect.stringContaining("listed") },
+      });
+      expect(await statusPath(o.id)).toEqual(["waiting_deposit", "confirming"]);
+    } finally {
+      await admin(`/screening/entries/${entry.id}`, { method: "DELETE" });
+    }
   });
 });
