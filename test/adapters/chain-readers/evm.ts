@@ -367,12 +367,17 @@ describe("evm reader: failures", () => {
     }
   });
 
-  it("a Transfer log whose value is not 32 bytes → invalid_body", async () => {
-    const bad = [{ ...usdtLogs.result[0]!, data: "0x01" }];
-    const net = createMockNetwork(rpc({ ...blockNumber(), eth_getLogs: () => ({ result: bad }) }));
-    await expect(reader(net).incomingTransfers(USDT, ADDRESS, null)).rejects.toMatchObject({
-      kind: "invalid_body",
-    });
+  it("a Transfer log whose value is not 32 bytes or whose sender topic is no address → invalid_body", async () => {
+    const log = usdtLogs.result[0]!;
+    for (const bad of [
+      { ...log, data: "0x01" },
+      { ...log, topics: [log.topics[0]!, `0x${"ff".repeat(32)}`, log.topics[2]!] },
+    ]) {
+      const net = createMockNetwork(rpc({ ...blockNumber(), eth_getLogs: () => ({ result: [bad] }) }));
+      await expect(reader(net).incomingTransfers(USDT, ADDRESS, null)).rejects.toMatchObject({
+        kind: "invalid_body",
+      });
+    }
   });
 });
 

@@ -347,6 +347,20 @@ describe("trongrid reader: failures", () => {
       ),
     );
     cases.push(["trc20 value", () => reader(badValue).incomingTransfers(USDT, ADDRESS, null), badValue]);
+    const badSender = createMockNetwork(
+      http.get(TRC20_PATH, () =>
+        HttpResponse.json({ ...trc20List, data: [{ ...trc20List.data.at(-1)!, from: "0xabc" }] }),
+      ),
+    );
+    cases.push(["trc20 sender", () => reader(badSender).incomingTransfers(USDT, ADDRESS, null), badSender]);
+    const badOwner = createMockNetwork(
+      http.get(TRX_PATH, () => {
+        const item = pendingTrx();
+        item.raw_data.contract[0]!.parameter.value.owner_address = "41zz";
+        return HttpResponse.json({ ...trxList, data: [item] });
+      }),
+    );
+    cases.push(["trx owner", () => reader(badOwner).incomingTransfers(TRX, ADDRESS, null), badOwner]);
     const badAmount = createMockNetwork(
       http.get(TRX_PATH, () => {
         const item = pendingTrx();
