@@ -12,7 +12,7 @@
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import WebSocket from "ws";
-import { adminClient, call, createOrder, mapPool, progress } from "./api.mjs";
+import { adminClient, call, createOrder, mapPool, ORDER_BODY, progress } from "./api.mjs";
 import { findRuntimePid, findRuntimeUrl, startWorker } from "./worker.mjs";
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -98,15 +98,7 @@ async function setUp(opts, vars = {}) {
 async function orders(base, key, n) {
   const p = progress("orders created", n);
   return mapPool(Array.from({ length: n }), 8, async () => {
-    const { order } = await createOrder(base, key, {
-      coin_from: "BTC",
-      network_from: "BTC",
-      coin_to: "USDT",
-      network_to: "TRX",
-      amount_from: 0.01,
-      rate_type: "float",
-      recipient_address: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t",
-    });
+    const { order } = await createOrder(base, key, ORDER_BODY);
     p.tick();
     return order;
   });
