@@ -16,6 +16,7 @@ const SANCTIONED_BTC = "bc1qt3w9chzut3w9chzut3w9chzut3w9chzufdsq3l";
 const RISK_EVM = "0x5C12EE000000000000000000000000000000715C";
 const CLEAR_ETH = "0x52908400098527886E0F7030069857D2E4169EE7";
 const CLEAR_BTC = "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq";
+const ISSUER_BLOCKED_TRON = "TJPZp3h26cfFoz7mzyxNofcNR7GGenKf8V";
 
 type Held = Order & { hold: OrderHold | null; refund_address: string | null; refund_txid: string | null };
 
@@ -137,6 +138,22 @@ describe("a deposit from a listed source", () => {
     expect(done).toMatchObject({ status: "refunded", status_reason: "source_screened", payout_txid: null });
     expect(done.refund_address?.toLowerCase()).toBe(RISK_EVM.toLowerCase());
     expect(done.refund_txid).not.toBeNull();
+  });
+
+  it("issuer-blocked sender, no refund address: a person decides at the deadline (a transfer back would revert)", async () => {
+    const o = await createOrder(p, {
+      coin_from: "TRX",
+      network_from: "TRX",
+      coin_to: "BTC",
+      network_to: "BTC",
+      amount_from: 1000,
+      rate_type: "float",
+      recipient_address: CLEAR_BTC,
+    });
+    const seen = await help(o.id, "deposit", { from: ISSUER_BLOCKED_TRON, confirmations: 40 });
+    expect(seen.hold).toMatchObject({ category: "issuer_blocked", at_deadline: "operator_review" });
+    const after = await help(o.id, "pass-hold-deadline");
+    expect(after).toMatchObject({ status: "confirming", payout_txid: null, refund_txid: null });
   });
 
   it("a clear sender is not held; the operator's release resumes a held order, webhooks once each", async () => {

@@ -20,7 +20,7 @@ const LISTS: Record<ScreeningCategory, string> = {
 
 const OUTCOMES: Record<HoldOutcome, string> = {
   refund:
-    "the deposit is sent back: to the refund address given with the order, or else to the address it came from (on chains where a payment has one sender)",
+    "the deposit is sent back: to the refund address given with the order, or else to the address it came from (on chains where a payment has one sender; never to an address its token's issuer has blocked: then a person decides)",
   operator_review:
     "a person decides, and records the decision: blocking may be required by law, so the money does not move by itself",
 };

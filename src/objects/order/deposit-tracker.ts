@@ -317,7 +317,9 @@ export class DepositTracker {
     if (!sender) return { depositSender: null };
     const category = await this.#host.screenSource(order, sender, now);
     if (!category) return { depositSender: sender };
-    const refundTo = holdRefundTo({ ...order, depositSender: sender });
+    // An issuer's blocklist stops a transfer back to the blocked sender too (it would revert on chain).
+    const backTo = category === "issuer_blocked" ? null : sender;
+    const refundTo = holdRefundTo({ ...order, depositSender: backTo });
     const reason = `the address the deposit came from is listed (${category})`;
     const hold = holdFor(this.#host.config.HOLD_POLICY, category, reason, now, refundTo?.address ?? null);
     return { depositSender: sender, hold };
