@@ -75,6 +75,17 @@ const request = (o: Partial<EdgeSwapRequest> & Pick<EdgeSwapRequest, "nativeAmou
   ...o,
 });
 
+/**
+ * The device's own address: the plugin runs in the user's app, and the per-IP limit of keyless and
+ * app-key calls must not be shared with the other browser files' calls from 127.0.0.1.
+ */
+const DEVICE_IP = "198.51.100.7";
+const deviceFetch = (url: string, init?: RequestInit) => {
+  const headers = new Headers(init?.headers);
+  headers.set("cf-connecting-ip", DEVICE_IP);
+  return fetch(url, { ...init, headers });
+};
+
 let appKey = "";
 let testKey = "";
 /** Every request the plugin sent, and hooks on them: the device's country, a changed answer. */
@@ -93,7 +104,7 @@ function plugin(): { options: EdgeCorePluginOptions; quote(r: EdgeSwapRequest): 
         sent.push(url);
         const headers = new Headers(init?.headers);
         if (country) headers.set("x-end-user-country", country);
-        return answer(url, await fetch(url, { ...init, headers }));
+        return answer(url, await deviceFetch(url, { ...init, headers }));
       },
     },
     log,
@@ -111,7 +122,7 @@ async function quoted(r: EdgeSwapRequest) {
 
 /** The order, read back with the app key by its capability. */
 async function orderOf(ref: string): Promise<Record<string, unknown>> {
-  const res = await fetch(`${ORIGIN}/api/v1/partner/orders/${ref}`, {
+  const res = await deviceFetch(`${ORIGIN}/api/v1/partner/orders/${ref}`, {
     headers: { authorization: `Bearer ${appKey}` },
   });
   expect(res.status).toBe(200);
@@ -120,7 +131,7 @@ async function orderOf(ref: string): Promise<Record<string, unknown>> {
 
 /** A test helper (docs/test-mode.md) on the order, with the partner's server test key. */
 async function helper(ref: string, what: string, body: unknown = {}): Promise<void> {
-  const res = await fetch(`${ORIGIN}/api/v1/partner/test/orders/${ref.split(".")[0]}/${what}`, {
+  const res = await deviceFetch(`${ORIGIN}/api/v1/partner/test/orders/${ref.split(".")[0]}/${what}`, {
     method: "POST",
     headers: { authorization: `Bearer ${testKey}`, "content-type": "application/json" },
     body: JSON.stringify(body),
@@ -141,7 +152,7 @@ async function caught(promise: Promise<unknown>): Promise<Error & Record<string,
 async function refusal(
   query: string,
 ): Promise<{ code: string; min_amount_from: number; max_amount_to: number }[]> {
-  const res = await fetch(`${ORIGIN}/api/v1/partner/rates?${query}`, {
+  const res = await deviceFetch(`${ORIGIN}/api/v1/partner/rates?${query}`, {
     headers: { authorization: `Bearer ${appKey}` },
   });
   return ((await res.json()) as { errors: [] }).errors;
@@ -159,7 +170,7 @@ beforeAll(async () => {
 describe("the Edge plugin against the service", () => {
   it("maps every live network of /currencies, from Edge's own list of chain plugin ids", async () => {
     // A network the service knows has a CAIP-2 id; one it merely lists (DASH, deposits off) has none.
-    const currencies = (await (await fetch(`${ORIGIN}/api/v1/currencies`)).json()) as {
+    const currencies = (await (await deviceFetch(`${ORIGIN}/api/v1/currencies`)).json()) as {
       network: string;
       caip2: string | null;
     }[];
@@ -243,7 +254,7 @@ describe("the Edge plugin against the service", () => {
     const before = await (await admin("/region-restrictions")).json();
     // An app key's region is where the device's request comes from (the header counts only where
     // Cloudflare saw no country): refuse the country this machine's requests are seen from.
-    const seen = await fetch(`${ORIGIN}/api/v1/partner/permissions`);
+    const seen = await deviceFetch(`${ORIGIN}/api/v1/partner/permissions`);
     const { country: here } = (await seen.json()) as { country: string | null };
     const countries = here === null ? ["KP"] : ["KP", here];
     expect(
@@ -254,9 +265,12 @@ describe("the Edge plugin against the service", () => {
       const err = await caught(plugin().quote(request({ nativeAmount: "1000" })));
       expect(err).toMatchObject({ name: "SwapPermissionError", reason: "geoRestriction" });
       // The service gave both reasons; the plugin chose the region.
-      const res = await fetch(`${ORIGIN}/api/v1/partner/rates?coin_from=BTC&coin_to=ETH&amount=0.00001`, {
-        headers: { "x-end-user-country": "KP" },
-      });
+      const res = await deviceFetch(
+        `${ORIGIN}/api/v1/partner/rates?coin_from=BTC&coin_to=ETH&amount=0.00001`,
+        {
+          headers: { "x-end-user-country": "KP" },
+        },
+      );
       const codes = ((await res.json()) as { errors: { code: string }[] }).errors.map((e) => e.code);
       expect(codes).toEqual(["region_restricted", "amount_below_min"]);
     } finally {
