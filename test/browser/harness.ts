@@ -74,8 +74,9 @@ export async function landOn(page: Page, path: string) {
   }
 }
 
+// A full-page capture beside the workers process (two cores, both busy) has taken over 30 s.
 export const shot = (page: Page, name: string) =>
-  page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true, timeout: 90_000 });
 
 export async function inviteUrl(partnerId: string, email: string, role: string): Promise<string> {
   const res = await admin(`/partners/${partnerId}/invites`, { json: { email, role } });
