@@ -48,6 +48,17 @@ const webhookTypes = async (id: string) =>
 
 const HOURS = 3_600_000;
 
+/** A float order of a network's own coin to BTC, without a refund address. */
+const toBtc = (network: string, amount: number) => ({
+  coin_from: network,
+  network_from: network,
+  coin_to: "BTC",
+  network_to: "BTC",
+  amount_from: amount,
+  rate_type: "float" as const,
+  recipient_address: CLEAR_BTC,
+});
+
 describe("the policy page", () => {
   it("/compliance states each list's deadline and outcome, as HOLD_POLICY sets them", async () => {
     const res = await call("/compliance");
@@ -99,16 +110,7 @@ describe("a deposit from a listed source", () => {
   });
 
   it("risk: at the deadline the deposit goes back to the refund address", async () => {
-    const o = await createOrder(p, {
-      coin_from: "ETH",
-      network_from: "ETH",
-      coin_to: "BTC",
-      network_to: "BTC",
-      amount_from: 0.5,
-      rate_type: "float",
-      recipient_address: CLEAR_BTC,
-      refund_address: CLEAR_ETH,
-    });
+    const o = await createOrder(p, { ...toBtc("ETH", 0.5), refund_address: CLEAR_ETH });
     const seen = await help(o.id, "deposit", { from: RISK_EVM, confirmations: 64 });
     expect(seen).toMatchObject({ status: "confirming", hold: { category: "risk", at_deadline: "refund" } });
     const done = await help(o.id, "pass-hold-deadline");
@@ -123,15 +125,7 @@ describe("a deposit from a listed source", () => {
   });
 
   it("risk, no refund address on an account chain: at the deadline the deposit goes back to its sender", async () => {
-    const o = await createOrder(p, {
-      coin_from: "ETH",
-      network_from: "ETH",
-      coin_to: "BTC",
-      network_to: "BTC",
-      amount_from: 0.5,
-      rate_type: "float",
-      recipient_address: CLEAR_BTC,
-    });
+    const o = await createOrder(p, toBtc("ETH", 0.5));
     const seen = await help(o.id, "deposit", { from: RISK_EVM, confirmations: 64 });
     expect(seen.hold).toMatchObject({ category: "risk", at_deadline: "refund" });
     const done = await help(o.id, "pass-hold-deadline");
@@ -141,15 +135,7 @@ describe("a deposit from a listed source", () => {
   });
 
   it("issuer-blocked sender, no refund address: a person decides at the deadline (a transfer back would revert)", async () => {
-    const o = await createOrder(p, {
-      coin_from: "TRX",
-      network_from: "TRX",
-      coin_to: "BTC",
-      network_to: "BTC",
-      amount_from: 1000,
-      rate_type: "float",
-      recipient_address: CLEAR_BTC,
-    });
+    const o = await createOrder(p, toBtc("TRX", 1000));
     const seen = await help(o.id, "deposit", { from: ISSUER_BLOCKED_TRON, confirmations: 40 });
     expect(seen.hold).toMatchObject({ category: "issuer_blocked", at_deadline: "operator_review" });
     const after = await help(o.id, "pass-hold-deadline");
