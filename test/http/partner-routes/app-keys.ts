@@ -5,28 +5,10 @@
 // from a public route.
 import { beforeAll, describe, expect, it } from "vitest";
 import { admin, call, createPartner, expectError, freshIp, json, setPrices } from "../../helpers";
+import { keyedOperations } from "../../support/keyed-operations";
 import { BTC_TO_USDT, createOrder } from "../../support/orders";
 
 describe("app-keys", () => {
-  interface Operation {
-    operationId: string;
-    security?: Record<string, string[]>[];
-    "x-app-key"?: boolean;
-  }
-
-  const KEY_SCHEMES = ["PartnerBearer", "PartnerApiKey"];
-
-  async function keyedOperations() {
-    const doc = await json<{ paths: Record<string, Record<string, Operation>> }>(
-      await call("/api/v1/openapi.json"),
-    );
-    return Object.entries(doc.paths).flatMap(([path, ops]) =>
-      Object.entries(ops)
-        .filter(([, op]) => op.security?.some((req) => KEY_SCHEMES.some((s) => s in req)))
-        .map(([method, op]) => ({ method: method.toUpperCase(), path, op })),
-    );
-  }
-
   async function appKey(partnerId: string) {
     const res = await admin(`/partners/${partnerId}/keys`, { method: "POST", json: { kind: "app" } });
     expect(res.status).toBe(201);

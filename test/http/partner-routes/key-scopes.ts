@@ -8,29 +8,10 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { generateApiKey } from "../../../src/domain/credentials";
 import { KEY_SCOPES, OPERATION_SCOPES } from "../../../src/domain/key-scopes";
 import { admin, call, createPartner, expectError, json, setPrices } from "../../helpers";
+import { KEY_SCHEMES, keyedOperations } from "../../support/keyed-operations";
 import { BTC_TO_USDT, createOrder } from "../../support/orders";
 
 describe("key-scopes", () => {
-  interface Operation {
-    operationId: string;
-    security?: Record<string, string[]>[];
-    "x-required-scope"?: string;
-  }
-
-  const KEY_SCHEMES = ["PartnerBearer", "PartnerApiKey"];
-
-  /** Every operation of the partner document that accepts a key. */
-  async function keyedOperations() {
-    const doc = await json<{ paths: Record<string, Record<string, Operation>> }>(
-      await call("/api/v1/openapi.json"),
-    );
-    return Object.entries(doc.paths).flatMap(([path, ops]) =>
-      Object.entries(ops)
-        .filter(([, op]) => op.security?.some((req) => KEY_SCHEMES.some((s) => s in req)))
-        .map(([method, op]) => ({ method: method.toUpperCase(), path, op })),
-    );
-  }
-
   async function keyWith(partnerId: string, scopes: string[], mode: "live" | "test" = "live") {
     const res = await admin(`/partners/${partnerId}/keys`, { method: "POST", json: { scopes, mode } });
     expect(res.status).toBe(201);
