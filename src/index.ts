@@ -7,6 +7,7 @@ import { purgeExpiredCabinetState } from "./services/cabinet-auth";
 import { refreshEtas } from "./services/eta";
 import { watchSanctions } from "./services/screening";
 import { refreshServiceStatus } from "./services/service-status";
+import { expireSloCounts } from "./services/slo";
 import { runStatements } from "./services/statements";
 import { sweepAfterWatch, sweepLostAlarms } from "./services/sweep";
 import { watchMemoAddresses } from "./services/unclaimed-deposits";
@@ -44,6 +45,7 @@ export default {
     );
     ctx.waitUntil(watchMemoAddresses(env, config, controller.scheduledTime));
     ctx.waitUntil(expireWebhookHistory(env, config, controller.scheduledTime));
+    ctx.waitUntil(expireSloCounts(env, controller.scheduledTime));
     ctx.waitUntil(runStatements(env, config, controller.scheduledTime));
     ctx.waitUntil(purgeExpiredCabinetState(env.DB, controller.scheduledTime));
     ctx.waitUntil(refreshServiceStatus(env, config, controller.scheduledTime));

@@ -47,9 +47,10 @@ function delayMs(policy: RetryPolicy, attempt: number, response: Response | null
 }
 
 /**
- * The server's read position: each answer that read the order index carries one, and the next
- * request sends the last one back, so a list right after a create or a change reads at least what
- * this client saw or wrote (docs/architecture.md, "Reads from replicas").
+ * The server's read position: each answer that read the order index carries one, and a create's
+ * names its new order. The next request sends the last one back, so a list right after a create
+ * or a change reads at least what this client saw or wrote (docs/architecture.md, "Reads from
+ * replicas").
  */
 const BOOKMARK = "x-d1-bookmark";
 

@@ -2536,7 +2536,7 @@ export interface operations {
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
-                    /** @description The read position of this answer (opaque). Send it back in the `X-D1-Bookmark` request header and the next read is at least as fresh: a list right after your own create or change shows it (the SDK does this for you). A malformed one is refused with 400 `invalid_bookmark`. */
+                    /** @description The read position of this answer (opaque). Send it back in the `X-D1-Bookmark` request header and the next read is at least as fresh: what you saw is never shown older (the SDK does this for you). A malformed one is refused with 400 `invalid_bookmark`. */
                     "X-D1-Bookmark"?: string;
                     [name: string]: unknown;
                 };
@@ -2738,6 +2738,8 @@ export interface operations {
                     "RateLimit-Reset"?: number;
                     /** @description How long the response may be reused (`no-store` on anything order-specific). */
                     "Cache-Control"?: string;
+                    /** @description The read position after this create: `order-<id>`, naming the order. Send it back in the `X-D1-Bookmark` request header and the next `GET /partner/orders` lists this order, even in the moment before the index has it, and answers a D1 read position to send from then on (the SDK does this for you). */
+                    "X-D1-Bookmark"?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -53,6 +53,19 @@ export const OBJECTIVES = {
   createP95Ms: 1_000,
 } as const;
 
+/**
+ * Months of counts kept (docs/operators.md, "Service levels"): the current one and the twelve
+ * before it, so a month's report still answers a year on and /status's 90 days are always there.
+ */
+export const SLO_RETENTION_MONTHS = 13;
+
+/** The first day whose counts are kept at `now` (YYYY-MM-DD, UTC). */
+export function sloKeptFrom(now: number): string {
+  const d = new Date(now);
+  const first = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - (SLO_RETENTION_MONTHS - 1), 1);
+  return new Date(first).toISOString().slice(0, 10);
+}
+
 /** The routes the latency objectives name, as the recorder labels them. */
 export const ORDER_READ_ROUTE = "GET /api/v1/partner/orders/:order_id";
 export const CREATE_ROUTE = "POST /api/v1/partner/orders";

@@ -22,6 +22,8 @@ export interface AppEnv {
     createdOrderId?: string;
     /** The D1 session this request's replica-tolerant reads share (middleware/d1-session.ts). */
     d1Session?: D1DatabaseSession;
+    /** The order a create's bookmark named has its index row in D1 (middleware/d1-session.ts). */
+    createdIndexed?: true;
   };
 }
 

@@ -130,8 +130,15 @@ export const HEADERS = {
   bookmark: {
     "X-D1-Bookmark": {
       description:
-        "The read position of this answer (opaque). Send it back in the `X-D1-Bookmark` request header and the next read is at least as fresh: a list right after your own create or change shows it (the SDK does this for you). A malformed one is refused with 400 `invalid_bookmark`.",
+        "The read position of this answer (opaque). Send it back in the `X-D1-Bookmark` request header and the next read is at least as fresh: what you saw is never shown older (the SDK does this for you). A malformed one is refused with 400 `invalid_bookmark`.",
       schema: { type: "string", maxLength: 128 },
+    },
+  },
+  createdBookmark: {
+    "X-D1-Bookmark": {
+      description:
+        "The read position after this create: `order-<id>`, naming the order. Send it back in the `X-D1-Bookmark` request header and the next `GET /partner/orders` lists this order, even in the moment before the index has it, and answers a D1 read position to send from then on (the SDK does this for you).",
+      schema: { type: "string", maxLength: 128, pattern: "^order-[0-9a-f-]{36}$" },
     },
   },
   cacheControl: {

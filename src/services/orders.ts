@@ -511,6 +511,14 @@ export function orderSummary(row: ListedOrderRow, publicOrigin: string): OrderSu
 
 const toIso = (s: string | undefined) => (s === undefined ? undefined : new Date(s).toISOString());
 
+/**
+ * Makes sure a new order's index row is in D1 before a list reads it (a list sent its create's
+ * bookmark); nothing for another partner's order or an unknown id.
+ */
+export function indexCreated(env: Env, partner: Partner, orderId: string): Promise<void> {
+  return env.ORDERS.getByName(orderId).indexed(partner.id);
+}
+
 /** GET /partner/orders: one page of the partner's own orders from the D1 index. */
 export async function listPartnerOrders(
   env: Env,

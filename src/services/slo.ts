@@ -10,10 +10,17 @@ import {
   objectives,
   type RouteLevels,
   routeLevels,
+  sloKeptFrom,
 } from "../domain/slo";
 import { loadPairEtas } from "../storage/eta";
 import type { D1Reads } from "../storage/session";
-import { addRequestCounts, type DayCount, dailyCounts, requestCounts } from "../storage/slo";
+import {
+  addRequestCounts,
+  type DayCount,
+  dailyCounts,
+  purgeRequestCounts,
+  requestCounts,
+} from "../storage/slo";
 
 /**
  * How long an isolate gathers counts before adding them to D1: one small batch per isolate per
@@ -64,6 +71,18 @@ export function recordRequest(
   // (Analytics Engine has every point).
   if (batch.add(key, point.status >= 500 ? 1 : 0, Date.now()) === "write")
     ctx.waitUntil(write(env, batch.take()));
+}
+
+/**
+ * Rows one cron run deletes at most. It runs every minute, so a backlog (a whole month's rows at
+ * each month's turn, or years of them on a first deploy) drains at this pace, and no run holds
+ * D1's single writer for long.
+ */
+const PURGE_BATCH = 500;
+
+/** The cron's: forgets the counts older than their retention (`SLO_RETENTION_MONTHS`); how many went. */
+export function expireSloCounts(env: Env, now: number): Promise<number> {
+  return purgeRequestCounts(env.DB, sloKeptFrom(now), PURGE_BATCH);
 }
 
 export interface SloReport {

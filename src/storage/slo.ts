@@ -43,3 +43,15 @@ export async function dailyCounts(
     .all<{ day: string; requests: number; serverErrors: number }>();
   return results;
 }
+
+/** Deletes at most `limit` rows of days before `before`, oldest first; how many went. */
+export async function purgeRequestCounts(db: D1Database, before: string, limit: number): Promise<number> {
+  const { meta } = await db
+    .prepare(
+      `DELETE FROM slo_requests WHERE (day, route, bucket) IN
+         (SELECT day, route, bucket FROM slo_requests WHERE day < ? ORDER BY day LIMIT ?)`,
+    )
+    .bind(before, limit)
+    .run();
+  return meta.changes;
+}

@@ -10,6 +10,7 @@ import {
   objectives,
   percentileMs,
   routeLevels,
+  sloKeptFrom,
 } from "../../src/domain/slo";
 
 /** A histogram with `n` requests at each given latency. */
@@ -91,5 +92,11 @@ describe("service-level math", () => {
     expect(monthDays("2028-02")).toEqual({ first: "2028-02-01", last: "2028-02-29" });
     expect(monthDays("2026-12")).toEqual({ first: "2026-12-01", last: "2026-12-31" });
     for (const bad of ["2026-13", "2026-1", "26-01", "2026-01-01"]) expect(monthDays(bad)).toBeNull();
+  });
+
+  it("counts are kept from the first day of the month twelve before now's, across a year's turn", () => {
+    expect(sloKeptFrom(Date.parse("2026-11-29T23:59:59Z"))).toBe("2025-11-01");
+    expect(sloKeptFrom(Date.parse("2026-01-01T00:00:00Z"))).toBe("2025-01-01");
+    expect(sloKeptFrom(Date.parse("2026-12-31T12:00:00Z"))).toBe("2025-12-01");
   });
 });

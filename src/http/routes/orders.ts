@@ -4,7 +4,7 @@ import { regionOf } from "../../domain/liquidity";
 import { tryParseDecimal } from "../../domain/money";
 import type { OrderView } from "../../domain/order";
 import { ORDER_STATUSES, STATUS_REASONS } from "../../domain/order-state";
-import { createOrder, listPartnerOrders, readOrder } from "../../services/orders";
+import { createOrder, indexCreated, listPartnerOrders, readOrder } from "../../services/orders";
 import type { PartnerEnv } from "../app-env";
 import {
   assetParam,
@@ -15,7 +15,7 @@ import {
   tokenParam,
 } from "../asset-params";
 import { benchRoutesOn } from "../bench-switch";
-import { reads } from "../middleware/d1-session";
+import { BOOKMARK_HEADER, createdBookmark, readsAfterCreate } from "../middleware/d1-session";
 import { keyedOperation } from "../middleware/scopes";
 import { createRouter } from "../router";
 import {
@@ -440,7 +440,9 @@ export const ordersRouter = createRouter<PartnerEnv>()
     }),
     async (c) => {
       const q = c.req.valid("query");
-      const page = await listPartnerOrders(c.env, reads(c), c.get("partner"), {
+      const partner = c.get("partner");
+      const db = await readsAfterCreate(c, (id) => indexCreated(c.env, partner, id));
+      const page = await listPartnerOrders(c.env, db, partner, {
         status: q.status,
         createdFrom: q.created_from,
         createdTo: q.created_to,
@@ -467,7 +469,10 @@ export const ordersRouter = createRouter<PartnerEnv>()
         body: { content: { "application/json": { schema: CreateOrderBody } }, required: true },
       },
       responses: {
-        201: okResponse("limited", "Created (or replayed for a repeated Idempotency-Key).", OrderSchema, 201),
+        201: withHeaders(
+          okResponse("limited", "Created (or replayed for a repeated Idempotency-Key).", OrderSchema, 201),
+          HEADERS.createdBookmark,
+        ),
         ...errorResponses(400, 401, 403, 409, 413, 415, 422, 429, 451, 503),
       },
     }),
@@ -488,6 +493,7 @@ export const ordersRouter = createRouter<PartnerEnv>()
       );
       c.set("createdOrderId", order.id);
       c.header("Cache-Control", "no-store");
+      c.header(BOOKMARK_HEADER, createdBookmark(order.id));
       return c.json(order, 201);
     },
   )

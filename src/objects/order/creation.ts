@@ -65,6 +65,13 @@ export function replayCreation(
  */
 export class OrderCreation {
   #inFlight: Promise<CreateResult> | null = null;
+  /** The index projection the last creation started after its answer. */
+  #projecting: Promise<void> = Promise.resolve();
+
+  /** Settles once the projection started after this object's creation is over, however it ended. */
+  projected(): Promise<void> {
+    return this.#projecting.catch(() => undefined);
+  }
 
   /** `needsAction` is the partner view's, for the index row projected after the answer. */
   async create(
@@ -80,7 +87,9 @@ export class OrderCreation {
       const now = replayCreation(c, draft);
       if (now) return now;
     }
-    this.#inFlight = createOnce(c, draft, scheme, needsAction);
+    this.#inFlight = createOnce(c, draft, scheme, needsAction, (p) => {
+      this.#projecting = p;
+    });
     try {
       return await this.#inFlight;
     } finally {
@@ -94,6 +103,7 @@ async function createOnce(
   draft: OrderDraft,
   scheme: DepositScheme,
   needsAction: (r: OrderRecord) => boolean,
+  projecting: (p: Promise<void>) => void,
 ): Promise<CreateResult> {
   const shortId = shortIdOfOrderId(draft.id);
   if (!shortId) throw new Error(`order id ${draft.id} does not carry a short id`);
@@ -125,13 +135,14 @@ async function createOnce(
     return logged;
   });
   await armed;
-  void projectCreated(c, created, version, firstDue, needsAction);
+  projecting(projectCreated(c, created, version, firstDue, needsAction));
   return { kind: "created", order: view, amountToExpected: created.amountToExpected };
 }
 
 /**
- * Not awaited by the creation: the 201 never waits for D1, and the alarm retries what fails. The
- * row is projected at the version its log row took, with no read of the log.
+ * Not awaited by the creation: the 201 never waits for D1, and the alarm retries what fails. A
+ * list sent the create's bookmark waits for it (`OrderObject.indexed`). The row is projected at
+ * the version its log row took, with no read of the log.
  */
 async function projectCreated(
   c: CreationHost,

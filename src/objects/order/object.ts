@@ -109,6 +109,20 @@ export class OrderObject extends DurableObject<Env> {
       .finally(() => this.#meter?.flush());
   }
 
+  /**
+   * A list sent this order's create bookmark (src/http/middleware/d1-session.ts) reads the index
+   * after this: the projection the creation started is awaited, and if the row is still pending
+   * (it failed, or the order moved on) it is projected now, under the version guard, so a second
+   * write changes nothing. Returns once written or failed; does nothing for another partner's order.
+   */
+  async indexed(partnerId: string): Promise<void> {
+    const o = this.#order;
+    if (o.c.record()?.partnerId !== partnerId) return;
+    await this.#creation.projected();
+    const r = o.c.record();
+    if (r && projectionPending(o.c.kv)) await projectRecord(o.c, r, (x) => o.view.needsReview(x));
+  }
+
   /** The answer to a repeated Idempotency-Key; null while no order exists. */
   replay(creation: CreationKey): CreateResult | null {
     return replayCreation(this.#order.c, creation);

@@ -3,8 +3,9 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { CREATE_ROUTE, latencyBucket, ORDER_READ_ROUTE } from "../../../src/domain/slo";
-import { SLO_FLUSH_MS } from "../../../src/services/slo";
+import { expireSloCounts, SLO_FLUSH_MS } from "../../../src/services/slo";
 import { loadPairEtas } from "../../../src/storage/eta";
+import { purgeRequestCounts } from "../../../src/storage/slo";
 import { admin, call, expectError, json } from "../../helpers";
 
 /** Counts as the recorder writes them: `n` requests (`errors` of them 5xx) at `ms` on `day`. */
@@ -69,6 +70,26 @@ describe("service-levels", () => {
     expect(html.match(/<li data-day=/g)).toHaveLength(90);
     expect(html).toContain(`data-day="${dayBefore(2)}" data-met="false" title="${dayBefore(2)}: 99.70 %"`);
     expect(html).toContain(`data-day="${dayBefore(89)}" data-met="none"`);
+  });
+
+  it("the cron forgets counts older than the current month and the twelve before it, a batch at a time", async () => {
+    const route = "GET /retention";
+    const days = () =>
+      env.DB.prepare("SELECT day FROM slo_requests WHERE route = ? ORDER BY day")
+        .bind(route)
+        .all<{ day: string }>()
+        .then((r) => r.results.map((x) => x.day));
+    await env.DB.batch(
+      ["2001-01-01", "2001-01-02", "2001-01-03", "2025-10-31", "2025-11-01", "2026-11-29"].map((day) =>
+        counted(day, route, 10, 1),
+      ),
+    );
+    // A backlog goes oldest first, no more than the batch per run.
+    expect(await purgeRequestCounts(env.DB, "2001-01-04", 2)).toBe(2);
+    expect(await days()).toEqual(["2001-01-03", "2025-10-31", "2025-11-01", "2026-11-29"]);
+    // On 2026-11-29, November 2025 (last year's same month) is the oldest kept.
+    await expireSloCounts(env, Date.parse("2026-11-29T12:00:00Z"));
+    expect(await days()).toEqual(["2025-11-01", "2026-11-29"]);
   });
 
   it("each answered request is counted under its route pattern, 404s too, within the flush interval", async () => {

@@ -1,9 +1,30 @@
 // The order list reports what wallets report (docs/orders.md, "Listing orders"): each row of
 // GET /partner/orders carries the order's public view — amounts, addresses, txids, each side's
 // token and chain id — exactly as GET /partner/orders/{id} shows them, before and after the payout.
-import { beforeAll, describe, expect, it } from "vitest";
-import { admin, call, createPartner, expectError, json, setPrices } from "../../helpers";
-import { BTC_REFUND, BTC_TO_USDT, createOrder, type Order, read } from "../../support/orders";
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { orderContext } from "../../../src/objects/order/context";
+import { markProjection, projectionPending } from "../../../src/objects/order/projection";
+import { admin, call, createPartner, expectError, json, setPrices, type TestPartner } from "../../helpers";
+import { BTC_REFUND, BTC_TO_USDT, createOrder, indexed, type Order, read } from "../../support/orders";
+
+/**
+ * Puts a new order back in the moment between its 201 and its index row: the row not in D1, the
+ * object's projection flag up, and no alarm to run it meanwhile. The creation's own projection is
+ * let finish first (the flag it clears, then the alarm it sets in the same turn), so nothing of it
+ * lands after.
+ */
+async function unindexed(id: string): Promise<void> {
+  await indexed(id);
+  await runInDurableObject(env.ORDERS.getByName(id), async (_obj, state) => {
+    const c = orderContext(state.storage, env);
+    await vi.waitFor(() => expect(projectionPending(c.kv)).toBe(false));
+    markProjection(c.kv, c.schedule, Date.now());
+    await state.storage.deleteAlarm();
+  });
+  await env.DB.prepare("DELETE FROM orders WHERE id = ?").bind(id).run();
+}
 
 describe("order-list", () => {
   const REPORTED = [
@@ -92,5 +113,55 @@ describe("order-list", () => {
     expect((await json<{ data: unknown[] }>(again)).data).toHaveLength(1);
     const bad = await list("not a bookmark");
     expect((await expectError(bad, 400, "invalid_bookmark")).detail).toMatch(/X-D1-Bookmark/);
+  });
+
+  // docs/orders.md, "Reading": a create answers a bookmark naming its order; a list sent it first
+  // has the order's object write the index row if it has not yet, then reads the primary.
+  it("a list sent a create's X-D1-Bookmark shows that order, even before its index row is written", async () => {
+    const p = await createPartner({ name: "list-after-create" });
+    const other = await createPartner({ name: "list-after-create-other" });
+    const create = (q: TestPartner, key: string) =>
+      call("/api/v1/partner/orders", {
+        method: "POST",
+        body: JSON.stringify(BTC_TO_USDT),
+        headers: {
+          Authorization: `Bearer ${q.key}`,
+          "content-type": "application/json",
+          "Idempotency-Key": key,
+        },
+      });
+    const created = await create(p, "list-after-create");
+    expect(created.status).toBe(201);
+    const order = await json<Order>(created);
+    const token = `order-${order.id}`;
+    expect(created.headers.get("x-d1-bookmark")).toBe(token);
+    expect((await create(p, "list-after-create")).headers.get("x-d1-bookmark")).toBe(token);
+    const theirs = await createOrder(other, BTC_TO_USDT);
+    for (const id of [order.id, theirs.id]) await unindexed(id);
+
+    const list = (bookmark?: string) =>
+      call("/api/v1/partner/orders", {
+        headers: { "X-API-Key": p.key, ...(bookmark === undefined ? {} : { "X-D1-Bookmark": bookmark }) },
+      });
+    const ids = async (res: Response) => (await json<{ data: { id: string }[] }>(res)).data.map((o) => o.id);
+    // Without the bookmark the row is not there yet; with it, it is.
+    expect(await ids(await list())).not.toContain(order.id);
+    const after = await list(token);
+    expect(await ids(after)).toEqual([order.id]);
+    // From then on the client holds D1's read position.
+    expect(after.headers.get("x-d1-bookmark")).toMatch(/^[0-9A-Za-z-]+$/);
+    expect(after.headers.get("x-d1-bookmark")).not.toBe(token);
+
+    // Another partner's order, or none: the list reads the primary, and nothing is done for theirs.
+    for (const bookmark of [`order-${theirs.id}`, `order-${crypto.randomUUID()}`]) {
+      const res = await list(bookmark);
+      expect(res.status).toBe(200);
+      expect(await ids(res)).toEqual([order.id]);
+    }
+    expect(await env.DB.prepare("SELECT id FROM orders WHERE id = ?").bind(theirs.id).first()).toBeNull();
+    await expectError(await list("order-not-an-order-id"), 400, "invalid_bookmark");
+    // A read that does not make sure of the order's row answers the bookmark back, for the next list.
+    const slo = await admin("/slo?month=2026-10", { headers: { "X-D1-Bookmark": `order-${theirs.id}` } });
+    expect(slo.headers.get("x-d1-bookmark")).toBe(`order-${theirs.id}`);
   });
 });

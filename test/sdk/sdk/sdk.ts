@@ -201,7 +201,8 @@ describe("SDK against the Worker", () => {
     for (const w of waits) expect(w).toBeGreaterThan(0);
   });
 
-  it("sends the last X-D1-Bookmark the server answered with on the next request", async () => {
+  it("sends the last X-D1-Bookmark the server answered with, a create's too, on the next request", async () => {
+    await setPrices();
     const p = await createPartner();
     const seen: Request[] = [];
     const answered: (string | null)[] = [];
@@ -215,10 +216,12 @@ describe("SDK against the Worker", () => {
         return res;
       }) as typeof fetch,
     });
+    const order = await client.createOrder({ ...BTC_TO_USDT, rate_type: "float" });
+    expect((await client.listOrdersPage()).data.map((o) => o.id)).toEqual([order.id]);
     await client.listOrdersPage();
-    await client.listOrdersPage();
-    expect(answered[0]).toBeTruthy();
-    expect(seen.map((r) => r.headers.get("x-d1-bookmark"))).toEqual([null, answered[0]]);
+    expect(answered[0]).toBe(`order-${order.id}`);
+    expect(answered[1]).toBeTruthy();
+    expect(seen.map((r) => r.headers.get("x-d1-bookmark"))).toEqual([null, answered[0], answered[1]]);
   });
 
   it("never retries a POST without an Idempotency-Key", async () => {
