@@ -1656,7 +1656,7 @@ export interface components {
              */
             confirmations?: number;
             /**
-             * @description The sender the deposit comes from; default none. Send from a listed test address (docs/test-mode.md) to see the deposit's source screened and the order held.
+             * @description The sender the deposit comes from (on BTC, BCH, LTC and DOGE: the address its one input spends from); default none. Send from a listed test address (docs/test-mode.md) to see the deposit's source screened and the order held.
              * @example 0x5C12ee0000000000000000000000000000005c12
              */
             from?: string;

@@ -25,6 +25,8 @@ export interface ListedTransfer {
   blockHash?: string | null;
   /** The single sender, where the chain names one (the reader's `from`). */
   from?: string;
+  /** The addresses the inputs spend from, on UTXO chains (the reader's `sources`). */
+  sources?: readonly string[];
 }
 
 /** Confirmations of a transfer at a tip: 0 in the mempool, 1 in the tip block. */

@@ -352,6 +352,17 @@ export function networkFacts(network: string): NetworkFacts | undefined {
   return Object.hasOwn(TABLE, network) ? NETWORKS[network as NetworkCode] : undefined;
 }
 
+const UTXO_FAMILIES: ReadonlySet<AddressFamily> = new Set(["btc", "bch", "ltc", "doge"]);
+
+/**
+ * Whether a deposit on `network` spends UTXO inputs (its sources: the inputs' addresses) rather than
+ * coming from one sender account.
+ */
+export function isUtxo(network: string): boolean {
+  const family = networkFacts(network)?.family;
+  return family !== undefined && UTXO_FAMILIES.has(family);
+}
+
 const BY_CHAIN_ID: ReadonlyMap<number, NetworkCode> = new Map(
   NETWORK_CODES.flatMap((code) => {
     const id = NETWORKS[code].chainId;

@@ -107,6 +107,26 @@ export function withFinding(
 }
 
 /**
+ * Of several screened addresses (a deposit's inputs), the one that decides a hold: the first listed
+ * under the gravest category (SCREENING_CATEGORIES' order, as each answer's categories are sorted),
+ * so a sanctioned input is never outweighed by another input's lesser match; null when none is listed.
+ */
+export function gravestListed(
+  results: readonly ScreenResult[],
+): { address: string; category: ScreeningCategory } | null {
+  let found: { address: string; category: ScreeningCategory } | null = null;
+  for (const r of results) {
+    const category = r.result === "listed" ? r.categories[0] : undefined;
+    if (
+      category &&
+      (!found || SCREENING_CATEGORIES.indexOf(category) < SCREENING_CATEGORIES.indexOf(found.category))
+    )
+      found = { address: r.address, category };
+  }
+  return found;
+}
+
+/**
  * The sanctions mirror's asset files (0xB10C/ofac-sanctioned-digital-currency-addresses, branch
  * `lists`, `sanctioned_addresses_<ASSET>.txt`) and the address families their lines may be. A
  * stablecoin's file holds addresses of every chain it runs on.

@@ -21,6 +21,8 @@ export interface SendInput {
   contract?: string | null;
   /** The sender, listed as the transfer's `from` (a deposit's source is screened: docs/lifecycle.md, "Holds"). */
   from?: string | null;
+  /** On a UTXO chain instead: the addresses the transfer's inputs spend from, listed as its `sources`. */
+  sources?: readonly string[] | null;
 }
 
 export interface IncomingQuery {
@@ -119,6 +121,8 @@ type TransferRow = {
   block_height: number | null;
   block_hash: string | null;
   from_address: string | null;
+  /** JSON array of addresses, or null. */
+  sources: string | null;
 };
 
 type OutgoingRow = {
@@ -163,7 +167,10 @@ const SCHEMA = [
 ];
 
 /** Columns added after a chain's transfers table was made: each added where it is missing. */
-const ADDED_COLUMNS = [["from_address", "TEXT"]] as const;
+const ADDED_COLUMNS = [
+  ["from_address", "TEXT"],
+  ["sources", "TEXT"],
+] as const;
 
 function randomHex32(): string {
   return bytesToHex(crypto.getRandomValues(new Uint8Array(32)));
@@ -315,8 +322,8 @@ export class SimChain extends DurableObject<Env> {
     const amount = toDecimalString(positiveAmount(input.amount));
     const txid = randomHex32();
     this.#sql.exec(
-      `INSERT INTO transfers (txid, idx, network, coin, contract, to_address, tag, amount, block_height, direction, created_at, from_address)
-       VALUES (?, 0, ?, ?, ?, ?, ?, ?, NULL, 'in', ?, ?)`,
+      `INSERT INTO transfers (txid, idx, network, coin, contract, to_address, tag, amount, block_height, direction, created_at, from_address, sources)
+       VALUES (?, 0, ?, ?, ?, ?, ?, ?, NULL, 'in', ?, ?, ?)`,
       txid,
       this.#network,
       optionalText(input.coin) ?? this.#network,
@@ -326,6 +333,7 @@ export class SimChain extends DurableObject<Env> {
       amount,
       new Date().toISOString(),
       optionalText(input.from),
+      input.sources ? JSON.stringify(input.sources.map((a) => requiredText("sources[]", a))) : null,
     );
     return { txid };
   }
@@ -396,7 +404,7 @@ export class SimChain extends DurableObject<Env> {
     const toMatches = /^0x/i.test(query.address) ? "lower(t.to_address) = lower(?1)" : "t.to_address = ?1";
     const rows = this.#sql
       .exec<TransferRow>(
-        `SELECT t.txid, t.idx, t.to_address, t.tag, t.amount, t.block_height, b.hash AS block_hash, t.from_address
+        `SELECT t.txid, t.idx, t.to_address, t.tag, t.amount, t.block_height, b.hash AS block_hash, t.from_address, t.sources
            FROM transfers t LEFT JOIN blocks b ON b.height = t.block_height
           WHERE t.direction = 'in' AND ${toMatches}
             AND t.tag IS ?2 AND t.coin = ?3 AND t.contract IS ?4
@@ -418,6 +426,7 @@ export class SimChain extends DurableObject<Env> {
       blockHeight: r.block_height,
       blockHash: r.block_hash,
       ...(r.from_address !== null && { from: r.from_address }),
+      ...(r.sources !== null && { sources: JSON.parse(r.sources) as string[] }),
     }));
   }
 

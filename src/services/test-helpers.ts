@@ -3,6 +3,7 @@
 import { simChain } from "../adapters/chain/simulated";
 import { DomainError } from "../domain/errors";
 import { parseDecimal, toDecimalString } from "../domain/money";
+import { isUtxo } from "../domain/networks";
 import type { OrderRecord, OrderView } from "../domain/order";
 import type { Partner } from "../domain/partner";
 import { testChainName } from "../domain/test-mode";
@@ -59,7 +60,8 @@ async function changeWorld(env: Env, r: OrderRecord, helper: TestHelper): Promis
         amount: toDecimalString(parseDecimal(helper.amount ?? r.amountFromExpected)),
         coin: r.coinFrom,
         contract: r.contractFrom,
-        from: helper.from ?? null,
+        // On a UTXO chain there is no sender: the address is the deposit's one input.
+        ...(helper.from && (isUtxo(r.networkFrom) ? { sources: [helper.from] } : { from: helper.from })),
       });
       if (helper.confirmations) await chain.mine(helper.confirmations);
       return;

@@ -186,12 +186,14 @@ export function forgetScreeningAnswers(): void {
  * the risk vendor when configured; test ones against test mode's listed addresses
  * (src/domain/screening.ts TEST_LISTED); both against the operator's entries. Answers in the order
  * asked, and never throws for an address: a provider that fails or is late makes it "unknown".
+ * The vendor is asked about the first `vendorAtMost` items only (the rest: the lists alone).
  */
 export async function screenAddresses(
   env: Env,
   mode: ScreeningMode,
   items: readonly ScreenTarget[],
   now: number,
+  vendorAtMost = items.length,
 ): Promise<ScreenResult[]> {
   const [list, entries] = await Promise.all([
     mode === "live" ? loadSanctions(env.DB) : { listing: TEST_LISTING, version: TEST_LIST_VERSION },
@@ -206,7 +208,8 @@ export async function screenAddresses(
     items.map(async (item, i) => {
       let r = local[i] as ScreenResult;
       const issuer = issuerFinding(issuerReaderFor(config, item.network.toUpperCase()), item, now);
-      const risk = vendor && r.result !== "listed" ? vendorFinding(vendor, item, now) : null;
+      const risk =
+        vendor && r.result !== "listed" && i < vendorAtMost ? vendorFinding(vendor, item, now) : null;
       for (const finding of await Promise.all([issuer, risk]))
         if (finding !== null) r = withFinding(r, finding);
       return r;

@@ -40,6 +40,8 @@ const hex = (n: number, tag: string) => `${tag}${n.toString(16)}`.padStart(64, "
 const address = (i: number, p: Provider) => `${p.prefix}watched${String(i).padStart(8, "0")}`;
 const stranger = (i: number, p: Provider) => `${p.prefix}stranger${String(i).padStart(8, "0")}`;
 const pays = (tx: Tx, a: string) => tx.outputs.some(([to]) => to === a);
+/** The address each fake transaction's one input spends from: a deposit's source, in a block as listed. */
+const sender = (p: Pick<Provider, "prefix">) => `${p.prefix}sender`;
 
 /** A provider: its reader over a fetch, its API over a chain, and which of its requests read blocks. */
 interface Provider {
@@ -69,6 +71,7 @@ const esplora: Provider = {
     const byHash = (h: string) => [...chain.blocks, ...chain.stale].find((b) => b.hash === h);
     const json = (tx: Tx) => ({
       txid: tx.txid,
+      vin: [{ prevout: { scriptpubkey_address: sender(esplora), value: 1 } }],
       vout: tx.outputs.map(([a, value]) => ({ scriptpubkey_address: a, value })),
     });
     const status = (b: Block) => ({ confirmed: true, block_height: b.height, block_hash: b.hash });
@@ -133,6 +136,7 @@ const blockbookOf = (network: string, prefix: string): Provider => {
       // Blockbook's `Tx`: values in satoshis as strings, `n` per output; mined ones carry their block.
       const json = (tx: Tx, b: Block | null) => ({
         txid: tx.txid,
+        vin: [{ n: 0, addresses: [sender({ prefix })], isAddress: true }],
         vout: tx.outputs.map(([a, value], n) => ({
           value: String(value),
           n,
@@ -363,6 +367,7 @@ describe.each(BLOCKS)("block scan: 10,000 watched addresses", (provider, fillers
             amount: "0.015",
             blockHeight: mined.get(d.first.txid),
             blockHash: blocks.at(-1)!.hash,
+            sources: [sender(provider)],
           },
         ]);
         expect(lists[9_999]).toMatchObject([

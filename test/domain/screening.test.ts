@@ -1,8 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { validateForFamily } from "../../src/domain/addresses";
 import {
+  gravestListed,
   matchKey,
   parseSanctionsFile,
+  type ScreeningCategory,
+  type ScreenResult,
   screenLocally,
   TEST_LISTED,
   TEST_LISTING,
@@ -88,6 +91,30 @@ describe("screenLocally / withFinding", () => {
     expect(withFinding(clear, "unknown").result).toBe("unknown");
     const listed = withFinding(clear, ["risk"]);
     expect(withFinding(listed, "unknown")).toMatchObject({ result: "listed", categories: ["risk"] });
+  });
+});
+
+describe("gravestListed (a deposit's several inputs)", () => {
+  const result = (address: string, categories: ScreeningCategory[]): ScreenResult => ({
+    network: "BTC",
+    address,
+    result: categories.length > 0 ? "listed" : "clear",
+    categories,
+    list_version: "v1",
+    checked_at: AT,
+  });
+
+  it("the first input listed under the gravest category decides; none listed: null", () => {
+    const inputs = [
+      result("a", []),
+      result("b", ["risk"]),
+      result("c", ["operator", "risk"]),
+      result("d", ["sanctions"]),
+      result("e", ["sanctions"]),
+    ];
+    expect(gravestListed(inputs)).toEqual({ address: "d", category: "sanctions" });
+    expect(gravestListed(inputs.slice(0, 3))).toEqual({ address: "c", category: "operator" });
+    expect(gravestListed([result("a", []), { ...result("b", []), result: "unknown" }])).toBeNull();
   });
 });
 

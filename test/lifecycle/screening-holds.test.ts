@@ -3,7 +3,8 @@
  * from a listed test address (docs/test-mode.md) holds its order with a deadline; at the deadline
  * the category's policy happens — a refund for risk and issuer matches, an operator's review (and
  * no money moving) for sanctions; the operator's release resumes the order, an extension goes once
- * and is audited; `order.held` / `order.released` are each sent once.
+ * and is audited; `order.held` / `order.released` are each sent once. On a UTXO chain the listed
+ * source is an input address, which is never sent anything back.
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -107,6 +108,44 @@ describe("a deposit from a listed source", () => {
       payout_txid: null,
     });
     expect(await webhookTypes(o.id)).toEqual(["order.status_changed", "order.held"]);
+  });
+
+  it("a UTXO deposit from an operator-listed input: refunded to the refund address at the deadline; without one, nobody to send it back to, a person decides", async () => {
+    // On BTC the helper's `from` is the deposit's one input address (docs/test-mode.md).
+    const input = "1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa";
+    const res = await admin("/screening/entries", {
+      method: "POST",
+      json: { network: "BTC", address: input, category: "operator", note: "utxo input test" },
+    });
+    expect(res.status, await res.clone().text()).toBe(201);
+    const entry = await json<{ id: string }>(res);
+    try {
+      const back = await createOrder(p, { ...BTC_TO_USDT, refund_address: BTC_REFUND });
+      const held = await help(back.id, "deposit", { from: input, confirmations: 2 });
+      expect(held).toMatchObject({
+        status: "confirming",
+        hold: { category: "operator", at_deadline: "refund" },
+      });
+      expect(held.hold?.reason).toContain(input);
+      expect(await help(back.id, "pass-hold-deadline")).toMatchObject({
+        status: "refunded",
+        status_reason: "source_screened",
+        refund_address: BTC_REFUND,
+        payout_txid: null,
+      });
+
+      const none = await createOrder(p, BTC_TO_USDT);
+      const seen = await help(none.id, "deposit", { from: input, confirmations: 2 });
+      expect(seen.hold).toMatchObject({ category: "operator", at_deadline: "operator_review" });
+      expect(await help(none.id, "pass-hold-deadline")).toMatchObject({
+        status: "confirming",
+        refund_address: null,
+        refund_txid: null,
+        payout_txid: null,
+      });
+    } finally {
+      await admin(`/screening/entries/${entry.id}`, { method: "DELETE" });
+    }
   });
 
   it("risk: at the deadline the deposit goes back to the refund address", async () => {

@@ -13,7 +13,9 @@
  *   are followed while `page < totalPages`, at most `maxPages` (default 4 × 100 transactions);
  *   older history is not returned (earlier polls saw it). Every `vout[n]` whose `addresses` is
  *   exactly `[address]` with a non-zero value is one IncomingTransfer with `index = n`. Amounts
- *   are strings in satoshis, converted exactly.
+ *   are strings in satoshis, converted exactly. Its `sources` are the tx's `vin[].addresses` where
+ *   `isAddress` (api/types.go `Vin`; the coinbase has none, a non-standard script is no address:
+ *   skipped), from the same answer; on BCH in the CashAddr form above.
  * - Reorgs: Blockbook only indexes its backend's best chain, so `isInBestChain` asks
  *   `GET {base}/api/v2/block-index/{height}` → `blockHash` and compares it with the transfer's
  *   (a height above the indexed tip answers false without a request). `block-index` rather than
@@ -24,7 +26,7 @@
  *   `Block` (trezor/blockbook api/types.go: `Paging` + `BlockInfo` + `txCount` + `txs`; its
  *   docs/api.md "Get block", now openapi.yaml `getBlock`; `computePaging` in api/worker.go):
  *   `hash`, `previousBlockHash` (omitted for the genesis block), `height`, `page`, `totalPages`,
- *   `itemsOnPage`, `txCount`, `txs[]` in block order, each with `vout[]` as in the address
+ *   `itemsOnPage`, `txCount`, `txs[]` in block order, each with `vin[]` and `vout[]` as in the address
  *   listing. The page size is the server's (`txsInAPI` = 1000, server/public.go; `pageSize` is not
  *   read there), so a DOGE block is one request and a 3,500-transaction BTC block four: `totalPages`
  *   requests a block, no separate hash lookup. Each page must be the page asked for, of the same
@@ -62,6 +64,9 @@ const height = z.number().int().max(Number.MAX_SAFE_INTEGER);
 
 const txSchema = z.object({
   txid: hash,
+  // Read (inputsSchema) only for a transaction that credits a watched address: a block page holds
+  // up to 1000 transactions' inputs, none of them wanted. Omitted when empty.
+  vin: z.unknown().optional(),
   vout: z.array(
     z.object({
       value: z.string().optional(), // omitted when zero ("empty fields are omitted")
@@ -73,6 +78,12 @@ const txSchema = z.object({
   blockHeight: height.optional(),
   confirmations: z.number().int().optional(),
 });
+
+// `addresses` omitted for an input without one (the coinbase); `isAddress` false for a script
+// that is no address (its `addresses` may then hold a description of it).
+const inputsSchema = z
+  .array(z.object({ addresses: z.array(z.string()).optional(), isAddress: z.boolean().optional() }))
+  .optional();
 
 const addressPageSchema = z.object({
   address: z.string(),
@@ -103,10 +114,20 @@ const errorSchema = z.object({ error: z.string() });
 // Base58 or bech32, or CashAddr with its prefix (`bitcoincash:`, `bchtest:`).
 const ADDRESS = /^(?:[a-z]{1,16}:)?[A-Za-z0-9]{14,90}$/;
 
+/** The distinct addresses a transaction's inputs spend from, in input order. */
+const inputAddresses = (source: string, vin: unknown): string[] => [
+  ...new Set(
+    (parseBody(source, inputsSchema, vin, "tx inputs") ?? []).flatMap((i) =>
+      i.isAddress ? (i.addresses ?? []) : [],
+    ),
+  ),
+];
+
 /**
  * Every output of `tx` paying a non-zero value to exactly one address, which `ours` accepts: one
- * transfer each, in `block` (null: in the mempool). The listing and the block scan both credit
- * through it, so a block's transfer is exactly what the address's listing shows once mined.
+ * transfer each, in `block` (null: in the mempool), with the addresses its inputs spend from. The
+ * listing and the block scan both credit through it, so a block's transfer is exactly what the
+ * address's listing shows once mined.
  */
 function credited(
   source: string,
@@ -116,11 +137,13 @@ function credited(
   block: { height: number; hash: string } | null,
 ): IncomingTransfer[] {
   const transfers: IncomingTransfer[] = [];
+  let sources: string[] | undefined;
   for (const out of tx.vout) {
     const to = out.addresses?.length === 1 ? out.addresses[0]! : null;
     if (to === null || !ours(to)) continue;
     const amount = unitsToDecimal(source, out.value ?? "0", asset.decimals, tx.txid);
     if (amount === "0") continue;
+    sources ??= inputAddresses(source, tx.vin);
     transfers.push({
       txid: tx.txid,
       index: out.n,
@@ -129,6 +152,7 @@ function credited(
       amount,
       blockHeight: block?.height ?? null,
       blockHash: block?.hash ?? null,
+      sources,
     });
   }
   return transfers;

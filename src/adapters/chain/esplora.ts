@@ -13,7 +13,9 @@
  *   More than 50 mempool transactions are likewise not listed (Esplora's own limit).
  * - Every `vout[i]` paying exactly `address` (`scriptpubkey_address`) with a non-zero value is one
  *   IncomingTransfer with `index = i`; several outputs to the address in one tx are several
- *   transfers. Amounts are sats / 10^asset.decimals (8), exact.
+ *   transfers. Amounts are sats / 10^asset.decimals (8), exact. Its `sources` are the tx's
+ *   `vin[].prevout.scriptpubkey_address` (the spent outputs, in the same answer; `prevout` null
+ *   for the coinbase, no address for a non-standard script: skipped).
  * - `blockHeight`/`blockHash` come from the tx `status`; null while in the mempool. A mempool tx
  *   that was replaced (RBF) or dropped simply stops being listed, so it is absent.
  * - Reorgs: `isInBestChain` asks `GET {base}/block/{hash}/status` → `in_best_chain`. Unconfirmed
@@ -61,6 +63,9 @@ const statusSchema = z.union([
 
 const txSchema = z.object({
   txid: txidSchema,
+  // Read (inputsSchema) only for a transaction that credits a watched address: a scanned block
+  // holds thousands of inputs, none of them wanted.
+  vin: z.unknown(),
   vout: z.array(
     z.object({
       // Absent for outputs without an address (OP_RETURN, bare multisig, ...).
@@ -71,6 +76,11 @@ const txSchema = z.object({
   status: statusSchema,
 });
 type EsploraTx = z.infer<typeof txSchema>;
+
+// `prevout` is the spent output, in `vout`'s format; null for the coinbase.
+const inputsSchema = z.array(
+  z.object({ prevout: z.object({ scriptpubkey_address: z.string().optional() }).nullish() }),
+);
 
 const txListSchema = z.array(txSchema);
 const blockStatusSchema = z.object({ in_best_chain: z.boolean() });
@@ -86,28 +96,34 @@ const blockTxsSchema = z.array(txSchema.omit({ status: true }));
 // Bech32 and base58 addresses are alphanumeric; anything else is refused before it reaches a URL.
 const ADDRESS = /^[A-Za-z0-9]{14,90}$/;
 
-/** Every output of `tx` paying a non-zero value to an address `ours` accepts: one transfer each. */
+/**
+ * Every output of `tx` paying a non-zero value to an address `ours` accepts: one transfer each,
+ * with the addresses its inputs spend from.
+ */
 function credited(
+  source: string,
   tx: Omit<EsploraTx, "status">,
   asset: AssetRef,
   block: { block_height: number; block_hash: string } | null,
   ours: (address: string) => boolean,
 ): IncomingTransfer[] {
-  const transfers: IncomingTransfer[] = [];
-  tx.vout.forEach((out, index) => {
+  const paid = tx.vout.flatMap((out, index) => {
     const to = out.scriptpubkey_address;
-    if (to === undefined || out.value === 0 || !ours(to)) return;
-    transfers.push({
-      txid: tx.txid,
-      index,
-      to,
-      tag: null,
-      amount: baseUnitsToDecimal(out.value, asset.decimals),
-      blockHeight: block ? block.block_height : null,
-      blockHash: block ? block.block_hash : null,
-    });
+    return to === undefined || out.value === 0 || !ours(to) ? [] : [{ to, index, value: out.value }];
   });
-  return transfers;
+  if (paid.length === 0) return [];
+  const inputs = parseBody(source, inputsSchema, tx.vin, "tx inputs");
+  const sources = [...new Set(inputs.flatMap((i) => i.prevout?.scriptpubkey_address ?? []))];
+  return paid.map(({ to, index, value }) => ({
+    txid: tx.txid,
+    index,
+    to,
+    tag: null,
+    amount: baseUnitsToDecimal(value, asset.decimals),
+    blockHeight: block ? block.block_height : null,
+    blockHash: block ? block.block_hash : null,
+    sources,
+  }));
 }
 
 export function createEsploraReader(options: EsploraReaderOptions): ChainReader {
@@ -160,7 +176,7 @@ export function createEsploraReader(options: EsploraReaderOptions): ChainReader 
       if (asset.contract !== null || tag !== null) return [];
       if (!ADDRESS.test(address)) throw new TypeError(`${source}: not an address: ${address.slice(0, 100)}`);
       return (await listTxs(address)).flatMap((tx) =>
-        credited(tx, asset, tx.status.confirmed ? tx.status : null, (a) => a === address),
+        credited(source, tx, asset, tx.status.confirmed ? tx.status : null, (a) => a === address),
       );
     },
 
@@ -190,7 +206,9 @@ export function createEsploraReader(options: EsploraReaderOptions): ChainReader 
         return txs;
       });
       const transfers =
-        asset.contract === null ? pages.flat().flatMap((tx) => credited(tx, asset, status, watched)) : [];
+        asset.contract === null
+          ? pages.flat().flatMap((tx) => credited(source, tx, asset, status, watched))
+          : [];
       return { hash, previous: block.previousblockhash ?? "", transfers };
     },
 

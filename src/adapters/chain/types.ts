@@ -32,6 +32,13 @@ export interface IncomingTransfer {
    * memo) or a held one would be refunded to. Absent elsewhere.
    */
   from?: string;
+  /**
+   * UTXO chains (BTC, BCH, LTC, DOGE): the addresses the transaction's inputs spend from, distinct,
+   * in input order — the deposit's sources that are screened. Inputs without an address (a coinbase,
+   * a non-standard script) are left out. No one of them is "the sender": nothing is sent back to
+   * them. Absent elsewhere.
+   */
+  sources?: readonly string[];
 }
 
 export interface ChainReader {

@@ -14,6 +14,12 @@ import type { ScreeningCategory } from "../../domain/screening";
 import { createHttpClient, type FetchFn, validateBody } from "../http-client";
 
 export const VENDOR_BUDGET_MS = 300;
+/**
+ * The most addresses of one deposit's sources (a UTXO transaction's inputs) asked of the vendor: a
+ * Worker keeps at most 6 connections open at once (Cloudflare Workers limits), so the calls go out
+ * in one wave and the deposit's screening stays within the budget. The rest are screened on the lists.
+ */
+export const VENDOR_SOURCES_AT_MOST = 6;
 
 export interface RiskVendor {
   /** The categories the vendor lists the address under (none: clear). Throws when it cannot answer. */

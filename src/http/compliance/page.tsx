@@ -41,8 +41,8 @@ export function ComplianceBody(props: { policy: HoldPolicy }) {
           </li>
           <li>The addresses of a later payout, refund or payout-address change, before any money moves.</li>
           <li>
-            Where a deposit comes from, when it is first seen on chain (the sender, where the chain names
-            one).
+            Where a deposit comes from, when it is first seen on chain: its sender, or on Bitcoin, Bitcoin
+            Cash, Litecoin and Dogecoin every address its inputs spend from.
           </li>
         </ul>
       </section>

@@ -35,7 +35,7 @@ const DepositBody = z
     from: z.string().trim().min(1).max(128).optional().openapi({
       example: "0x5C12ee0000000000000000000000000000005c12",
       description:
-        "The sender the deposit comes from; default none. Send from a listed test address (docs/test-mode.md) to see the deposit's source screened and the order held.",
+        "The sender the deposit comes from (on BTC, BCH, LTC and DOGE: the address its one input spends from); default none. Send from a listed test address (docs/test-mode.md) to see the deposit's source screened and the order held.",
     }),
   })
   .openapi("TestDeposit");

@@ -56,8 +56,15 @@ export interface DepositTrackerHost extends OrderTransitions {
   inputsIfHeld(r: OrderRecord, now: number, mayHold: boolean): Promise<ActionInputs | undefined>;
   /** Runs the order's next step at once (a deposit that confirmed, a late deposit to refund). */
   step(now: number): Promise<void>;
-  /** The gravest category `sender` is listed under for this order's network and mode; null: not listed. */
-  screenSource(r: OrderRecord, sender: string, now: number): Promise<ScreeningCategory | null>;
+  /**
+   * Screens a deposit's source addresses for this order's network and mode: the one listed under the
+   * gravest category, and that category; null when none is listed.
+   */
+  screenSources(
+    r: OrderRecord,
+    addresses: readonly string[],
+    now: number,
+  ): Promise<{ address: string; category: ScreeningCategory } | null>;
 }
 
 /** The tracker's storage keys (the extra deposits' is src/objects/order/extra-deposits.ts's). */
@@ -300,9 +307,10 @@ export class DepositTracker {
   }
 
   /**
-   * The source of the deposit this run sees first, screened (docs/lifecycle.md, "Holds"): its
-   * sender, and the hold a listed sender puts on the order, for the `deposit_seen` event's record.
-   * A failed lookup throws: the deposit is not taken unscreened, the run is tried again.
+   * The sources of the deposit this run sees first, screened (docs/lifecycle.md, "Holds"): its
+   * sender (account chains) or every address its inputs spend from (UTXO chains, which have no
+   * sender to send back to), and the hold a listed one puts on the order, for the `deposit_seen`
+   * event's record. A failed lookup throws: the deposit is not taken unscreened, the run is tried again.
    */
   async #screenSource(
     order: OrderRecord,
@@ -313,14 +321,18 @@ export class DepositTracker {
     const seen = effects.find((e) => e.kind === "event" && e.event.type === "deposit_seen");
     if (seen?.kind !== "event" || seen.event.type !== "deposit_seen") return undefined;
     const { txid } = seen.event;
-    const sender = chain.listing?.find((t) => t.txid === txid && t.index === seen.patch?.depositIndex)?.from;
-    if (!sender) return { depositSender: null };
-    const category = await this.#host.screenSource(order, sender, now);
-    if (!category) return { depositSender: sender };
+    const deposit = chain.listing?.find((t) => t.txid === txid && t.index === seen.patch?.depositIndex);
+    const sender = deposit?.from ?? null;
+    const sources = deposit?.sources ?? (sender ? [sender] : []);
+    const listed = sources.length > 0 ? await this.#host.screenSources(order, sources, now) : null;
+    if (!listed) return { depositSender: sender };
+    const { address, category } = listed;
     // An issuer's blocklist stops a transfer back to the blocked sender too (it would revert on chain).
     const backTo = category === "issuer_blocked" ? null : sender;
     const refundTo = holdRefundTo({ ...order, depositSender: backTo });
-    const reason = `the address the deposit came from is listed (${category})`;
+    const reason = sender
+      ? `the address the deposit came from is listed (${category})`
+      : `the deposit spends from a listed address, ${address} (${category})`;
     const hold = holdFor(this.#host.config.HOLD_POLICY, category, reason, now, refundTo?.address ?? null);
     return { depositSender: sender, hold };
   }

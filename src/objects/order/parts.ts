@@ -1,5 +1,7 @@
+import { VENDOR_SOURCES_AT_MOST } from "../../adapters/screening/risk-vendor";
 import { holdDue, type OrderHold } from "../../domain/holds";
 import { isLive, type OrderRecord } from "../../domain/order";
+import { gravestListed } from "../../domain/screening";
 import { screenAddresses } from "../../storage/screening";
 import { type OrderContext, orderContext } from "./context";
 import { OrderDecisions, operatorHeld } from "./decisions";
@@ -51,10 +53,10 @@ export class OrderParts {
       log: c.log,
       inputsIfHeld,
       step: (now) => this.step(now),
-      screenSource: async (r, sender, now) => {
+      screenSources: async (r, addresses, now) => {
         const mode = isLive(r) ? "live" : "test";
-        const [found] = await screenAddresses(env, mode, [{ network: r.networkFrom, address: sender }], now);
-        return found?.result === "listed" ? (found.categories[0] ?? null) : null;
+        const items = addresses.map((address) => ({ network: r.networkFrom, address }));
+        return gravestListed(await screenAddresses(env, mode, items, now, VENDOR_SOURCES_AT_MOST));
       },
     });
     this.money = new MoneySteps({

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createBlockbookReader } from "../../../src/adapters/chain/blockbook";
 import type { AssetRef, IncomingTransfer } from "../../../src/adapters/chain/types";
 import { validateBchAddress } from "../../../src/domain/addresses/cashaddr";
+import { matchKey } from "../../../src/domain/screening";
 import bchAddress from "../../fixtures/chain/blockbook-bch-address.json";
 import bchBlock from "../../fixtures/chain/blockbook-bch-block.json";
 import blockIndex from "../../fixtures/chain/blockbook-block-index.json";
@@ -19,6 +20,8 @@ const MEMPOOL_TXID = "5c1d2686d70d82bd8e84b5d3dc4bd0e8485e28cdc865336db6a5e40b20
 const MINED_TXID = "9e2bc8fbd40af17a6564831f84aef0cab2046d4bad19e91c09d21bff2c851851";
 const OLD_TXID = "461dd46d5d6f56d765f82e60e6bf0727a3a1d1cb8c4144373d805b152a21d308";
 const BLOCK = "78d1f3de899a10dd2e580704226ebf9508e95e1706f177fc9c31c47f245d2502";
+/** The address the documented transaction's input spends from (`vin[0].addresses`). */
+const SPENT_FROM = "DDhUv8JZGmSxKYV95NLnbRTUKni9cDZD3S";
 
 const urls = (net: MockNetwork) => net.requests.map((r) => `${r.method} ${r.url}`);
 const reader = (net: MockNetwork, extra: Record<string, unknown> = {}) =>
@@ -38,6 +41,7 @@ const mined: IncomingTransfer = {
   amount: "2093.29999999",
   blockHeight: 2647927,
   blockHash: BLOCK,
+  sources: [SPENT_FROM],
 };
 
 describe("blockbook reader", () => {
@@ -46,7 +50,7 @@ describe("blockbook reader", () => {
     expect(await reader(net).tipHeight()).toBe(2647930);
   });
 
-  it("credits each output paying exactly the address, mempool included, across pages", async () => {
+  it("credits each output paying exactly the address, mempool included, across pages, with its inputs' addresses", async () => {
     const net = createMockNetwork(addressPages);
     const transfers = await reader(net).incomingTransfers(DOGE, ADDRESS, null);
     expect(transfers).toEqual<IncomingTransfer[]>([
@@ -58,6 +62,7 @@ describe("blockbook reader", () => {
         amount: "1500",
         blockHeight: null,
         blockHash: null,
+        sources: [SPENT_FROM],
       },
       mined,
       {
@@ -68,6 +73,7 @@ describe("blockbook reader", () => {
         amount: "500",
         blockHeight: 2647900,
         blockHash: "760f8ed32894ccce9c1ea11c8a019cadaa82bcb434b25c30102dd7e43f326217",
+        sources: ["DKu2a8Wo6zC2dmBBYXwUG3fxWDHbKnNiPj"],
       },
     ]);
     expect(urls(net)).toEqual([
@@ -75,6 +81,37 @@ describe("blockbook reader", () => {
       `GET ${BASE}/api/v2/address/${ADDRESS}?details=txs&pageSize=100&page=2`,
     ]);
     expect(net.unhandled).toEqual([]);
+  });
+
+  it("input addresses: each once, in input order; a coinbase or a script that is no address is skipped", async () => {
+    const other = "DKu2a8Wo6zC2dmBBYXwUG3fxWDHbKnNiPj";
+    const paying = (txid: string, vin: unknown[]) => ({
+      txid,
+      vin,
+      vout: [{ value: "100", n: 0, addresses: [ADDRESS], isAddress: true }],
+      blockHeight: -1,
+      confirmations: 0,
+    });
+    const net = createMockNetwork(
+      http.get(`${BASE}/api/v2/address/${ADDRESS}`, () =>
+        HttpResponse.json({
+          address: ADDRESS,
+          page: 1,
+          totalPages: 1,
+          transactions: [
+            paying("a".repeat(64), [
+              { n: 0, addresses: [SPENT_FROM], isAddress: true },
+              { n: 1, addresses: ["OP_RETURN 6a"], isAddress: false },
+              { n: 2, addresses: [other], isAddress: true },
+              { n: 3, addresses: [SPENT_FROM], isAddress: true },
+            ]),
+            paying("b".repeat(64), [{ n: 0, coinbase: "03a0bb0d", isAddress: false }]),
+          ],
+        }),
+      ),
+    );
+    const transfers = await reader(net).incomingTransfers(DOGE, ADDRESS, null);
+    expect(transfers.map((t) => t.sources)).toEqual([[SPENT_FROM, other], []]);
   });
 
   it("reads at most maxPages pages, and stops when Blockbook answers another page than asked", async () => {
@@ -258,12 +295,14 @@ describe("blockbook reader: whole blocks (blockTransfers)", () => {
       hash: dogeBlock.hash,
       previous: dogeBlock.previousBlockHash,
       transfers: [
+        // The coinbase: its input has no address.
         {
           txid: dogeBlock.txs[0]!.txid,
           index: 0,
           to: "D6ravJL6Fgxtgp8k2XZZt1QfUmwwGuLwQJ",
           amount: "10001",
           ...at,
+          sources: [],
         },
         {
           txid: dogeBlock.txs[1]!.txid,
@@ -271,6 +310,7 @@ describe("blockbook reader: whole blocks (blockTransfers)", () => {
           to: "DMnjrbcCEoeyvr7GEn8DS4ZXQjwq7E2zQU",
           amount: "99",
           ...at,
+          sources: ["9sLa1AKzjWuNTe1CkLh5GDYyRP9enb1Spp"],
         },
       ],
     });
@@ -291,6 +331,7 @@ describe("blockbook reader: whole blocks (blockTransfers)", () => {
       amount: "0.00001",
       blockHeight: AT,
       blockHash: HASH,
+      sources: [], // no `vin` (omitted when empty)
     });
     expect(block.transfers[2_000]).toMatchObject({
       txid: (2_000).toString(16).padStart(64, "0"),
@@ -349,6 +390,7 @@ describe("blockbook reader: Bitcoin Cash (CashAddr, as a BCH Blockbook answers i
   // The P2SH output of Blockbook's own BCH parser test (bchain/coins/bch/bcashparser_test.go, testTx1).
   const WATCHED = "bitcoincash:pps5f4tu3tl5sjfvnhaeznsjpvst44eddugfcnqpy9";
   const TX1 = "056e3d82e5ffd0e915fb9b62797d76263508c34fe3e5dbed30dd3e943930f204";
+  const SPENT_FROM_BCH = "bitcoincash:qqxgjelx8qk85t9xfk8g2zlunxmhxms6p55xarv2r5";
   const HASH = "0000000000000000001b5d8ac4c5b0a4b1f8e3e9d6c1c1f52ab1e0f0a6c9e2d4";
   const bchReader = (net: MockNetwork) => createBlockbookReader({ baseUrl: BCH_BASE, fetch: net.fetch });
   const minedTx1: IncomingTransfer = {
@@ -359,13 +401,15 @@ describe("blockbook reader: Bitcoin Cash (CashAddr, as a BCH Blockbook answers i
     amount: "0.00038812",
     blockHeight: 512116,
     blockHash: HASH,
+    // Its one input's script is no address (`isAddress` false): skipped.
+    sources: [],
   };
 
   it("the watched address is a valid BCH deposit address, in the form it is stored", () => {
     expect(validateBchAddress(WATCHED)).toEqual({ ok: true, address: WATCHED, tag: null });
   });
 
-  it("lists the prefixed CashAddr and credits its outputs, mempool included", async () => {
+  it("lists the prefixed CashAddr and credits its outputs, mempool included, with the inputs' CashAddr", async () => {
     const net = createMockNetwork(
       http.get(`${BCH_BASE}/api/v2/address/:a`, ({ params }) =>
         params.a === WATCHED
@@ -382,9 +426,14 @@ describe("blockbook reader: Bitcoin Cash (CashAddr, as a BCH Blockbook answers i
         amount: "1.5",
         blockHeight: null,
         blockHash: null,
+        sources: [SPENT_FROM_BCH],
       },
       minedTx1,
     ]);
+    // The sanctions mirror's BCH file holds unprefixed CashAddr (and legacy): one match key.
+    expect(matchKey("BCH", SPENT_FROM_BCH)).toBe(
+      matchKey("BCH", SPENT_FROM_BCH.slice("bitcoincash:".length)),
+    );
     expect(urls(net)).toEqual([`GET ${BCH_BASE}/api/v2/address/${WATCHED}?details=txs&pageSize=100&page=1`]);
   });
 

@@ -25,14 +25,17 @@ function reader(
   return createEsploraReader({ baseUrl: BASE, fetch: net.fetch, ...extra });
 }
 
-/** A minimal Esplora tx paying `sats` to ADDRESS at vout 0. */
+/** An address the minimal txs spend from. */
+const SENDER = "1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2";
+
+/** A minimal Esplora tx spending from SENDER and paying `sats` to ADDRESS at vout 0. */
 function tx(n: number, confirmed: boolean, sats = 1000 + n) {
   const txid = n.toString(16).padStart(64, "0");
   return {
     txid,
     version: 2,
     locktime: 0,
-    vin: [],
+    vin: [{ txid: "ab".repeat(32), vout: 0, prevout: { scriptpubkey_address: SENDER, value: sats + 500 } }],
     vout: [{ scriptpubkey_type: "v0_p2wpkh", scriptpubkey_address: ADDRESS, value: sats }],
     status: confirmed
       ? {
@@ -70,7 +73,7 @@ describe("esplora reader: tip", () => {
 describe("esplora reader: incoming transfers", () => {
   const txsHandler = http.get(`${BASE}/address/${ADDRESS}/txs`, () => HttpResponse.json(addressTxs));
 
-  it("turns each output paying the address into one transfer, with exact amounts", async () => {
+  it("turns each output paying the address into one transfer, with exact amounts and the inputs' addresses", async () => {
     const net = createMockNetwork(txsHandler);
     const transfers = await reader(net).incomingTransfers(BTC, ADDRESS, null);
     expect(transfers).toEqual<IncomingTransfer[]>([
@@ -82,6 +85,7 @@ describe("esplora reader: incoming transfers", () => {
         amount: "0.12345678",
         blockHeight: null,
         blockHash: null,
+        sources: ["3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy"],
       },
       // Two outputs to the address in one tx: two transfers told apart by the vout index. The
       // OP_RETURN (no address) and the output to another address are not transfers.
@@ -93,6 +97,7 @@ describe("esplora reader: incoming transfers", () => {
         amount: "0.0005",
         blockHeight: 870001,
         blockHash: BLOCK_870001,
+        sources: ["1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2"],
       },
       {
         txid: CONFIRMED_TXID,
@@ -102,6 +107,7 @@ describe("esplora reader: incoming transfers", () => {
         amount: "1",
         blockHeight: 870001,
         blockHash: BLOCK_870001,
+        sources: ["1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2"],
       },
       // The third tx only spends from the address: nothing incoming.
     ]);
@@ -121,6 +127,29 @@ describe("esplora reader: incoming transfers", () => {
     expect(await r.incomingTransfers({ ...BTC, contract: "something" }, ADDRESS, null)).toEqual([]);
     expect(await r.incomingTransfers(BTC, ADDRESS, "12345")).toEqual([]);
     expect(net.requests).toEqual([]);
+  });
+
+  it("input addresses: each once, in input order; a coinbase or an input without an address is skipped", async () => {
+    const P2SH = "3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy";
+    const spent = (address?: string) => ({
+      txid: "cd".repeat(32),
+      vout: 0,
+      prevout: {
+        scriptpubkey_type: address ? "p2pkh" : "nonstandard",
+        value: 1,
+        ...(address && { scriptpubkey_address: address }),
+      },
+    });
+    const coinbase = {
+      ...tx(1, true),
+      vin: [{ txid: "0".repeat(64), vout: 4294967295, prevout: null, is_coinbase: true }],
+    };
+    const mixed = { ...tx(2, true), vin: [spent(P2SH), spent(), spent(SENDER), spent(P2SH)] };
+    const net = createMockNetwork(
+      http.get(`${BASE}/address/${ADDRESS}/txs`, () => HttpResponse.json([mixed, coinbase])),
+    );
+    const transfers = await reader(net).incomingTransfers(BTC, ADDRESS, null);
+    expect(transfers.map((t) => t.sources)).toEqual([[P2SH, SENDER], []]);
   });
 
   it("works against a mempool-compatible LTC base URL with a trailing slash", async () => {
@@ -361,6 +390,7 @@ describe("esplora reader: whole blocks (blockTransfers)", () => {
       amount: "0.0000105",
       blockHeight: 870_001,
       blockHash: HASH,
+      sources: [SENDER],
     });
     expect(urls(net)).toEqual([
       `GET ${BASE}/block-height/870001`,

@@ -92,7 +92,7 @@ describe("shared reads: one address at a time (Esplora)", () => {
     // A mempool deposit arrives: seen once addressMs passed.
     const txid = "ab".repeat(32);
     chain.txs.set(a, [
-      { txid, vout: [{ scriptpubkey_address: a, value: 150_000 }], status: { confirmed: false } },
+      { txid, vin: [], vout: [{ scriptpubkey_address: a, value: 150_000 }], status: { confirmed: false } },
     ]);
     c.advance(1_000);
     expect(await shared.incomingTransfers(BTC, a, null)).toMatchObject([{ txid, blockHeight: null }]);
@@ -106,6 +106,7 @@ describe("shared reads: one address at a time (Esplora)", () => {
     chain.txs.set(a, [
       {
         txid,
+        vin: [],
         vout: [{ scriptpubkey_address: a, value: 150_000 }],
         status: { confirmed: true, block_height: chain.tip, block_hash: "cd".repeat(32) },
       },

@@ -11,11 +11,12 @@ import { keccak_256 } from "@noble/hashes/sha3.js";
 import { utf8 } from "@scure/base";
 import { delay, HttpResponse, http } from "msw";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { VENDOR_SOURCES_AT_MOST } from "../../../src/adapters/screening/risk-vendor";
 import { getConfig } from "../../../src/config";
 import { addressWord, ISSUER_BLOCKLISTS } from "../../../src/domain/screening";
 import worker from "../../../src/index";
 import { refreshSanctions, sanctionsStatus, watchSanctions } from "../../../src/services/screening";
-import { forgetScreeningAnswers } from "../../../src/storage/screening";
+import { forgetScreeningAnswers, screenAddresses } from "../../../src/storage/screening";
 import { admin, createPartner, expectError, freshIp, json, setPrices, type TestPartner } from "../../helpers";
 import { createMockNetwork, type MockNetwork } from "../../support/msw";
 import { outgoing, read, simMine, simSend, step } from "../../support/orders";
@@ -454,6 +455,30 @@ describe("screening", () => {
       // Unknown never blocks: an order to the slow address is created.
       const order = await send("/api/v1/partner/orders", xlmTo("ETH", "ETH", SLOW), partner.key, LIVE_REAL);
       expect(order.status, await order.clone().text()).toBe(201);
+    });
+
+    it("a UTXO deposit's many inputs: the vendor is asked about the first VENDOR_SOURCES_AT_MOST only", async () => {
+      net = createMockNetwork(
+        http.get(`${VENDOR}/api/v1/address/:address`, () => HttpResponse.json({ identifications: [] })),
+      );
+      const inputs = Array.from({ length: VENDOR_SOURCES_AT_MOST + 3 }, (_, i) => ({
+        network: "BTC",
+        address: `1Input${i}VendorBoundTest`,
+      }));
+      vi.stubGlobal("fetch", net.fetch);
+      try {
+        const vars = { ...env, ...LIVE_REAL } as unknown as Env;
+        const results = await screenAddresses(vars, "live", inputs, Date.now(), VENDOR_SOURCES_AT_MOST);
+        expect(results).toHaveLength(inputs.length);
+      } finally {
+        vi.unstubAllGlobals();
+      }
+      expect(net.requests.map((r) => decodeURIComponent(r.url.split("/").at(-1) ?? "")).sort()).toEqual(
+        inputs
+          .slice(0, VENDOR_SOURCES_AT_MOST)
+          .map((i) => i.address)
+          .sort(),
+      );
     });
   });
 });

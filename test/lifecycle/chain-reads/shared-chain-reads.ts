@@ -32,6 +32,7 @@ function provider(tip: number): MockNetwork {
             .padStart(64, "e")
             .toLowerCase()
             .replace(/[^0-9a-f]/g, "e"),
+          vin: [],
           vout: [{ scriptpubkey_address: params.a, value: 1_000_000 }],
           status: { confirmed: true, block_height: tip, block_hash: BLOCK },
         },
