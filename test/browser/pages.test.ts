@@ -174,11 +174,13 @@ describe("every page at 390 and 1280 px", () => {
       json: { hours: 24, reason: "waiting for the sender's documents" },
     });
     expect(extended.status).toBe(200);
-    const hold = ((await extended.json()) as { hold: { since: string; deadline_at: string } }).hold;
+    const hold = ((await extended.json()) as { hold: { reason: string; since: string; deadline_at: string } })
+      .hold;
     await atBothWidths(page, `${ORIGIN}/cabinet/orders/${held.short_id}?mode=test`, "order-held", true);
     const card = page.getByTestId("hold");
     expect(await card.locator("h2").textContent()).toBe("This order is on hold");
-    expect(await card.textContent()).toContain("the deposit came from is listed (sanctions)");
+    expect(hold.reason).toContain(`${SANCTIONED_BTC} (sanctions)`);
+    expect(await card.textContent()).toContain(`Why: ${hold.reason}.`);
     expect(await card.textContent()).toContain("the service's operators decide what happens to the deposit");
     const deadline = card.getByTestId("hold-deadline").locator("time");
     expect(await deadline.getAttribute("datetime")).toBe(hold.deadline_at);
