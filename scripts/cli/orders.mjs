@@ -9,6 +9,9 @@ const tagFlag = { type: "string", value: "tag", description: "memo / destination
 
 const MAX_PAGES = 1000;
 
+/** A screened deposit's hold in one line: why, until when, and what happens then; "-" when none. */
+const holdLine = (h) => (h ? `${h.category} until ${h.deadline_at}, then ${h.at_deadline}` : "-");
+
 /** The order after a decision, as one record; the next step to watch it. */
 function printOrder(print, o) {
   print(
@@ -20,6 +23,7 @@ function printOrder(print, o) {
       ["payout_txid", o.payout_txid ?? "-"],
       ["refund_txid", o.refund_txid ?? "-"],
       ["waits for a decision", o.actions ? "yes" : "no"],
+      ["hold", holdLine(o.hold)],
     ]),
   );
 }
@@ -70,7 +74,8 @@ export const orderCommands = {
   "orders review": {
     summary: "The review queue: every order waiting for a decision on money it holds, oldest first",
     description:
-      "Walks GET /admin/v1/orders?needs_action=true page by page. Each order's `actions` (GET " +
+      "Walks GET /admin/v1/orders?needs_action=true page by page; HOLD is a screened deposit's " +
+      "hold: its category, its deadline and what happens then. Each order's `actions` (GET " +
       "/admin/v1/orders/{id}) says what can be done: `orders refund|continue|payout`, or " +
       "`orders resolve` for a transfer made by hand.",
     examples: ["orders review", "orders review --json"],
@@ -91,13 +96,14 @@ export const orderCommands = {
         }
         print(
           formatTable(
-            ["SHORT_ID", "STATUS", "PAIR", "PARTNER_ID", "CREATED_AT", "ID"],
+            ["SHORT_ID", "STATUS", "PAIR", "PARTNER_ID", "CREATED_AT", "HOLD", "ID"],
             data.map((o) => [
               o.short_id,
               o.status,
               `${o.coin_from}/${o.network_from} → ${o.coin_to}/${o.network_to}`,
               o.partner_id,
               o.created_at,
+              holdLine(o.hold),
               o.id,
             ]),
           ),

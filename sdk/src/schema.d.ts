@@ -1204,6 +1204,7 @@ export interface components {
             payout_txid: string | null;
             /** @description Beyond the contract: the refund transaction. */
             refund_txid: string | null;
+            hold: components["schemas"]["Hold"];
             /** @description Beyond the contract: the source token's contract address; null for a native coin. */
             token_from: string | null;
             /** @description Beyond the contract: the destination token's contract address; null for a native coin. */

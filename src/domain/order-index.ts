@@ -1,5 +1,6 @@
 // The order index row's searchable and summable part, as the OrderObject projects it to D1.
 import { amountExchanged } from "./earnings";
+import type { OrderHold } from "./holds";
 import { type AssetIds, assetIds, numOrNull, type OrderRecord, paidOut } from "./order";
 import type { StatusReason } from "./order-state";
 
@@ -40,6 +41,8 @@ export interface IndexDetails {
   refund_address_tag: string | null;
   contract_from: string | null;
   contract_to: string | null;
+  /** The screened deposit's hold as JSON text (migration 0055); null while none stands. */
+  hold: string | null;
 }
 
 export function indexDetails(r: OrderRecord): IndexDetails {
@@ -74,6 +77,7 @@ export function indexDetails(r: OrderRecord): IndexDetails {
     refund_address_tag: r.refundAddressTag,
     contract_from: r.contractFrom,
     contract_to: r.contractTo,
+    hold: r.hold ? JSON.stringify(r.hold) : null,
   };
 }
 
@@ -95,6 +99,7 @@ export const LISTED_VIEW_COLUMNS = [
   "refund_txid",
   "contract_from",
   "contract_to",
+  "hold",
 ] as const satisfies readonly (keyof IndexDetails)[];
 
 type ListedViewRow = Pick<IndexDetails, (typeof LISTED_VIEW_COLUMNS)[number]> & {
@@ -123,6 +128,7 @@ export function listedView(r: ListedViewRow) {
     deposit_txid: r.deposit_txid,
     payout_txid: r.payout_txid,
     refund_txid: r.refund_txid,
+    hold: r.hold === null ? null : (JSON.parse(r.hold) as OrderHold),
     ...(assetIds({
       networkFrom: r.network_from,
       contractFrom: r.contract_from,

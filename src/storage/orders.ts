@@ -56,6 +56,7 @@ export const DETAIL_COLUMNS = [
   "refund_address_tag",
   "contract_from",
   "contract_to",
+  "hold",
 ] as const satisfies readonly (keyof OrderIndexDetails)[];
 
 /** The details GET /partner/orders shows besides the index columns. */

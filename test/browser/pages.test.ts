@@ -3,7 +3,8 @@
 // page in sight, times in the viewer's zone (the browser runs in Asia/Tokyo), the Widgets page's
 // post/redirect/get, a pending payout-address change in a warning colour; the end user's tracking
 // page without JavaScript (it reloads itself, the time left is as rendered), a finished order's
-// step times, and the referral page naming the partner. Screenshots: test-artifacts/cabinet/pages-*.
+// step times, and the referral page naming the partner; a held test order's page and list in the
+// cabinet, and /compliance, axe-clean at both widths. Screenshots: test-artifacts/cabinet/pages-*.
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import {
@@ -14,6 +15,7 @@ import {
   newPartner,
   ORIGIN,
   overflowX,
+  seriousViolations,
   shot,
   signInByInvite,
   withPasskeys,
@@ -25,6 +27,8 @@ const DESKTOP = { width: 1280, height: 800 };
 const TOKYO = { timezoneId: "Asia/Tokyo" };
 const TRON = "TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL";
 const ISO = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/;
+/** Test mode's listed sanctions address (docs/test-mode.md, "Screening: listed test addresses"). */
+const SANCTIONED_BTC = "bc1qt3w9chzut3w9chzut3w9chzut3w9chzufdsq3l";
 
 /** Every cabinet page a partner's admin sees, by the name its screenshot gets. */
 const CABINET_PAGES: [string, string][] = [
@@ -45,13 +49,14 @@ const CABINET_PAGES: [string, string][] = [
 const widgetCount = async (partnerId: string) =>
   ((await (await admin(`/partners/${partnerId}/widgets`)).json()) as { data: unknown[] }).data.length;
 
-/** The page at both widths, a screenshot of each; at 390 no sideways scrolling. */
-async function atBothWidths(page: Page, url: string, name: string): Promise<void> {
+/** The page at both widths, a screenshot of each; at 390 no sideways scrolling; axe-clean if asked. */
+async function atBothWidths(page: Page, url: string, name: string, axe = false): Promise<void> {
   for (const size of [PHONE, DESKTOP]) {
     await page.setViewportSize(size);
     await page.goto(url);
     await page.waitForLoadState("load");
     if (size === PHONE) expect(await overflowX(page), `${name} at 390 px`).toBeLessThanOrEqual(0);
+    if (axe) expect(await seriousViolations(page), `${name} at ${size.width} px`).toEqual([]);
     await shot(page, `pages-${name}-${size.width}`);
   }
 }
@@ -152,10 +157,61 @@ describe("every page at 390 and 1280 px", () => {
     const times = await page.locator("main time[data-local]").allTextContents();
     expect(times.length).toBeGreaterThan(0);
     for (const t of times) expect(t).toMatch(/GMT\+9/);
+
+    // A test order whose deposit came from a listed address: its page says the hold in plain words,
+    // why, since when, the deadline (in the viewer's zone), what happens then and why the deadline
+    // moved, linking the policy; the list marks it Held.
+    const testKey = await newKey(partnerId, "test");
+    const held = await newOrder(testKey);
+    const deposit = await fetch(`${ORIGIN}/api/v1/partner/test/orders/${held.id}/deposit`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${testKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ from: SANCTIONED_BTC }),
+    });
+    expect(deposit.status).toBe(200);
+    // The operator moved its deadline once, with a reason the partner sees.
+    const extended = await admin(`/orders/${held.id}/hold/extend`, {
+      json: { hours: 24, reason: "waiting for the sender's documents" },
+    });
+    expect(extended.status).toBe(200);
+    const hold = ((await extended.json()) as { hold: { reason: string; since: string; deadline_at: string } })
+      .hold;
+    await atBothWidths(page, `${ORIGIN}/cabinet/orders/${held.short_id}?mode=test`, "order-held", true);
+    const card = page.getByTestId("hold");
+    expect(await card.locator("h2").textContent()).toBe("This order is on hold");
+    expect(hold.reason).toContain(`${SANCTIONED_BTC} (sanctions)`);
+    expect(await card.textContent()).toContain(`Why: ${hold.reason}.`);
+    expect(await card.textContent()).toContain("the service's operators decide what happens to the deposit");
+    const deadline = card.getByTestId("hold-deadline").locator("time");
+    expect(await deadline.getAttribute("datetime")).toBe(hold.deadline_at);
+    expect(await deadline.textContent()).toMatch(/GMT\+9/);
+    expect(await card.locator(`time[datetime="${hold.since}"]`).count()).toBe(1);
+    expect(await card.getByTestId("hold-extended").textContent()).toMatch(
+      /^The deadline was moved once, on .*GMT\+9: waiting for the sender's documents$/,
+    );
+    expect(await card.getByRole("link", { name: "How screening and holds work" }).getAttribute("href")).toBe(
+      "/compliance",
+    );
+    expect(await card.textContent()).not.toMatch(ISO);
+    expect(await page.locator("h1 [data-testid=held]").textContent()).toBe("Held");
+    // The list reads the order index, which the hold reaches moments after the deposit.
+    await page.goto(`${ORIGIN}/cabinet/orders`);
+    const heldBadge = page.locator(`[data-order-id="${held.id}"] [data-testid=held]`);
+    await expect
+      .poll(
+        async () => {
+          if ((await heldBadge.count()) > 0) return heldBadge.textContent();
+          await page.reload();
+          return null;
+        },
+        { timeout: 15_000, interval: 500 },
+      )
+      .toBe("Held");
+    await shot(page, "pages-orders-held-1280");
     await ctx.close();
   });
 
-  it("the end user's pages: tracking without JavaScript, a finished order's step times, the referral page's partner", async () => {
+  it("the end user's pages: tracking without JavaScript, a finished order's step times, the referral page's partner, /compliance", async () => {
     const partnerId = await newPartner("Referral Wallet");
     const testKey = await newKey(partnerId, "test");
     const browser = suite.browser();
@@ -203,6 +259,9 @@ describe("every page at 390 and 1280 px", () => {
     expect(await page.getByTestId("offered-by").textContent()).toBe("A swap offered by Referral Wallet.");
     await atBothWidths(page, `${ORIGIN}/swap?ref=${wid}`, "referral");
     await atBothWidths(page, waiting.tracking_url, "track-waiting");
+    // The policy a held order's pages link to.
+    await atBothWidths(page, `${ORIGIN}/compliance`, "compliance", true);
+    expect(await page.getByTestId("hold-policy").locator("tbody tr").count()).toBe(4);
     await ctx.close();
   });
 });

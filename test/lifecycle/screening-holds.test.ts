@@ -3,8 +3,9 @@
  * from a listed test address (docs/test-mode.md) holds its order with a deadline; at the deadline
  * the category's policy happens — a refund for risk and issuer matches, an operator's review (and
  * no money moving) for sanctions; the operator's release resumes the order, an extension goes once
- * and is audited; `order.held` / `order.released` are each sent once. On a UTXO chain the listed
- * source is an input address, which is never sent anything back.
+ * and is audited; `order.held` / `order.released` are each sent once; the order list's rows (the
+ * order index) carry the hold and its moved deadline. On a UTXO chain the listed source is an input
+ * address, which is never sent anything back.
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -42,6 +43,14 @@ async function help(orderId: string, name: string, body?: unknown): Promise<Held
 
 const get = async (id: string) =>
   json<Held>(await call(`/api/v1/partner/orders/${id}`, { headers: { Authorization: `Bearer ${p.key}` } }));
+
+/** The order's row in GET /partner/orders (from the order index). */
+const listed = async (id: string) =>
+  (
+    await json<{ data: { id: string; hold: OrderHold | null }[] }>(
+      await call("/api/v1/partner/orders?limit=100", { headers: { Authorization: `Bearer ${p.key}` } }),
+    )
+  ).data.find((r) => r.id === id);
 
 /** The order's webhook event types, in order. */
 const webhookTypes = async (id: string) =>
@@ -93,10 +102,12 @@ describe("a deposit from a listed source", () => {
     const status = await json<{ hold: OrderHold | null }>(await call(new URL(o.status_url).pathname));
     expect(status.hold).toEqual(hold);
 
-    // The index marks it for the operator's review queue (which lists live orders).
+    // The index marks it for the operator's review queue (which lists live orders), and carries the
+    // hold: the order list's row shows it as the order does.
     await env.ORDERS.getByName(o.id).tick();
     const row = await env.DB.prepare("SELECT needs_action FROM orders WHERE id = ?").bind(o.id).first();
     expect(row).toEqual({ needs_action: 1 });
+    expect((await listed(o.id))?.hold).toEqual(hold);
     const after = await help(o.id, "pass-hold-deadline");
     expect(after).toMatchObject({ status: "confirming", payout_txid: null, refund_txid: null });
     expect(after.hold).toEqual(hold);
@@ -212,6 +223,9 @@ describe("a deposit from a listed source", () => {
     const moved = (await get(o.id)).hold as OrderHold;
     expect(Date.parse(moved.deadline_at) - Date.parse((hold as OrderHold).deadline_at)).toBe(24 * HOURS);
     expect(moved.extended?.reason).toBe("waiting for the sender's documents");
+    // The moved deadline reaches the list's row too (the status did not change).
+    await env.ORDERS.getByName(o.id).tick();
+    expect((await listed(o.id))?.hold).toEqual(moved);
     await expectError(await extend("again"), 409, "action_not_available");
     const audit = await json<{ data: { action: string; entity_id: string }[] }>(
       await admin(`/audit?entity_type=order&entity_id=${o.id}`),

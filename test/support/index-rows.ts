@@ -1,6 +1,6 @@
 import type { IndexDetails } from "../../src/domain/order-index";
 
-/** The public-view columns of an index row projected before migration 0049: all null. */
+/** The public-view columns of an index row projected before them (migrations 0049, 0055): all null. */
 export const NO_PUBLIC_VIEW = {
   status_reason: null,
   amount_from_expected: null,
@@ -14,4 +14,5 @@ export const NO_PUBLIC_VIEW = {
   refund_address_tag: null,
   contract_from: null,
   contract_to: null,
+  hold: null,
 } satisfies Partial<IndexDetails>;

@@ -3,6 +3,7 @@
 // script polls the detail while the order moves and checks typed addresses.
 import type { Child } from "hono/jsx";
 import { can } from "../../domain/cabinet";
+import type { HoldOutcome, OrderHold } from "../../domain/holds";
 import type { OrderView } from "../../domain/order";
 import type { OrderActions } from "../../domain/order-actions";
 import { ORDER_STATUSES, type OrderStatus } from "../../domain/order-state";
@@ -29,6 +30,13 @@ export function StatusBadge(props: { status: OrderStatus }) {
     </span>
   );
 }
+
+/** Beside the status of an order a screened deposit holds (its status stays where it was). */
+const HeldBadge = () => (
+  <span class="badge held" data-testid="held">
+    Held
+  </span>
+);
 
 /** The query string of a filter (empty values left out), for links that keep the filters. */
 export function queryString(q: OrderQuery, extra: Record<string, string> = {}): string {
@@ -129,7 +137,15 @@ export function OrdersPage(props: {
               ),
             },
             { label: "Rate", cell: (r) => r.rate_type ?? "—" },
-            { label: "Status", cell: (r) => <StatusBadge status={r.status} /> },
+            {
+              label: "Status",
+              cell: (r) => (
+                <>
+                  <StatusBadge status={r.status} />
+                  {r.hold === null ? null : <HeldBadge />}
+                </>
+              ),
+            },
           ]}
         />
         <div class="pager">
@@ -164,6 +180,15 @@ function fieldValue(key: keyof OrderView, d: OrderDetail): Child {
   switch (key) {
     case "status":
       return <StatusBadge status={o.status} />;
+    // In one line here; the card above the fields says it in full.
+    case "hold":
+      return o.hold ? (
+        <a href="#hold-h">
+          {o.hold.category} until {when(o.hold.deadline_at)}, then {o.hold.at_deadline}
+        </a>
+      ) : (
+        <span class="muted">—</span>
+      );
     case "deposit_address":
     case "recipient_address":
     case "deposit_txid":
@@ -197,6 +222,42 @@ function fieldValue(key: keyof OrderView, d: OrderDetail): Child {
 
 /** Every field of the contract's Order, in the contract's order (actions have their own card). */
 const FIELDS = (o: OrderView) => Object.keys(o).filter((k) => k !== "actions") as (keyof OrderView)[];
+
+const AT_DEADLINE: Record<HoldOutcome, string> = {
+  refund: "the deposit is sent back: to the order's refund address, or else to the address it came from",
+  operator_review:
+    "the service's operators decide what happens to the deposit, and record it: it does not move by itself",
+};
+
+/**
+ * A screened deposit's hold in plain words (docs/lifecycle.md, "Holds"): why, since when, the
+ * deadline and what happens then, an extension's reason, and the public policy to point the person
+ * who swaps to. Times in the viewer's zone, as everywhere in the cabinet.
+ */
+function HoldCard(props: { order: OrderView; hold: OrderHold }) {
+  const { order: o, hold: h } = props;
+  return (
+    <section class="card held" aria-labelledby="hold-h" data-testid="hold">
+      <h2 id="hold-h">This order is on hold</h2>
+      <p>
+        Why: {h.reason}. Since {when(h.since)} the order has stopped where it was ({o.status}): nothing is
+        exchanged or paid out, and decisions on its money wait, while the hold stands.
+      </p>
+      <p data-testid="hold-deadline">
+        The hold ends by <strong>{when(h.deadline_at)}</strong>. Then {AT_DEADLINE[h.at_deadline]}. It may be
+        released sooner (the order then goes on), or the deposit sent back sooner.
+      </p>
+      {h.extended ? (
+        <p data-testid="hold-extended">
+          The deadline was moved once, on {when(h.extended.at)}: {h.extended.reason}
+        </p>
+      ) : null}
+      <p class="small">
+        <a href="/compliance">How screening and holds work</a>: the policy to point the person who swaps to.
+      </p>
+    </section>
+  );
+}
 
 function AddressInput(props: {
   name: string;
@@ -471,6 +532,7 @@ export function OrderPage(props: { session: SessionContext; detail: OrderDetail 
       >
         <h1>
           Order <code>{o.short_id}</code> <StatusBadge status={o.status} />
+          {o.hold ? <HeldBadge /> : null}
         </h1>
         <p class="lead">
           {o.amount_from_received ?? o.amount_from_expected} {o.coin_from} ({o.network_from}) →{" "}
@@ -483,6 +545,7 @@ export function OrderPage(props: { session: SessionContext; detail: OrderDetail 
           updated {when(o.updated_at)}
           {FINAL.includes(o.status) ? null : <span class="muted"> · updates by itself</span>}
         </p>
+        {o.hold ? <HoldCard order={o} hold={o.hold} /> : null}
         {o.actions ? <ActionsCard session={props.session} order={o} actions={o.actions} /> : null}
         {o.livemode ? null : <TestHelpersCard session={props.session} order={o} />}
         <div class="columns">

@@ -60,7 +60,7 @@ export function ComplianceBody(props: { policy: HoldPolicy }) {
           A deposit from a listed address puts its order on hold: the order stops where it is, and its page
           shows the hold, why, and its deadline. No hold lasts without an end:
         </p>
-        <table data-testid="hold-policy">
+        <table class="policy" data-testid="hold-policy">
           <thead>
             <tr>
               <th scope="col">List</th>

@@ -336,6 +336,7 @@ const ListedViewFields = {
   deposit_txid: o.deposit_txid,
   payout_txid: o.payout_txid,
   refund_txid: o.refund_txid,
+  hold: o.hold,
   ...AssetIdFields,
 };
 

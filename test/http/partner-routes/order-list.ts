@@ -42,6 +42,7 @@ describe("order-list", () => {
     "deposit_txid",
     "payout_txid",
     "refund_txid",
+    "hold",
     "token_from",
     "token_to",
     "chain_id_from",

@@ -3,10 +3,13 @@
  * on ARBITRUM read by the EVM reader over a fake JSON-RPC node (test/support/fake-evm.ts) stays
  * `confirming` with no confirmation however deep its block, until the node's finalized block
  * covers it; reorged out before, it sends the order back to waiting_deposit. A deposit whose sender
- * (the reader's `from`) the operator listed puts the order on hold (docs/lifecycle.md, "Holds").
+ * (the reader's `from`) the operator listed puts the order on hold (docs/lifecycle.md, "Holds"),
+ * and the operator's review queue (and its CLI listing) shows the hold with its deadline.
  */
 import { describe, expect, it } from "vitest";
+import type { OrderHold } from "../../../src/domain/holds";
 import { admin, json } from "../../helpers";
+import { cli } from "../../support/cli";
 import { fakeEvmNode } from "../../support/fake-evm";
 import { createOrder, read, statusPath, step, TRON_ADDR } from "../../support/orders";
 import { realReaderSuite } from "../../support/real-chain";
@@ -95,6 +98,16 @@ describe("a rollup's deposit confirms when finalized (ARBITRUM over the EVM read
         hold: { category: "operator", reason: expect.stringContaining("listed") },
       });
       expect(await statusPath(o.id)).toEqual(["waiting_deposit", "confirming"]);
+
+      // The operator's review queue lists it with its hold, so the deadline and what happens then
+      // show without opening the order; the CLI's listing prints them.
+      const hold = (await read(suite.partner, o.id)).hold as OrderHold;
+      const queue = await json<{ data: { id: string; hold: OrderHold | null }[] }>(
+        await admin("/orders?needs_action=true&limit=100"),
+      );
+      expect(queue.data.find((r) => r.id === o.id)?.hold).toEqual(hold);
+      const review = await cli("orders", "review");
+      expect(review.stdout).toContain(`operator until ${hold.deadline_at}, then refund`);
     } finally {
       await admin(`/screening/entries/${entry.id}`, { method: "DELETE" });
     }

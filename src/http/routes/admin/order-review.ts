@@ -88,7 +88,7 @@ export const adminOrderReviewRouter = createRouter<AppEnv>()
       security,
       summary: "The review queue: orders waiting for a decision on money they hold, oldest first",
       description:
-        "Every order whose `actions` is not null (a failed order holding a deposit, or an extra deposit waiting for its refund), from the order index, oldest `created_at` first. Follow `next_cursor` until it is null; fetch one order for its `actions` and log.",
+        "Every order whose `actions` is not null (a failed order holding a deposit, or an extra deposit waiting for its refund), or that a deposit from a screened source holds (its row's `hold`: the category, the deadline and what happens then), from the order index, oldest `created_at` first. Follow `next_cursor` until it is null; fetch one order for its `actions` and log.",
       request: { query: ReviewQuery },
       responses: {
         200: {
