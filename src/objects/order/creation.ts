@@ -8,7 +8,6 @@ import { allocateDeposit } from "./deposit-allocation";
 import {
   markProjection,
   type OutboxStores,
-  PROJECTION_RETRY_MS,
   type ProjectionHost,
   projectRecord,
   scheduleOutbox,
@@ -111,10 +110,6 @@ async function createOnce(
   if ("unavailable" in deposit) return { kind: "unavailable", reason: deposit.unavailable };
   const created: OrderRecord = { ...draft, shortId, ...deposit, trackToken: newTrackToken() };
   const view = orderView(created, c.config.CABINET_ORIGIN);
-  // The record is the only write of a creation; the D1 index row is projected from it after the
-  // answer (the projection flag is the outbox). The alarm is armed first as the projection's
-  // backstop, so no eviction can leave a record that nothing will project.
-  const armed = c.storage.setAlarm(Date.now() + PROJECTION_RETRY_MS);
   const firstDue: DueRow[] = [
     {
       name: DUE.poll,
@@ -122,6 +117,12 @@ async function createOnce(
     },
     { name: DUE.expiry, dueAt: Date.parse(created.expiresAt) },
   ];
+  // The record is the only write of a creation; the D1 index row is projected from it after the
+  // answer (the projection flag is the outbox). The alarm is armed first, so no eviction can leave
+  // a record that nothing will project, and armed once: at the first poll or deadline, where it
+  // stays when the projection succeeds. An eviction before the projection delays the row to that
+  // wake (≤ CHAIN_POLL_SECONDS), which finds the outbox row due; a failed projection re-arms sooner.
+  const armed = c.storage.setAlarm(nextAlarm(firstDue, Date.now()) ?? Date.now());
   const version = c.storage.transactionSync(() => {
     c.saveRecord(created);
     if (created.idempotencyKey !== null) c.kv.put(CREATED_VIEW, view);
@@ -135,7 +136,7 @@ async function createOnce(
     return logged;
   });
   await armed;
-  projecting(projectCreated(c, created, version, firstDue, needsAction));
+  projecting(projectCreated(c, created, version, needsAction));
   return { kind: "created", order: view, amountToExpected: created.amountToExpected };
 }
 
@@ -148,15 +149,14 @@ async function projectCreated(
   c: CreationHost,
   r: OrderRecord,
   version: number,
-  firstDue: readonly DueRow[],
   needsAction: (r: OrderRecord) => boolean,
 ) {
   if ((await projectRecord(c, r, needsAction, version)) === "untouched") {
     // Nothing has written to the order since its creation, which sends no webhook, alert or
     // liquidity step: the outbox row was the index row's alone, and the first poll or the deadline
-    // is next (a new order's clock is real time). What scheduleOutbox and arm would find, unread.
+    // is next (a new order's clock is real time), where the creation armed the alarm: what
+    // scheduleOutbox and arm would find, unread and unwritten.
     c.schedule.clear(DUE.outbox);
-    await c.storage.setAlarm(nextAlarm(firstDue, Date.now()) ?? Date.now());
     return;
   }
   scheduleOutbox(c, Date.now());

@@ -5,7 +5,7 @@
  */
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { getConfig } from "../../../src/config";
 import type { DepositScheme } from "../../../src/domain/deposit";
 import { nextPoll } from "../../../src/domain/deposit-tracking";
@@ -103,7 +103,8 @@ describe("OrderCreation", () => {
       expect(due.get(DUE.outbox)).toBeLessThanOrEqual(after + PROJECTION_RETRY_MS);
       expect(due.size).toBe(3);
       expect(projectionPending(c.kv)).toBe(true);
-      expect(await state.storage.getAlarm()).not.toBeNull();
+      // The failed projection re-arms for the earliest of its retry and the first rows.
+      expect(await state.storage.getAlarm()).toBe(Math.min(...due.values()));
     });
     expect(await indexVersion(d.id)).toBeNull();
   });
@@ -118,9 +119,12 @@ describe("OrderCreation", () => {
     };
     await runInDurableObject(env.ORDERS.getByName(d.id), async (_obj, state) => {
       const c = orderContext(state.storage, env);
+      const armings = vi.spyOn(state.storage, "setAlarm");
       expect((await new OrderCreation().create(c, d, btc(), never)).kind).toBe("created");
       await indexed(d.id);
       await new Promise((r) => setTimeout(r, 20));
+      // One alarm write per creation: armed at the first poll or deadline, left there once indexed.
+      expect(armings).toHaveBeenCalledTimes(1);
       const poll = nextPoll(now, 0, true, c.config.CHAIN_POLL_SECONDS * 1000).at;
       expect(c.schedule.rows()).toEqual(
         [
