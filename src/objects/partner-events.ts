@@ -34,7 +34,13 @@ export class PartnerEvents extends DurableObject<Env> {
         start: () => this.sql.exec<{ n: number | null }>("SELECT MAX(seq) AS n FROM events").one().n ?? 0,
         finished: () => false,
       },
-      streamHubOptions(env),
+      {
+        ...streamHubOptions(env),
+        wakeBy: async (at) => {
+          const armed = await ctx.storage.getAlarm();
+          if (armed === null || armed > at) await ctx.storage.setAlarm(at);
+        },
+      },
     );
   }
 
@@ -63,6 +69,12 @@ export class PartnerEvents extends DurableObject<Env> {
 
   override async fetch(request: Request): Promise<Response> {
     return this.#hub.open(request);
+  }
+
+  /** The alarm is only the WebSockets' longest connection time: close those past it, wait for the next. */
+  override async alarm(): Promise<void> {
+    const next = this.#hub.expire();
+    if (next !== null) await this.ctx.storage.setAlarm(next);
   }
 
   override webSocketMessage(ws: WebSocket): void {

@@ -32,6 +32,11 @@ export interface StreamHubOptions {
   maxConnectionMs: number;
   /** Gives back the connection slots of a closed connection. */
   release(leases: ConnectionLease[]): Promise<void>;
+  /**
+   * Has the object's alarm come by `at` (ms, real time) without moving an earlier one: a hibernated
+   * WebSocket hears nothing else when its longest connection time is up (`expire`).
+   */
+  wakeBy(at: number): Promise<void>;
 }
 
 interface SseConnection {
@@ -50,7 +55,8 @@ const encoder = new TextEncoder();
  * the last position it was sent, and is sent only what lies past it. Opening reads the log and
  * registers the connection in one synchronous step, so nothing appended can fall between.
  * SSE connections live in memory with their timers; WebSockets are accepted for hibernation and
- * keep their subscription as their attachment, so an idle one costs the object nothing.
+ * keep their subscription as their attachment, so an idle one costs the object nothing: the
+ * object's alarm closes it at its longest connection time (`expire`).
  */
 export class StreamHub {
   readonly #sse = new Set<SseConnection>();
@@ -62,8 +68,12 @@ export class StreamHub {
   ) {}
 
   /** Opens the stream the Worker asks for (streamOpenRequest); 404 for an event id the log lacks. */
-  open(request: Request): Response {
+  async open(request: Request): Promise<Response> {
     const open = parseStreamOpen(request);
+    const openedAt = Date.now();
+    // Before the log is read, so that reading it and registering the socket stay one step.
+    if (open.websocket && !this.source.finished())
+      await this.options.wakeBy(openedAt + this.options.maxConnectionMs);
     const cursor = open.lastEventId === null ? this.source.start() : this.source.cursorOf(open.lastEventId);
     if (cursor === null) {
       this.#release(open.leases);
@@ -73,7 +83,7 @@ export class StreamHub {
       view: open.view,
       types: open.types,
       cursor,
-      openedAt: Date.now(),
+      openedAt,
       leases: open.leases,
     };
     return open.websocket ? this.#openSocket(sub) : this.#openSse(sub);
@@ -81,30 +91,53 @@ export class StreamHub {
 
   /** Sends every connection what the log holds past its position (after each append). */
   publish(): void {
-    const sockets = this.ctx.getWebSockets();
+    const sockets = this.#sockets();
     if (this.#sse.size === 0 && sockets.length === 0) return;
-    const subs = sockets.map((ws) => ws.deserializeAttachment() as StreamSubscription);
-    const from = Math.min(...[...this.#sse].map((c) => c.sub.cursor), ...subs.map((s) => s.cursor));
+    const from = Math.min(...[...this.#sse].map((c) => c.sub.cursor), ...sockets.map(([, s]) => s.cursor));
     const items = this.source.since(from);
     const finished = this.source.finished();
+    const frames = new FrameCache();
     for (const conn of this.#sse) {
-      this.#sendSse(conn, items);
+      this.#sendSse(conn, items, frames);
       if (finished) this.#closeSse(conn);
     }
     const now = Date.now();
-    sockets.forEach((ws, i) => {
-      const sub = subs[i] as StreamSubscription;
-      this.#sendSocket(ws, sub, items);
+    for (const [ws, sub] of sockets) {
+      this.#sendSocket(ws, sub, items, frames);
       if (finished) ws.close(WS_DONE.code, WS_DONE.reason);
       else if (now - sub.openedAt >= this.options.maxConnectionMs)
         ws.close(WS_RECONNECT.code, WS_RECONNECT.reason);
+    }
+  }
+
+  /**
+   * Closes the WebSockets past their longest connection time (the object's alarm calls it) and
+   * answers when the next one's is up; null when no socket is left open.
+   */
+  expire(): number | null {
+    const now = Date.now();
+    let next: number | null = null;
+    for (const [ws, sub] of this.#sockets()) {
+      const until = sub.openedAt + this.options.maxConnectionMs;
+      if (until <= now) ws.close(WS_RECONNECT.code, WS_RECONNECT.reason);
+      else next = Math.min(next ?? until, until);
+    }
+    return next;
+  }
+
+  /** The open WebSockets with their subscriptions (a closing one is neither sent to nor closed again). */
+  #sockets(): [WebSocket, StreamSubscription][] {
+    return this.ctx.getWebSockets().flatMap((ws) => {
+      const sub =
+        ws.readyState === WebSocket.OPEN ? (ws.deserializeAttachment() as StreamSubscription | null) : null;
+      return sub ? [[ws, sub] as [WebSocket, StreamSubscription]] : [];
     });
   }
 
   /** A message from a WebSocket client: nothing to read, but past its time it is told to reconnect. */
   message(ws: WebSocket): void {
-    const sub = ws.deserializeAttachment() as StreamSubscription;
-    if (Date.now() - sub.openedAt >= this.options.maxConnectionMs)
+    const sub = ws.deserializeAttachment() as StreamSubscription | null;
+    if (sub && Date.now() - sub.openedAt >= this.options.maxConnectionMs)
       ws.close(WS_RECONNECT.code, WS_RECONNECT.reason);
   }
 
@@ -149,12 +182,12 @@ export class StreamHub {
     return false;
   }
 
-  #sendSse(conn: SseConnection, items: readonly StreamItem[]): void {
+  #sendSse(conn: SseConnection, items: readonly StreamItem[], frames = new FrameCache()): void {
     for (const item of items) {
       if (item.cursor <= conn.sub.cursor) continue;
       conn.sub.cursor = item.cursor;
-      const event = streamEvent(item, conn.sub);
-      if (event) this.#write(conn, sseFrame(event));
+      const frame = frames.get(item, conn.sub, "sse");
+      if (frame) this.#write(conn, frame);
     }
   }
 
@@ -178,13 +211,18 @@ export class StreamHub {
     return new Response(null, { status: 101, webSocket: client });
   }
 
-  #sendSocket(ws: WebSocket, sub: StreamSubscription, items: readonly StreamItem[]): void {
+  #sendSocket(
+    ws: WebSocket,
+    sub: StreamSubscription,
+    items: readonly StreamItem[],
+    frames = new FrameCache(),
+  ): void {
     const start = sub.cursor;
     for (const item of items) {
       if (item.cursor <= sub.cursor) continue;
       sub.cursor = item.cursor;
-      const event = streamEvent(item, sub);
-      if (event) ws.send(wsFrame(event));
+      const frame = frames.get(item, sub, "ws");
+      if (frame) ws.send(frame);
     }
     if (sub.cursor !== start) ws.serializeAttachment(sub);
   }
@@ -203,8 +241,27 @@ export class StreamHub {
   }
 }
 
+/**
+ * Each event framed once per view and wire, however many connections it goes to (a hundred
+ * sockets on one order parse and mask its body once, not a hundred times).
+ */
+class FrameCache {
+  readonly #frames = new Map<string, string | null>();
+
+  get(item: StreamItem, sub: StreamSubscription, wire: "sse" | "ws"): string | null {
+    const key = `${item.cursor}:${sub.view}:${wire}:${sub.types?.join(",") ?? ""}`;
+    let frame = this.#frames.get(key);
+    if (frame === undefined) {
+      const event = streamEvent(item, sub);
+      frame = event && (wire === "sse" ? sseFrame(event) : wsFrame(event));
+      this.#frames.set(key, frame);
+    }
+    return frame;
+  }
+}
+
 /** The hub's timings (STREAM_* vars) and where its connection slots go back to. */
-export function streamHubOptions(env: Env): StreamHubOptions {
+export function streamHubOptions(env: Env): Omit<StreamHubOptions, "wakeBy"> {
   const config = getConfig(env);
   return {
     heartbeatMs: config.STREAM_HEARTBEAT_SECONDS * 1000,

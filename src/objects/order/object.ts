@@ -91,10 +91,20 @@ export class OrderObject extends DurableObject<Env> {
             return r !== undefined && isFinal(r.status);
           },
         },
-        streamHubOptions(this.env),
+        { ...streamHubOptions(this.env), wakeBy: (at) => this.#wakeStreamsBy(at) },
       );
     }
     return this.#hub;
+  }
+
+  /** The schedule's row for the streams' next longest connection time (its moments are on the order's clock). */
+  async #wakeStreamsBy(at: number): Promise<void> {
+    const { c } = this.#order;
+    const due = at + c.now() - Date.now();
+    const set = c.schedule.get(DUE.streams);
+    if (set !== null && set <= due) return;
+    c.schedule.set(DUE.streams, due);
+    await c.arm(c.now());
   }
 
   #meter: OrderMeter | null = null;
@@ -313,11 +323,25 @@ export class OrderObject extends DurableObject<Env> {
 
   override async alarm(): Promise<void> {
     if (this.#order && this.#meter) this.#meter.alarm();
+    this.#expireStreams();
     try {
       await this.#runExclusive();
     } finally {
       this.#meter?.flush();
     }
+  }
+
+  /**
+   * Closes the WebSockets past their longest connection time (a hibernated one hears nothing else)
+   * and keeps the streams' row at the next one's; the run that follows arms the alarm.
+   */
+  #expireStreams(): void {
+    const { c } = this.#order;
+    const next = this.#streams.expire();
+    const due = next === null ? null : next + c.now() - Date.now();
+    if (c.schedule.get(DUE.streams) === due) return;
+    if (due === null) c.schedule.clear(DUE.streams);
+    else c.schedule.set(DUE.streams, due);
   }
 
   /** Alarm runs and sweeps never overlap: a second caller waits for the run in progress. */

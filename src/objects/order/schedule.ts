@@ -1,8 +1,8 @@
 /**
  * The order's schedule: one row per concern that wants the order woken (the deposit poll, the
  * deadline, the end of the late-deposit watch, each unfinished send, the outbox retry, the pause
- * after a failed step), each written and removed by its concern. The alarm is always at the
- * earliest row (docs/lifecycle.md, "Polling and timing").
+ * after a failed step, the WebSockets' longest connection time), each written and removed by its
+ * concern. The alarm is always at the earliest row (docs/lifecycle.md, "Polling and timing").
  */
 export const SCHEDULE_TABLE = "CREATE TABLE schedule (name TEXT PRIMARY KEY, due_at INTEGER NOT NULL)";
 
@@ -19,6 +19,8 @@ export const DUE = {
   pause: "pause",
   /** A terminal order's compaction (src/objects/order/retention.ts). */
   retention: "retention",
+  /** The earliest longest-connection time of the order's WebSockets (src/objects/stream-hub.ts). */
+  streams: "streams",
   send: (key: string) => `send:${key}`,
 } as const;
 

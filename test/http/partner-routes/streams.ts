@@ -1,11 +1,12 @@
 // Live order events (docs/events.md): the order stream, the partner stream and the keyless one,
 // over SSE and WebSocket, with resume, finish, filters, masking and connection limits.
-import { runInDurableObject } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getConfig } from "../../../src/config";
-import { streamOpenRequest } from "../../../src/domain/streams";
+import { type StreamSubscription, streamOpenRequest, WS_RECONNECT } from "../../../src/domain/streams";
 import { orderContext } from "../../../src/objects/order/context";
+import { DUE, OrderSchedule } from "../../../src/objects/order/schedule";
 import { StreamHub } from "../../../src/objects/stream-hub";
 import {
   admin,
@@ -174,13 +175,15 @@ describe("streams", () => {
   /** Collects a WebSocket's frames and its close. */
   async function socket(res: Response): Promise<{
     frames: { id: string; event: string; data: { data: { order: { status: string } } } }[];
-    closed: Promise<number>;
+    closed: Promise<{ code: number; reason: string }>;
   }> {
     expect(res.status).toBe(101);
     const ws = res.webSocket;
     if (!ws) throw new Error("no WebSocket");
     const frames: { id: string; event: string; data: { data: { order: { status: string } } } }[] = [];
-    const closed = new Promise<number>((resolve) => ws.addEventListener("close", (e) => resolve(e.code)));
+    const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+      ws.addEventListener("close", (e) => resolve({ code: e.code, reason: e.reason })),
+    );
     ws.addEventListener("message", (m) => {
       frames.push(JSON.parse(String(m.data)));
     });
@@ -195,7 +198,7 @@ describe("streams", () => {
       await drive(o.id, "confirm");
       const all = await webhookIds(o.id);
       const whole = await socket(await orderStream(o.id, { Upgrade: "websocket" }));
-      expect(await whole.closed).toBe(1000);
+      expect((await whole.closed).code).toBe(1000);
       expect(whole.frames.map((f) => f.id)).toEqual(all);
       expect(whole.frames.at(-1)?.data.data.order.status).toBe("completed");
       const resumed = await socket(
@@ -279,9 +282,9 @@ describe("streams", () => {
         const hub = new StreamHub(
           state,
           { since: () => [], cursorOf: () => null, start: () => 0, finished: () => false },
-          { heartbeatMs: 10, maxConnectionMs: 300, release: async () => {} },
+          { heartbeatMs: 10, maxConnectionMs: 300, release: async () => {}, wakeBy: async () => {} },
         );
-        const res = hub.open(
+        const res = await hub.open(
           streamOpenRequest({
             view: "partner",
             types: null,
@@ -297,6 +300,69 @@ describe("streams", () => {
         // At least one: workerd's clock moves at I/O, so ticks that fall due together run once.
         expect(text.split(": heartbeat\n\n").length - 1).toBeGreaterThanOrEqual(1);
       });
+    });
+  });
+
+  describe("an idle WebSocket at its longest connection time", () => {
+    const maxMs = getConfig(env).STREAM_MAX_CONNECTION_SECONDS * 1000;
+
+    /** The object's sockets, oldest first, each with its subscription. */
+    const sockets = (state: DurableObjectState) =>
+      state
+        .getWebSockets()
+        .map((ws) => ({ ws, sub: ws.deserializeAttachment() as StreamSubscription }))
+        .sort((a, b) => a.sub.openedAt - b.sub.openedAt);
+
+    /** Makes the object's first socket as old as its longest connection time (instead of waiting 15 min). */
+    const age = (state: DurableObjectState) => {
+      const [first] = sockets(state);
+      first?.ws.serializeAttachment({ ...first.sub, openedAt: first.sub.openedAt - maxMs });
+    };
+
+    /** The close a socket got within 2 s, or null. */
+    const closedSoon = (s: { closed: Promise<{ code: number; reason: string }> }) =>
+      Promise.race([s.closed, new Promise<null>((r) => setTimeout(() => r(null), 2000))]);
+
+    it("is closed by the partner stream's alarm, with no event or message, the younger one kept", async () => {
+      const res = await admin(`/partners/${partner.id}/keys`, { method: "POST", json: { mode: "test" } });
+      const key = (await json<{ key: string }>(res)).key;
+      const open = () => call("/api/v1/partner/events", keyed(key, { Upgrade: "websocket" }));
+      const clients = [await socket(await open()), await socket(await open())];
+      const stub = env.PARTNER_EVENTS.getByName(`${partner.id}:test`);
+      await runInDurableObject(stub, async (_obj, state) => {
+        const [first] = sockets(state);
+        expect(await state.storage.getAlarm()).toBe((first?.sub.openedAt ?? 0) + maxMs);
+        age(state);
+      });
+      expect(await runDurableObjectAlarm(stub)).toBe(true);
+      expect(await closedSoon({ closed: Promise.race(clients.map((c) => c.closed)) })).toEqual(WS_RECONNECT);
+      await runInDurableObject(stub, async (_obj, state) => {
+        const left = sockets(state).filter((s) => s.ws.readyState === WebSocket.OPEN);
+        expect(left.length).toBe(1);
+        // Armed again, for the one left.
+        expect(await state.storage.getAlarm()).toBe((left[0]?.sub.openedAt ?? 0) + maxMs);
+      });
+      expect(clients.flatMap((c) => c.frames)).toEqual([]);
+    });
+
+    it("is closed by the order's alarm, with no event or message", async () => {
+      const o = await testOrder();
+      const s = await socket(
+        await call(new URL(o.status_url.replace(/\/status$/, "/events")).pathname, {
+          headers: { Upgrade: "websocket" },
+        }),
+      );
+      const stub = env.ORDERS.getByName(o.id);
+      await runInDurableObject(stub, (_obj, state) => {
+        // The order's schedule holds the socket's end (its poll alone would wake it sooner here).
+        const [first] = sockets(state);
+        expect(new OrderSchedule(state.storage.sql).get(DUE.streams)).toBe(
+          (first?.sub.openedAt ?? 0) + maxMs,
+        );
+        age(state);
+      });
+      await runDurableObjectAlarm(stub);
+      expect(await closedSoon(s)).toEqual(WS_RECONNECT);
     });
   });
 
