@@ -7,6 +7,7 @@
 // cabinet, and /compliance, axe-clean at both widths. Screenshots: test-artifacts/cabinet/pages-*.
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
+import { maskAddress } from "../../src/domain/order-status";
 import {
   admin,
   browserSession,
@@ -179,7 +180,7 @@ describe("every page at 390 and 1280 px", () => {
     await atBothWidths(page, `${ORIGIN}/cabinet/orders/${held.short_id}?mode=test`, "order-held", true);
     const card = page.getByTestId("hold");
     expect(await card.locator("h2").textContent()).toBe("This order is on hold");
-    expect(hold.reason).toContain(`${SANCTIONED_BTC} (sanctions)`);
+    expect(hold.reason).toContain(`${maskAddress(SANCTIONED_BTC)} (sanctions)`);
     expect(await card.textContent()).toContain(`Why: ${hold.reason}.`);
     expect(await card.textContent()).toContain("the service's operators decide what happens to the deposit");
     const deadline = card.getByTestId("hold-deadline").locator("time");

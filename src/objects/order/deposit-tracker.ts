@@ -24,6 +24,7 @@ import { holdFor, holdRefundTo } from "../../domain/holds";
 import { isLive, type OrderRecord } from "../../domain/order";
 import type { ActionInputs } from "../../domain/order-actions";
 import type { OrderStatus } from "../../domain/order-state";
+import { maskAddress } from "../../domain/order-status";
 import { PairUnavailableError, pairLimits } from "../../domain/pricing";
 import type { ScreeningCategory } from "../../domain/screening";
 import { type SiblingAsset, siblingAssets } from "../../domain/wrong-network";
@@ -332,7 +333,7 @@ export class DepositTracker {
     const refundTo = holdRefundTo({ ...order, depositSender: backTo });
     const reason = sender
       ? `the address the deposit came from is listed (${category})`
-      : `the deposit spends from a listed address, ${address} (${category})`;
+      : `the deposit spends from a listed address, ${maskAddress(address)} (${category})`;
     const hold = holdFor(this.#host.config.HOLD_POLICY, category, reason, now, refundTo?.address ?? null);
     return { depositSender: sender, hold };
   }
