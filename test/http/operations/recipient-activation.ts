@@ -5,7 +5,7 @@
  * shapes), refuses 422 recipient_not_activated below the activation minimum, and otherwise records
  * the operation the payout needs, which the payout request to the gateway then carries.
  */
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { HttpResponse, http } from "msw";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
@@ -14,6 +14,7 @@ import { admin, createPartner, expectError, freshIp, json, setPrices, type TestP
 import { useFakeGateway } from "../../support/fake-gateway";
 import { createMockNetwork, type MockNetwork } from "../../support/msw";
 import { read, simMine, simSend, step } from "../../support/orders";
+import { postToWorker } from "../../support/worker-post";
 
 describe("recipient-activation", () => {
   const RIPPLED = "https://rippled.test/";
@@ -102,29 +103,8 @@ describe("recipient-activation", () => {
   let partner: TestPartner;
 
   /** POST /partner/orders with the live real-reader vars, the providers answered by `net`. */
-  async function post(body: Record<string, unknown>, key = partner.key, vars = LIVE_REAL): Promise<Response> {
-    vi.stubGlobal("fetch", net.fetch);
-    try {
-      const ctx = createExecutionContext();
-      const res = await worker.fetch(
-        new Request("http://local.test/api/v1/partner/orders", {
-          method: "POST",
-          body: JSON.stringify(body),
-          headers: {
-            Authorization: `Bearer ${key}`,
-            "content-type": "application/json",
-            "CF-Connecting-IP": freshIp(),
-          },
-        }),
-        { ...env, ...vars } as unknown as Env,
-        ctx,
-      );
-      await waitOnExecutionContext(ctx);
-      return res;
-    } finally {
-      vi.unstubAllGlobals();
-    }
-  }
+  const post = (body: Record<string, unknown>, key = partner.key, vars = LIVE_REAL): Promise<Response> =>
+    postToWorker(net, "/api/v1/partner/orders", body, key, vars);
 
   const xlmToXrp = (amount: number, recipient: string) => ({
     coin_from: "XLM",

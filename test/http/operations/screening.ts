@@ -5,7 +5,6 @@
  * the refusals at creation, on POST /partner/screen, on a payout-address change and at the payout.
  * Addresses here are used by no other module: the D1 list and entries are shared in this file.
  */
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { utf8 } from "@scure/base";
@@ -14,12 +13,12 @@ import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { VENDOR_SOURCES_AT_MOST } from "../../../src/adapters/screening/risk-vendor";
 import { getConfig } from "../../../src/config";
 import { addressWord, ISSUER_BLOCKLISTS } from "../../../src/domain/screening";
-import worker from "../../../src/index";
 import { refreshSanctions, sanctionsStatus, watchSanctions } from "../../../src/services/screening";
 import { forgetScreeningAnswers, screenAddresses } from "../../../src/storage/screening";
-import { admin, createPartner, expectError, freshIp, json, setPrices, type TestPartner } from "../../helpers";
+import { admin, createPartner, expectError, json, setPrices, type TestPartner } from "../../helpers";
 import { createMockNetwork, type MockNetwork } from "../../support/msw";
 import { outgoing, read, simMine, simSend, step } from "../../support/orders";
+import { postToWorker } from "../../support/worker-post";
 
 describe("screening", () => {
   const TORNADO = "0x910Cbd523D972eb0a6f4cAe4618aD62622b39DbF";
@@ -58,29 +57,8 @@ describe("screening", () => {
   let net: MockNetwork;
 
   /** A request to the Worker with `vars` over the test env, outbound HTTP answered by `net`. */
-  async function send(path: string, body: unknown, key: string, vars: Record<string, string> = {}) {
-    vi.stubGlobal("fetch", net.fetch);
-    try {
-      const ctx = createExecutionContext();
-      const res = await worker.fetch(
-        new Request(`http://local.test${path}`, {
-          method: "POST",
-          body: JSON.stringify(body),
-          headers: {
-            Authorization: `Bearer ${key}`,
-            "content-type": "application/json",
-            "CF-Connecting-IP": freshIp(),
-          },
-        }),
-        { ...env, ...vars } as unknown as Env,
-        ctx,
-      );
-      await waitOnExecutionContext(ctx);
-      return res;
-    } finally {
-      vi.unstubAllGlobals();
-    }
-  }
+  const send = (path: string, body: unknown, key: string, vars: Record<string, string> = {}) =>
+    postToWorker(net, path, body, key, vars);
 
   const screen = async (addresses: { network: string; address: string }[], key = partner.key, vars = {}) =>
     send("/api/v1/partner/screen", { addresses }, key, vars);
